@@ -1,0 +1,82 @@
+/* Device discovery: every block device with the facts lsblk shows, its
+ * signatures, what uses it, and a usable/refused verdict with reasons.
+ * Sources: libudev (sysfs when udev has no database), libblkid, libmount,
+ * /proc/swaps. Everything else in stackbench asks this module about devices. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sb_class {
+	SB_CLASS_UNKNOWN = 0,
+	SB_CLASS_HDD,
+	SB_CLASS_SSD,
+	SB_CLASS_NVME,
+	SB_CLASS_LOOP,
+	SB_CLASS_VIRTUAL, /* virtio, xen, ram-backed... without a known medium */
+	SB_CLASS_MD,
+	SB_CLASS_DM,
+};
+
+/* Reasons a device is refused; a bit set each, all reported. */
+enum {
+	SB_REFUSE_MOUNTED = 1 << 0,
+	SB_REFUSE_HOLDERS = 1 << 1,
+	SB_REFUSE_SWAP = 1 << 2,
+	SB_REFUSE_ROOT = 1 << 3, /* holds / or is a parent of what does */
+	SB_REFUSE_READONLY = 1 << 4,
+	SB_REFUSE_SIGNATURES = 1 << 5, /* the only one --wipe lifts */
+	SB_REFUSE_PARTITIONS = 1 << 6, /* a mounted/used partition: see children */
+};
+
+struct sb_signature {
+	char *type;  /* "ext4", "linux_raid_member", "LVM2_member", "gpt", "dos" */
+	char *usage; /* "filesystem", "raid", "crypto", "partition table", "other" */
+	char *label;
+	char *uuid;
+	uint64_t offset;
+};
+
+struct sb_device {
+	char *path; /* /dev/sdb */
+	char *name; /* sdb */
+	unsigned major, minor;
+	uint64_t size; /* bytes */
+	unsigned log_sec, phys_sec;
+	char *model, *serial, *vendor, *transport; /* NULL when unknown */
+	bool rotational, discard, readonly, removable, is_partition;
+	char *scheduler; /* the one in use, e.g. "mq-deadline" */
+	unsigned read_ahead_kb;
+	char *parent;       /* partitions: the whole disk's name */
+	char *backing_file; /* loop: its file */
+	char **holders;     /* names, NULL-terminated */
+	char **mounts;      /* mount points of this device, NULL-terminated */
+	bool swap, holds_root;
+	struct sb_signature *sigs;
+	size_t n_sigs;
+	enum sb_class cls;
+	unsigned refuse;  /* SB_REFUSE_* bits */
+	char **reasons;   /* human-readable, one per reason, NULL-terminated */
+};
+
+struct sb_probe {
+	struct sb_device *dev;
+	size_t n;
+};
+
+/* Scan all block devices (skipping ram, zram and detached loop devices
+ * unless named in only[]). only: NULL-terminated paths or names, or NULL for
+ * all. A named device that does not exist: -ENODEV with *missing set to it. */
+int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **missing);
+void sb_probe_free(struct sb_probe *p);
+/* By path ("/dev/loop3") or name ("loop3"), after resolving symlinks. */
+struct sb_device *sb_probe_find(const struct sb_probe *p, const char *path_or_name);
+
+const char *sb_class_name(enum sb_class c);
+/* Does the device fit a profile role ("ssd", "hdd", "nvme", "any")? A loop
+ * device whose rotational flag is set fits "hdd"; one that is not fits "ssd". */
+bool sb_device_fits_role(const struct sb_device *d, const char *role);
+
+json_object *sb_device_to_json(const struct sb_device *d);

@@ -1,0 +1,602 @@
+/* See result.h: building results in memory and their JSON form. */
+#include "result/result.h"
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void *grow(void *arr, size_t n, size_t elem)
+{
+	return realloc(arr, (n + 1) * elem);
+}
+
+static char *iso_now(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return strdup(buf);
+}
+
+const char *sb_better_name(enum sb_better b)
+{
+	switch (b) {
+	case SB_BETTER_HIGHER:
+		return "higher";
+	case SB_BETTER_LOWER:
+		return "lower";
+	default:
+		return "none";
+	}
+}
+
+static enum sb_better better_from_name(const char *s)
+{
+	if (s && strcmp(s, "higher") == 0)
+		return SB_BETTER_HIGHER;
+	if (s && strcmp(s, "lower") == 0)
+		return SB_BETTER_LOWER;
+	return SB_BETTER_NONE;
+}
+
+struct sb_wl_result *sb_wl_result_new(const char *workload, const char *spec)
+{
+	struct sb_wl_result *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->workload = xstrdup(workload);
+	r->spec = xstrdup(spec ? spec : workload);
+	if (!r->workload || !r->spec) {
+		sb_wl_result_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int sb_wl_add_metric(struct sb_wl_result *r, const char *name, const char *unit,
+		     enum sb_better better, double value)
+{
+	struct sb_metric *m = grow(r->metrics, r->n_metrics, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->metrics = m;
+	m = &r->metrics[r->n_metrics];
+	*m = (struct sb_metric){xstrdup(name), xstrdup(unit), better, value};
+	if (!m->name || !m->unit) {
+		free(m->name);
+		free(m->unit);
+		return -ENOMEM;
+	}
+	r->n_metrics++;
+	return 0;
+}
+
+int sb_wl_add_latency(struct sb_wl_result *r, const struct sb_latency *l)
+{
+	struct sb_latency *p = grow(r->lat, r->n_lat, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->lat = p;
+	p = &r->lat[r->n_lat];
+	*p = *l;
+	p->op = xstrdup(l->op);
+	if (!p->op)
+		return -ENOMEM;
+	r->n_lat++;
+	return 0;
+}
+
+const struct sb_metric *sb_wl_find_metric(const struct sb_wl_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_metrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0)
+			return &r->metrics[i];
+	return NULL;
+}
+
+void sb_wl_result_free(struct sb_wl_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		free(r->metrics[i].name);
+		free(r->metrics[i].unit);
+	}
+	for (size_t i = 0; i < r->n_lat; i++)
+		free(r->lat[i].op);
+	free(r->metrics);
+	free(r->lat);
+	free(r->workload);
+	free(r->spec);
+	free(r->error);
+	json_object_put(r->extra);
+	free(r);
+}
+
+/* JSON has no NaN or infinity: such a value is written as null. */
+static json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static const struct {
+	unsigned flag;
+	const char *name;
+} flag_names[] = {
+	{SB_RES_QUICK, "quick"},
+	{SB_RES_CACHE_AFFECTED, "cache-affected"},
+	{SB_RES_INCOMPLETE, "incomplete"},
+	{SB_RES_FAILED, "failed"},
+};
+
+json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
+{
+	json_object *o = json_object_new_object(), *flags = json_object_new_array();
+	json_object *metrics = json_object_new_array(), *lat = json_object_new_array();
+
+	json_object_object_add(o, "workload", json_object_new_string(r->workload));
+	json_object_object_add(o, "spec", json_object_new_string(r->spec));
+	for (size_t i = 0; i < ARRAY_SIZE(flag_names); i++)
+		if (r->flags & flag_names[i].flag)
+			json_object_array_add(flags, json_object_new_string(flag_names[i].name));
+	json_object_object_add(o, "flags", flags);
+	if (r->error)
+		json_object_object_add(o, "error", json_object_new_string(r->error));
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct sb_metric *m = &r->metrics[i];
+		json_object *mo = json_object_new_object();
+		json_object_object_add(mo, "name", json_object_new_string(m->name));
+		json_object_object_add(mo, "unit", json_object_new_string(m->unit));
+		json_object_object_add(mo, "better", json_object_new_string(sb_better_name(m->better)));
+		json_object_object_add(mo, "value", num(m->value));
+		json_object_array_add(metrics, mo);
+	}
+	json_object_object_add(o, "metrics", metrics);
+	for (size_t i = 0; i < r->n_lat; i++) {
+		const struct sb_latency *l = &r->lat[i];
+		json_object *lo = json_object_new_object();
+		json_object_object_add(lo, "op", json_object_new_string(l->op));
+		json_object_object_add(lo, "count", json_object_new_uint64(l->count));
+		json_object_object_add(lo, "min_ms", num(l->min_ms));
+		json_object_object_add(lo, "mean_ms", num(l->mean_ms));
+		json_object_object_add(lo, "stdev_ms", num(l->stdev_ms));
+		json_object_object_add(lo, "p50_ms", num(l->p50_ms));
+		json_object_object_add(lo, "p90_ms", num(l->p90_ms));
+		json_object_object_add(lo, "p99_ms", num(l->p99_ms));
+		json_object_object_add(lo, "p999_ms", num(l->p999_ms));
+		json_object_object_add(lo, "max_ms", num(l->max_ms));
+		json_object_array_add(lat, lo);
+	}
+	json_object_object_add(o, "latency", lat);
+	if (r->extra)
+		json_object_object_add(o, "extra", json_object_get(r->extra));
+	return o;
+}
+
+static int fail(char **err, const char *what, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **err, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[512];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err) {
+		free(*err);
+		if (asprintf(err, "%s: %s", what, msg) < 0)
+			*err = NULL;
+	}
+	return -EINVAL;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static double get_num(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err)
+{
+	json_object *arr, *v;
+	struct sb_wl_result *r;
+	const char *w = get_str(o, "workload"), *spec = get_str(o, "spec");
+
+	if (!json_object_is_type(o, json_type_object) || !w)
+		return fail(err, "workload", "expected an object with a \"workload\" string");
+	r = sb_wl_result_new(w, spec);
+	if (!r)
+		return -ENOMEM;
+	if (json_object_object_get_ex(o, "flags", &arr) && json_object_is_type(arr, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			const char *f = json_object_get_string(json_object_array_get_idx(arr, i));
+			for (size_t k = 0; f && k < ARRAY_SIZE(flag_names); k++)
+				if (strcmp(f, flag_names[k].name) == 0)
+					r->flags |= flag_names[k].flag;
+		}
+	if (get_str(o, "error"))
+		r->error = strdup(get_str(o, "error"));
+	if (!json_object_object_get_ex(o, "metrics", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		sb_wl_result_free(r);
+		return fail(err, w, "expected a \"metrics\" array");
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *m = json_object_array_get_idx(arr, i);
+		const char *name = get_str(m, "name"), *unit = get_str(m, "unit");
+		if (!name || !unit) {
+			sb_wl_result_free(r);
+			return fail(err, w, "metric %zu: expected \"name\" and \"unit\" strings", i);
+		}
+		sb_wl_add_metric(r, name, unit, better_from_name(get_str(m, "better")),
+				 get_num(m, "value"));
+	}
+	if (json_object_object_get_ex(o, "latency", &arr) && json_object_is_type(arr, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			json_object *l = json_object_array_get_idx(arr, i);
+			struct sb_latency lat = {
+				.op = (char *)get_str(l, "op"),
+				.count = (uint64_t)json_object_get_uint64(
+					json_object_object_get(l, "count")),
+				.min_ms = get_num(l, "min_ms"),
+				.mean_ms = get_num(l, "mean_ms"),
+				.stdev_ms = get_num(l, "stdev_ms"),
+				.p50_ms = get_num(l, "p50_ms"),
+				.p90_ms = get_num(l, "p90_ms"),
+				.p99_ms = get_num(l, "p99_ms"),
+				.p999_ms = get_num(l, "p999_ms"),
+				.max_ms = get_num(l, "max_ms"),
+			};
+			if (!lat.op) {
+				sb_wl_result_free(r);
+				return fail(err, w, "latency %zu: expected an \"op\" string", i);
+			}
+			sb_wl_add_latency(r, &lat);
+		}
+	if (json_object_object_get_ex(o, "extra", &v))
+		r->extra = json_object_get(v);
+	*out = r;
+	return 0;
+}
+
+json_object *sb_host_facts(void)
+{
+	json_object *h = json_object_new_object();
+	struct utsname u;
+	char host[256] = "", line[512];
+	FILE *f;
+
+	if (uname(&u) == 0) {
+		json_object_object_add(h, "kernel", json_object_new_string(u.release));
+		json_object_object_add(h, "arch", json_object_new_string(u.machine));
+	}
+	if (gethostname(host, sizeof(host) - 1) == 0)
+		json_object_object_add(h, "hostname", json_object_new_string(host));
+	json_object_object_add(h, "ncpu", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_object_add(h, "ram_bytes",
+			       json_object_new_uint64((uint64_t)sysconf(_SC_PHYS_PAGES) *
+						      (uint64_t)sysconf(_SC_PAGESIZE)));
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) == 0) {
+			char *p = strchr(line, ':');
+			if (p) {
+				p += 1 + strspn(p + 1, " \t");
+				p[strcspn(p, "\n")] = '\0';
+				json_object_object_add(h, "cpu", json_object_new_string(p));
+			}
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return h;
+}
+
+struct sb_resultset *sb_resultset_new(const char *command)
+{
+	struct sb_resultset *rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return NULL;
+	rs->version = SB_RESULT_VERSION;
+	rs->tool_version = strdup(SB_VERSION);
+	rs->created = iso_now();
+	rs->command = strdup(command);
+	rs->host = sb_host_facts();
+	rs->devices = json_object_new_array();
+	rs->tools = json_object_new_object();
+	return rs;
+}
+
+struct sb_variant *sb_resultset_variant(struct sb_resultset *rs, const char *name,
+					json_object *params)
+{
+	struct sb_variant *v;
+	for (size_t i = 0; i < rs->n_var; i++)
+		if (strcmp(rs->var[i].name, name) == 0) {
+			json_object_put(params);
+			return &rs->var[i];
+		}
+	v = grow(rs->var, rs->n_var, sizeof(*v));
+	if (!v) {
+		json_object_put(params);
+		return NULL;
+	}
+	rs->var = v;
+	v = &rs->var[rs->n_var++];
+	*v = (struct sb_variant){.name = strdup(name),
+				 .params = params ? params : json_object_new_object()};
+	return v;
+}
+
+int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl, size_t n)
+{
+	struct sb_repeat *r = grow(v->rep, v->n_rep, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	v->rep = r;
+	r = &v->rep[v->n_rep++];
+	*r = (struct sb_repeat){.index = index, .started = iso_now()};
+	r->wl = calloc(n ? n : 1, sizeof(*r->wl));
+	if (!r->wl)
+		return -ENOMEM;
+	memcpy(r->wl, wl, n * sizeof(*wl));
+	r->n_wl = n;
+	return 0;
+}
+
+static json_object *ref_or_null(json_object *o)
+{
+	return o ? json_object_get(o) : NULL;
+}
+
+json_object *sb_resultset_to_json(const struct sb_resultset *rs)
+{
+	json_object *o = json_object_new_object(), *vars = json_object_new_array();
+
+	json_object_object_add(o, "format", json_object_new_string(SB_RESULT_FORMAT));
+	json_object_object_add(o, "version", json_object_new_int(rs->version));
+	json_object_object_add(o, "tool_version", json_object_new_string(rs->tool_version));
+	json_object_object_add(o, "created", json_object_new_string(rs->created));
+	json_object_object_add(o, "command", json_object_new_string(rs->command));
+	json_object_object_add(o, "host", ref_or_null(rs->host));
+	json_object_object_add(o, "profile", ref_or_null(rs->profile));
+	json_object_object_add(o, "target", ref_or_null(rs->target));
+	json_object_object_add(o, "devices", ref_or_null(rs->devices));
+	json_object_object_add(o, "tools", ref_or_null(rs->tools));
+	for (size_t i = 0; i < rs->n_var; i++) {
+		const struct sb_variant *v = &rs->var[i];
+		json_object *vo = json_object_new_object(), *reps = json_object_new_array();
+		json_object_object_add(vo, "name", json_object_new_string(v->name));
+		json_object_object_add(vo, "params", ref_or_null(v->params));
+		for (size_t k = 0; k < v->n_rep; k++) {
+			json_object *ro = json_object_new_object(), *wls = json_object_new_array();
+			json_object_object_add(ro, "index", json_object_new_int((int)v->rep[k].index));
+			json_object_object_add(ro, "started",
+					       json_object_new_string(v->rep[k].started));
+			for (size_t w = 0; w < v->rep[k].n_wl; w++)
+				json_object_array_add(wls, sb_wl_result_to_json(v->rep[k].wl[w]));
+			json_object_object_add(ro, "workloads", wls);
+			json_object_array_add(reps, ro);
+		}
+		json_object_object_add(vo, "repeats", reps);
+		json_object_array_add(vars, vo);
+	}
+	json_object_object_add(o, "variants", vars);
+	return o;
+}
+
+int sb_resultset_write(const struct sb_resultset *rs, const char *dir)
+{
+	_cleanup_free_ char *tmp = NULL, *dst = NULL;
+	json_object *o;
+	const char *text;
+	int fd, r = 0;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return negerrno();
+	if (asprintf(&tmp, "%s/.result.json.tmp", dir) < 0 ||
+	    asprintf(&dst, "%s/result.json", dir) < 0)
+		return -ENOMEM;
+	o = sb_resultset_to_json(rs);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = negerrno();
+		goto out;
+	}
+	size_t len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+		r = negerrno();
+	if (close(fd) < 0 && r == 0)
+		r = negerrno();
+	if (r == 0 && rename(tmp, dst) < 0)
+		r = negerrno();
+	if (r < 0)
+		unlink(tmp);
+out:
+	json_object_put(o);
+	return r;
+}
+
+void sb_resultset_free(struct sb_resultset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n_var; i++) {
+		struct sb_variant *v = &rs->var[i];
+		for (size_t k = 0; k < v->n_rep; k++) {
+			for (size_t w = 0; w < v->rep[k].n_wl; w++)
+				sb_wl_result_free(v->rep[k].wl[w]);
+			free(v->rep[k].wl);
+			free(v->rep[k].started);
+		}
+		free(v->rep);
+		free(v->name);
+		json_object_put(v->params);
+	}
+	free(rs->var);
+	free(rs->tool_version);
+	free(rs->created);
+	free(rs->command);
+	free(rs->path);
+	json_object_put(rs->host);
+	json_object_put(rs->profile);
+	json_object_put(rs->target);
+	json_object_put(rs->devices);
+	json_object_put(rs->tools);
+	free(rs);
+}
+
+static json_object *get_ref(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get(v) : NULL;
+}
+
+int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
+{
+	_cleanup_free_ char *file = NULL;
+	struct stat st;
+	json_object *o = NULL, *vars, *v;
+	struct sb_resultset *rs = NULL;
+	json_tokener *tok = NULL;
+	const char *fmt;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return fail(err, path, "%s", strerror(errno)), negerrno();
+	if (S_ISDIR(st.st_mode)) {
+		if (asprintf(&file, "%s/result.json", path) < 0)
+			return -ENOMEM;
+	} else {
+		file = strdup(path);
+	}
+
+	o = json_object_from_file(file);
+	if (!o)
+		return fail(err, file, "not valid JSON (%s)", json_util_get_last_err()
+								 ? json_util_get_last_err()
+								 : "unreadable");
+	(void)tok;
+	fmt = get_str(o, "format");
+	if (!fmt || strcmp(fmt, SB_RESULT_FORMAT) != 0) {
+		r = fail(err, file, "not a stackbench result (expected \"format\": \"%s\")",
+			 SB_RESULT_FORMAT);
+		goto out;
+	}
+	if (!json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int)) {
+		r = fail(err, file, "expected an integer \"version\"");
+		goto out;
+	}
+	if (json_object_get_int(v) != SB_RESULT_VERSION) {
+		r = fail(err, file, "result format version %d is not supported (this is version %d)",
+			 json_object_get_int(v), SB_RESULT_VERSION);
+		goto out;
+	}
+	rs = calloc(1, sizeof(*rs));
+	if (!rs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	rs->version = SB_RESULT_VERSION;
+	rs->tool_version = xstrdup(get_str(o, "tool_version") ?: "unknown");
+	rs->created = xstrdup(get_str(o, "created") ?: "");
+	rs->command = xstrdup(get_str(o, "command") ?: "run");
+	rs->host = get_ref(o, "host");
+	rs->profile = get_ref(o, "profile");
+	rs->target = get_ref(o, "target");
+	rs->devices = get_ref(o, "devices");
+	rs->tools = get_ref(o, "tools");
+	rs->path = strdup(file);
+
+	if (!json_object_object_get_ex(o, "variants", &vars) ||
+	    !json_object_is_type(vars, json_type_array)) {
+		r = fail(err, file, "expected a \"variants\" array");
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(vars); i++) {
+		json_object *vo = json_object_array_get_idx(vars, i), *reps;
+		const char *name = get_str(vo, "name");
+		struct sb_variant *var;
+		if (!name) {
+			r = fail(err, file, "variant %zu: expected a \"name\" string", i);
+			goto out;
+		}
+		var = sb_resultset_variant(rs, name, get_ref(vo, "params"));
+		if (!var) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (!json_object_object_get_ex(vo, "repeats", &reps) ||
+		    !json_object_is_type(reps, json_type_array)) {
+			r = fail(err, file, "variant '%s': expected a \"repeats\" array", name);
+			goto out;
+		}
+		for (size_t k = 0; k < json_object_array_length(reps); k++) {
+			json_object *ro = json_object_array_get_idx(reps, k), *wls;
+			size_t n;
+			if (!json_object_object_get_ex(ro, "workloads", &wls) ||
+			    !json_object_is_type(wls, json_type_array)) {
+				r = fail(err, file,
+					 "variant '%s' repeat %zu: expected a \"workloads\" array",
+					 name, k);
+				goto out;
+			}
+			n = json_object_array_length(wls);
+			struct sb_wl_result *wl[n ? n : 1];
+			for (size_t w = 0; w < n; w++) {
+				char *sub = NULL;
+				r = sb_wl_result_from_json(json_object_array_get_idx(wls, w), &wl[w],
+							   &sub);
+				if (r < 0) {
+					for (size_t j = 0; j < w; j++)
+						sb_wl_result_free(wl[j]);
+					fail(err, file, "variant '%s' repeat %zu: %s", name, k,
+					     sub ? sub : "bad workload");
+					free(sub);
+					goto out;
+				}
+			}
+			sb_variant_add_repeat(var, (unsigned)k, wl, n);
+			json_object *idx = json_object_object_get(ro, "index");
+			if (idx)
+				var->rep[var->n_rep - 1].index = (unsigned)json_object_get_int(idx);
+			const char *started = get_str(ro, "started");
+			if (started) {
+				free(var->rep[var->n_rep - 1].started);
+				var->rep[var->n_rep - 1].started = strdup(started);
+			}
+		}
+	}
+	*out = TAKE_PTR(rs);
+	r = 0;
+out:
+	sb_resultset_free(rs);
+	json_object_put(o);
+	return r;
+}

@@ -1,0 +1,30 @@
+/* The workload engine's interface: specs ("rand:16k,direct=1"), the registry
+ * of workloads, and running one in a directory. Used by `bench` and by the
+ * stack engine's `run`. */
+#pragma once
+
+#include "result/result.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where and how a workload runs. */
+struct sb_wl_env {
+	const char *dir;             /* an existing directory on the file system under test */
+	bool quick;                  /* shrink sizes and times (CI); flagged in the results */
+	uint64_t ram_bytes;          /* 0: read from the system; data sets default to 2x this */
+	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
+	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
+};
+
+/* Check a spec without running anything (profile validation, `plan`).
+ * Returns 0, or -EINVAL with *err naming the spec and the expected form. */
+int sb_workload_check(const char *spec, char **err);
+
+/* Run one workload described by spec in env->dir. On success *out holds the
+ * results (possibly flagged incomplete). Returns 0, or -errno with *err set
+ * (a result may still be returned in *out, flagged failed). Everything the
+ * workload created in env->dir is removed before returning. */
+int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
+		    char **err);
