@@ -4,7 +4,7 @@
 set -euo pipefail
 
 : "${STACKBENCH:=$SB_TOP/build/stackbench}"
-SB_TMP=$(mktemp -d /tmp/sbtest-XXXXXX)
+SB_TMP=$(mktemp -d "/tmp/${SB_RUN_TAG:-sbtest-manual}-XXXXXX")
 export STACKBENCH_STATE_DIR="$SB_TMP/state"
 SB_LOOPS=()
 SB_MOUNTS=()
@@ -58,7 +58,7 @@ expect_exit() {
 nothing_left() {
 	local what=${1:-}
 	! losetup -a | grep -q "$SB_TMP" || fail "$what: loop devices left: $(losetup -a | grep "$SB_TMP")"
-	! findmnt -rn -o TARGET | grep -qE "$SB_TMP|stackbench" || fail "$what: mounts left"
+	! findmnt -rn -o TARGET,SOURCE | grep -qF "$SB_TMP" || fail "$what: mounts left: $(findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP")"
 	if [ -d "$STACKBENCH_STATE_DIR" ]; then
 		local j
 		j=$(find "$STACKBENCH_STATE_DIR" -name 'journal*' 2>/dev/null | head -1)
