@@ -568,7 +568,12 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 				goto out;
 			}
 			n = json_object_array_length(wls);
-			struct sb_wl_result *wl[n ? n : 1];
+			/* On the heap: the file decides n (a stack array overflowed). */
+			_cleanup_free_ struct sb_wl_result **wl = calloc(n ? n : 1, sizeof(*wl));
+			if (!wl) {
+				r = -ENOMEM;
+				goto out;
+			}
 			for (size_t w = 0; w < n; w++) {
 				char *sub = NULL;
 				r = sb_wl_result_from_json(json_object_array_get_idx(wls, w), &wl[w],
@@ -582,7 +587,12 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 					goto out;
 				}
 			}
-			sb_variant_add_repeat(var, (unsigned)k, wl, n);
+			if (sb_variant_add_repeat(var, (unsigned)k, wl, n) < 0) {
+				for (size_t j = 0; j < n; j++)
+					sb_wl_result_free(wl[j]);
+				r = -ENOMEM;
+				goto out;
+			}
 			json_object *idx = json_object_object_get(ro, "index");
 			if (idx)
 				var->rep[var->n_rep - 1].index = (unsigned)json_object_get_int(idx);

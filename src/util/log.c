@@ -6,6 +6,7 @@
 
 int sb_log_level = SB_LOG_NORMAL;
 
+static void vlog(const char *prefix, int err, const char *fmt, va_list ap) _printf_(3, 0);
 static void vlog(const char *prefix, int err, const char *fmt, va_list ap)
 {
 	fputs("stackbench: ", stderr);

@@ -66,7 +66,8 @@ int sb_parse_size(const char *s, uint64_t *out, bool percent_ok, bool *is_percen
 		return -ERANGE;
 	if (mult == 1 && v != floor(v))
 		return -EINVAL;
-	*out = (uint64_t)llround(v * (double)mult);
+	/* not llround(): it gives garbage from LLONG_MAX to 2^64 (fuzz/fuzz_size.c) */
+	*out = (uint64_t)round(v * (double)mult);
 	return 0;
 }
 
@@ -110,6 +111,10 @@ int sb_parse_duration_ms(const char *s, uint64_t *out_ms)
 		mult = 3600 * 1000;
 	else
 		return -EINVAL;
-	*out_ms = (uint64_t)llround(v * mult);
+	/* llround() past LLONG_MAX gives garbage, not an error (found by fuzz/fuzz_size.c) */
+	v *= mult;
+	if (v >= 18446744073709551615.0)
+		return -ERANGE;
+	*out_ms = (uint64_t)round(v);
 	return 0;
 }

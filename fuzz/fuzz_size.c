@@ -1,0 +1,108 @@
+/* libFuzzer target: sizes ("2G", "50%") and durations ("30s") as users write
+ * them in profiles, workload specs and options. Plain integer inputs are
+ * checked against an independent computation, so wrong values count too. */
+#include "fuzz.h"
+#include "util/size.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+
+/* "DIGITS" + SUFFIX exactly, with SUFFIX one of the given list: the integer and
+ * the multiplier, or false when the text has another shape. */
+static bool size_plain(const char *s, const char *const *suffixes, const uint64_t *mults,
+		       unsigned __int128 *val, uint64_t *mult)
+{
+	size_t n = strspn(s, "0123456789");
+	unsigned __int128 v = 0;
+
+	if (n == 0 || n > 30)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	for (size_t i = 0; suffixes[i]; i++)
+		if (strcmp(s + n, suffixes[i]) == 0) {
+			*val = v;
+			*mult = mults[i];
+			return true;
+		}
+	return false;
+}
+
+static void check_size(const char *s)
+{
+	static const char *const sfx[] = {"", "K", "M", "G", "T", "P", "k", NULL};
+	static const uint64_t mul[] = {1, 1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40, 1ULL << 50,
+				       1ULL << 10};
+	unsigned __int128 v, want;
+	uint64_t out = 0, mult, back;
+	bool pct = false;
+	char buf[16];
+	int r;
+
+	r = sb_parse_size(s, &out, true, &pct);
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+	if (r != 0)
+		return;
+	if (pct) {
+		SB_FUZZ_CHECK(out <= 100);
+		return;
+	}
+	if (size_plain(s, sfx, mul, &v, &mult)) {
+		want = v * mult;
+		/* Parsing goes through a double: exact up to 2^53, then within its
+		 * precision; never off by orders of magnitude, never past 2^64. */
+		SB_FUZZ_CHECK(want <= UINT64_MAX);
+		unsigned __int128 diff = want > out ? want - out : out - want;
+		SB_FUZZ_CHECK(diff <= want / (1ULL << 50) + 1);
+	}
+	/* What we print for a size, we can read back (to within the one
+	 * decimal printed), except at the very top of the range. */
+	sb_format_size(out, buf, sizeof(buf));
+	SB_FUZZ_CHECK(strlen(buf) < sizeof(buf) - 1);
+	r = sb_parse_size(buf, &back, false, NULL);
+	if (r == -ERANGE)
+		SB_FUZZ_CHECK(out > UINT64_MAX / 100 * 95);
+	else {
+		SB_FUZZ_CHECK(r == 0);
+		uint64_t d = back > out ? back - out : out - back;
+		SB_FUZZ_CHECK(d <= out / 20 + 1);
+	}
+}
+
+static void check_duration(const char *s)
+{
+	static const char *const sfx[] = {"", "s", "ms", "m", "min", "h", NULL};
+	static const uint64_t mul[] = {1000, 1000, 1, 60000, 60000, 3600000};
+	unsigned __int128 v;
+	uint64_t out = 0, mult;
+	int r;
+
+	r = sb_parse_duration_ms(s, &out);
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+	if (!size_plain(s, sfx, mul, &v, &mult))
+		return;
+	/* A well-formed duration is accepted unless it overflows. */
+	if (v * mult > (unsigned __int128)1 << 53) {
+		/* beyond a double's exact range: either refused, or close */
+		if (r == 0) {
+			SB_FUZZ_CHECK(v * mult <= UINT64_MAX);
+			unsigned __int128 want = v * mult;
+			unsigned __int128 diff = want > out ? want - out : out - want;
+			SB_FUZZ_CHECK(diff <= want / (1ULL << 50) + 1);
+		}
+		return;
+	}
+	SB_FUZZ_CHECK(r == 0);
+	SB_FUZZ_CHECK(out == (uint64_t)(v * mult));
+}
+
+SB_FUZZ_TARGET(size)
+{
+	char *s = sb_fuzz_strndup(data, size);
+
+	check_size(s);
+	check_duration(s);
+	free(s);
+	return 0;
+}
