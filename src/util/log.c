@@ -48,7 +48,7 @@ void sb_warn(const char *fmt, ...)
 	void fn(const char *fmt, ...)                                                              \
 	{                                                                                          \
 		va_list ap;                                                                        \
-		if (sb_log_level < level)                                                          \
+		if (sb_log_level < (level))                                                        \
 			return;                                                                    \
 		va_start(ap, fmt);                                                                 \
 		vlog(NULL, 0, fmt, ap);                                                            \

@@ -59,7 +59,7 @@ int sb_opt_parse(const struct sb_cmdline *cl, int argc, char **argv, char ***res
 	size_t n = count_opts(cl->opts), nc = count_opts(common_opts), k = 0;
 	struct option lopts[n + nc + 1];
 	char shorts[2 * (n + nc) + 3];
-	const char *names[n + nc];
+	const char *names[n + nc + 1]; /* + 1: never a zero-length array */
 	size_t s = 0;
 	int c, r;
 

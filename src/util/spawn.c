@@ -190,8 +190,10 @@ int sb_run_argv(const char *const *argv, char **out)
 {
 	struct sb_child c = {.argv = argv, .capture = true, .log_fd = -1};
 	int r = sb_spawn_run(&c);
-	if (r < 0)
+	if (r < 0) {
+		sb_child_release(&c); /* capture allocates even when the spawn fails */
 		return r;
+	}
 	if (out)
 		*out = TAKE_PTR(c.out);
 	sb_child_release(&c);
