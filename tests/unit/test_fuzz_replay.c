@@ -9,6 +9,7 @@
 
 #include "../../fuzz/fuzz_result.c"
 #include "../../fuzz/fuzz_size.c"
+#include "../../fuzz/fuzz_wlspec.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -22,6 +23,7 @@ static const struct {
 } targets[] = {
 	{"result", sb_fuzz_result},
 	{"size", sb_fuzz_size},
+	{"wlspec", sb_fuzz_wlspec},
 };
 
 static char *read_all(const char *path, size_t *len)
