@@ -1,0 +1,78 @@
+#!/bin/bash
+# The man page renders without a warning (groff -ww, man -l) and stays true:
+# every command, every option of `stackbench CMD --help`, every environment
+# variable the sources read and every exit code is documented, and the
+# options a command's section documents are ones the command accepts.
+# No root needed.
+source "$SB_TOP/tests/lib.sh"
+need_prog groff
+need_prog man
+PAGE=$SB_TOP/doc/stackbench.8
+[ -f "$PAGE" ] || fail "$PAGE missing"
+
+# Rendering: no warning at all, from groff's strictest mode or from man.
+err=$(LC_ALL=C.UTF-8 groff -ww -man -Tutf8 -z "$PAGE" 2>&1) || fail "groff failed: $err"
+[ -z "$err" ] || fail "groff -ww warnings: $err"
+err=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$PAGE" 2>&1 >/dev/null) || fail "man -l failed: $err"
+[ -z "$err" ] || fail "man -l warnings: $err"
+text=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$PAGE" 2>/dev/null | col -b)
+for sec in NAME SYNOPSIS DESCRIPTION COMMANDS PROFILES WORKLOADS SAFETY "EXIT STATUS" \
+	ENVIRONMENT FILES EXAMPLES "SEE ALSO"; do
+	grep -q "^$sec\$" <<<"$text" || fail "section $sec not rendered"
+done
+
+# The roff source with \- turned into -, for plain greps.
+src=$(sed 's/\\-/-/g' "$PAGE")
+# section_of CMD: the text of the man page's ".SS CMD ..." subsection
+section_of() {
+	awk -v c="$1" '
+		/^\.S[SH] / { on = ($0 ~ "^\\.SS \"" c " ") || ($0 ~ "^\\.SS \"" c "\"") }
+		on' <<<"$src"
+}
+
+cmds=$("$STACKBENCH" --help | awk '/^Commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}')
+[ -n "$cmds" ] || fail "no commands in 'stackbench --help'"
+checked=0 unimplemented=()
+for c in $cmds; do
+	sec=$(section_of "$c")
+	[ -n "$sec" ] || fail "command '$c' has no .SS section in the man page"
+	if ! help=$("$STACKBENCH" "$c" --help 2>&1); then
+		unimplemented+=("$c")
+		continue
+	fi
+	checked=$((checked + 1))
+	# Options the command accepts, long and short.
+	longs=$(grep -oE -- '(^|[ ,])--[a-z][a-z0-9-]*' <<<"$help" | sed 's/^[ ,]*//' | sort -u)
+	for o in $longs; do
+		case $o in --help|--quiet|--verbose) grep -qF -- "$o" <<<"$src" ;; *) grep -qF -- "$o" <<<"$sec" ;; esac ||
+			fail "'$c $o' (from --help) is not documented in its man page section"
+	done
+	# Short forms ("  -J, --json") are documented next to their long option.
+	while read -r short long; do
+		grep -qE -- "(^|[ \"])${short}[ \",]" <<<"$sec" ||
+			fail "'$c $short' ($long) is not documented in its man page section"
+	done < <(sed -n 's/^  \(-[A-Za-z]\), \(--[a-z][a-z0-9-]*\).*/\1 \2/p' <<<"$help" |
+		grep -vE -- '--(help|quiet|verbose)$')
+	# Options the man page section claims, that the command must accept.
+	for o in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$sec" | sort -u); do
+		grep -qF -- "$o" <<<"$help" || fail "man page documents '$c $o', which '$c --help' does not list"
+	done
+done
+[ "$checked" -gt 0 ] || fail "no command answered --help"
+
+# Environment variables read anywhere in the sources.
+for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)' "$SB_TOP/src" | sed 's/getenv("\(.*\)")/\1/' | sort -u) \
+	STACKBENCH_STATE_DIR STACKBENCH_FAIL_STEP NO_COLOR; do
+	awk '/^\.SH ENVIRONMENT/ {on = 1; next} /^\.SH/ {on = 0} on' <<<"$src" | grep -qx "\.B $v" ||
+		fail "environment variable $v is not documented under ENVIRONMENT"
+done
+
+# Exit codes of src/cmd.h.
+for code in $(sed -n 's/^\s*SB_EXIT_[A-Z]* = \([0-9]*\).*/\1/p' "$SB_TOP/src/cmd.h"); do
+	awk '/^\.SH "EXIT STATUS"/ {on = 1; next} /^\.SH/ {on = 0} on' <<<"$src" | grep -qx "\.B $code" ||
+		fail "exit code $code is not documented under EXIT STATUS"
+done
+
+msg="man page renders cleanly; $checked commands checked against --help"
+[ ${#unimplemented[@]} -eq 0 ] || msg+=" (no --help yet: ${unimplemented[*]})"
+pass_msg "$msg"
