@@ -1,0 +1,82 @@
+#!/bin/bash
+# Bash completion: sourced, it registers itself for stackbench, and driving
+# it through COMP_WORDS/COMP_CWORD gives commands, each command's options
+# (from its --help), argument values, profile files, result sets and block
+# devices (also after a comma in --devices). No root needed.
+source "$SB_TOP/tests/lib.sh"
+COMP=$SB_TOP/contrib/bash-completion/stackbench
+[ -f "$COMP" ] || fail "$COMP missing"
+[ -x "$STACKBENCH" ] || fail "$STACKBENCH not built"
+PATH=$(dirname "$STACKBENCH"):$PATH
+
+# shellcheck source=/dev/null
+source "$COMP"
+spec=$(complete -p stackbench) || fail "no completion registered for stackbench"
+assert_contains "$spec" "-F _stackbench" "complete -p stackbench"
+
+# complete LINE: COMPREPLY for the last word of LINE (LINE ending in a space
+# completes an empty word), one per line in $GOT.
+complete_line() {
+	local line=$1
+	read -r -a COMP_WORDS <<<"$line"
+	[[ $line == *" " ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	_stackbench stackbench "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+	GOT=$(printf '%s\n' "${COMPREPLY[@]}")
+}
+
+# Fixtures: a profile file, a result set, a directory.
+cd "$SB_TMP"
+mkdir -p work/res1 work/sub
+touch work/mine.conf work/other.txt work/res1/result.json
+dev=$(ls /sys/class/block | head -1)
+[ -n "$dev" ] || skip "no block devices in /sys/class/block"
+
+# {line, words that must be offered, words that must not}
+cases=(
+	"stackbench |probe plan run bench teardown report list|"
+	"stackbench pr|probe|plan"
+	"stackbench --v|--version|"
+	"stackbench run --de|--devices|--yes"
+	"stackbench run --|--loop --yes --results --quick --repeat --help|--format"
+	"stackbench report --format |text csv json html bonnie|"
+	"stackbench report -f h|html|text"
+	"stackbench list |profiles workloads|"
+	"stackbench list w|workloads|profiles"
+	"stackbench bench --workload ra|rand:|seq"
+	"stackbench bench -w |seq meta rand: mixed: command:|"
+	"stackbench run --repeat |auto|"
+	"stackbench plan -o m|md. mount. matrix.|fs."
+	"stackbench probe /dev/${dev:0:2}|/dev/$dev|"
+	"stackbench run --devices /dev/${dev:0:2}|/dev/$dev|"
+	"stackbench run --devices /dev/$dev,/dev/${dev:0:2}|/dev/$dev,/dev/$dev|"
+	"stackbench plan work/|work/mine.conf work/res1/ work/sub/|work/other.txt"
+	"stackbench bench work/|work/res1 work/sub|work/mine.conf"
+	"stackbench report work/res1/|work/res1/result.json|"
+	"stackbench report work/|work/res1 work/sub|work/other.txt"
+	"stackbench run --results work/|work/res1 work/sub|work/mine.conf"
+)
+n=0
+for c in "${cases[@]}"; do
+	IFS='|' read -r line want wantnot <<<"$c"
+	complete_line "$line"
+	for w in $want; do
+		grep -qxF -- "$w" <<<"$GOT" || fail "'$line<TAB>': '$w' not offered; got: $(echo $GOT)"
+	done
+	for w in $wantnot; do
+		! grep -qxF -- "$w" <<<"$GOT" || fail "'$line<TAB>': '$w' offered but should not be"
+	done
+	n=$((n + 1))
+done
+
+# Options come from the command's own --help when it answers.
+if help=$("$STACKBENCH" list --help 2>/dev/null); then
+	complete_line "stackbench list --"
+	for o in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
+		grep -qxF -- "$o" <<<"$GOT" || fail "list --help has $o, completion does not offer it"
+	done
+fi
+pass_msg "$n completion cases"
