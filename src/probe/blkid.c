@@ -48,10 +48,12 @@ static char *value(blkid_probe pr, const char *name)
 	return strdup(v);
 }
 
-/* One result of blkid_do_probe() into sig; 1 when it carried nothing usable. */
-static int take_result(blkid_probe pr, struct sb_signature *sig)
+/* One result of blkid_do_probe() into sig, and the length of its magic
+ * string in *len; 1 when it carried nothing usable. */
+static int take_result(blkid_probe pr, struct sb_signature *sig, size_t *len)
 {
 	_cleanup_free_ char *off = NULL;
+	const char *magic;
 	bool table = false;
 
 	memset(sig, 0, sizeof(*sig));
@@ -66,11 +68,15 @@ static int take_result(blkid_probe pr, struct sb_signature *sig)
 		sig->usage = strdup("partition table");
 		sig->uuid = value(pr, "PTUUID");
 		off = value(pr, "PTMAGIC_OFFSET");
+		if (blkid_probe_lookup_value(pr, "PTMAGIC", &magic, len) != 0)
+			*len = 0;
 	} else {
 		sig->usage = value(pr, "USAGE");
 		sig->label = value(pr, "LABEL");
 		sig->uuid = value(pr, "UUID");
 		off = value(pr, "SBMAGIC_OFFSET");
+		if (blkid_probe_lookup_value(pr, "SBMAGIC", &magic, len) != 0)
+			*len = 0;
 	}
 	if (off)
 		sig->offset = strtoull(off, NULL, 10);
@@ -108,10 +114,14 @@ int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size,
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
 
-	/* Each call returns the next signature; the cap guards against a
-	 * library that would not advance. */
+	/* As wipefs does: after each hit, hide its magic and step back, so that
+	 * the same prober finds further magics (backup GPT, PMBR...) before the
+	 * next prober runs. The cap guards against a library that would not
+	 * advance. */
 	for (int guard = 0; guard < 64; guard++) {
 		struct sb_signature s, *ns;
+		size_t len = 0;
+		bool seen = false;
 
 		errno = 0;
 		r = blkid_rc(blkid_do_probe(pr));
@@ -119,8 +129,18 @@ int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size,
 			break;
 		if (r < 0)
 			goto fail;
-		if (take_result(pr, &s) == 1)
+		if (take_result(pr, &s, &len) == 1)
 			continue;
+		if (len) {
+			blkid_probe_hide_range(pr, s.offset, len);
+			blkid_probe_step_back(pr);
+		}
+		for (size_t i = 0; i < n; i++)
+			seen |= sigs[i].offset == s.offset && strcmp(sigs[i].type, s.type) == 0;
+		if (seen) {
+			sig_clear(&s);
+			continue;
+		}
 		ns = realloc(sigs, (n + 1) * sizeof(*sigs));
 		if (!ns) {
 			sig_clear(&s);
