@@ -93,6 +93,41 @@ bool sb_device_fits_role(const struct sb_device *d, const char *role)
 	return c != SB_CLASS_UNKNOWN && streq(role, sb_class_name(c));
 }
 
+char *sb_scheduler_in_use(const char *s)
+{
+	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!b) /* no choice offered (old kernels, some drivers): the value is it */
+		return strdup(s);
+	return strndup(a + 1, b - a - 1);
+}
+
+char *sb_transport_from(const char *name, const char *devpath, const char *id_bus)
+{
+	static const struct {
+		const char *prefix, *tran;
+	} by_name[] = {{"loop", "loop"}, {"md", "md"}, {"dm-", "dm"}, {"nvme", "nvme"}};
+	/* Where the device hangs in /sys/devices, as lsblk reads it. usb comes
+	 * before ata and scsi: a USB bridge shows all three. virtio-scsi disks
+	 * sit under virtioN/hostM and are scsi; virtio-blk ones directly under
+	 * virtioN. */
+	static const struct {
+		const char *part, *tran;
+	} by_path[] = {{"/usb", "usb"},	      {"/ata", "sata"},	   {"/nvme", "nvme"},
+		       {"/mmc_host/", "mmc"}, {"/host", "scsi"},   {"/virtio", "virtio"},
+		       {"/vbd-", "xen"}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(by_name); i++)
+		if (prefix(name, by_name[i].prefix))
+			return strdup(by_name[i].tran);
+	if (id_bus && *id_bus)
+		return strdup(strcmp(id_bus, "ata") == 0 ? "sata" : id_bus);
+	for (size_t i = 0; devpath && i < ARRAY_SIZE(by_path); i++)
+		if (strstr(devpath, by_path[i].part))
+			return strdup(by_path[i].tran);
+	return strdup("");
+}
+
 static const char *const refuse_names[] = {
 	"mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
 };

@@ -69,17 +69,19 @@ static char *get_tran(const struct sb_device *d, bool b)
 {
 	return dupn(d->transport);
 }
+/* A partition's model and serial are its disk's: shown once, on the disk
+ * (as lsblk does); the JSON keeps them on every device. */
 static char *get_model(const struct sb_device *d, bool b)
 {
-	return dupn(d->model);
+	return d->is_partition ? NULL : dupn(d->model);
 }
 static char *get_serial(const struct sb_device *d, bool b)
 {
-	return dupn(d->serial);
+	return d->is_partition ? NULL : dupn(d->serial);
 }
 static char *get_vendor(const struct sb_device *d, bool b)
 {
-	return dupn(d->vendor);
+	return d->is_partition ? NULL : dupn(d->vendor);
 }
 static char *get_sched(const struct sb_device *d, bool b)
 {

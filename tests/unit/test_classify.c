@@ -235,10 +235,74 @@ static void test_verdict(void **state)
 	assert_null(sb_refuse_name(3));
 }
 
+static void test_transport(void **state)
+{
+	static const struct {
+		const char *name, *path, *bus, *want;
+	} cases[] = {
+		{"sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda",
+		 NULL, "sata"},
+		{"sdb",
+		 "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/"
+		 "block/sdb",
+		 NULL, "usb"},
+		{"sdc", "/sys/devices/pci0000:00/0000:00:03.0/virtio0/host2/target2:0:0/2:0:0:0/block/sdc",
+		 NULL, "scsi"},
+		{"sdd", "/sys/devices/pci0000:00/0000:00:1f.2/host0/port-0:0/end_device-0:0/block/sdd",
+		 NULL, "scsi"},
+		{"sde", "/sys/devices/whatever/block/sde", "ata", "sata"},
+		{"sdf", "/sys/devices/whatever/block/sdf", "usb", "usb"},
+		{"vda", "/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda", NULL, "virtio"},
+		{"vda1", "/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda/vda1", NULL, "virtio"},
+		{"nvme0n1", "/sys/devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1", NULL,
+		 "nvme"},
+		{"nvme0n1p1", NULL, NULL, "nvme"},
+		{"loop0", "/sys/devices/virtual/block/loop0", "usb", "loop"},
+		{"loop0p1", "/sys/devices/virtual/block/loop0/loop0p1", NULL, "loop"},
+		{"md127", "/sys/devices/virtual/block/md127", NULL, "md"},
+		{"dm-0", "/sys/devices/virtual/block/dm-0", NULL, "dm"},
+		{"xvda", "/sys/devices/vbd-51712/block/xvda", NULL, "xen"},
+		{"mmcblk0", "/sys/devices/platform/soc/mmc_host/mmc0/mmc0:0001/block/mmcblk0", NULL,
+		 "mmc"},
+		{"zram0", "/sys/devices/virtual/block/zram0", NULL, ""},
+		{"sdg", "/sys/devices/whatever/block/sdg", "", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = sb_transport_from(cases[i].name, cases[i].path, cases[i].bus);
+		assert_non_null(got);
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s: transport '%s', want '%s'", cases[i].name, got, cases[i].want);
+		free(got);
+	}
+}
+
+static void test_scheduler(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"none [mq-deadline] kyber bfq", "mq-deadline"},
+		{"[none] mq-deadline", "none"},
+		{"none", "none"},
+		{"bfq [kyber]", "kyber"},
+		{"", ""},
+		{"[broken", "[broken"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = sb_scheduler_in_use(cases[i].in);
+		assert_non_null(got);
+		if (strcmp(got, cases[i].want))
+			fail_msg("'%s': '%s', want '%s'", cases[i].in, got, cases[i].want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_class),
+		cmocka_unit_test(test_transport),
+		cmocka_unit_test(test_scheduler),
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_verdict),
 	};
