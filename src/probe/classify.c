@@ -102,6 +102,28 @@ char *sb_scheduler_in_use(const char *s)
 	return strndup(a + 1, b - a - 1);
 }
 
+void sb_udev_decode(char *s)
+{
+	char *w = s, *start;
+	unsigned v;
+
+	for (const char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] == 'x' && isxdigit((unsigned char)r[2]) &&
+		    isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1 && v) {
+			*w++ = (char)v;
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	while (w > s && isspace((unsigned char)w[-1]))
+		*--w = 0;
+	for (start = s; isspace((unsigned char)*start); start++)
+		;
+	memmove(s, start, strlen(start) + 1);
+}
+
 char *sb_transport_from(const char *name, const char *devpath, const char *id_bus)
 {
 	static const struct {

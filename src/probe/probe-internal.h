@@ -25,6 +25,9 @@ char *sb_strv_join(char *const *v, const char *sep);
  * and udev's ID_BUS (may be NULL). Both malloc'ed, NULL on -ENOMEM; the
  * transport is "" when unknown. */
 char *sb_scheduler_in_use(const char *s);
+/* Decodes udev's \xHH escapes (ID_MODEL_ENC) in place and trims the
+ * padding spaces around the result. */
+void sb_udev_decode(char *s);
 char *sb_transport_from(const char *name, const char *devpath, const char *id_bus);
 
 /* sysfs.c: facts of one device from its sysfs directory (and udev properties

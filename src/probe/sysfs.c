@@ -182,10 +182,23 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 	if (sb_sysfs_read(whole, "queue/scheduler", &sched) == 0 && *sched)
 		d->scheduler = sb_scheduler_in_use(sched);
 
-	d->model = udev_prop(u, "ID_MODEL");
+	/* The _ENC forms keep the spaces that ID_MODEL turns into '_'. */
+	d->model = udev_prop(u, "ID_MODEL_ENC");
+	if (d->model) {
+		sb_udev_decode(d->model);
+		d->model = nonempty(d->model);
+	}
+	if (!d->model)
+		d->model = udev_prop(u, "ID_MODEL");
 	if (!d->model)
 		d->model = read_str(whole, "device/model");
-	d->vendor = udev_prop(u, "ID_VENDOR");
+	d->vendor = udev_prop(u, "ID_VENDOR_ENC");
+	if (d->vendor) {
+		sb_udev_decode(d->vendor);
+		d->vendor = nonempty(d->vendor);
+	}
+	if (!d->vendor)
+		d->vendor = udev_prop(u, "ID_VENDOR");
 	if (!d->vendor)
 		d->vendor = read_str(whole, "device/vendor");
 	d->serial = udev_prop(u, "ID_SERIAL_SHORT");

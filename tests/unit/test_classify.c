@@ -9,6 +9,7 @@
 #include "probe/probe-internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static void test_class(void **state)
@@ -297,12 +298,36 @@ static void test_scheduler(void **state)
 	}
 }
 
+static void test_udev_decode(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"QEMU\\x20HARDDISK\\x20\\x20\\x20", "QEMU HARDDISK"},
+		{"Samsung\\x20SSD\\x20860", "Samsung SSD 860"},
+		{"\\x20\\x20ATA", "ATA"},
+		{"plain", "plain"},
+		{"bad\\xZZ", "bad\\xZZ"},
+		{"nul\\x00kept", "nul\\x00kept"},
+		{"cut\\x2", "cut\\x2"},
+		{"", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		sb_udev_decode(buf);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("'%s': '%s', want '%s'", cases[i].in, buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_class),
 		cmocka_unit_test(test_transport),
 		cmocka_unit_test(test_scheduler),
+		cmocka_unit_test(test_udev_decode),
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_verdict),
 	};
