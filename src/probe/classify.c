@@ -9,10 +9,9 @@
 #include <string.h>
 
 static const char *const class_names[] = {
-	[SB_CLASS_UNKNOWN] = "unknown", [SB_CLASS_HDD] = "hdd",
-	[SB_CLASS_SSD] = "ssd",		[SB_CLASS_NVME] = "nvme",
-	[SB_CLASS_LOOP] = "loop",	[SB_CLASS_VIRTUAL] = "virtual",
-	[SB_CLASS_MD] = "md",		[SB_CLASS_DM] = "dm",
+    [SB_CLASS_UNKNOWN] = "unknown", [SB_CLASS_HDD] = "hdd",   [SB_CLASS_SSD] = "ssd",
+    [SB_CLASS_NVME] = "nvme",	    [SB_CLASS_LOOP] = "loop", [SB_CLASS_VIRTUAL] = "virtual",
+    [SB_CLASS_MD] = "md",	    [SB_CLASS_DM] = "dm",
 };
 
 const char *sb_class_name(enum sb_class c)
@@ -66,8 +65,8 @@ enum sb_class sb_device_classify(const struct sb_device *d)
 
 size_t sb_device_roles(const struct sb_device *d, const char **roles, size_t max)
 {
-	static const char *const candidates[] = {"any", "ssd", "hdd", "nvme", "loop", "virtual",
-						 "md", "dm"};
+	static const char *const candidates[] = {"any",	 "ssd",	    "hdd", "nvme",
+						 "loop", "virtual", "md",  "dm"};
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(candidates) && n < max; i++)
@@ -135,8 +134,8 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 	 * virtioN. */
 	static const struct {
 		const char *part, *tran;
-	} by_path[] = {{"/usb", "usb"},	      {"/ata", "sata"},	   {"/nvme", "nvme"},
-		       {"/mmc_host/", "mmc"}, {"/host", "scsi"},   {"/virtio", "virtio"},
+	} by_path[] = {{"/usb", "usb"},	      {"/ata", "sata"},	 {"/nvme", "nvme"},
+		       {"/mmc_host/", "mmc"}, {"/host", "scsi"}, {"/virtio", "virtio"},
 		       {"/vbd-", "xen"}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(by_name); i++)
@@ -151,7 +150,7 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 }
 
 static const char *const refuse_names[] = {
-	"mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
+    "mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -180,7 +179,8 @@ static bool carries_root(const struct sb_device *d, const struct sb_probe *all, 
 	if (depth > 8)
 		return false;
 	for (size_t i = 0; all && i < all->n; i++)
-		if (streq(all->dev[i].parent, d->name) && carries_root(&all->dev[i], all, depth + 1))
+		if (streq(all->dev[i].parent, d->name) &&
+		    carries_root(&all->dev[i], all, depth + 1))
 			return true;
 	for (size_t i = 0; d->holders && d->holders[i]; i++) {
 		const struct sb_device *h = find_name(all, d->holders[i]);

@@ -14,7 +14,7 @@
 struct sb_mounts {
 	struct libmnt_table *mounts;
 	struct libmnt_table *swaps; /* NULL when /proc/swaps cannot be read */
-	struct libmnt_fs *root;     /* entry mounted on / (the topmost), or NULL */
+	struct libmnt_fs *root;	    /* entry mounted on / (the topmost), or NULL */
 };
 
 void sb_mounts_free(struct sb_mounts *m)
@@ -46,7 +46,8 @@ int sb_mounts_load(struct sb_mounts **out)
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = *root ? mnt_table_parse_file(m->mounts, mountinfo) : mnt_table_parse_mtab(m->mounts, NULL);
+	r = *root ? mnt_table_parse_file(m->mounts, mountinfo)
+		  : mnt_table_parse_mtab(m->mounts, NULL);
 	if (r < 0)
 		goto fail;
 	/* No /proc/swaps (swap not configured in the kernel) is not an error. */

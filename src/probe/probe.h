@@ -50,23 +50,23 @@ struct sb_device {
 	bool rotational, discard, readonly, removable, is_partition;
 	char *scheduler; /* the one in use, e.g. "mq-deadline" */
 	unsigned read_ahead_kb;
-	char *parent;       /* partitions: the whole disk's name */
+	char *parent;	    /* partitions: the whole disk's name */
 	char *backing_file; /* loop: its file */
-	char **holders;     /* names, NULL-terminated */
-	char **mounts;      /* mount points of this device, NULL-terminated */
+	char **holders;	    /* names, NULL-terminated */
+	char **mounts;	    /* mount points of this device, NULL-terminated */
 	bool swap, holds_root;
 	struct sb_signature *sigs;
 	size_t n_sigs;
 	enum sb_class cls;
-	unsigned refuse;  /* SB_REFUSE_* bits */
-	char **reasons;   /* human-readable, one per reason, NULL-terminated */
+	unsigned refuse; /* SB_REFUSE_* bits */
+	char **reasons;	 /* human-readable, one per reason, NULL-terminated */
 	/* Added after the first version; keep new fields at the end. */
-	char *syspath;     /* /sys/devices/.../block/sdb */
-	bool has_node;     /* /dev/NAME exists and is this device (no udev: often not) */
-	int sigs_err;      /* 0, or -errno when signatures could not be read */
-	unsigned partn;    /* partition number, 0 for whole disks */
-	uint64_t start;    /* partitions: offset in the parent, bytes */
-	char *note;        /* remark for humans, e.g. how a node-less partition was read */
+	char *syspath;	/* /sys/devices/.../block/sdb */
+	bool has_node;	/* /dev/NAME exists and is this device (no udev: often not) */
+	int sigs_err;	/* 0, or -errno when signatures could not be read */
+	unsigned partn; /* partition number, 0 for whole disks */
+	uint64_t start; /* partitions: offset in the parent, bytes */
+	char *note;	/* remark for humans, e.g. how a node-less partition was read */
 };
 
 struct sb_probe {
