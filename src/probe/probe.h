@@ -29,7 +29,7 @@ enum {
 	SB_REFUSE_READONLY = 1 << 4,
 	SB_REFUSE_SIGNATURES = 1 << 5, /* the only one --wipe lifts */
 	SB_REFUSE_PARTITIONS = 1 << 6, /* a mounted/used partition: see children */
-	SB_REFUSE_UNPROBED = 1 << 7,   /* signatures could not be read (not root?) */
+	SB_REFUSE_UNPROBED = 1 << 7,   /* signatures unreadable (not root, no node): unknown */
 };
 
 struct sb_signature {
@@ -76,7 +76,12 @@ struct sb_probe {
 
 /* Scan all block devices (skipping ram, zram and detached loop devices
  * unless named in only[]). only: NULL-terminated paths or names, or NULL for
- * all. A named device that does not exist: -ENODEV with *missing set to it. */
+ * all; with only, *out holds just those. A named device that does not exist:
+ * -ENODEV with *missing set to it. Verdicts always weigh the whole machine
+ * (a named disk is refused when a partition of it is mounted). Devices come
+ * sorted, partitions right after their disk. Needs no root; as non-root,
+ * signatures are unknown and the device is refused (SB_REFUSE_UNPROBED).
+ * Golden tests: STACKBENCH_PROBE_ROOT (see probe-internal.h). */
 int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **missing);
 void sb_probe_free(struct sb_probe *p);
 /* By path ("/dev/loop3") or name ("loop3"), after resolving symlinks. */
