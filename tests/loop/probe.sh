@@ -65,7 +65,17 @@ else
 fi
 
 # as non-root: facts still there, signatures unknown and said so
-J=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$STACKBENCH" probe --json "$L") ||
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+bin=$STACKBENCH
+if ! as_nobody test -x "$bin"; then
+	# the checkout may sit where nobody cannot go (/root): use a copy
+	d=$(mktemp -d "/tmp/${SB_RUN_TAG:-sbtest-manual}-nobody-XXXXXX")
+	SB_CLEANUPS+=("rm -rf $d")
+	chmod 755 "$d"
+	cp "$bin" "$d/stackbench"
+	bin=$d/stackbench
+fi
+J=$(as_nobody "$bin" probe --json "$L") ||
 	fail "probe as nobody failed"
 assert_eq "$(q "$J" "devs['$N']['signatures'], devs['$N']['size'], devs['$N']['verdict']")" \
 	"(None, 134217728, 'refused')" "non-root facts"
