@@ -32,6 +32,8 @@ complete_line() {
 cd "$SB_TMP"
 mkdir -p work/res1 work/sub
 touch work/mine.conf work/other.txt work/res1/result.json
+mkdir -p state/run-1 state/run-2 && touch state/journal-file
+export STACKBENCH_STATE_DIR=$SB_TMP/state
 dev=$(ls /sys/class/block | head -1)
 [ -n "$dev" ] || skip "no block devices in /sys/class/block"
 
@@ -58,6 +60,7 @@ cases=(
 	"stackbench report work/res1/|work/res1/result.json|"
 	"stackbench report work/|work/res1 work/sub|work/other.txt"
 	"stackbench run --results work/|work/res1 work/sub|work/mine.conf"
+	"stackbench teardown |run-1 run-2|journal-file"
 )
 n=0
 for c in "${cases[@]}"; do
@@ -72,11 +75,20 @@ for c in "${cases[@]}"; do
 	n=$((n + 1))
 done
 
-# Options come from the command's own --help when it answers.
-if help=$("$STACKBENCH" list --help 2>/dev/null); then
-	complete_line "stackbench list --"
-	for o in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
-		grep -qxF -- "$o" <<<"$GOT" || fail "list --help has $o, completion does not offer it"
+# Options come from each command's own --help when it answers: every
+# option listed there is offered.
+for c in probe plan run bench teardown report list; do
+	help=$("$STACKBENCH" "$c" --help 2>/dev/null) || continue
+	complete_line "stackbench $c --"
+	for o in $(sed -n 's/^ \{1,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' <<<"$help" | sort -u); do
+		grep -qxF -- "$o" <<<"$GOT" || fail "'$c --help' lists $o, completion does not offer it"
 	done
+done
+# Shipped profiles by name, when `list profiles` answers.
+if names=$("$STACKBENCH" list profiles 2>/dev/null) && [ -n "$names" ]; then
+	complete_line "stackbench run "
+	first=$(awk 'NF && $1 != "NAME" {print $1; exit}' <<<"$names")
+	grep -qxF -- "$first" <<<"$GOT" || fail "profile '$first' not offered after 'run'"
+	! grep -qxF NAME <<<"$GOT" || fail "the table header NAME offered as a profile"
 fi
 pass_msg "$n completion cases"
