@@ -1,0 +1,81 @@
+#!/bin/bash
+# Without root: probe, plan, list, report and bench (on a directory the user
+# owns) work; run and teardown refuse with a clear message and exit 2, and
+# nothing is created. Runs the commands as nobody (needs root to switch).
+source "$SB_TOP/tests/lib.sh"
+need_root
+if command -v setpriv >/dev/null; then
+	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$@"; }
+elif command -v runuser >/dev/null; then
+	as_user() { runuser -u nobody -- "$@"; }
+else
+	skip "neither setpriv nor runuser"
+fi
+implemented() { "$STACKBENCH" "$1" --help >/dev/null 2>&1; }
+
+# nobody may not reach the checkout (CI clones under /root): a copy of the
+# binary and the shipped profiles in a directory everyone can read.
+chmod 755 "$SB_TMP"
+w=$SB_TMP/nr
+mkdir -p "$w/home"
+cp "$STACKBENCH" "$w/stackbench"
+cp -r "$SB_TOP/profiles" "$w/" 2>/dev/null || true
+cp "$SB_TOP/fuzz/corpus/result/run-two-variants.json" "$w/result.json"
+chmod -R a+rX "$w"
+chown 65534:65534 "$w/home"
+SB=$w/stackbench
+cd "$w"
+state=$STACKBENCH_STATE_DIR
+n=0
+
+# user_ok WHAT CMD...: exit 0 as nobody; output in $OUT
+user_ok() {
+	local what=$1 rc=0
+	shift
+	OUT=$(as_user "$@" 2>&1) || rc=$?
+	[ $rc -eq 0 ] || fail "$what as a user: exit $rc: $OUT"
+	n=$((n + 1))
+}
+
+user_ok "probe" "$SB" probe
+assert_contains "$OUT" "VERDICT" "probe as a user prints its table"
+user_ok "probe --json" "$SB" probe --json
+python3 -m json.tool >/dev/null <<<"$OUT" || fail "probe --json as a user: not JSON"
+# (each only where this build has it: as root first)
+for l in profiles workloads; do
+	if "$STACKBENCH" list $l >/dev/null 2>&1; then
+		user_ok "list $l" "$SB" list $l
+	fi
+done
+
+if implemented plan && [ -d "$w/profiles" ]; then
+	for p in "$w"/profiles/*.conf; do
+		user_ok "plan $(basename "$p")" "$SB" plan "$p" --loop --quick
+		[ -n "$OUT" ] || fail "plan $(basename "$p") as a user printed nothing"
+	done
+fi
+if implemented report; then
+	user_ok "report" "$SB" report result.json
+	user_ok "report --format html" "$SB" report --format html result.json
+fi
+if implemented bench; then
+	user_ok "bench in the user's directory" "$SB" bench "$w/home" --quick -w meta,files=1
+	left=$(find "$w/home" -mindepth 1 | head -3)
+	[ -z "$left" ] || fail "bench as a user left files: $left"
+fi
+
+# Commands that build and destroy: a clear refusal, exit 2, nothing made.
+for c in "run profiles/single-disk.conf --loop --quick --yes" "teardown --all"; do
+	rc=0
+	# shellcheck disable=SC2086
+	OUT=$(as_user "$SB" $c 2>&1) || rc=$?
+	[ $rc -eq 2 ] || fail "'$c' as a user: exit $rc, want 2: $OUT"
+	assert_contains "$OUT" "must be run as root" "'$c' as a user"
+	n=$((n + 1))
+done
+if [ -d "$state" ]; then
+	left=$(find "$state" -mindepth 1 | head -3)
+	[ -z "$left" ] || fail "state created by a user's commands: $left"
+fi
+nothing_left "non-root"
+pass_msg "$n commands as a user behaved"
