@@ -134,6 +134,8 @@ static char *check_roles(const char *v, bool allow_all)
 		return NULL;
 	if (allow_all && strcmp(v, "all") == 0)
 		return NULL;
+	if (!allow_all && strcmp(v, "none") == 0)
+		return NULL;
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		w = trim(w);
 		n++;
@@ -322,90 +324,220 @@ static void note_role(struct sb_config *c, enum sb_key_id k)
 	c->role_order[c->n_roles++] = r;
 }
 
-static int add_workload(struct sb_profile *p, struct sb_config *c, const char *v)
+static int add_workload(struct sb_profile *p, struct sb_config *c, const char *v, unsigned line)
 {
 	const char **nw = realloc(c->workloads, (c->n_workloads + 1) * sizeof(*nw));
+	unsigned *nl;
 	if (!nw)
 		return -ENOMEM;
 	c->workloads = nw;
-	nw[c->n_workloads++] = v;
+	nl = realloc(c->wl_lines, (c->n_workloads + 1) * sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	c->wl_lines = nl;
+	nw[c->n_workloads] = v;
+	nl[c->n_workloads++] = line;
 	return 0;
 }
 
-/* Splits "a | b | c" into a dimension, each value checked. */
-static int add_dim(struct sb_profile *p, enum sb_key_id k, char *values, unsigned line,
-		   char **msg)
+static bool dim_has(const struct sb_dim *d, enum sb_key_id k)
 {
-	struct sb_dim d = {.key = k, .line = line};
-	char *save = NULL;
+	for (size_t i = 0; i < d->n_keys; i++)
+		if (d->keys[i] == k)
+			return true;
+	return false;
+}
 
-	for (size_t i = 0; i < p->n_dims; i++)
-		if (p->dims[i].key == k) {
-			if (line)
-				*msg = xasprintf("'%s.%s' already in [matrix] on line %u",
-						 sb_sec_names[sb_keys[k].sec], sb_keys[k].name,
-						 p->dims[i].line);
-			else {
-				/* -o replaces the profile's dimension */
-				free(p->dims[i].vals);
-				memmove(&p->dims[i], &p->dims[i + 1],
-					(p->n_dims - i - 1) * sizeof(*p->dims));
-				p->n_dims--;
+/* Takes key k out of the matrix because -o pins it to value (NULL: the
+ * whole key goes). In a joint dimension, only the tuples that agree with
+ * the pinned value stay, without that key; what is left may be nothing. */
+static void drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
+{
+	for (size_t i = 0; i < p->n_dims; i++) {
+		struct sb_dim *d = &p->dims[i];
+		size_t j, nk = d->n_keys - 1, w = 0, nt = 0;
+		if (!dim_has(d, k))
+			continue;
+		for (j = 0; d->keys[j] != k; j++)
+			;
+		for (size_t t = 0; t < d->n; t++) {
+			const char *pv = d->vals[t * d->n_keys + j];
+			bool keep = !value || !pv || strcmp(pv, value) == 0, all_null = true, dup = false;
+			const char **row = &d->vals[t * d->n_keys];
+			if (!keep)
+				continue;
+			for (size_t c = 0; c < d->n_keys; c++)
+				all_null &= c == j || !row[c];
+			/* Is the shortened tuple one we already have? */
+			for (size_t u = 0; u < nt && !dup; u++) {
+				bool same = true;
+				for (size_t c = 0, cc = 0; c < d->n_keys; c++) {
+					if (c == j)
+						continue;
+					const char *x = d->vals[u * nk + cc++], *y = row[c];
+					same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
+				}
+				dup = same;
+			}
+			if (dup || (all_null && nk == 0))
+				continue;
+			/* Rows are compacted in place: the write position never passes the read one. */
+			const char *tmp[SB_DIM_KEYS];
+			for (size_t c = 0; c < d->n_keys; c++)
+				tmp[c] = row[c];
+			for (size_t c = 0; c < d->n_keys; c++)
+				if (c != j)
+					d->vals[w++] = tmp[c];
+			nt++;
+		}
+		memmove(&d->keys[j], &d->keys[j + 1], (d->n_keys - j - 1) * sizeof(d->keys[0]));
+		d->n_keys = nk;
+		d->n = nt;
+		/* One tuple left (or none): nothing varies any more, but its values
+		 * still apply to every variant, so fold them into the base. */
+		if (nk == 0 || nt <= 1) {
+			for (size_t c = 0; nt == 1 && c < nk; c++)
+				if (d->vals[c]) {
+					p->base.val[d->keys[c]] = d->vals[c];
+					p->base.line[d->keys[c]] = d->line;
+					p->base.origin[d->keys[c]] = d->line ? "matrix" : "-o";
+					p->base.has_sec[sb_keys[d->keys[c]].sec] = true;
+				}
+			free(d->vals);
+			memmove(d, d + 1, (p->n_dims - i - 1) * sizeof(*d));
+			p->n_dims--;
+		}
+		return;
+	}
+}
+
+static char *dim_name(const struct sb_dim *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < d->n_keys; i++)
+		fprintf(f, "%s%s.%s", i ? "; " : "", sb_sec_names[sb_keys[d->keys[i]].sec],
+			sb_keys[d->keys[i]].name);
+	fclose(f);
+	return out;
+}
+
+/* "fs.type; fs.mkfs" and "btrfs; -n 4k | xfs" -> a dimension, each value
+ * checked against its key. line 0: from -o, which replaces the profile's. */
+static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
+{
+	struct sb_dim d = {.line = line};
+	char *save = NULL;
+	int r = -EINVAL;
+
+	for (char *k = strtok_r(keys, ";", &save); k; k = strtok_r(NULL, ";", &save)) {
+		int id = lookup_dotted(trim(k), true, msg);
+		if (id < 0)
+			return id;
+		if (d.n_keys == SB_DIM_KEYS) {
+			*msg = xasprintf("at most %d keys can vary together", SB_DIM_KEYS);
+			return -EINVAL;
+		}
+		if (dim_has(&d, id)) {
+			*msg = xasprintf("'%s' named twice", trim(k));
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < p->n_dims; i++)
+			if (dim_has(&p->dims[i], id)) {
+				if (line) {
+					*msg = xasprintf("'%s.%s' already in [matrix] on line %u",
+							 sb_sec_names[sb_keys[id].sec], sb_keys[id].name,
+							 p->dims[i].line);
+					return -EINVAL;
+				}
+				drop_dim(p, id, NULL);
 				break;
 			}
-			return -EINVAL;
-		}
+		d.keys[d.n_keys++] = id;
+	}
+	if (d.n_keys == 0) {
+		*msg = xasprintf("expected 'section.key = value | value'");
+		return -EINVAL;
+	}
+	save = NULL;
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
-		const char **nv;
-		w = trim(w);
-		*msg = sb_key_check_value(k, w);
-		if (*msg) {
-			char *m = xasprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
-					    sb_keys[k].name, *msg);
-			free(*msg);
-			*msg = m;
-			free(d.vals);
-			return -EINVAL;
-		}
-		for (size_t i = 0; i < d.n; i++)
-			if (strcmp(d.vals[i], w) == 0) {
-				*msg = xasprintf("%s.%s: value '%s' listed twice",
-						 sb_sec_names[sb_keys[k].sec], sb_keys[k].name, w);
-				free(d.vals);
-				return -EINVAL;
-			}
-		nv = realloc(d.vals, (d.n + 1) * sizeof(*nv));
-		if (!nv || !(nv[d.n] = pool_add(p, w, strlen(w)))) {
-			free(nv ? nv : d.vals);
-			return -ENOMEM;
+		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
+		char *psave = NULL, *part;
+		size_t c = 0;
+		if (!nv) {
+			r = -ENOMEM;
+			goto fail;
 		}
 		d.vals = nv;
+		for (size_t k = 0; k < d.n_keys; k++)
+			nv[d.n * d.n_keys + k] = NULL;
+		/* strtok_r would merge empty parts: split by hand. */
+		for (part = w; part; part = psave, c++) {
+			psave = strchr(part, ';');
+			if (psave)
+				*psave++ = '\0';
+			char *v = trim(part);
+			enum sb_key_id k;
+			if (c >= d.n_keys) {
+				*msg = xasprintf("value '%s' has more parts than the %zu keys", trim(w),
+						 d.n_keys);
+				goto fail;
+			}
+			k = d.keys[c];
+			if (!*v) {
+				if (d.n_keys == 1) {
+					*msg = xasprintf("%s.%s: empty value in [matrix]",
+							 sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+					goto fail;
+				}
+				continue;
+			}
+			if (sb_keys[k].type != SB_KT_WORKLOAD) {
+				char *m = sb_key_check_value(k, v);
+				if (m) {
+					*msg = xasprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
+							 sb_keys[k].name, m);
+					free(m);
+					goto fail;
+				}
+			}
+			if (!(nv[d.n * d.n_keys + c] = pool_add(p, v, strlen(v)))) {
+				r = -ENOMEM;
+				goto fail;
+			}
+		}
+		for (size_t t = 0; t < d.n; t++) {
+			bool same = true;
+			for (size_t k = 0; k < d.n_keys; k++) {
+				const char *x = d.vals[t * d.n_keys + k], *y = nv[d.n * d.n_keys + k];
+				same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
+			}
+			if (same) {
+				*msg = xasprintf("value '%s' listed twice", trim(w));
+				goto fail;
+			}
+		}
 		d.n++;
 	}
 	if (d.n == 0) {
-		*msg = xasprintf("%s.%s: expected values separated by '|'",
-				 sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
-		return -EINVAL;
+		_cleanup_free_ char *n = dim_name(&d);
+		*msg = xasprintf("%s: expected values separated by '|'", n ? n : "?");
+		goto fail;
 	}
 	struct sb_dim *nd = realloc(p->dims, (p->n_dims + 1) * sizeof(*nd));
 	if (!nd) {
-		free(d.vals);
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto fail;
 	}
 	p->dims = nd;
 	p->dims[p->n_dims++] = d;
 	return 0;
-}
-
-static void drop_dim(struct sb_profile *p, enum sb_key_id k)
-{
-	for (size_t i = 0; i < p->n_dims; i++)
-		if (p->dims[i].key == k) {
-			free(p->dims[i].vals);
-			memmove(&p->dims[i], &p->dims[i + 1], (p->n_dims - i - 1) * sizeof(*p->dims));
-			p->n_dims--;
-			return;
-		}
+fail:
+	free(d.vals);
+	return r;
 }
 
 static char *profile_name(const char *path)
@@ -489,10 +621,7 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 		}
 
 		if (sec == SB_SEC_MATRIX) {
-			int k = lookup_dotted(key, true, &msg);
-			if (k < 0)
-				goto bad;
-			r = add_dim(p, k, val, lineno, &msg);
+			r = add_dim(p, key, val, lineno, &msg);
 			if (r < 0)
 				goto bad;
 			continue;
@@ -507,7 +636,8 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			msg = xasprintf("%s.%s: expected a value", sb_sec_names[sec], key);
 			goto bad;
 		}
-		char *m = sb_key_check_value(k, val);
+		/* Workloads are checked once overrides are in (-o may replace them). */
+		char *m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
 		if (m) {
 			msg = xasprintf("%s.%s: %s", sb_sec_names[sec], key, m);
 			free(m);
@@ -519,9 +649,7 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			goto fail;
 		}
 		if (sb_keys[k].flags & SB_KF_REPEAT) {
-			if (!p->base.n_workloads)
-				p->base.wl_line = lineno;
-			r = add_workload(p, &p->base, v);
+			r = add_workload(p, &p->base, v, lineno);
 			if (r < 0)
 				goto fail;
 			continue;
@@ -600,13 +728,15 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 	val = trim(eq + 1);
 	char *lhs = trim(copy);
 	if (strncmp(lhs, "matrix.", 7) == 0) {
-		k = lookup_dotted(lhs + 7, true, &msg);
-		if (k >= 0 && add_dim(p, k, val, 0, &msg) == 0)
+		int r = add_dim(p, lhs + 7, val, 0, &msg);
+		if (r == 0)
 			return 0;
+		if (r == -ENOMEM)
+			return r;
 	} else {
 		k = lookup_dotted(lhs, false, &msg);
 		if (k >= 0) {
-			msg = sb_key_check_value(k, val);
+			msg = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
 			if (msg) {
 				char *m = xasprintf("%s: %s", lhs, msg);
 				free(msg);
@@ -620,10 +750,11 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 			if (sb_keys[k].flags & SB_KF_REPEAT) {
 				/* The command line's list replaces the profile's. */
 				free(p->base.workloads);
+				free(p->base.wl_lines);
 				p->base.workloads = NULL;
+				p->base.wl_lines = NULL;
 				p->base.n_workloads = 0;
-				p->base.wl_line = 0;
-				if (add_workload(p, &p->base, v) < 0)
+				if (add_workload(p, &p->base, v, 0) < 0)
 					return -ENOMEM;
 			} else {
 				p->base.val[k] = v;
@@ -632,7 +763,7 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 				note_role(&p->base, k);
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
-			drop_dim(p, k);
+			drop_dim(p, k, v);
 			return 0;
 		}
 	}
@@ -768,7 +899,7 @@ static int check_config(struct vctx *v)
 				    lvl, min, nmem);
 		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
 			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
-		if (is_set(c, K_MD_WRITE_MOSTLY)) {
+		if (sb_cfg_write_mostly(c) >= 0) {
 			int r = sb_role_lookup(sb_cfg_str(c, K_MD_WRITE_MOSTLY));
 			if (strcmp(lvl, "1") != 0)
 				return verr(v, K_MD_WRITE_MOSTLY,
@@ -779,7 +910,7 @@ static int check_config(struct vctx *v)
 					    sb_role_names[r]);
 		}
 		if (sb_cfg_u64(c, K_MD_WRITE_BEHIND) > 0) {
-			if (!is_set(c, K_MD_WRITE_MOSTLY))
+			if (sb_cfg_write_mostly(c) < 0)
 				return verr(v, K_MD_WRITE_BEHIND,
 					    "md.write-behind: needs md.write-mostly");
 			if (strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
@@ -815,12 +946,17 @@ static int check_config(struct vctx *v)
 				    (unsigned long long)n, units);
 		fsdev = (unsigned)n;
 	}
-	if (!btrfs) {
+	/* With the type varied in the matrix, btrfs-only keys apply to its
+	 * btrfs variants and are simply not used by the others. */
+	bool type_varies = false;
+	for (size_t d = 0; d < v->p->n_dims; d++)
+		type_varies |= dim_has(&v->p->dims[d], K_FS_TYPE);
+	if (!btrfs && !type_varies) {
 		if (is_set(c, K_FS_DATA))
 			return verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
 		if (is_set(c, K_FS_METADATA))
 			return verr(v, K_FS_METADATA, "fs.metadata: only btrfs has metadata profiles");
-	} else {
+	} else if (btrfs) {
 		if (btrfs_min_devices(c->val[K_FS_DATA]) > fsdev)
 			return verr(v, K_FS_DATA, "fs.data: %s needs at least %u devices, the stack "
 						  "gives %u",
@@ -841,13 +977,84 @@ static void free_one(struct sb_pvariant *v)
 	free(v->cfg.workloads);
 }
 
+/* Builds variant i of the matrix (last dimension fastest). */
+static int make_variant(struct sb_profile *p, size_t i, struct sb_pvariant *v)
+{
+	char *name = NULL;
+	size_t len = 0, rem = i, idx[p->n_dims + 1];
+	FILE *f = open_memstream(&name, &len);
+	bool first = true;
+
+	if (!f)
+		return -ENOMEM;
+	v->cfg = p->base;
+	v->cfg.workloads = NULL;
+	if (p->base.n_workloads) {
+		v->cfg.workloads = malloc(p->base.n_workloads * sizeof(char *));
+		if (!v->cfg.workloads) {
+			fclose(f);
+			free(name);
+			return -ENOMEM;
+		}
+		memcpy(v->cfg.workloads, p->base.workloads, p->base.n_workloads * sizeof(char *));
+	}
+	v->params = json_object_new_object();
+	for (size_t d = p->n_dims; d-- > 0;) {
+		idx[d] = rem % p->dims[d].n;
+		rem /= p->dims[d].n;
+	}
+	for (size_t d = 0; d < p->n_dims; d++) {
+		const struct sb_dim *dm = &p->dims[d];
+		for (size_t c = 0; c < dm->n_keys; c++) {
+			enum sb_key_id k = dm->keys[c];
+			const char *val = dm->vals[idx[d] * dm->n_keys + c];
+			char full[128];
+			if (!val)
+				continue;
+			snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+			fprintf(f, "%s%s=%s", first ? "" : ",", full, val);
+			first = false;
+			json_object_object_add(v->params, full, json_object_new_string(val));
+			v->cfg.val[k] = val;
+			v->cfg.line[k] = dm->line;
+			v->cfg.origin[k] = dm->line ? "matrix" : "-o";
+			v->cfg.has_sec[sb_keys[k].sec] = true;
+		}
+	}
+	if (first)
+		fputs("default", f);
+	fclose(f);
+	v->name = name;
+	return name ? 0 : -ENOMEM;
+}
+
+static int check_workloads(struct sb_profile *p, char **err)
+{
+	for (size_t i = 0; i < p->base.n_workloads; i++) {
+		char *m = sb_key_check_value(K_WL_RUN, p->base.workloads[i]);
+		if (!m)
+			continue;
+		if (p->base.wl_lines[i])
+			set_err(err, "%s:%u: workloads.run: %s", p->path, p->base.wl_lines[i], m);
+		else
+			set_err(err, "-o 'workloads.run=%s': %s", p->base.workloads[i], m);
+		free(m);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *n, char **err)
 {
-	size_t total = 1;
+	size_t total = 1, kept = 0;
 	struct sb_pvariant *vs;
+	char *first_err = NULL;
 	int r = 0;
 
 	*err = NULL;
+	r = check_workloads(p, err);
+	if (r < 0)
+		return r;
 	for (size_t d = 0; d < p->n_dims; d++) {
 		total *= p->dims[d].n;
 		if (total > MAX_VARIANTS)
@@ -858,64 +1065,45 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 	if (!vs)
 		return -ENOMEM;
 	for (size_t i = 0; i < total; i++) {
-		struct sb_pvariant *v = &vs[i];
-		char *name = NULL;
-		size_t len = 0, rem = i;
-		FILE *f = open_memstream(&name, &len);
+		struct sb_pvariant *v = &vs[kept];
+		char *e = NULL;
 
-		if (!f) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		v->cfg = p->base;
-		v->cfg.workloads = NULL;
-		if (p->base.n_workloads) {
-			v->cfg.workloads = malloc(p->base.n_workloads * sizeof(char *));
-			if (!v->cfg.workloads) {
-				fclose(f);
-				r = -ENOMEM;
-				goto fail;
-			}
-			memcpy(v->cfg.workloads, p->base.workloads,
-			       p->base.n_workloads * sizeof(char *));
-		}
-		v->params = json_object_new_object();
-		/* Last dimension varies fastest: A1 B1, A1 B2, A2 B1... */
-		size_t idx[p->n_dims + 1];
-		for (size_t d = p->n_dims; d-- > 0;) {
-			idx[d] = rem % p->dims[d].n;
-			rem /= p->dims[d].n;
-		}
-		for (size_t d = 0; d < p->n_dims; d++) {
-			const struct sb_dim *dm = &p->dims[d];
-			const struct sb_key *k = &sb_keys[dm->key];
-			const char *val = dm->vals[idx[d]];
-			char full[128];
-			snprintf(full, sizeof(full), "%s.%s", sb_sec_names[k->sec], k->name);
-			fprintf(f, "%s%s=%s", d ? "," : "", full, val);
-			json_object_object_add(v->params, full, json_object_new_string(val));
-			if (k->flags & SB_KF_REPEAT)
-				continue;
-			v->cfg.val[dm->key] = val;
-			v->cfg.line[dm->key] = dm->line;
-			v->cfg.origin[dm->key] = dm->line ? "matrix" : "-o";
-			v->cfg.has_sec[k->sec] = true;
-		}
-		if (p->n_dims == 0)
-			fputs("default", f);
-		fclose(f);
-		v->name = name;
-		if (!v->name) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		struct vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, err};
-		r = check_config(&vc);
+		r = make_variant(p, i, v);
 		if (r < 0)
 			goto fail;
+		struct vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
+		r = check_config(&vc);
+		if (r == 0) {
+			kept++;
+			continue;
+		}
+		/* A combination that cannot be built is left out, as long as
+		 * some can: the matrix is a product, not every cell makes sense. */
+		if (!p->n_dims) {
+			*err = e;
+			goto fail;
+		}
+		char **nd = realloc(p->dropped, (p->n_dropped + 1) * sizeof(*nd));
+		if (!nd) {
+			free(e);
+			r = -ENOMEM;
+			goto fail;
+		}
+		p->dropped = nd;
+		nd[p->n_dropped++] = e;
+		if (!first_err)
+			first_err = e;
+		free_one(v);
+		memset(v, 0, sizeof(*v));
+		r = 0;
+	}
+	if (kept == 0) {
+		*err = strdup(first_err ? first_err : "no variant can be built");
+		r = -EINVAL;
+		goto fail;
 	}
 	*out = vs;
-	*n = total;
+	*n = kept;
 	return 0;
 fail:
 	sb_pvariants_free(vs, total);
@@ -941,7 +1129,11 @@ void sb_profile_free(struct sb_profile *p)
 		free(p->dims[i].vals);
 	free(p->dims);
 	free(p->pool);
+	for (size_t i = 0; i < p->n_dropped; i++)
+		free(p->dropped[i]);
+	free(p->dropped);
 	free(p->base.workloads);
+	free(p->base.wl_lines);
 	free(p->path);
 	free(p->name);
 	free(p);
@@ -972,6 +1164,12 @@ uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 	default:
 		return parse_uint(v, &u) ? u : 0;
 	}
+}
+
+int sb_cfg_write_mostly(const struct sb_config *c)
+{
+	const char *v = c->val[K_MD_WRITE_MOSTLY];
+	return v ? sb_role_lookup(v) : -1;
 }
 
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)

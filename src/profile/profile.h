@@ -118,12 +118,18 @@ struct sb_config {
 	enum sb_role role_order[SB_ROLE_N]; /* roles in the order [devices] lists them */
 	size_t n_roles;
 	const char **workloads; /* [workloads] run = ..., in order */
+	unsigned *wl_lines;
 	size_t n_workloads;
-	unsigned wl_line;
 };
 
+#define SB_DIM_KEYS 4
+
+/* One [matrix] line: one key, or several varied together
+ * ("fs.type; fs.mkfs = btrfs; -n 4k | xfs"). vals holds n tuples of n_keys
+ * values each; NULL leaves that key as the profile has it. */
 struct sb_dim {
-	enum sb_key_id key;
+	enum sb_key_id keys[SB_DIM_KEYS];
+	size_t n_keys;
 	const char **vals;
 	size_t n;
 	unsigned line;
@@ -137,6 +143,10 @@ struct sb_profile {
 	size_t n_dims;
 	char **pool; /* every string the configs point to */
 	size_t n_pool;
+	/* Matrix combinations left out because they cannot be built, each
+	 * with the reason (set by sb_profile_variants). */
+	char **dropped;
+	size_t n_dropped;
 };
 
 struct sb_pvariant {
@@ -164,6 +174,8 @@ json_object *sb_config_to_json(const struct sb_config *c);
 /* Getters: the value, or the key's default. */
 const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);
 uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k);
+/* The write-mostly role, or -1 for none. */
+int sb_cfg_write_mostly(const struct sb_config *c);
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 /* Is role r (or "all") in a SB_KT_ROLES value? */

@@ -53,7 +53,7 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 	[K_MD_MEMBERS] = {SB_SEC_MD, "members", SB_KT_ROLES, NULL, 0, 0, "all", 0,
 			  "roles whose devices (or partitions) become members"},
 	[K_MD_WRITE_MOSTLY] = {SB_SEC_MD, "write-mostly", SB_KT_ROLE, NULL, 0, 0, NULL, 0,
-			       "role whose members get --write-mostly (reads avoid them)"},
+			       "role whose members get --write-mostly (reads avoid them), or none"},
 	[K_MD_WRITE_BEHIND] = {SB_SEC_MD, "write-behind", SB_KT_UINT, NULL, 0, 16383, "0", 0,
 			       "--write-behind=N for write-mostly members (0: off; needs the "
 			       "internal bitmap)"},

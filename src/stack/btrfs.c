@@ -10,26 +10,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-void sb_btrfs_mkfs_argv(json_object *a, struct sb_strv *v);
+void sb_btrfs_mkfs_argv(json_object *a, struct sb_vec *v);
 void sb_btrfs_forget(const char *dev);
 
-void sb_btrfs_mkfs_argv(json_object *a, struct sb_strv *v)
+void sb_btrfs_mkfs_argv(json_object *a, struct sb_vec *v)
 {
 	const char *s;
-	sb_strv_add(v, "mkfs.btrfs");
-	sb_strv_add(v, "-f");
+	sb_vec_add(v, "mkfs.btrfs");
+	sb_vec_add(v, "-f");
 	if ((s = sb_arg_str(a, "data"))) {
-		sb_strv_add(v, "-d");
-		sb_strv_add(v, s);
+		sb_vec_add(v, "-d");
+		sb_vec_add(v, s);
 	}
 	if ((s = sb_arg_str(a, "metadata"))) {
-		sb_strv_add(v, "-m");
-		sb_strv_add(v, s);
+		sb_vec_add(v, "-m");
+		sb_vec_add(v, s);
 	}
 	for (size_t i = 0; i < sb_arg_len(a, "opts"); i++)
-		sb_strv_add(v, sb_arg_idx(a, "opts", i));
+		sb_vec_add(v, sb_arg_idx(a, "opts", i));
 	for (size_t i = 0; i < sb_arg_len(a, "devs"); i++)
-		sb_strv_add(v, sb_arg_idx(a, "devs", i));
+		sb_vec_add(v, sb_arg_idx(a, "devs", i));
 }
 
 void sb_btrfs_forget(const char *dev)

@@ -18,7 +18,7 @@ bool sb_udev_running(void)
 	return access("/run/udev/control", F_OK) == 0;
 }
 
-int sb_sysfs_read(const char *path, char *buf, size_t len)
+int sb_sys_read(const char *path, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -32,7 +32,7 @@ int sb_sysfs_read(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int sb_sysfs_write(const char *path, const char *value)
+int sb_sys_write(const char *path, const char *value)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(value);
@@ -43,7 +43,7 @@ int sb_sysfs_write(const char *path, const char *value)
 	return 0;
 }
 
-char *sb_sysfs_name(const char *devpath)
+char *sb_sys_name(const char *devpath)
 {
 	char real[PATH_MAX];
 	const char *src = realpath(devpath, real) ? real : devpath;
@@ -73,7 +73,7 @@ int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 		unsigned maj, min;
 		struct stat st;
 
-		if (sb_sysfs_read(sys, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &maj, &min) == 2) {
+		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &maj, &min) == 2) {
 			if (stat(devpath, &st) == 0) {
 				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min))
 					return 0;

@@ -194,7 +194,7 @@ void sb_result_var(json_object *result, const char *name, const char *value)
 	sb_arg_set(vars, name, value);
 }
 
-void sb_strv_add(struct sb_strv *s, const char *str)
+void sb_vec_add(struct sb_vec *s, const char *str)
 {
 	char **nv = realloc(s->v, (s->n + 2) * sizeof(*nv));
 	if (!nv)
@@ -206,7 +206,7 @@ void sb_strv_add(struct sb_strv *s, const char *str)
 	s->v[++s->n] = NULL;
 }
 
-void sb_strv_addf(struct sb_strv *s, const char *fmt, ...)
+void sb_vec_addf(struct sb_vec *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *m;
@@ -214,11 +214,11 @@ void sb_strv_addf(struct sb_strv *s, const char *fmt, ...)
 	if (vasprintf(&m, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	sb_strv_add(s, m);
+	sb_vec_add(s, m);
 	free(m);
 }
 
-void sb_strv_free(struct sb_strv *s)
+void sb_vec_free(struct sb_vec *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
@@ -227,9 +227,32 @@ void sb_strv_free(struct sb_strv *s)
 	s->n = 0;
 }
 
-char *sb_strv_format(const struct sb_strv *s)
+/* Like sb_argv_format, but "${ssd}" placeholders of a dry run stay
+ * readable instead of being quoted. */
+char *sb_vec_format(const struct sb_vec *s)
 {
-	return sb_argv_format((const char *const *)s->v);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *w = s->v[i];
+		bool plain = *w != '\0';
+		for (const char *c = w; *c; c++)
+			plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+					"-_./=:,+@%${}", *c) != NULL;
+		if (plain) {
+			fprintf(f, "%s%s", i ? " " : "", w);
+		} else {
+			const char *one[] = {w, NULL};
+			char *q = sb_argv_format(one);
+			fprintf(f, "%s%s", i ? " " : "", q ? q : w);
+			free(q);
+		}
+	}
+	fclose(f);
+	return out;
 }
 
 /* "${name}" -> value; unknown names stay as written (dry-run listings). */
@@ -258,6 +281,11 @@ static char *subst(const char *s, json_object *vars)
 	}
 	fclose(f);
 	return out;
+}
+
+char *sb_exec_expand(struct sb_exec *x, const char *s)
+{
+	return subst(s, x->vars);
 }
 
 static json_object *resolve(json_object *o, json_object *vars)

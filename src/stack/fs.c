@@ -6,48 +6,48 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void sb_btrfs_mkfs_argv(json_object *a, struct sb_strv *v);
+void sb_btrfs_mkfs_argv(json_object *a, struct sb_vec *v);
 void sb_btrfs_forget(const char *dev);
 
-static void mkfs_argv(json_object *a, struct sb_strv *v)
+static void mkfs_argv(json_object *a, struct sb_vec *v)
 {
 	const char *t = sb_arg_str(a, "type");
 	if (strcmp(t, "btrfs") == 0) {
 		sb_btrfs_mkfs_argv(a, v);
 		return;
 	}
-	sb_strv_addf(v, "mkfs.%s", t);
-	sb_strv_add(v, strcmp(t, "xfs") == 0 ? "-f" : "-F");
+	sb_vec_addf(v, "mkfs.%s", t);
+	sb_vec_add(v, strcmp(t, "xfs") == 0 ? "-f" : "-F");
 	if (strcmp(t, "xfs") != 0)
-		sb_strv_add(v, "-q");
+		sb_vec_add(v, "-q");
 	for (size_t i = 0; i < sb_arg_len(a, "opts"); i++)
-		sb_strv_add(v, sb_arg_idx(a, "opts", i));
+		sb_vec_add(v, sb_arg_idx(a, "opts", i));
 	/* Other file systems live on the first device only. */
-	sb_strv_add(v, sb_arg_idx(a, "devs", 0));
+	sb_vec_add(v, sb_arg_idx(a, "devs", 0));
 }
 
 static int describe(json_object *a, char **what, char **undo)
 {
-	struct sb_strv v = {0}, u = {0};
+	struct sb_vec v = {0}, u = {0};
 	mkfs_argv(a, &v);
-	*what = sb_strv_format(&v);
-	sb_strv_free(&v);
-	sb_strv_add(&u, "wipefs");
-	sb_strv_add(&u, "-a");
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
+	sb_vec_add(&u, "wipefs");
+	sb_vec_add(&u, "-a");
 	for (size_t i = 0; i < sb_arg_len(a, "devs"); i++)
-		sb_strv_add(&u, sb_arg_idx(a, "devs", i));
-	*undo = sb_strv_format(&u);
-	sb_strv_free(&u);
+		sb_vec_add(&u, sb_arg_idx(a, "devs", i));
+	*undo = sb_vec_format(&u);
+	sb_vec_free(&u);
 	return *what && *undo ? 0 : -ENOMEM;
 }
 
 static int run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	int r;
 	mkfs_argv(a, &v);
 	r = sb_exec_cmd(x, (const char *const *)v.v);
-	sb_strv_free(&v);
+	sb_vec_free(&v);
 	return r;
 }
 

@@ -99,7 +99,7 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 		return sb_exec_fail(x, r, "%s: cannot attach a loop device: %s", file, strerror(-r));
 	sb_exec_log(x, "%s attached as %s\n", file, dev);
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/rotational", dev + 5);
-	r = sb_sysfs_write(path, sb_arg_str(a, "rotational"));
+	r = sb_sys_write(path, sb_arg_str(a, "rotational"));
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot set rotational: %s", dev, strerror(-r));
 	sb_arg_set(result, "dev", dev);
@@ -121,7 +121,7 @@ static int for_each_backed_by(const char *file, int (*fn)(const char *dev, void 
 		if (strncmp(e->d_name, "loop", 4) != 0)
 			continue;
 		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
-		if (sb_sysfs_read(p, buf, sizeof(buf)) < 0)
+		if (sb_sys_read(p, buf, sizeof(buf)) < 0)
 			continue;
 		size_t n = strlen(file);
 		if (strncmp(buf, file, n) != 0 || (buf[n] && strcmp(buf + n, " (deleted)") != 0))

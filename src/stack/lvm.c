@@ -13,7 +13,10 @@
 
 static int fmt(char **out, const char *const *argv)
 {
-	*out = sb_argv_format(argv);
+	struct sb_vec v = {(char **)argv, 0};
+	while (argv[v.n])
+		v.n++;
+	*out = sb_vec_format(&v);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -60,22 +63,22 @@ static int pv_undo(json_object *a, json_object *result, struct sb_exec *x)
 
 /* ---- vgcreate ---- */
 
-static void vg_argv(json_object *a, struct sb_strv *v)
+static void vg_argv(json_object *a, struct sb_vec *v)
 {
-	sb_strv_add(v, "vgcreate");
-	sb_strv_add(v, "-y");
-	sb_strv_add(v, sb_arg_str(a, "vg"));
+	sb_vec_add(v, "vgcreate");
+	sb_vec_add(v, "-y");
+	sb_vec_add(v, sb_arg_str(a, "vg"));
 	for (size_t i = 0; i < sb_arg_len(a, "pvs"); i++)
-		sb_strv_add(v, sb_arg_idx(a, "pvs", i));
+		sb_vec_add(v, sb_arg_idx(a, "pvs", i));
 }
 
 static int vg_describe(json_object *a, char **what, char **undo)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	const char *u[] = {"vgremove", "-ff", "-y", sb_arg_str(a, "vg"), NULL};
 	vg_argv(a, &v);
-	*what = sb_strv_format(&v);
-	sb_strv_free(&v);
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
 	return *what ? fmt(undo, u) : -ENOMEM;
 }
 
@@ -89,11 +92,11 @@ static int vg_prepare(json_object *a, struct sb_exec *x)
 
 static int vg_run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	int r;
 	vg_argv(a, &v);
 	r = sb_exec_cmd(x, (const char *const *)v.v);
-	sb_strv_free(&v);
+	sb_vec_free(&v);
 	return r;
 }
 
@@ -131,39 +134,39 @@ static int vg_undo(json_object *a, json_object *result, struct sb_exec *x)
 
 /* ---- lvcreate ---- */
 
-static void lv_argv(json_object *a, struct sb_strv *v)
+static void lv_argv(json_object *a, struct sb_vec *v)
 {
 	const char *size = sb_arg_str(a, "size"), *st = sb_arg_str(a, "stripes");
 	uint64_t u;
 	bool pct = false;
 
-	sb_strv_add(v, "lvcreate");
-	sb_strv_add(v, "-y");
-	sb_strv_add(v, "-n");
-	sb_strv_add(v, sb_arg_str(a, "lv"));
+	sb_vec_add(v, "lvcreate");
+	sb_vec_add(v, "-y");
+	sb_vec_add(v, "-n");
+	sb_vec_add(v, sb_arg_str(a, "lv"));
 	if (sb_parse_size(size, &u, true, &pct) == 0 && pct) {
-		sb_strv_add(v, "-l");
-		sb_strv_addf(v, "%llu%%%s", (unsigned long long)u, u == 100 ? "FREE" : "VG");
+		sb_vec_add(v, "-l");
+		sb_vec_addf(v, "%llu%%%s", (unsigned long long)u, u == 100 ? "FREE" : "VG");
 	} else {
-		sb_strv_add(v, "-L");
-		sb_strv_addf(v, "%llub", (unsigned long long)u);
+		sb_vec_add(v, "-L");
+		sb_vec_addf(v, "%llub", (unsigned long long)u);
 	}
 	if (st) {
-		sb_strv_add(v, "-i");
-		sb_strv_add(v, st);
+		sb_vec_add(v, "-i");
+		sb_vec_add(v, st);
 	}
-	sb_strv_add(v, sb_arg_str(a, "vg"));
+	sb_vec_add(v, sb_arg_str(a, "vg"));
 }
 
 static int lv_describe(json_object *a, char **what, char **undo)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	char lv[300];
 	snprintf(lv, sizeof(lv), "%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
 	const char *u[] = {"lvremove", "-ff", "-y", lv, NULL};
 	lv_argv(a, &v);
-	*what = sb_strv_format(&v);
-	sb_strv_free(&v);
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
 	if (!*what)
 		return -ENOMEM;
 	char *w = NULL;
@@ -176,13 +179,13 @@ static int lv_describe(json_object *a, char **what, char **undo)
 
 static int lv_run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	char path[300];
 	int r;
 
 	lv_argv(a, &v);
 	r = sb_exec_cmd(x, (const char *const *)v.v);
-	sb_strv_free(&v);
+	sb_vec_free(&v);
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "/dev/%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));

@@ -13,48 +13,48 @@
 #include <unistd.h>
 
 /* The mdadm --create command line; shared by plan listings and runs. */
-static void md_argv(json_object *a, struct sb_strv *v)
+static void md_argv(json_object *a, struct sb_vec *v)
 {
 	const char *level = sb_arg_str(a, "level"), *s;
 	size_t nm = sb_arg_len(a, "members"), nw = sb_arg_len(a, "write_mostly");
 	uint64_t u;
 
-	sb_strv_add(v, "mdadm");
-	sb_strv_add(v, "--create");
-	sb_strv_add(v, sb_arg_str(a, "dev"));
-	sb_strv_add(v, "--run");
-	sb_strv_addf(v, "--level=%s", level);
-	sb_strv_addf(v, "--raid-devices=%zu", nm + nw);
-	sb_strv_addf(v, "--metadata=%s", sb_arg_str(a, "metadata"));
-	sb_strv_addf(v, "--bitmap=%s", sb_arg_str(a, "bitmap"));
+	sb_vec_add(v, "mdadm");
+	sb_vec_add(v, "--create");
+	sb_vec_add(v, sb_arg_str(a, "dev"));
+	sb_vec_add(v, "--run");
+	sb_vec_addf(v, "--level=%s", level);
+	sb_vec_addf(v, "--raid-devices=%zu", nm + nw);
+	sb_vec_addf(v, "--metadata=%s", sb_arg_str(a, "metadata"));
+	sb_vec_addf(v, "--bitmap=%s", sb_arg_str(a, "bitmap"));
 	if ((s = sb_arg_str(a, "bitmap_chunk")) && sb_parse_size(s, &u, false, NULL) == 0)
-		sb_strv_addf(v, "--bitmap-chunk=%lluK", (unsigned long long)(u >> 10));
+		sb_vec_addf(v, "--bitmap-chunk=%lluK", (unsigned long long)(u >> 10));
 	if (strcmp(level, "1") != 0 && (s = sb_arg_str(a, "chunk")) &&
 	    sb_parse_size(s, &u, false, NULL) == 0)
-		sb_strv_addf(v, "--chunk=%lluK", (unsigned long long)(u >> 10));
+		sb_vec_addf(v, "--chunk=%lluK", (unsigned long long)(u >> 10));
 	if ((s = sb_arg_str(a, "write_behind")))
-		sb_strv_addf(v, "--write-behind=%s", s);
+		sb_vec_addf(v, "--write-behind=%s", s);
 	if ((s = sb_arg_str(a, "assume_clean")) && strcmp(s, "yes") == 0)
-		sb_strv_add(v, "--assume-clean");
+		sb_vec_add(v, "--assume-clean");
 	for (size_t i = 0; i < nm; i++)
-		sb_strv_add(v, sb_arg_idx(a, "members", i));
+		sb_vec_add(v, sb_arg_idx(a, "members", i));
 	if (nw) {
-		sb_strv_add(v, "--write-mostly");
+		sb_vec_add(v, "--write-mostly");
 		for (size_t i = 0; i < nw; i++)
-			sb_strv_add(v, sb_arg_idx(a, "write_mostly", i));
+			sb_vec_add(v, sb_arg_idx(a, "write_mostly", i));
 	}
 }
 
 static int describe(json_object *a, char **what, char **undo)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	char *u = NULL;
 	size_t ul = 0;
 	FILE *f;
 
 	md_argv(a, &v);
-	*what = sb_strv_format(&v);
-	sb_strv_free(&v);
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
 	f = open_memstream(&u, &ul);
 	if (!f)
 		return -ENOMEM;
@@ -92,13 +92,13 @@ static int prepare(json_object *a, struct sb_exec *x)
 
 static int run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	struct sb_strv v = {0};
+	struct sb_vec v = {0};
 	const char *dev = sb_arg_str(a, "dev");
 	int r;
 
 	md_argv(a, &v);
 	r = sb_exec_cmd(x, (const char *const *)v.v);
-	sb_strv_free(&v);
+	sb_vec_free(&v);
 	if (r < 0)
 		return r;
 	r = sb_wait_node(dev, 10000, x->udev);

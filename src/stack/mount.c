@@ -14,18 +14,18 @@
 static int describe(json_object *a, char **what, char **undo)
 {
 	const char *o = sb_arg_str(a, "options"), *dir = sb_arg_str(a, "dir");
-	struct sb_strv v = {0};
-	sb_strv_add(&v, "mount");
-	sb_strv_add(&v, "-t");
-	sb_strv_add(&v, sb_arg_str(a, "type"));
+	struct sb_vec v = {0};
+	sb_vec_add(&v, "mount");
+	sb_vec_add(&v, "-t");
+	sb_vec_add(&v, sb_arg_str(a, "type"));
 	if (o) {
-		sb_strv_add(&v, "-o");
-		sb_strv_add(&v, o);
+		sb_vec_add(&v, "-o");
+		sb_vec_add(&v, o);
 	}
-	sb_strv_add(&v, sb_arg_str(a, "dev"));
-	sb_strv_add(&v, dir);
-	*what = sb_strv_format(&v);
-	sb_strv_free(&v);
+	sb_vec_add(&v, sb_arg_str(a, "dev"));
+	sb_vec_add(&v, dir);
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
 	if (!*what)
 		return -ENOMEM;
 	char *w;

@@ -113,8 +113,8 @@ static void md_step(struct pb *b, const struct sb_config *c, const char *var, co
 		    const struct unit *mem, size_t n_mem, bool emulate)
 {
 	json_object *a = add_step(b, SB_STEP_MD);
-	const char *wm = emulate ? NULL : c->val[K_MD_WRITE_MOSTLY];
-	int wm_role = wm ? sb_role_lookup(wm) : -1;
+	int wm_role = emulate ? -1 : sb_cfg_write_mostly(c);
+	bool wm = wm_role >= 0;
 	json_object *m, *w;
 
 	setf(a, "dev", "${%s}", var);

@@ -9,7 +9,7 @@
 
 static void qpath(const char *dev, const char *attr, char *buf, size_t len)
 {
-	_cleanup_free_ char *name = sb_sysfs_name(dev);
+	_cleanup_free_ char *name = sb_sys_name(dev);
 	snprintf(buf, len, "/sys/class/block/%s/queue/%s", name ? name : "?", attr);
 }
 
@@ -19,7 +19,7 @@ static int current_scheduler(const char *dev, char *out, size_t len, char *all, 
 	char p[300], buf[256];
 	int r;
 	qpath(dev, "scheduler", p, sizeof(p));
-	r = sb_sysfs_read(p, buf, sizeof(buf));
+	r = sb_sys_read(p, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	if (all)
@@ -75,7 +75,7 @@ static int prepare(json_object *a, struct sb_exec *x)
 	}
 	if (sb_arg_str(a, "read_ahead_kb")) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
-		r = sb_sysfs_read(p, buf, sizeof(buf));
+		r = sb_sys_read(p, buf, sizeof(buf));
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev, strerror(-r));
 		sb_arg_set(a, "old_read_ahead_kb", buf);
@@ -102,14 +102,14 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 						    dev, sched, all);
 		}
 		qpath(dev, "scheduler", p, sizeof(p));
-		r = sb_sysfs_write(p, sched);
+		r = sb_sys_write(p, sched);
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: cannot set scheduler %s: %s", dev, sched, strerror(-r));
 		sb_exec_log(x, "%s: scheduler %s\n", dev, sched);
 	}
 	if (ra) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
-		r = sb_sysfs_write(p, ra);
+		r = sb_sys_write(p, ra);
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb %s: %s", dev, ra, strerror(-r));
 		sb_exec_log(x, "%s: read_ahead_kb %s\n", dev, ra);

@@ -80,6 +80,8 @@ struct sb_exec {
 /* ---- exec.c ---- */
 void sb_exec_init(struct sb_exec *x);
 void sb_exec_release(struct sb_exec *x);
+/* "${run}/mnt" with the variables filled in (malloc'ed). */
+char *sb_exec_expand(struct sb_exec *x, const char *s);
 void sb_exec_set_var(struct sb_exec *x, const char *name, const char *value);
 const char *sb_exec_var(struct sb_exec *x, const char *name);
 /* Runs (or lists) every step. Returns 0 or -errno with x->errmsg set. */
@@ -104,15 +106,15 @@ const char *sb_arg_idx(json_object *args, const char *key, size_t i);
 void sb_arg_set(json_object *o, const char *key, const char *value);
 void sb_result_var(json_object *result, const char *name, const char *value);
 /* "--flag" plus argv building: a growable NULL-terminated vector. */
-struct sb_strv {
+struct sb_vec {
 	char **v;
 	size_t n;
 };
-void sb_strv_add(struct sb_strv *s, const char *str);
-void sb_strv_addf(struct sb_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_strv_free(struct sb_strv *s);
+void sb_vec_add(struct sb_vec *s, const char *str);
+void sb_vec_addf(struct sb_vec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vec_free(struct sb_vec *s);
 /* Renders argv for plans ("mdadm --create ..."). */
-char *sb_strv_format(const struct sb_strv *s);
+char *sb_vec_format(const struct sb_vec *s);
 
 /* ---- journal.c ---- */
 struct sb_jrec {
@@ -164,9 +166,9 @@ int sb_plan_programs(const struct sb_plan *p, const char **out, size_t max);
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev);
 bool sb_udev_running(void);
 /* Name in /sys/class/block for a /dev path (resolving symlinks), or NULL. */
-char *sb_sysfs_name(const char *devpath);
-int sb_sysfs_read(const char *path, char *buf, size_t len);
-int sb_sysfs_write(const char *path, const char *value);
+char *sb_sys_name(const char *devpath);
+int sb_sys_read(const char *path, char *buf, size_t len);
+int sb_sys_write(const char *path, const char *value);
 
 /* ---- wipe.c (libblkid) ---- */
 /* Erases every signature libblkid finds on dev (like wipefs -a). Returns the
