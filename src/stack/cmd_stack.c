@@ -515,17 +515,44 @@ static json_object *tool_versions(struct ctx *c)
 	return o;
 }
 
+/* Everything the plans need, checked before anything is touched, and all
+ * that is missing reported at once. */
 static int check_programs(struct ctx *c)
 {
-	const char *progs[32];
+	const char *progs[32], *seen[64];
+	size_t n_seen = 0;
+	bool md = false, dm = false;
 	int missing = 0;
+
 	for (size_t i = 0; i < c->n_var; i++) {
 		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
-		for (size_t k = 0; k < n; k++)
-			if (!sb_have_program(progs[k])) {
-				sb_error("%s: not found (needed by variant %s)", progs[k], c->var[i].name);
-				missing++;
-			}
+		for (size_t s = 0; s < c->plans[i].n; s++) {
+			md |= c->plans[i].steps[s].kind == SB_STEP_MD;
+			dm |= c->plans[i].steps[s].kind == SB_STEP_LV;
+		}
+		for (size_t k = 0; k < n; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < n_seen; j++)
+				dup |= strcmp(seen[j], progs[k]) == 0;
+			if (dup || sb_have_program(progs[k]))
+				continue;
+			if (n_seen < ARRAY_SIZE(seen))
+				seen[n_seen++] = progs[k];
+			const char *pkg = sb_program_package(progs[k]);
+			sb_error("%s: not found%s%s%s", progs[k], pkg ? " (install the Debian package " : "",
+				 pkg ? pkg : "", pkg ? ")" : "");
+			missing++;
+		}
+	}
+	if (md && access("/proc/mdstat", F_OK) != 0) {
+		sb_error("md: this kernel has no md driver (no /proc/mdstat; try 'modprobe md_mod', or a "
+			 "VM: see tests/vm)");
+		missing++;
+	}
+	if (dm && access("/dev/mapper/control", F_OK) != 0) {
+		sb_error("device-mapper: not available (no /dev/mapper/control; try 'modprobe dm_mod', "
+			 "or a VM: see tests/vm)");
+		missing++;
 	}
 	return missing ? SB_EXIT_FAILED : 0;
 }
@@ -617,6 +644,13 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 				} else {
 					sb_wl_result_free(res);
 				}
+			}
+			if (r < 0 && g_wl_stop && !g_stop) {
+				/* The time limit: keep what was measured, go on. */
+				sb_warn("%s: workload %s stopped by workloads.time-limit", v->name, spec);
+				dprintf(rs->log_fd, "!! workload %s: stopped by the time limit\n", spec);
+				free(err);
+				continue;
 			}
 			if (r < 0) {
 				sb_error("%s: %s", v->name, err ? err : strerror(-r));

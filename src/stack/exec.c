@@ -80,7 +80,7 @@ void sb_exec_log(struct sb_exec *x, const char *fmt, ...)
 }
 
 /* Debian packages, for "not found" messages. */
-static const char *package_of(const char *prog)
+const char *sb_program_package(const char *prog)
 {
 	static const struct {
 		const char *prog, *pkg;
@@ -117,7 +117,7 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 	sb_verbose("run: %s", txt ? txt : argv[0]);
 	r = sb_spawn_run(&c);
 	if (r == -ENOENT) {
-		const char *pkg = package_of(argv[0]);
+		const char *pkg = sb_program_package(argv[0]);
 		sb_child_release(&c);
 		return sb_exec_fail(x, r, "%s: not found%s%s%s", argv[0], pkg ? " (install the Debian package " : "",
 				    pkg ? pkg : "", pkg ? ")" : "");

@@ -97,6 +97,8 @@ int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...) __attribute__((
 int sb_exec_cmd(struct sb_exec *x, const char *const *argv);
 /* Same, but failure is not an error (undo of what is already gone). */
 int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status);
+/* The Debian package that provides an external program, or NULL. */
+const char *sb_program_package(const char *prog);
 void sb_exec_log(struct sb_exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* JSON helpers for layers. */

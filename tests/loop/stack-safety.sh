@@ -60,3 +60,22 @@ expect_exit 0 "$STACKBENCH" run single-disk --devices "$sig" --wipe --yes "${WL[
 ! findmnt -rn -o TARGET | grep -qF "$STACKBENCH_STATE_DIR" || fail "--wipe run: mount left"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "--wipe run: state left: $(ls -A "$STACKBENCH_STATE_DIR")"
 pass_msg "--wipe accepts a device with signatures"
+
+# Another holder of the device's lock (a second run): refused, untouched.
+before_p=$(sum "$plain")
+echo 0 >"/sys/block/${plain#/dev/}/queue/rotational"
+exec 9<"$plain"
+flock -x 9
+expect_exit 3 "$STACKBENCH" run single-disk --devices "$plain" --yes "${WL[@]}"
+assert_contains "$OUT" "another stackbench run" "locked device"
+exec 9<&-
+assert_eq "$(sum "$plain")" "$before_p" "locked device unchanged"
+pass_msg "a device locked by another run is refused"
+
+# Programs missing: all reported with their package, nothing touched.
+mkdir "$SB_TMP/emptybin"
+PATH="$SB_TMP/emptybin" expect_exit 1 "$STACKBENCH" run single-disk --loop --quick -o workloads.run=command:true
+assert_contains "$OUT" "mkfs.ext4: not found (install the Debian package e2fsprogs)" "ext4 tools"
+assert_contains "$OUT" "mkfs.xfs: not found (install the Debian package xfsprogs)" "xfs tools"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR" 2>/dev/null)" ] || fail "missing programs: state created"
+pass_msg "missing programs reported at once with their packages"
