@@ -9,12 +9,16 @@
 #include <libsmartcols.h>
 #include <string.h>
 
-/* The first comment line that says something ("# Two partitions..."). */
+/* The first paragraph of the comment block, on one line. */
 static char *summary(const char *path)
 {
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char line[512];
+	char line[512], *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
 
+	if (!m)
+		return NULL;
 	while (f && fgets(line, sizeof(line), f)) {
 		char *s = line;
 		if (*s != '#')
@@ -22,10 +26,15 @@ static char *summary(const char *path)
 		while (*s == '#' || *s == ' ')
 			s++;
 		s[strcspn(s, "\n")] = '\0';
-		if (*s)
-			return strdup(s);
+		if (!*s) {
+			if (ftell(m) > 0)
+				break;
+			continue;
+		}
+		fprintf(m, "%s%s", ftell(m) > 0 ? " " : "", s);
 	}
-	return strdup("");
+	fclose(m);
+	return out;
 }
 
 static int cmp_str(const void *a, const void *b)
