@@ -6,11 +6,17 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+/* A partition has no queue of its own: its disk's is the one (the kernel
+ * resolves ".." from the partition's real directory). */
 static void qpath(const char *dev, const char *attr, char *buf, size_t len)
 {
 	_cleanup_free_ char *name = sb_sys_name(dev);
-	snprintf(buf, len, "/sys/class/block/%s/queue/%s", name ? name : "?", attr);
+	char part[300];
+	snprintf(part, sizeof(part), "/sys/class/block/%s/partition", name ? name : "?");
+	snprintf(buf, len, "/sys/class/block/%s/%squeue/%s", name ? name : "?",
+		 access(part, F_OK) == 0 ? "../" : "", attr);
 }
 
 /* "none [mq-deadline] kyber" -> "mq-deadline" */

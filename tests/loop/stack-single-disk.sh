@@ -72,3 +72,26 @@ assert_eq "$(cat "$LOG")" "ext4 $dev" "built on the named device"
 ! findmnt -rn -o TARGET | grep -qF "$STACKBENCH_STATE_DIR" || fail "--devices: mount left"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "--devices: state left: $(ls -A "$STACKBENCH_STATE_DIR")"
 pass_msg "--devices with --yes, device wiped after"
+
+# Queue settings on the named device during the run, restored afterwards.
+q=/sys/block/${dev#/dev/}/queue
+old_sched=$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) old_ra=$(cat $q/read_ahead_kb)
+new_sched=mq-deadline
+[ "$old_sched" = mq-deadline ] && new_sched=none
+grep -qw $new_sched $q/scheduler || skip "scheduler $new_sched not offered by this kernel"
+cat >"$SB_TMP/queue.sh" <<EOS
+#!/bin/sh
+echo "\$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) \$(cat $q/read_ahead_kb)" >"$LOG"
+EOS
+chmod +x "$SB_TMP/queue.sh"
+expect_exit 0 "$STACKBENCH" run single-disk --devices "$dev" --yes -o fs.type=ext4 \
+	-o queue.scheduler=$new_sched -o queue.read-ahead-kb=1024 \
+	-o "workloads.run=command:$SB_TMP/queue.sh" --results "$SB_TMP/res-queue"
+assert_eq "$(cat "$LOG")" "$new_sched 1024" "queue settings during the run"
+assert_eq "$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) $(cat $q/read_ahead_kb)" "$old_sched $old_ra" \
+	"queue settings restored"
+expect_exit 1 "$STACKBENCH" run single-disk --devices "$dev" --yes -o fs.type=ext4 \
+	-o queue.scheduler=nosuch -o workloads.run=command:true --results "$SB_TMP/res-queue2"
+assert_contains "$OUT" "scheduler 'nosuch' not available" "unknown scheduler"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "queue: state left"
+pass_msg "scheduler and read-ahead set during the run and restored"
