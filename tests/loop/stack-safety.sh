@@ -11,9 +11,10 @@ WL=(-o workloads.run=command:true -o fs.type=ext4)
 
 mounted=$(new_loop mounted 64M)
 SB_LOOPS+=("$mounted") # new_loop runs in a subshell here
-mkfs.ext4 -q "$mounted"
+mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$mounted"
 mkdir "$SB_TMP/mnt"
-mount "$mounted" "$SB_TMP/mnt"
+# Read-only, so that the kernel itself does not change the bytes we compare.
+mount -o ro "$mounted" "$SB_TMP/mnt"
 # Unmounted for real (not lazily) so that its loop device can be detached.
 SB_CLEANUPS+=("umount $SB_TMP/mnt")
 sig=$(new_loop sig 64M)
