@@ -23,6 +23,8 @@ mkfs.ext4 -q "$sig"
 ro=$(new_loop ro 64M)
 SB_LOOPS+=("$ro") # new_loop runs in a subshell here
 blockdev --setro "$ro"
+# The flag outlives the attachment: give the next user a writable device.
+SB_CLEANUPS+=("blockdev --setrw $ro")
 plain=$(new_loop plain 64M)
 SB_LOOPS+=("$plain") # new_loop runs in a subshell here
 
