@@ -64,7 +64,8 @@ int sb_list_profiles(void)
 			_cleanup_free_ char *path = NULL, *name = NULL, *sum = NULL;
 			bool dup = false;
 
-			if (len > 5 && strcmp(fn + len - 5, ".conf") == 0 && n_seen < ARRAY_SIZE(seen)) {
+			if (len > 5 && strcmp(fn + len - 5, ".conf") == 0 &&
+			    n_seen < ARRAY_SIZE(seen)) {
 				name = strndup(fn, len - 5);
 				for (size_t k = 0; name && k < n_seen; k++)
 					dup |= strcmp(seen[k], name) == 0;
@@ -83,7 +84,8 @@ int sb_list_profiles(void)
 	}
 	qsort(seen, n_seen, sizeof(seen[0]), cmp_str);
 	if (n_seen == 0) {
-		sb_error("list profiles: no profiles found in ./profiles or %s/profiles", SB_DATADIR);
+		sb_error("list profiles: no profiles found in ./profiles or %s/profiles",
+			 SB_DATADIR);
 		r = SB_EXIT_FAILED;
 	} else {
 		scols_print_table(tb);

@@ -89,11 +89,13 @@ int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 		unsigned maj, min;
 		struct stat st;
 
-		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &maj, &min) == 2) {
+		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%u:%u", &maj, &min) == 2) {
 			if (stat(devpath, &st) == 0) {
 				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min)) {
 					if (udev)
-						udev_settle(timeout_ms > waited ? timeout_ms - waited : 0);
+						udev_settle(
+						    timeout_ms > waited ? timeout_ms - waited : 0);
 					return 0;
 				}
 				/* A stale node of an earlier device by that name. */

@@ -11,11 +11,11 @@
 #include <time.h>
 
 static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
-	[SB_STEP_LOOP] = &sb_layer_loop, [SB_STEP_QUEUE] = &sb_layer_queue,
-	[SB_STEP_PART] = &sb_layer_part, [SB_STEP_MD] = &sb_layer_md,
-	[SB_STEP_PV] = &sb_layer_pv,     [SB_STEP_VG] = &sb_layer_vg,
-	[SB_STEP_LV] = &sb_layer_lv,     [SB_STEP_MKFS] = &sb_layer_mkfs,
-	[SB_STEP_MOUNT] = &sb_layer_mount,
+    [SB_STEP_LOOP] = &sb_layer_loop,   [SB_STEP_QUEUE] = &sb_layer_queue,
+    [SB_STEP_PART] = &sb_layer_part,   [SB_STEP_MD] = &sb_layer_md,
+    [SB_STEP_PV] = &sb_layer_pv,       [SB_STEP_VG] = &sb_layer_vg,
+    [SB_STEP_LV] = &sb_layer_lv,       [SB_STEP_MKFS] = &sb_layer_mkfs,
+    [SB_STEP_MOUNT] = &sb_layer_mount,
 };
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
@@ -84,11 +84,12 @@ const char *sb_program_package(const char *prog)
 {
 	static const struct {
 		const char *prog, *pkg;
-	} t[] = {{"mdadm", "mdadm"},        {"pvcreate", "lvm2"},    {"vgcreate", "lvm2"},
-		 {"lvcreate", "lvm2"},      {"pvremove", "lvm2"},    {"vgremove", "lvm2"},
-		 {"lvremove", "lvm2"},      {"mkfs.btrfs", "btrfs-progs"},
-		 {"btrfs", "btrfs-progs"},  {"mkfs.xfs", "xfsprogs"}, {"mkfs.ext4", "e2fsprogs"},
-		 {"mkfs.ext3", "e2fsprogs"}, {"mkfs.ext2", "e2fsprogs"}};
+	} t[] = {
+	    {"mdadm", "mdadm"},	       {"pvcreate", "lvm2"},	      {"vgcreate", "lvm2"},
+	    {"lvcreate", "lvm2"},      {"pvremove", "lvm2"},	      {"vgremove", "lvm2"},
+	    {"lvremove", "lvm2"},      {"mkfs.btrfs", "btrfs-progs"}, {"btrfs", "btrfs-progs"},
+	    {"mkfs.xfs", "xfsprogs"},  {"mkfs.ext4", "e2fsprogs"},    {"mkfs.ext3", "e2fsprogs"},
+	    {"mkfs.ext2", "e2fsprogs"}};
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (strcmp(t[i].prog, prog) == 0)
 			return t[i].pkg;
@@ -119,8 +120,9 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 	if (r == -ENOENT) {
 		const char *pkg = sb_program_package(argv[0]);
 		sb_child_release(&c);
-		return sb_exec_fail(x, r, "%s: not found%s%s%s", argv[0], pkg ? " (install the Debian package " : "",
-				    pkg ? pkg : "", pkg ? ")" : "");
+		return sb_exec_fail(x, r, "%s: not found%s%s%s", argv[0],
+				    pkg ? " (install the Debian package " : "", pkg ? pkg : "",
+				    pkg ? ")" : "");
 	}
 	if (r < 0) {
 		sb_child_release(&c);
@@ -158,7 +160,8 @@ int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status)
 const char *sb_arg_str(json_object *args, const char *key)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) || !json_object_is_type(v, json_type_string))
+	if (!args || !json_object_object_get_ex(args, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -166,7 +169,8 @@ const char *sb_arg_str(json_object *args, const char *key)
 size_t sb_arg_len(json_object *args, const char *key)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) || !json_object_is_type(v, json_type_array))
+	if (!args || !json_object_object_get_ex(args, key, &v) ||
+	    !json_object_is_type(v, json_type_array))
 		return 0;
 	return json_object_array_length(v);
 }
@@ -240,8 +244,10 @@ char *sb_vec_format(const struct sb_vec *s)
 		const char *w = s->v[i];
 		bool plain = *w != '\0';
 		for (const char *c = w; *c; c++)
-			plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-					"-_./=:,+@%${}", *c) != NULL;
+			plain &=
+			    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				   "-_./=:,+@%${}",
+				   *c) != NULL;
 		if (plain) {
 			fprintf(f, "%s%s", i ? " " : "", w);
 		} else {
@@ -365,7 +371,8 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 		result = json_object_new_object();
 		r = l->run(args, result, x);
 		if (r == 0 && x->fail_step == n)
-			r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)", n);
+			r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)",
+					 n);
 		if (r == 0 && x->stop && *x->stop)
 			r = sb_exec_fail(x, -EINTR, "interrupted");
 		if (r < 0) {
@@ -391,7 +398,7 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 		json_object *vars;
 		if (json_object_object_get_ex(result, "vars", &vars)) {
 			json_object_object_foreach(vars, k, v)
-				sb_exec_set_var(x, k, json_object_get_string(v));
+			    sb_exec_set_var(x, k, json_object_get_string(v));
 		}
 		json_object_put(result);
 		json_object_put(args);

@@ -72,8 +72,8 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_mkfs = {
-	.kind = "mkfs",
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "mkfs",
+    .describe = describe,
+    .run = run,
+    .undo = undo,
 };

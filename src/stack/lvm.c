@@ -33,7 +33,8 @@ static bool lvm_has(struct sb_exec *x, const char *tool, const char *what)
 static int pv_describe(json_object *a, char **what, char **undo)
 {
 	const char *dev = sb_arg_str(a, "dev");
-	const char *w[] = {"pvcreate", "-y", dev, NULL}, *u[] = {"pvremove", "-ff", "-y", dev, NULL};
+	const char *w[] = {"pvcreate", "-y", dev, NULL},
+		   *u[] = {"pvremove", "-ff", "-y", dev, NULL};
 	return fmt(what, w) ?: fmt(undo, u);
 }
 
@@ -86,7 +87,8 @@ static int vg_prepare(json_object *a, struct sb_exec *x)
 {
 	/* Undo removes the VG by name: it must not be someone else's. */
 	if (lvm_has(x, "vgs", sb_arg_str(a, "vg")))
-		return sb_exec_fail(x, -EEXIST, "volume group %s exists already", sb_arg_str(a, "vg"));
+		return sb_exec_fail(x, -EEXIST, "volume group %s exists already",
+				    sb_arg_str(a, "vg"));
 	return 0;
 }
 
@@ -210,11 +212,11 @@ static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_pv = {
-	.kind = "pvcreate", .describe = pv_describe, .run = pv_run, .undo = pv_undo};
+    .kind = "pvcreate", .describe = pv_describe, .run = pv_run, .undo = pv_undo};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .prepare = vg_prepare,
 				     .describe = vg_describe,
 				     .run = vg_run,
 				     .undo = vg_undo};
 const struct sb_layer sb_layer_lv = {
-	.kind = "lvcreate", .describe = lv_describe, .run = lv_run, .undo = lv_undo};
+    .kind = "lvcreate", .describe = lv_describe, .run = lv_run, .undo = lv_undo};

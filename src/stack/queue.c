@@ -54,10 +54,12 @@ static int describe(json_object *a, char **what, char **undo)
 	}
 	if (s) {
 		fprintf(fw, "echo %s > /sys/block/<%s>/queue/scheduler", s, dev);
-		fprintf(fu, "echo %s > /sys/block/<%s>/queue/scheduler", os ? os : "<old value>", dev);
+		fprintf(fu, "echo %s > /sys/block/<%s>/queue/scheduler", os ? os : "<old value>",
+			dev);
 	}
 	if (ra) {
-		fprintf(fw, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "", ra, dev);
+		fprintf(fw, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "", ra,
+			dev);
 		fprintf(fu, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "",
 			ora ? ora : "<old value>", dev);
 	}
@@ -76,14 +78,16 @@ static int prepare(json_object *a, struct sb_exec *x)
 	if (sb_arg_str(a, "scheduler")) {
 		r = current_scheduler(dev, cur, sizeof(cur), NULL, 0);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
+					    strerror(-r));
 		sb_arg_set(a, "old_scheduler", cur);
 	}
 	if (sb_arg_str(a, "read_ahead_kb")) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_read(p, buf, sizeof(buf));
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev,
+					    strerror(-r));
 		sb_arg_set(a, "old_read_ahead_kb", buf);
 	}
 	return 0;
@@ -97,27 +101,33 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 		if (check) {
 			r = current_scheduler(dev, cur, sizeof(cur), all, sizeof(all));
 			if (r < 0)
-				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev, strerror(-r));
+				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
+						    strerror(-r));
 			/* Whole words only: "bfq" must not match inside another name. */
 			bool found = false;
 			char *save = NULL;
-			for (char *w = strtok_r(all, " []", &save); w; w = strtok_r(NULL, " []", &save))
+			for (char *w = strtok_r(all, " []", &save); w;
+			     w = strtok_r(NULL, " []", &save))
 				found |= strcmp(w, sched) == 0;
 			if (!found)
-				return sb_exec_fail(x, -EINVAL, "%s: scheduler '%s' not available (the kernel offers: %s)",
-						    dev, sched, all);
+				return sb_exec_fail(
+				    x, -EINVAL,
+				    "%s: scheduler '%s' not available (the kernel offers: %s)", dev,
+				    sched, all);
 		}
 		qpath(dev, "scheduler", p, sizeof(p));
 		r = sb_sys_write(p, sched);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot set scheduler %s: %s", dev, sched, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot set scheduler %s: %s", dev, sched,
+					    strerror(-r));
 		sb_exec_log(x, "%s: scheduler %s\n", dev, sched);
 	}
 	if (ra) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_write(p, ra);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb %s: %s", dev, ra, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb %s: %s", dev, ra,
+					    strerror(-r));
 		sb_exec_log(x, "%s: read_ahead_kb %s\n", dev, ra);
 	}
 	return 0;
@@ -125,7 +135,8 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 
 static int run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	return apply(x, sb_arg_str(a, "dev"), sb_arg_str(a, "scheduler"), sb_arg_str(a, "read_ahead_kb"), true);
+	return apply(x, sb_arg_str(a, "dev"), sb_arg_str(a, "scheduler"),
+		     sb_arg_str(a, "read_ahead_kb"), true);
 }
 
 static int undo(json_object *a, json_object *result, struct sb_exec *x)
@@ -136,13 +147,14 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 	/* A loop device detached already has nothing to restore. */
 	if (access(p, F_OK) != 0)
 		return 0;
-	return apply(x, dev, sb_arg_str(a, "old_scheduler"), sb_arg_str(a, "old_read_ahead_kb"), false);
+	return apply(x, dev, sb_arg_str(a, "old_scheduler"), sb_arg_str(a, "old_read_ahead_kb"),
+		     false);
 }
 
 const struct sb_layer sb_layer_queue = {
-	.kind = "queue",
-	.prepare = prepare,
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "queue",
+    .prepare = prepare,
+    .describe = describe,
+    .run = run,
+    .undo = undo,
 };
