@@ -792,6 +792,13 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 				p->base.line[k] = 0;
 				p->base.origin[k] = "-o";
 				note_role(&p->base, k);
+				/* Partitions are given one way or the other: -o switches. */
+				if (k == K_PART_COUNT || k == K_PART_SIZES) {
+					enum sb_key_id other =
+					    k == K_PART_COUNT ? K_PART_SIZES : K_PART_COUNT;
+					p->base.val[other] = NULL;
+					drop_dim(p, other, NULL);
+				}
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
 			drop_dim(p, k, v);

@@ -42,3 +42,16 @@ nothing_left "two variants"
 ls /dev | grep -q "^loop[0-9]*p[0-9]" && ! grep -q "loop[0-9]*p[0-9]" /proc/partitions &&
 	fail "stale partition nodes left: $(ls /dev | grep 'loop[0-9]*p')"
 pass_msg "two variants: ssd, compress=zstd"
+
+# Sizes instead of a count: the first partition exactly 288M, the second the rest.
+cat >"$SB_TMP/sizes.sh" <<'EOS'
+#!/bin/sh
+for p in $(btrfs filesystem show . | awk '/devid/ {print $NF}'); do blockdev --getsize64 "$p"; done >"$LOG"
+EOS
+chmod +x "$SB_TMP/sizes.sh"
+expect_exit 0 "$STACKBENCH" run btrfs-raid1-partitions --loop --quick -o mount.options=ssd \
+	-o partition.sizes=288M,rest -o "workloads.run=command:$SB_TMP/sizes.sh" --results "$SB_TMP/res3"
+assert_eq "$(sed -n 1p "$LOG")" "$((288 << 20))" "first partition's size"
+[ "$(sed -n 2p "$LOG")" -gt "$((300 << 20))" ] || fail "second partition too small: $(sed -n 2p "$LOG")"
+nothing_left "sizes"
+pass_msg "partition sizes: 288M and the rest"

@@ -123,10 +123,10 @@ static void test_broken(void **state)
 
 static void test_overrides(void **state)
 {
-	static const char *text =
-	    "[devices]\nany = 1\n[fs]\ntype = ext4\n[mount]\noptions = noatime\n"
-	    "[workloads]\nrun = command:true\n[matrix]\n"
-	    "fs.type; fs.mkfs = btrfs | btrfs; -n 4k | ext4 | xfs\n";
+	static const char *text = "[devices]\nany = 1\n[partition]\ncount = 2\n[fs]\ntype = "
+				  "ext4\n[mount]\noptions = noatime\n"
+				  "[workloads]\nrun = command:true\n[matrix]\n"
+				  "fs.type; fs.mkfs = btrfs | btrfs; -n 4k | ext4 | xfs\n";
 	static const struct {
 		const char *ov[3];
 		const char *err;      /* NULL: ok */
@@ -151,9 +151,12 @@ static void test_overrides(void **state)
 	    {{"fs.type=zfs"},
 	     "-o 'fs.type=zfs': fs.type: expected one of ext2, ext3, ext4, xfs, btrfs, got 'zfs'",
 	     {NULL}},
-	    {{"fs.type=ext4", "md.level=1"},
-	     "p.conf: -o md.level: md.level: RAID1 needs at least 2 members, the profile gives 1",
+	    {{"fs.type=ext4", "md.level=6"},
+	     "p.conf: -o md.level: md.level: RAID6 needs at least 4 members, the profile gives 2",
 	     {NULL}},
+	    /* -o switches between partition count and sizes. */
+	    {{"fs.type=xfs", "partition.sizes=1G,rest"}, NULL, {"default"}},
+	    {{"fs.type=xfs", "partition.sizes=1G,2G,rest", "md.level=5"}, NULL, {"default"}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_profile *p = NULL;
