@@ -937,6 +937,10 @@ static int check_config(struct vctx *v)
 				    "md.level: RAID%s needs at least %u members, the "
 				    "profile gives %u",
 				    lvl, min, nmem);
+		if (strcmp(lvl, "0") == 0 && c->val[K_MD_BITMAP] &&
+		    strcmp(c->val[K_MD_BITMAP], "internal") == 0)
+			return verr(v, K_MD_BITMAP,
+				    "md.bitmap: RAID0 has no redundancy to track: use none");
 		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
 			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
 		if (sb_cfg_write_mostly(c) >= 0) {

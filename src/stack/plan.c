@@ -123,7 +123,11 @@ static void md_step(struct pb *b, const struct sb_config *c, const char *var, co
 	set(a, "var", var);
 	set(a, "level", level);
 	set(a, "metadata", emulate ? "1.2" : sb_cfg_str(c, K_MD_METADATA));
-	set(a, "bitmap", emulate ? "internal" : sb_cfg_str(c, K_MD_BITMAP));
+	/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
+	set(a, "bitmap",
+	    emulate		      ? "internal"
+	    : strcmp(level, "0") == 0 ? "none"
+				      : sb_cfg_str(c, K_MD_BITMAP));
 	if (!emulate) {
 		if (c->val[K_MD_BITMAP_CHUNK])
 			set(a, "bitmap_chunk", c->val[K_MD_BITMAP_CHUNK]);

@@ -89,6 +89,8 @@ static void test_broken(void **state)
 	    {"[devices]\nssd = 1\n[fs]\ntype = btrfs\ndata = raid1\n",
 	     "p.conf:5: fs.data: raid1 needs at least 2 devices, the stack gives 1"},
 	    {BASE "data = raid1\n", "p.conf:5: fs.data: only btrfs has data profiles"},
+	    {"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 0\nbitmap = internal\n",
+	     "p.conf:7: md.bitmap: RAID0 has no redundancy to track: use none"},
 	    {BASE "[partition]\ncount = 2\nsizes = 1G,rest\n",
 	     "p.conf:7: partition: give either count or sizes, not both"},
 	    {BASE "[partition]\n", "p.conf: [partition]: needs count or sizes"},
