@@ -487,8 +487,23 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 
 		free(x->errmsg);
 		x->errmsg = NULL;
+		const char *missing = NULL;
+		for (size_t k = 0; l && k < ARRAY_SIZE(l->required) && l->required[k]; k++)
+			if (!sb_arg_str(rec->args, l->required[k]))
+				missing = l->required[k];
+		/* Arrays of devices must hold strings only. */
+		json_object_object_foreach(rec->args, key, val)
+		{
+			if (json_object_is_type(val, json_type_array))
+				for (size_t k = 0; k < json_object_array_length(val); k++)
+					if (!json_object_is_type(json_object_array_get_idx(val, k),
+								 json_type_string))
+						missing = key;
+		}
 		if (!l) {
 			r = sb_exec_fail(x, -EINVAL, "unknown kind '%s'", rec->kind);
+		} else if (missing) {
+			r = sb_exec_fail(x, -EINVAL, "damaged record: no valid '%s'", missing);
 		} else if (strcmp(rec->kind, "loop") != 0 && names_lost_loop(rec->args, lm, nlm)) {
 			sb_exec_log(x, "== undo step %u (%s): skipped, its loop device is gone\n",
 				    rec->step, rec->kind);

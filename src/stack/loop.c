@@ -187,4 +187,5 @@ const struct sb_layer sb_layer_loop = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .required = {"file"},
 };

@@ -231,12 +231,19 @@ static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
 	return lvm_run(x, argv, NULL);
 }
 
-const struct sb_layer sb_layer_pv = {
-    .kind = "pvcreate", .describe = pv_describe, .run = pv_run, .undo = pv_undo};
+const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
+				     .describe = pv_describe,
+				     .run = pv_run,
+				     .undo = pv_undo,
+				     .required = {"dev"}};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .prepare = vg_prepare,
 				     .describe = vg_describe,
 				     .run = vg_run,
-				     .undo = vg_undo};
-const struct sb_layer sb_layer_lv = {
-    .kind = "lvcreate", .describe = lv_describe, .run = lv_run, .undo = lv_undo};
+				     .undo = vg_undo,
+				     .required = {"vg"}};
+const struct sb_layer sb_layer_lv = {.kind = "lvcreate",
+				     .describe = lv_describe,
+				     .run = lv_run,
+				     .undo = lv_undo,
+				     .required = {"vg", "lv"}};

@@ -156,4 +156,5 @@ const struct sb_layer sb_layer_md = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .required = {"dev"},
 };

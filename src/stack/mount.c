@@ -173,4 +173,5 @@ const struct sb_layer sb_layer_mount = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .required = {"dir"},
 };

@@ -247,4 +247,5 @@ const struct sb_layer sb_layer_part = {
     .predict = predict,
     .run = run,
     .undo = undo,
+    .required = {"dev"},
 };

@@ -157,4 +157,5 @@ const struct sb_layer sb_layer_queue = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .required = {"dev"},
 };

@@ -54,6 +54,9 @@ struct sb_layer {
 	int (*run)(json_object *args, json_object *result, struct sb_exec *x);
 	/* Idempotent undo; result is NULL when the step began but never finished. */
 	int (*undo)(json_object *args, json_object *result, struct sb_exec *x);
+	/* String arguments undo relies on; a journal record without them (a
+	 * damaged file) is refused before any layer code sees it. */
+	const char *required[4];
 };
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,

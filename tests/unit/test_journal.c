@@ -113,6 +113,41 @@ static void test_write_and_undo(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A damaged record is refused before layer code sees it; the journal stays. */
+static void test_damaged(void **state)
+{
+	static const char *const recs[] = {
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\"}}\n",
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mkfs\",\"args\":{\"type\":\"xfs\",\"devs\":["
+	    "1]}}\n",
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"nosuch\",\"args\":{}}\n",
+	};
+	static const char *const want[] = {
+	    "undo of step 1 (mount): damaged record: no valid 'dir'",
+	    "undo of step 1 (mkfs): damaged record: no valid 'devs'",
+	    "undo of step 1 (nosuch): unknown kind 'nosuch'",
+	};
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		char dir[] = "/tmp/sbjournal-XXXXXX", path[300];
+		struct sb_exec x;
+		struct stat st;
+		FILE *f;
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/journal", dir);
+		f = fopen(path, "w");
+		fputs(HDR, f);
+		fputs(recs[i], f);
+		fclose(f);
+		sb_exec_init(&x);
+		assert_int_equal(sb_exec_undo_journal(&x, path), -EINVAL);
+		assert_string_equal(x.errmsg, want[i]);
+		sb_exec_release(&x);
+		assert_int_equal(stat(path, &st), 0);
+		unlink(path);
+		rmdir(dir);
+	}
+}
+
 static void test_sha256(void **state)
 {
 	static const struct {
@@ -142,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_write_and_undo),
+	    cmocka_unit_test(test_damaged),
 	    cmocka_unit_test(test_sha256),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
