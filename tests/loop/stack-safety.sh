@@ -82,3 +82,18 @@ assert_contains "$OUT" "mkfs.ext4: not found (install the Debian package e2fspro
 assert_contains "$OUT" "mkfs.xfs: not found (install the Debian package xfsprogs)" "xfs tools"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR" 2>/dev/null)" ] || fail "missing programs: state created"
 pass_msg "missing programs reported at once with their packages"
+
+# On a terminal: the device names typed back confirm; anything else refuses.
+if command -v script >/dev/null; then
+	sumb=$(sum "$plain")
+	cmd="$STACKBENCH run single-disk --devices $plain -o fs.type=ext4 -o workloads.run=command:true --results $SB_TMP/res-tty"
+	rc=0
+	(sleep 0.5; echo "/dev/wrong") | script -qec "$cmd" /dev/null >"$SB_TMP/tty1" 2>&1 || rc=$?
+	[ $rc -eq 3 ] || fail "wrong name typed: exit $rc: $(cat "$SB_TMP/tty1")"
+	grep -q "is not one of the devices" "$SB_TMP/tty1" || fail "wrong name: $(cat "$SB_TMP/tty1")"
+	assert_eq "$(sum "$plain")" "$sumb" "device unchanged after a wrong confirmation"
+	rc=0
+	(sleep 0.5; echo "$plain") | script -qec "$cmd" /dev/null >"$SB_TMP/tty2" 2>&1 || rc=$?
+	[ $rc -eq 0 ] || fail "right name typed: exit $rc: $(cat "$SB_TMP/tty2")"
+	pass_msg "typed confirmation on a terminal"
+fi
