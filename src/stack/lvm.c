@@ -221,6 +221,15 @@ static int lv_run(json_object *a, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* The LV's path is known before it exists (with the run id still a name
+ * in a dry run), so that plans show /dev/VG/LV rather than ${lv}. */
+static void lv_predict(json_object *a, struct sb_exec *x)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/dev/%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
+	sb_exec_set_var(x, sb_arg_str(a, "var"), path);
+}
+
 static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
 {
 	char lv[300];
@@ -243,6 +252,7 @@ const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .undo = vg_undo,
 				     .required = {"vg"}};
 const struct sb_layer sb_layer_lv = {.kind = "lvcreate",
+				     .predict = lv_predict,
 				     .describe = lv_describe,
 				     .run = lv_run,
 				     .undo = lv_undo,
