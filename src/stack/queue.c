@@ -52,16 +52,23 @@ static int describe(json_object *a, char **what, char **undo)
 			fclose(fu);
 		return -ENOMEM;
 	}
+	/* /sys/block/sdb/... for a known disk, /sys/block/<${hdd1}>/... in a dry run */
+	char name[128];
+	const char *slash = strrchr(dev, '/');
+	if (strstr(dev, "${") || !slash)
+		snprintf(name, sizeof(name), "<%s>", dev);
+	else
+		snprintf(name, sizeof(name), "%s", slash + 1);
 	if (s) {
-		fprintf(fw, "echo %s > /sys/block/<%s>/queue/scheduler", s, dev);
-		fprintf(fu, "echo %s > /sys/block/<%s>/queue/scheduler", os ? os : "<old value>",
-			dev);
+		fprintf(fw, "echo %s > /sys/block/%s/queue/scheduler", s, name);
+		fprintf(fu, "echo %s > /sys/block/%s/queue/scheduler", os ? os : "<old value>",
+			name);
 	}
 	if (ra) {
-		fprintf(fw, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "", ra,
-			dev);
-		fprintf(fu, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "",
-			ora ? ora : "<old value>", dev);
+		fprintf(fw, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "", ra,
+			name);
+		fprintf(fu, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "",
+			ora ? ora : "<old value>", name);
 	}
 	fclose(fw);
 	fclose(fu);
