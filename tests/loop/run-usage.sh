@@ -16,6 +16,12 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_exit 2 "$STACKBENCH" run single-disk --loop --repeat 0
 	expect_exit 2 "$STACKBENCH" run single-disk --devices /dev/nosuchdisk -o workloads.run=command:true
 	assert_contains "$OUT" "/dev/nosuchdisk: no such block device" "missing device"
+	if [ ! -e /proc/mdstat ]; then
+		# A kernel without md: said before anything is built.
+		expect_exit 1 "$STACKBENCH" run md-raid1-ssd-2hdd --loop --quick -o workloads.run=command:true
+		assert_contains "$OUT" "this kernel has no md driver" "no md"
+		[ -z "$(ls -A "$STACKBENCH_STATE_DIR" 2>/dev/null)" ] || fail "no md: state created"
+	fi
 	expect_exit 2 "$STACKBENCH" teardown
 	expect_exit 2 "$STACKBENCH" teardown --all some-id
 	expect_exit 2 "$STACKBENCH" teardown no-such-run
