@@ -128,7 +128,7 @@ static void test_md_rules(void **state)
 	assert_null(strstr(got, "--chunk"));
 	assert_non_null(strstr(
 	    got,
-	    "--bitmap=internal --write-behind=16383 /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
+	    "--bitmap=internal --write-behind=16383 --assume-clean /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
 	assert_non_null(strstr(got, "mdadm --zero-superblock /dev/sdd"));
 	free(got);
 }
