@@ -1036,8 +1036,18 @@ int cmd_teardown(int argc, char **argv)
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
-	if ((n == 1) == o.all || n > 1)
+	if ((n == 1) == o.all || n > 1) {
+		/* Name the runs there are, so that the next command can be typed. */
+		struct dirent **ents = NULL;
+		int ne = scandir(sd, &ents, NULL, alphasort);
+		for (int i = 0; i < ne; i++) {
+			if (ents[i]->d_name[0] != '.')
+				fprintf(stderr, "run left in %s: %s\n", sd, ents[i]->d_name);
+			free(ents[i]);
+		}
+		free(ents);
 		return sb_usage_error("teardown", "give one RUN-ID or --all");
+	}
 	if (n == 1) {
 		char p[4096];
 		struct stat st;
