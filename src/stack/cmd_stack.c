@@ -718,12 +718,9 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 	if (r < 0) {
 		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
 			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
-		code = code ? code : SB_EXIT_FAILED;
-		code = code == SB_EXIT_INTERRUPTED ? code : SB_EXIT_FAILED;
-		sb_exec_release(&u);
-		sb_variant_add_repeat(rv, rep, wl, n_wl);
-		free(wl);
-		return code ? code : SB_EXIT_FAILED;
+		/* An interruption stays one; anything else is a failure. */
+		if (code != SB_EXIT_INTERRUPTED)
+			code = SB_EXIT_FAILED;
 	}
 	sb_exec_release(&u);
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
