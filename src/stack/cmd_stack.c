@@ -579,15 +579,13 @@ static int check_programs(struct ctx *c)
 		}
 	}
 	if (md && access("/proc/mdstat", F_OK) != 0) {
-		sb_error("md: this kernel has no md driver (no /proc/mdstat; try 'modprobe "
-			 "md_mod', or a "
-			 "VM: see tests/vm)");
+		sb_error("md: this kernel has no md driver (no /proc/mdstat; "
+			 "try 'modprobe md_mod', or a VM: see tests/vm)");
 		missing++;
 	}
 	if (dm && access("/dev/mapper/control", F_OK) != 0) {
-		sb_error(
-		    "device-mapper: not available (no /dev/mapper/control; try 'modprobe dm_mod', "
-		    "or a VM: see tests/vm)");
+		sb_error("device-mapper: not available (no /dev/mapper/control; "
+			 "try 'modprobe dm_mod', or a VM: see tests/vm)");
 		missing++;
 	}
 	return missing ? SB_EXIT_FAILED : 0;
