@@ -503,11 +503,21 @@ static int confirm(struct ctx *c)
 /* Holding an exclusive flock on each whole device keeps two runs apart. */
 static int lock_devices(struct ctx *c, int *fds)
 {
+	char locked[65][300];
+	size_t n_locked = 0;
+
 	for (size_t k = 0; k < c->n_slots; k++) {
 		const struct sb_device *d = c->dev[k];
 		char path[300];
+		bool again = false;
 		snprintf(path, sizeof(path), "/dev/%s",
 			 d->is_partition && d->parent ? d->parent : d->name);
+		/* Two partitions of one disk: its lock is ours already (a second
+		 * flock from this process would conflict with the first). */
+		for (size_t i = 0; i < n_locked; i++)
+			again |= strcmp(locked[i], path) == 0;
+		if (again)
+			continue;
 		fds[k] = open(path, O_RDONLY | O_CLOEXEC);
 		if (fds[k] < 0)
 			fds[k] = open(d->path, O_RDONLY | O_CLOEXEC);
@@ -517,6 +527,7 @@ static int lock_devices(struct ctx *c, int *fds)
 				 path);
 			return SB_EXIT_REFUSED;
 		}
+		snprintf(locked[n_locked++], sizeof(locked[0]), "%s", path);
 	}
 	return 0;
 }
