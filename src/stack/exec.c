@@ -99,7 +99,7 @@ const char *sb_program_package(const char *prog)
 static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool quiet)
 {
 	_cleanup_free_ char *txt = sb_argv_format(argv);
-	char *env[64];
+	_cleanup_free_ char **env = NULL;
 	size_t ne = 0;
 	extern char **environ;
 	struct sb_child c = {.argv = argv, .capture = true, .log_fd = x->log_fd};
@@ -108,10 +108,13 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 	/* Without udevd, LVM would wait forever for udev to create its nodes;
 	 * this makes libdevmapper create them itself. */
 	if (!x->udev) {
-		for (char **e = environ; *e && ne < ARRAY_SIZE(env) - 2; e++)
-			env[ne++] = *e;
-		env[ne++] = (char *)"DM_DISABLE_UDEV=1";
-		env[ne] = NULL;
+		while (environ[ne])
+			ne++;
+		env = calloc(ne + 2, sizeof(*env));
+		if (!env)
+			return sb_exec_fail(x, -ENOMEM, "out of memory");
+		memcpy(env, environ, ne * sizeof(*env));
+		env[ne] = (char *)"DM_DISABLE_UDEV=1";
 		c.envp = env;
 	}
 	sb_exec_log(x, "$ %s\n", txt ? txt : argv[0]);
