@@ -889,6 +889,8 @@ static int check_config(struct vctx *v)
 		total += sb_cfg_role_count(c, r);
 	if (total == 0)
 		return verr(v, -1, "[devices]: the stack needs at least one device (ssd = 1, say)");
+	if (total > 64)
+		return verr(v, -1, "[devices]: %u devices, at most 64", total);
 
 	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
 		return verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
