@@ -199,10 +199,14 @@ static int load_profile(struct ctx *c, const char *arg)
 static char *describe_dev(const struct sb_device *d)
 {
 	char sz[16], *s = NULL;
-	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s)", d->path, d->vendor ? d->vendor : "",
+	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s%s)", d->path, d->vendor ? d->vendor : "",
 		     d->vendor ? " " : "", d->model ? d->model : "unknown model",
 		     d->serial ? d->serial : "unknown", sb_format_size(d->size, sz, sizeof(sz)),
-		     sb_class_name(d->cls)) < 0)
+		     sb_class_name(d->cls),
+		     /* a loop device plays the role its flag says */
+		     d->cls == SB_CLASS_LOOP || d->cls == SB_CLASS_VIRTUAL
+			 ? (d->rotational ? ", rotational" : ", non-rotational")
+			 : "") < 0)
 		return NULL;
 	return s;
 }
