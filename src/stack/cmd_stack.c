@@ -937,6 +937,7 @@ int cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: tear down too */
 	sigaction(SIGALRM, &sal, NULL);
 
 	for (size_t i = 0; i < c.n_var; i++)
