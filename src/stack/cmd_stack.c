@@ -485,7 +485,7 @@ static int confirm(struct ctx *c)
 	}
 	fprintf(stderr, "Type the device names to confirm (e.g. %s): ", c->dev[0]->path);
 	if (!fgets(line, sizeof(line), stdin))
-		return SB_EXIT_REFUSED;
+		return g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_REFUSED;
 	char *save = NULL;
 	for (char *w = strtok_r(line, " \t\n,", &save); w; w = strtok_r(NULL, " \t\n,", &save)) {
 		bool ok = false;
@@ -830,6 +830,13 @@ int cmd_run(int argc, char **argv)
 		ctx_free(&c);
 		return sb_usage_error("run", "give --devices A,B,C or --loop");
 	}
+	/* From here on an interruption ends in a teardown, not a dead process. */
+	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: tear down too */
+	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
 	if (r)
 		goto out;
@@ -932,13 +939,6 @@ int cmd_run(int argc, char **argv)
 		json_object_array_add(set->devices, d);
 	}
 	profile_json(&c, set);
-
-	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: tear down too */
-	sigaction(SIGALRM, &sal, NULL);
 
 	for (size_t i = 0; i < c.n_var; i++)
 		if (!sb_resultset_variant(set, c.var[i].name, json_object_get(c.var[i].params))) {
