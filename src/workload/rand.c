@@ -217,12 +217,16 @@ out:
 	return rc;
 }
 
-/* Lays the data set out sequentially (generation 1), untimed. */
-static int layout(struct sb_wl_ctx *c, const char *path, uint64_t size)
+/* Lays the data set out sequentially (generation 1), untimed but under the
+ * time limit: past it the data set is what was written so far (*size shrinks)
+ * and the result is flagged incomplete. */
+static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_t bs)
 {
 	const size_t bl = 1u << 20;
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	char *buf = sb_wl_alloc_aligned(bl);
+	struct sb_phase p;
+	uint64_t off = 0;
 	int rc = 0;
 
 	if (fd < 0 || !buf) {
@@ -230,16 +234,26 @@ static int layout(struct sb_wl_ctx *c, const char *path, uint64_t size)
 		return fd < 0 ? sb_wl_fail(c, -errno, "%s", path) : -ENOMEM;
 	}
 	sb_pattern_fill(buf, 0, bl, 1);
-	for (uint64_t off = 0; off < size && !*c->env->stop; off += bl) {
-		size_t n = size - off < bl ? size - off : bl;
+	sb_phase_begin(c, &p, "layout", *size);
+	while (off < *size) {
+		size_t n = *size - off < bl ? *size - off : bl;
 		sb_pattern_stamp(buf, off, n, 1);
 		if (write(fd, buf, n) != (ssize_t)n) {
 			rc = sb_wl_fail(c, errno ? -errno : -ENOSPC, "%s: write", path);
 			break;
 		}
+		off += n;
+		if (sb_phase_over(&p, sb_now_ns(), off))
+			break;
 	}
 	if (rc == 0 && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	sb_phase_end(&p);
+	if (off < *size) {
+		*size = off / bs * bs;
+		if (rc == 0 && *size == 0)
+			rc = p.stopped ? 0 : sb_wl_fail(c, -ETIMEDOUT, "laying out the data set took too long");
+	}
 	free(buf);
 	return rc;
 }
@@ -302,8 +316,14 @@ static int rand_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
 	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
 
-	rc = layout(c, path, size);
-	if (rc == 0 && sp->v[K_DIRECT]) {
+	rc = layout(c, path, &size, bs);
+	if (rc == 0 && size / bs < nb) {
+		/* cut short: work on what is there */
+		nb = j.nblocks = size / bs;
+		if (!sp->set[K_OPS] && !sp->v[K_TIME])
+			ops = nb;
+	}
+	if (rc == 0 && nb && sp->v[K_DIRECT]) {
 		int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (fd < 0)
 			rc = sb_wl_fail(c, -errno, "%s: O_DIRECT not supported here", c->env->dir);
@@ -312,11 +332,11 @@ static int rand_run(struct sb_wl_ctx *c)
 	}
 	if (rc == 0 && sp->v[K_DROP])
 		sb_wl_drop_caches(c);
-	if (rc == 0 && sp->v[K_READ] && !*c->env->stop) {
+	if (rc == 0 && sp->v[K_READ] && nb && !*c->env->stop) {
 		j.write = false;
 		rc = rand_phase(c, &j, path, ops, &h[0], &bad);
 	}
-	if (rc == 0 && sp->v[K_WRITE] && !*c->env->stop) {
+	if (rc == 0 && sp->v[K_WRITE] && nb && !*c->env->stop) {
 		j.write = true;
 		rc = rand_phase(c, &j, path, ops, &h[1], &bad);
 		if (rc == 0 && sp->v[K_VERIFY] && !*c->env->stop)
