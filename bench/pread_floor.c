@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		if (pread(fd, buf, bs, (off_t)((((unsigned __int128)x * nb) >> 64) * bs)) != (ssize_t)bs)
+		if (pread(fd, buf, bs, (off_t)((((unsigned __int128)x * nb) >> 64) * bs)) !=
+		    (ssize_t)bs)
 			return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);

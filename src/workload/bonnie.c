@@ -12,9 +12,9 @@
 enum { K_TIMEOUT };
 
 static const struct sb_wl_opt tool_opts[] = {
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		       "time limit; the program is stopped past it and the result flagged incomplete"},
-	{0},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
+		   "time limit; the program is stopped past it and the result flagged incomplete"},
+    {0},
 };
 
 /* argv = prefix words, then the user's ARGS (or defaults) split on blanks. */
@@ -35,8 +35,11 @@ static int run_tool(struct sb_wl_ctx *c, const char *const *prefix, size_t np, c
 	}
 	memcpy(argv, prefix, np * sizeof(*argv));
 	memcpy(argv + np, words, nw * sizeof(*argv));
-	*ch = (struct sb_child){.argv = argv, .cwd = c->work, .capture = true,
-				.log_fd = c->env->log_fd, .stop = c->env->stop,
+	*ch = (struct sb_child){.argv = argv,
+				.cwd = c->work,
+				.capture = true,
+				.log_fd = c->env->log_fd,
+				.stop = c->env->stop,
 				.timeout_ms = (unsigned)(c->timeout_ns / 1000000)};
 	rc = sb_spawn_run(ch);
 	ch->argv = NULL;
@@ -47,7 +50,8 @@ static int run_tool(struct sb_wl_ctx *c, const char *const *prefix, size_t np, c
 	if (ch->timed_out || ch->stopped) {
 		c->res->flags |= SB_RES_INCOMPLETE;
 		if (!c->res->error)
-			c->res->error = strdup(ch->timed_out ? "hit its time limit" : "interrupted");
+			c->res->error =
+			    strdup(ch->timed_out ? "hit its time limit" : "interrupted");
 		return 0;
 	}
 	if (ch->status != 0) {
@@ -90,8 +94,8 @@ static int bonnie_run(struct sb_wl_ctx *c)
 			if (end)
 				*end = '\0';
 			if (sb_bonnie_csv_import(line, c->res) < 0)
-				rc = sb_wl_fail(c, 0, "bonnie++'s CSV line is not format 1.98: %.200s",
-						line);
+				rc = sb_wl_fail(
+				    c, 0, "bonnie++'s CSV line is not format 1.98: %.200s", line);
 			sb_wl_extra_str(c, "bonnie_csv", line);
 		}
 	}
@@ -103,9 +107,10 @@ static int bonnie_run(struct sb_wl_ctx *c)
 /* iozone's result table: a header line with "reclen", then one line of
  * numbers per record size; the columns after kB and reclen come in this
  * order (as many as the tests run). */
-static const char *const iozone_cols[] = {"write", "rewrite", "read", "reread", "random_read",
-					  "random_write", "bkwd_read", "record_rewrite", "stride_read",
-					  "fwrite", "frewrite", "fread", "freread"};
+static const char *const iozone_cols[] = {
+    "write",	    "rewrite",	 "read",	   "reread",	  "random_read",
+    "random_write", "bkwd_read", "record_rewrite", "stride_read", "fwrite",
+    "frewrite",	    "fread",	 "freread"};
 
 int sb_iozone_import(struct sb_wl_result *r, const char *out)
 {
@@ -113,7 +118,8 @@ int sb_iozone_import(struct sb_wl_result *r, const char *out)
 	int n = 0;
 	if (!h || !(h = strchr(h, '\n')))
 		return -EINVAL;
-	for (const char *line = h + 1; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+	for (const char *line = h + 1; *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
 		char *end;
 		double kb = strtod(line, &end), rec;
 		if (end == line)
@@ -143,7 +149,8 @@ static int iozone_run(struct sb_wl_ctx *c)
 	int rc;
 
 	if (!sb_have_program("iozone"))
-		return sb_wl_fail(c, 0, "iozone is not installed (Debian package iozone3, non-free)");
+		return sb_wl_fail(c, 0,
+				  "iozone is not installed (Debian package iozone3, non-free)");
 	if (asprintf(&file, "%s/iozone.tmp", c->work) < 0)
 		return -ENOMEM;
 	if (!args)
@@ -159,25 +166,25 @@ static int iozone_run(struct sb_wl_ctx *c)
 }
 
 const struct sb_wl_ops sb_wl_bonnie = {
-	.name = "bonnie++",
-	.arg = "ARGS",
-	.arg_optional = true,
-	.arg_rest = true,
-	.example = "bonnie++:-n 16 -s 0",
-	.summary = "run bonnie++ ARGS in the directory under test; its CSV imported as seq and meta "
-		   "figures",
-	.opts = tool_opts,
-	.run = bonnie_run,
+    .name = "bonnie++",
+    .arg = "ARGS",
+    .arg_optional = true,
+    .arg_rest = true,
+    .example = "bonnie++:-n 16 -s 0",
+    .summary = "run bonnie++ ARGS in the directory under test; its CSV imported as seq and meta "
+	       "figures",
+    .opts = tool_opts,
+    .run = bonnie_run,
 };
 
 const struct sb_wl_ops sb_wl_iozone = {
-	.name = "iozone",
-	.arg = "ARGS",
-	.arg_optional = true,
-	.arg_rest = true,
-	.example = "iozone:-i 0 -i 1 -i 2 -s 1g -r 16k",
-	.summary = "run iozone ARGS on a file in the directory under test; its table imported "
-		   "(KB/s per test and record size)",
-	.opts = tool_opts,
-	.run = iozone_run,
+    .name = "iozone",
+    .arg = "ARGS",
+    .arg_optional = true,
+    .arg_rest = true,
+    .example = "iozone:-i 0 -i 1 -i 2 -s 1g -r 16k",
+    .summary = "run iozone ARGS on a file in the directory under test; its table imported "
+	       "(KB/s per test and record size)",
+    .opts = tool_opts,
+    .run = iozone_run,
 };

@@ -12,9 +12,9 @@
 enum { K_TIMEOUT };
 
 static const struct sb_wl_opt fio_opts[] = {
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		       "time limit; fio is stopped past it and the result flagged incomplete"},
-	{0},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
+		   "time limit; fio is stopped past it and the result flagged incomplete"},
+    {0},
 };
 
 static double num(json_object *o, const char *key)
@@ -26,7 +26,8 @@ static double num(json_object *o, const char *key)
 static double pct(json_object *clat, const char *key)
 {
 	json_object *p, *v;
-	if (json_object_object_get_ex(clat, "percentile", &p) && json_object_object_get_ex(p, key, &v))
+	if (json_object_object_get_ex(clat, "percentile", &p) &&
+	    json_object_object_get_ex(p, key, &v))
 		return json_object_get_double(v);
 	return 0;
 }
@@ -47,16 +48,16 @@ static void import_dir(struct sb_wl_ctx *c, const char *job, const char *dir, js
 	if (json_object_object_get_ex(d, "clat_ns", &clat)) {
 		snprintf(name, sizeof(name), "%s %s", job, dir);
 		struct sb_latency l = {
-			.op = name,
-			.count = (uint64_t)num(clat, "N"),
-			.min_ms = num(clat, "min") / 1e6,
-			.max_ms = num(clat, "max") / 1e6,
-			.mean_ms = num(clat, "mean") / 1e6,
-			.stdev_ms = num(clat, "stddev") / 1e6,
-			.p50_ms = pct(clat, "50.000000") / 1e6,
-			.p90_ms = pct(clat, "90.000000") / 1e6,
-			.p99_ms = pct(clat, "99.000000") / 1e6,
-			.p999_ms = pct(clat, "99.900000") / 1e6,
+		    .op = name,
+		    .count = (uint64_t)num(clat, "N"),
+		    .min_ms = num(clat, "min") / 1e6,
+		    .max_ms = num(clat, "max") / 1e6,
+		    .mean_ms = num(clat, "mean") / 1e6,
+		    .stdev_ms = num(clat, "stddev") / 1e6,
+		    .p50_ms = pct(clat, "50.000000") / 1e6,
+		    .p90_ms = pct(clat, "90.000000") / 1e6,
+		    .p99_ms = pct(clat, "99.000000") / 1e6,
+		    .p999_ms = pct(clat, "99.900000") / 1e6,
 		};
 		sb_wl_add_latency(c->res, &l);
 	}
@@ -76,8 +77,8 @@ int sb_fio_import(struct sb_wl_ctx *c, const char *text)
 	}
 	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
 		json_object *j = json_object_array_get_idx(jobs, i), *d;
-		const char *jn = json_object_object_get_ex(j, "jobname", &v) ? json_object_get_string(v)
-									       : "job";
+		const char *jn =
+		    json_object_object_get_ex(j, "jobname", &v) ? json_object_get_string(v) : "job";
 		char job[128];
 		/* numjobs= clones share a name */
 		snprintf(job, sizeof(job), "%s", jn);
@@ -112,8 +113,11 @@ static int fio_run(struct sb_wl_ctx *c)
 	if (!realpath(c->spec->arg, job) || access(job, R_OK) < 0)
 		return sb_wl_fail(c, -errno, "%s", c->spec->arg);
 	const char *argv[] = {"fio", "--output-format=json", job, NULL};
-	struct sb_child ch = {.argv = argv, .cwd = c->work, .capture = true,
-			      .log_fd = c->env->log_fd, .stop = c->env->stop,
+	struct sb_child ch = {.argv = argv,
+			      .cwd = c->work,
+			      .capture = true,
+			      .log_fd = c->env->log_fd,
+			      .stop = c->env->stop,
 			      .timeout_ms = (unsigned)(c->timeout_ns / 1000000)};
 	rc = sb_spawn_run(&ch);
 	if (rc < 0) {
@@ -138,12 +142,12 @@ out:
 }
 
 const struct sb_wl_ops sb_wl_fio = {
-	.name = "fio",
-	.arg = "JOBFILE",
-	.arg_rest = true,
-	.example = "fio:randread.fio",
-	.summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
-		   "percentiles",
-	.opts = fio_opts,
-	.run = fio_run,
+    .name = "fio",
+    .arg = "JOBFILE",
+    .arg_rest = true,
+    .example = "fio:randread.fio",
+    .summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
+	       "percentiles",
+    .opts = fio_opts,
+    .run = fio_run,
 };

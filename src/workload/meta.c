@@ -14,17 +14,17 @@
 enum { K_FILES, K_SIZE, K_MINSIZE, K_DIRS, K_SEED, K_TIMEOUT };
 
 static const struct sb_wl_opt meta_opts[] = {
-	[K_FILES] = {"files", SB_WO_UINT, "16", "1", 1, 1u << 20,
-		     "number of files in multiples of 1024 (bonnie++ -n)"},
-	[K_SIZE] = {"size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
-		    "largest file size (0: empty files); sizes are random in [minsize, size]"},
-	[K_MINSIZE] = {"minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30, "smallest file size"},
-	[K_DIRS] = {"dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
-		    "spread the files over this many directories (0: one)"},
-	[K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		       "time limit of each test; past it the test stops and is flagged incomplete"},
-	{0},
+    [K_FILES] = {"files", SB_WO_UINT, "16", "1", 1, 1u << 20,
+		 "number of files in multiples of 1024 (bonnie++ -n)"},
+    [K_SIZE] = {"size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
+		"largest file size (0: empty files); sizes are random in [minsize, size]"},
+    [K_MINSIZE] = {"minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30, "smallest file size"},
+    [K_DIRS] = {"dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
+		"spread the files over this many directories (0: one)"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
 };
 
 struct meta_run {
@@ -75,7 +75,8 @@ static uint32_t dir_of(const struct meta_run *m, bool rnd, uint32_t i)
 {
 	if (m->ndirs <= 1)
 		return 0;
-	return rnd ? (uint32_t)(mix(i ^ (m->seed << 1)) % m->ndirs) : (uint32_t)((uint64_t)i * m->ndirs / m->n);
+	return rnd ? (uint32_t)(mix(i ^ (m->seed << 1)) % m->ndirs)
+		   : (uint32_t)((uint64_t)i * m->ndirs / m->n);
 }
 
 static uint64_t file_size(const struct meta_run *m, uint32_t i)
@@ -182,8 +183,9 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 				rc = create_one(m, rnd, i);
 			} else {
 				file_name(name, sizeof(name), rnd, i, m->seed);
-				rc = kind == 1 ? stat_one(m, d, name, i) :
-				     unlinkat(d, name, 0) < 0 ? -errno : 0;
+				rc = kind == 1			? stat_one(m, d, name, i)
+				     : unlinkat(d, name, 0) < 0 ? -errno
+								: 0;
 			}
 			t1 = sb_now_ns();
 			if (rc < 0) {
@@ -219,8 +221,9 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 					m->bad++;
 					continue;
 				}
-				rc = kind == 1 ? stat_one(m, m->dfd[dn], de->d_name, i) :
-				     unlinkat(m->dfd[dn], de->d_name, 0) < 0 ? -errno : 0;
+				rc = kind == 1 ? stat_one(m, m->dfd[dn], de->d_name, i)
+				     : unlinkat(m->dfd[dn], de->d_name, 0) < 0 ? -errno
+									       : 0;
 				t1 = sb_now_ns();
 				if (rc < 0) {
 					rc = sb_wl_fail(c, rc, "%s: %s", de->d_name, op);
@@ -264,9 +267,12 @@ static uint64_t count_left(struct meta_run *m)
 static int meta_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *sp = c->spec;
-	struct meta_run m = {.c = c, .n = (uint32_t)(sp->v[K_FILES] * 1024),
-			     .ndirs = (uint32_t)sp->v[K_DIRS], .minsz = sp->v[K_MINSIZE],
-			     .maxsz = sp->v[K_SIZE], .seed = sp->v[K_SEED]};
+	struct meta_run m = {.c = c,
+			     .n = (uint32_t)(sp->v[K_FILES] * 1024),
+			     .ndirs = (uint32_t)sp->v[K_DIRS],
+			     .minsz = sp->v[K_MINSIZE],
+			     .maxsz = sp->v[K_SIZE],
+			     .seed = sp->v[K_SEED]};
 	_cleanup_free_ uint32_t *order = malloc(m.n * sizeof(*order));
 	uint64_t rng = mix(m.seed + 1) | 1, left;
 	uint32_t nd = m.ndirs ? m.ndirs : 1;
@@ -290,7 +296,8 @@ static int meta_run(struct sb_wl_ctx *c)
 			rc = sb_wl_fail(c, -errno, "%s/%s", c->work, name);
 			goto out;
 		}
-		m.dfd[d] = openat(c->work_fd, m.ndirs ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		m.dfd[d] =
+		    openat(c->work_fd, m.ndirs ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m.dfd[d] < 0) {
 			rc = sb_wl_fail(c, -errno, "%s/%s", c->work, name);
 			goto out;
@@ -343,10 +350,10 @@ out:
 }
 
 const struct sb_wl_ops sb_wl_meta = {
-	.name = "meta",
-	.example = "meta,files=16,size=4k",
-	.summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
-		   "then random order; ops/s and %CPU",
-	.opts = meta_opts,
-	.run = meta_run,
+    .name = "meta",
+    .example = "meta,files=16,size=4k",
+    .summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
+	       "then random order; ops/s and %CPU",
+    .opts = meta_opts,
+    .run = meta_run,
 };

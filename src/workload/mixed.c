@@ -22,22 +22,33 @@
 enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT };
 
 static const struct sb_wl_opt mixed_opts[] = {
-	[K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
-		     "files in the read trees, all readers together"},
-	[K_MAXFILE] = {"maxfile", SB_WO_SIZE, "16M", "256k", 1, 1ull << 32, "largest file in a tree"},
-	[K_TIME] = {"time", SB_WO_DURATION, "30s", "2s", 1, 0, "length of each phase"},
-	[K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the trees"},
-	[K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
-		       "time limit for building the trees"},
-	{0},
+    [K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
+		 "files in the read trees, all readers together"},
+    [K_MAXFILE] = {"maxfile", SB_WO_SIZE, "16M", "256k", 1, 1ull << 32, "largest file in a tree"},
+    [K_TIME] = {"time", SB_WO_DURATION, "30s", "2s", 1, 0, "length of each phase"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the trees"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
+		   "time limit for building the trees"},
+    {0},
 };
 
-enum op { OP_READDIR, OP_LSTAT, OP_OPEN, OP_RFIRST, OP_RREST, OP_CREATE, OP_WFIRST, OP_WREST,
-	  OP_CLOSE, OP_MKDIR, OP_N };
-static const char *const op_names[OP_N] = {"read dir", "lstat", "open", "read first byte",
-					   "read rest", "create", "write first byte", "write rest",
-					   "close", "mkdir"};
+enum op {
+	OP_READDIR,
+	OP_LSTAT,
+	OP_OPEN,
+	OP_RFIRST,
+	OP_RREST,
+	OP_CREATE,
+	OP_WFIRST,
+	OP_WREST,
+	OP_CLOSE,
+	OP_MKDIR,
+	OP_N
+};
+static const char *const op_names[OP_N] = {
+    "read dir",	  "lstat", "open", "read first byte", "read rest", "create", "write first byte",
+    "write rest", "close", "mkdir"};
 
 #define IOBUF (256u << 10)
 
@@ -46,8 +57,10 @@ static int parse_rw(const char *arg, struct sb_wl_spec *s, char **why)
 	unsigned r, w;
 	int n = 0;
 	if (sscanf(arg, "%ur%uw%n", &r, &w, &n) != 2 || arg[n] || r < 1 || r > 64 || w > 64) {
-		if (asprintf(why, "bad readers/writers '%s': expected RrWw with 1-64 readers and "
-				  "0-64 writers, e.g. 3r3w", arg) < 0)
+		if (asprintf(why,
+			     "bad readers/writers '%s': expected RrWw with 1-64 readers and "
+			     "0-64 writers, e.g. 3r3w",
+			     arg) < 0)
 			*why = NULL;
 		return -EINVAL;
 	}
@@ -66,7 +79,7 @@ struct worker {
 	uint64_t bytes, data_ns, all_ns, rounds, bad, files;
 	int err;
 	char *buf;
-	char *names;   /* readdir names, reused */
+	char *names; /* readdir names, reused */
 	size_t names_cap;
 	struct sb_hist h[OP_N];
 	/* writer state */
@@ -134,7 +147,8 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 				if (n <= 0)
 					break;
 				if (off % SB_SECTOR == 0)
-					w->bad += sb_pattern_check(w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
+					w->bad += sb_pattern_check(
+					    w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
 				off += (uint64_t)n;
 			}
 			t1 = sb_now_ns();
@@ -171,7 +185,8 @@ static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 	}
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name) + 1;
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
 		if (used + l + 1 > w->names_cap) {
 			size_t cap = w->names_cap ? 2 * w->names_cap : 4096;
@@ -210,7 +225,8 @@ static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 		t1 = sb_now_ns();
 		rec(w, OP_LSTAT, t0, t1);
 		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			int sub =
+			    openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (sub < 0) {
 				rc = -errno;
 				break;
@@ -311,7 +327,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 	rec(w, OP_CLOSE, t0, t1);
 	w->files++;
 	return 0;
-werr: {
+werr : {
 	int e2 = errno ? -errno : -ENOSPC;
 	close(fd);
 	return e2;
@@ -326,8 +342,10 @@ static void *writer_main(void *arg)
 	int rc = 0;
 
 	while (rc == 0 && !over(w, sb_now_ns())) {
-		struct sb_tree_params tp = {.seed = tree_gen_seed(m, 500 + w->id) + w->rounds * 7919,
-					    .files = m->files_per_tree, .maxfile = m->maxfile};
+		struct sb_tree_params tp = {.seed =
+						tree_gen_seed(m, 500 + w->id) + w->rounds * 7919,
+					    .files = m->files_per_tree,
+					    .maxfile = m->maxfile};
 		/* Keep the space used bounded: the previous tree goes first. */
 		if (prev[0])
 			sb_wl_rmtree_at(m->c->work_fd, prev);
@@ -413,8 +431,8 @@ static int build_trees(struct mixed *m, uint64_t *bytes)
 	sb_phase_begin(c, &p, "building trees", (uint64_t)m->files_per_tree * m->R);
 	for (unsigned r = 0; r < m->R && rc == 0; r++) {
 		char name[32];
-		struct sb_tree_params tp = {.seed = tree_gen_seed(m, r), .files = m->files_per_tree,
-					    .maxfile = m->maxfile};
+		struct sb_tree_params tp = {
+		    .seed = tree_gen_seed(m, r), .files = m->files_per_tree, .maxfile = m->maxfile};
 		snprintf(name, sizeof(name), "read%u", r);
 		if (mkdirat(c->work_fd, name, 0755) < 0)
 			return free(b.buf), sb_wl_fail(c, -errno, "%s/%s", c->work, name);
@@ -485,7 +503,9 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		sb_wl_drop_caches(c);
 	sb_phase_begin(c, &p, label, 0);
 	for (unsigned i = 0; i < n; i++) {
-		w[i] = (struct worker){.m = m, .id = i < nr ? i : i - nr, .writer = i >= nr,
+		w[i] = (struct worker){.m = m,
+				       .id = i < nr ? i : i - nr,
+				       .writer = i >= nr,
 				       .end = p.t0 + sp->v[K_TIME] * 1000000ull};
 		for (int k = 0; k < OP_N; k++)
 			sb_hist_init(&w[i].h[k]);
@@ -514,7 +534,8 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		}
 		bad += w[i].bad;
 		if (w[i].err && !rc)
-			rc = sb_wl_fail(c, w[i].err, "%s: %s", label, w[i].writer ? "writer" : "reader");
+			rc = sb_wl_fail(c, w[i].err, "%s: %s", label,
+					w[i].writer ? "writer" : "reader");
 		free(w[i].buf);
 		free(w[i].names);
 	}
@@ -573,8 +594,12 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 static int mixed_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *sp = c->spec;
-	struct mixed m = {.c = c, .R = (unsigned)sp->a[0], .W = (unsigned)sp->a[1],
-			  .maxfile = sp->v[K_MAXFILE], .seed = sp->v[K_SEED], .stop = c->env->stop};
+	struct mixed m = {.c = c,
+			  .R = (unsigned)sp->a[0],
+			  .W = (unsigned)sp->a[1],
+			  .maxfile = sp->v[K_MAXFILE],
+			  .seed = sp->v[K_SEED],
+			  .stop = c->env->stop};
 	uint64_t bytes = 0;
 	char label[64];
 	int rc;
@@ -605,12 +630,12 @@ static int mixed_run(struct sb_wl_ctx *c)
 }
 
 const struct sb_wl_ops sb_wl_mixed = {
-	.name = "mixed",
-	.arg = "RrWw",
-	.example = "mixed:3r3w,time=30s",
-	.summary = "FsOpBench-style readers against writers on home-directory-like trees; per-op "
-		   "latency and read/write rates in three phases",
-	.opts = mixed_opts,
-	.parse_arg = parse_rw,
-	.run = mixed_run,
+    .name = "mixed",
+    .arg = "RrWw",
+    .example = "mixed:3r3w,time=30s",
+    .summary = "FsOpBench-style readers against writers on home-directory-like trees; per-op "
+	       "latency and read/write rates in three phases",
+    .opts = mixed_opts,
+    .parse_arg = parse_rw,
+    .run = mixed_run,
 };

@@ -26,8 +26,8 @@ static uint64_t rnd(struct gen *g)
 	return g->rng = x;
 }
 
-static const char *const dir_names[] = {"src", "doc", "Mail", "Music", ".cache", "photos",
-					"projects", "build", "lib", "notes", ".config", "tmp"};
+static const char *const dir_names[] = {"src",	    "doc",   "Mail", "Music", ".cache",	 "photos",
+					"projects", "build", "lib",  "notes", ".config", "tmp"};
 static const char *const small_ext[] = {"txt", "c", "h", "conf", "md", "py"};
 static const char *const big_ext[] = {"jpg", "mp3", "pdf", "o", "tar", "png"};
 
@@ -62,11 +62,12 @@ static int gen_dir(struct gen *g, size_t plen, unsigned depth)
 	if (nfiles > g->left)
 		nfiles = g->left;
 	for (uint32_t i = 0; i < nfiles; i++) {
-		struct sb_tree_entry e = {.dir = false, .depth = depth + 1, .index = g->next_index++};
+		struct sb_tree_entry e = {
+		    .dir = false, .depth = depth + 1, .index = g->next_index++};
 		e.size = pick_size(g);
 		const char *ext = e.size > 65536 ? big_ext[rnd(g) % 6] : small_ext[rnd(g) % 6];
-		int n = snprintf(g->path + plen, sizeof(g->path) - plen, "%sf%u.%s", plen ? "/" : "",
-				 e.index, ext);
+		int n = snprintf(g->path + plen, sizeof(g->path) - plen, "%sf%u.%s",
+				 plen ? "/" : "", e.index, ext);
 		e.path = g->path;
 		e.name = g->path + plen + (plen ? 1 : 0);
 		g->left--;

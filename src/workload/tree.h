@@ -9,7 +9,7 @@
 
 struct sb_tree_params {
 	uint64_t seed;
-	uint32_t files;   /* exactly this many files */
+	uint32_t files;	  /* exactly this many files */
 	uint64_t maxfile; /* largest file size */
 };
 
@@ -17,9 +17,9 @@ struct sb_tree_entry {
 	bool dir;
 	const char *path; /* relative to the tree's root, '/'-separated */
 	const char *name; /* last component */
-	unsigned depth;   /* 1 for entries of the root */
-	uint32_t index;   /* files: 0..files-1, also in the name ("f<index>.ext") */
-	uint64_t size;    /* files */
+	unsigned depth;	  /* 1 for entries of the root */
+	uint32_t index;	  /* files: 0..files-1, also in the name ("f<index>.ext") */
+	uint64_t size;	  /* files */
 };
 
 /* Calls cb for each entry, a directory before what it holds. cb returns 0 to

@@ -31,16 +31,19 @@ static double unit(uint64_t *s)
 
 static void test_buckets(void **state)
 {
-	static const uint64_t vals[] = {0, 1, 31, 32, 33, 63, 64, 65, 100, 1000, 4095, 4096,
-					123456789, 1ull << 40, (1ull << 40) + 12345, UINT64_MAX};
+	static const uint64_t vals[] = {
+	    0,	       1,    31,	32,	    33,
+	    63,	       64,   65,	100,	    1000,
+	    4095,      4096, 123456789, 1ull << 40, (1ull << 40) + 12345,
+	    UINT64_MAX};
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		uint64_t v = vals[i];
 		unsigned b = sb_hist_index(v);
 		uint64_t lo = sb_hist_bucket_low(b), w = sb_hist_bucket_width(b);
 		assert_true(b < SB_HIST_BUCKETS);
 		if (!(lo <= v && v - lo < w))
-			fail_msg("value %llu not in bucket %u [%llu, +%llu)", (unsigned long long)v, b,
-				 (unsigned long long)lo, (unsigned long long)w);
+			fail_msg("value %llu not in bucket %u [%llu, +%llu)", (unsigned long long)v,
+				 b, (unsigned long long)lo, (unsigned long long)w);
 		/* the documented width bound */
 		assert_true(w == 1 || w * SB_HIST_SUB <= lo);
 	}
@@ -76,8 +79,8 @@ static void test_known_distributions(void **state)
 		enum dist d;
 		size_t n;
 	} cases[] = {
-		{UNIFORM, 100000}, {EXPONENTIAL, 100000}, {LOGNORMAL, 200000},
-		{CONSTANT, 1000},  {BIMODAL, 50000},      {UNIFORM, 7},
+	    {UNIFORM, 100000}, {EXPONENTIAL, 100000}, {LOGNORMAL, 200000},
+	    {CONSTANT, 1000},  {BIMODAL, 50000},      {UNIFORM, 7},
 	};
 	static const double qs[] = {0.01, 0.5, 0.9, 0.99, 0.999};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -107,8 +110,8 @@ static void test_known_distributions(void **state)
 			double exact = (double)v[rank ? rank - 1 : 0];
 			double got = sb_hist_percentile(h, qs[k]);
 			if (fabs(got - exact) > exact * SB_HIST_MAX_REL_ERR + 1e-9)
-				fail_msg("case %zu q %.3f: got %.1f exact %.1f (bound %.4f)", c, qs[k],
-					 got, exact, SB_HIST_MAX_REL_ERR);
+				fail_msg("case %zu q %.3f: got %.1f exact %.1f (bound %.4f)", c,
+					 qs[k], got, exact, SB_HIST_MAX_REL_ERR);
 		}
 		free(v);
 		free(h);
@@ -117,7 +120,8 @@ static void test_known_distributions(void **state)
 
 static void test_merge(void **state)
 {
-	struct sb_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *all = malloc(sizeof(*all));
+	struct sb_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)),
+		       *all = malloc(sizeof(*all));
 	uint64_t s = 7;
 	assert_non_null(a);
 	assert_non_null(b);
@@ -160,10 +164,10 @@ static void test_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buckets),
-		cmocka_unit_test(test_known_distributions),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_buckets),
+	    cmocka_unit_test(test_known_distributions),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

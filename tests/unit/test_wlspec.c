@@ -15,8 +15,8 @@
 
 static void test_registry_order(void **state)
 {
-	static const char *const want[] = {"seq", "meta", "rand", "mixed", "command",
-					   "fio", "bonnie++", "iozone"};
+	static const char *const want[] = {"seq",     "meta", "rand",	  "mixed",
+					   "command", "fio",  "bonnie++", "iozone"};
 	assert_int_equal(sb_n_workloads, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < sb_n_workloads; i++) {
 		assert_string_equal(sb_workloads[i]->name, want[i]);
@@ -46,47 +46,59 @@ static void test_specs(void **state)
 	static const struct {
 		const char *spec;
 		int rc;
-		const char *msg;       /* error must contain it */
-		const char *arg;       /* decoded ARG text */
-		uint64_t a0, a1;       /* decoded ARG values */
-		const char *key;       /* one key to check */
+		const char *msg; /* error must contain it */
+		const char *arg; /* decoded ARG text */
+		uint64_t a0, a1; /* decoded ARG values */
+		const char *key; /* one key to check */
 		uint64_t val;
 	} cases[] = {
-		{"seq", 0, NULL, NULL, 0, 0, "chunk", 8192},
-		{"seq,size=1G,chunk=1m", 0, NULL, NULL, 0, 0, "size", 1ull << 30},
-		{"rand:16k,direct=1", 0, NULL, "16k", 16384, 0, "direct", 1},
-		{"rand:4k,threads=4,time=10s", 0, NULL, "4k", 4096, 0, "time", 10000},
-		{"mixed:3r3w,time=30s", 0, NULL, "3r3w", 3, 3, "time", 30000},
-		{"mixed:1r0w", 0, NULL, "1r0w", 1, 0, "files", 100000},
-		{"meta,files=2,size=4k,dirs=3", 0, NULL, NULL, 0, 0, "dirs", 3},
-		{"command:make -j2", 0, NULL, "make -j2", 0, 0, "timeout", 24 * 3600 * 1000ull},
-		{"command:make -j2,timeout=5m", 0, NULL, "make -j2", 0, 0, "timeout", 300000},
-		{"command:sh -c a,b", 0, NULL, "sh -c a,b", 0, 0, NULL, 0},
-		{"bonnie++", 0, NULL, NULL, 0, 0, NULL, 0},
-		{"bonnie++:-n 4 -s 0", 0, NULL, "-n 4 -s 0", 0, 0, NULL, 0},
-		{"fio:job.fio", 0, NULL, "job.fio", 0, 0, NULL, 0},
-		{"rand:4k,verify=no", 0, NULL, "4k", 4096, 0, "verify", 0},
-		/* errors: name the spec and the expected form */
-		{.spec = "rnd:4k", .rc = -EINVAL, .msg = "workload 'rnd:4k': unknown workload 'rnd' (did you mean 'rand'?)"},
-		{.spec = "frobnicate", .rc = -EINVAL, .msg = "expected NAME[:ARG][,key=value...]"},
-		{.spec = "", .rc = -EINVAL, .msg = "no workload name"},
-		{.spec = "rand", .rc = -EINVAL, .msg = "rand needs BS (expected rand:BS[,key=value...], e.g. rand:16k,direct=1)"},
-		{.spec = "rand:16q", .rc = -EINVAL, .msg = "bad record size '16q'"},
-		{.spec = "rand:100", .rc = -EINVAL, .msg = "a multiple of 512"},
-		{.spec = "rand:4k,thread=2", .rc = -EINVAL, .msg = "unknown key 'thread' (did you mean 'threads'?)"},
-		{.spec = "rand:4k,threads=0", .rc = -EINVAL, .msg = "threads=0 out of range"},
-		{.spec = "rand:4k,direct", .rc = -EINVAL, .msg = "'direct' is not key=value"},
-		{.spec = "rand:4k,direct=maybe", .rc = -EINVAL, .msg = "bad value 'maybe' for direct: expected 0 or 1"},
-		{.spec = "rand:4k,direct=1,direct=0", .rc = -EINVAL, .msg = "key 'direct' given twice"},
-		{.spec = "rand:4k,", .rc = -EINVAL, .msg = "empty key list"},
-		{.spec = "seq:foo", .rc = -EINVAL, .msg = "seq takes no argument (expected seq[,key=value...]"},
-		{.spec = "seq,size=lots", .rc = -EINVAL, .msg = "expected a size such as 4k"},
-		{.spec = "meta,files=x", .rc = -EINVAL, .msg = "bad value 'x' for files: expected a number"},
-		{.spec = "mixed:3r", .rc = -EINVAL, .msg = "expected RrWw"},
-		{.spec = "mixed:0r1w", .rc = -EINVAL, .msg = "bad readers/writers '0r1w'"},
-		{.spec = "mixed:3r3w,time=soon", .rc = -EINVAL, .msg = "expected a duration"},
-		{.spec = "command:", .rc = -EINVAL, .msg = "command needs CMD"},
-		{"command:make,bogus=1", 0, NULL, "make,bogus=1", 0, 0, NULL, 0},
+	    {"seq", 0, NULL, NULL, 0, 0, "chunk", 8192},
+	    {"seq,size=1G,chunk=1m", 0, NULL, NULL, 0, 0, "size", 1ull << 30},
+	    {"rand:16k,direct=1", 0, NULL, "16k", 16384, 0, "direct", 1},
+	    {"rand:4k,threads=4,time=10s", 0, NULL, "4k", 4096, 0, "time", 10000},
+	    {"mixed:3r3w,time=30s", 0, NULL, "3r3w", 3, 3, "time", 30000},
+	    {"mixed:1r0w", 0, NULL, "1r0w", 1, 0, "files", 100000},
+	    {"meta,files=2,size=4k,dirs=3", 0, NULL, NULL, 0, 0, "dirs", 3},
+	    {"command:make -j2", 0, NULL, "make -j2", 0, 0, "timeout", 24 * 3600 * 1000ull},
+	    {"command:make -j2,timeout=5m", 0, NULL, "make -j2", 0, 0, "timeout", 300000},
+	    {"command:sh -c a,b", 0, NULL, "sh -c a,b", 0, 0, NULL, 0},
+	    {"bonnie++", 0, NULL, NULL, 0, 0, NULL, 0},
+	    {"bonnie++:-n 4 -s 0", 0, NULL, "-n 4 -s 0", 0, 0, NULL, 0},
+	    {"fio:job.fio", 0, NULL, "job.fio", 0, 0, NULL, 0},
+	    {"rand:4k,verify=no", 0, NULL, "4k", 4096, 0, "verify", 0},
+	    /* errors: name the spec and the expected form */
+	    {.spec = "rnd:4k",
+	     .rc = -EINVAL,
+	     .msg = "workload 'rnd:4k': unknown workload 'rnd' (did you mean 'rand'?)"},
+	    {.spec = "frobnicate", .rc = -EINVAL, .msg = "expected NAME[:ARG][,key=value...]"},
+	    {.spec = "", .rc = -EINVAL, .msg = "no workload name"},
+	    {.spec = "rand",
+	     .rc = -EINVAL,
+	     .msg = "rand needs BS (expected rand:BS[,key=value...], e.g. rand:16k,direct=1)"},
+	    {.spec = "rand:16q", .rc = -EINVAL, .msg = "bad record size '16q'"},
+	    {.spec = "rand:100", .rc = -EINVAL, .msg = "a multiple of 512"},
+	    {.spec = "rand:4k,thread=2",
+	     .rc = -EINVAL,
+	     .msg = "unknown key 'thread' (did you mean 'threads'?)"},
+	    {.spec = "rand:4k,threads=0", .rc = -EINVAL, .msg = "threads=0 out of range"},
+	    {.spec = "rand:4k,direct", .rc = -EINVAL, .msg = "'direct' is not key=value"},
+	    {.spec = "rand:4k,direct=maybe",
+	     .rc = -EINVAL,
+	     .msg = "bad value 'maybe' for direct: expected 0 or 1"},
+	    {.spec = "rand:4k,direct=1,direct=0", .rc = -EINVAL, .msg = "key 'direct' given twice"},
+	    {.spec = "rand:4k,", .rc = -EINVAL, .msg = "empty key list"},
+	    {.spec = "seq:foo",
+	     .rc = -EINVAL,
+	     .msg = "seq takes no argument (expected seq[,key=value...]"},
+	    {.spec = "seq,size=lots", .rc = -EINVAL, .msg = "expected a size such as 4k"},
+	    {.spec = "meta,files=x",
+	     .rc = -EINVAL,
+	     .msg = "bad value 'x' for files: expected a number"},
+	    {.spec = "mixed:3r", .rc = -EINVAL, .msg = "expected RrWw"},
+	    {.spec = "mixed:0r1w", .rc = -EINVAL, .msg = "bad readers/writers '0r1w'"},
+	    {.spec = "mixed:3r3w,time=soon", .rc = -EINVAL, .msg = "expected a duration"},
+	    {.spec = "command:", .rc = -EINVAL, .msg = "command needs CMD"},
+	    {"command:make,bogus=1", 0, NULL, "make,bogus=1", 0, 0, NULL, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_wl_spec s;
@@ -101,7 +113,8 @@ static void test_specs(void **state)
 				fail_msg("'%s': message '%s' lacks '%s'", cases[i].spec, err,
 					 cases[i].msg);
 			if (!strstr(err, "workload '"))
-				fail_msg("'%s': message does not name the spec: %s", cases[i].spec, err);
+				fail_msg("'%s': message does not name the spec: %s", cases[i].spec,
+					 err);
 			free(err);
 			continue;
 		}
@@ -116,7 +129,8 @@ static void test_specs(void **state)
 			assert_true(k >= 0);
 			if (s.v[k] != cases[i].val)
 				fail_msg("'%s': %s=%llu, want %llu", cases[i].spec, cases[i].key,
-					 (unsigned long long)s.v[k], (unsigned long long)cases[i].val);
+					 (unsigned long long)s.v[k],
+					 (unsigned long long)cases[i].val);
 		}
 		sb_wl_spec_release(&s);
 	}
@@ -129,12 +143,10 @@ static void test_quick_defaults(void **state)
 		bool quick;
 		uint64_t val;
 	} cases[] = {
-		{"seq", "size", false, 0}, /* 0: twice the RAM, computed at run time */
-		{"seq", "size", true, 64ull << 20},
-		{"seq,size=1G", "size", true, 1ull << 30},
-		{"meta", "files", false, 16},
-		{"meta", "files", true, 1},
-		{"mixed:2r1w", "time", true, 2000},
+	    {"seq", "size", false, 0}, /* 0: twice the RAM, computed at run time */
+	    {"seq", "size", true, 64ull << 20}, {"seq,size=1G", "size", true, 1ull << 30},
+	    {"meta", "files", false, 16},	{"meta", "files", true, 1},
+	    {"mixed:2r1w", "time", true, 2000},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_wl_spec s;
@@ -157,9 +169,9 @@ static void test_split_words(void **state)
 		size_t n;
 		const char *w0, *wlast;
 	} cases[] = {
-		{"make -j2", 2, "make", "-j2"},
-		{"  ls\t-l  /tmp ", 3, "ls", "/tmp"},
-		{"", 0, NULL, NULL},
+	    {"make -j2", 2, "make", "-j2"},
+	    {"  ls\t-l  /tmp ", 3, "ls", "/tmp"},
+	    {"", 0, NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t n = 99;
@@ -251,22 +263,26 @@ static void test_tree_stop(void **state)
 
 static void test_bonnie_csv(void **state)
 {
-	struct sb_wl_result *seq = sb_wl_result_new("seq", "seq"), *meta = sb_wl_result_new("meta", "meta");
+	struct sb_wl_result *seq = sb_wl_result_new("seq", "seq"),
+			    *meta = sb_wl_result_new("meta", "meta");
 	static const struct {
 		bool is_seq;
 		const char *name;
 		double v;
 		int field; /* 0-based CSV field */
 	} m[] = {
-		{1, "putc_write", 1141, 9},  {1, "putc_write_cpu", 99, 10}, {1, "block_write", 512345, 11},
-		{1, "block_write_cpu", 45, 12}, {1, "rewrite", 200000, 13},  {1, "getc_read", 1338, 15},
-		{1, "block_read", 900000, 17}, {1, "seeks", 4567.4, 19},     {1, "seeks_cpu", 12, 20},
-		{0, "seq_create", 30000, 26},  {0, "seq_stat", 80000, 28},   {0, "seq_delete", 50000, 30},
-		{0, "rand_create", 31000, 32}, {0, "rand_stat", 81000, 34},  {0, "rand_delete", 51000, 36},
-		{0, "rand_delete_cpu", 77, 37},
+	    {1, "putc_write", 1141, 9},	    {1, "putc_write_cpu", 99, 10},
+	    {1, "block_write", 512345, 11}, {1, "block_write_cpu", 45, 12},
+	    {1, "rewrite", 200000, 13},	    {1, "getc_read", 1338, 15},
+	    {1, "block_read", 900000, 17},  {1, "seeks", 4567.4, 19},
+	    {1, "seeks_cpu", 12, 20},	    {0, "seq_create", 30000, 26},
+	    {0, "seq_stat", 80000, 28},	    {0, "seq_delete", 50000, 30},
+	    {0, "rand_create", 31000, 32},  {0, "rand_stat", 81000, 34},
+	    {0, "rand_delete", 51000, 36},  {0, "rand_delete_cpu", 77, 37},
 	};
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		sb_wl_add_metric(m[i].is_seq ? seq : meta, m[i].name, "x", SB_BETTER_HIGHER, m[i].v);
+		sb_wl_add_metric(m[i].is_seq ? seq : meta, m[i].name, "x", SB_BETTER_HIGHER,
+				 m[i].v);
 	struct sb_latency l = {.op = "block write", .max_ms = 8.593};
 	sb_wl_add_latency(seq, &l);
 	struct sb_latency l2 = {.op = "rand delete", .max_ms = 20.5};
@@ -322,7 +338,13 @@ static void test_bonnie_csv(void **state)
 	assert_int_equal(sb_bonnie_csv_import("1.97,x,y", r), -EINVAL);
 	/* bonnie++'s "+++++" (too fast to measure) is left out */
 	struct sb_wl_result *r2 = sb_wl_result_new("bonnie++", "bonnie++");
-	assert_int_equal(sb_bonnie_csv_import("1.98,2.00a,vm,1,1796029424,64M,,8192,5,1141,99,+++++,+++,+++++,+++,1338,87,+++++,+++,+++++,+++,1,,,,,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,8593us,3033us,194us,20531us,58us,8060us,116us,68us,231us,175us,79us,1183us", r2), 0);
+	assert_int_equal(
+	    sb_bonnie_csv_import(
+		"1.98,2.00a,vm,1,1796029424,64M,,8192,5,1141,99,+++++,+++,+++++,+++,1338,87,+++++,+"
+		"++,+++++,+++,1,,,,,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,"
+		"8593us,3033us,194us,20531us,58us,8060us,116us,68us,231us,175us,79us,1183us",
+		r2),
+	    0);
 	assert_non_null(sb_wl_find_metric(r2, "putc_write"));
 	assert_null(sb_wl_find_metric(r2, "block_write"));
 	assert_true(sb_wl_find_metric(r2, "getc_read")->value == 1338);
@@ -356,15 +378,11 @@ static void test_pattern(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry_order),
-		cmocka_unit_test(test_examples_and_defaults),
-		cmocka_unit_test(test_specs),
-		cmocka_unit_test(test_quick_defaults),
-		cmocka_unit_test(test_split_words),
-		cmocka_unit_test(test_tree),
-		cmocka_unit_test(test_tree_stop),
-		cmocka_unit_test(test_bonnie_csv),
-		cmocka_unit_test(test_pattern),
+	    cmocka_unit_test(test_registry_order), cmocka_unit_test(test_examples_and_defaults),
+	    cmocka_unit_test(test_specs),	   cmocka_unit_test(test_quick_defaults),
+	    cmocka_unit_test(test_split_words),	   cmocka_unit_test(test_tree),
+	    cmocka_unit_test(test_tree_stop),	   cmocka_unit_test(test_bonnie_csv),
+	    cmocka_unit_test(test_pattern),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
