@@ -11,10 +11,10 @@
 
 /* Where and how a workload runs. */
 struct sb_wl_env {
-	const char *dir;    /* an existing directory on the file system under test */
-	bool quick;	    /* shrink sizes and times (CI); flagged in the results */
-	uint64_t ram_bytes; /* 0: read from the system; data sets default to 2x this */
-	int log_fd;	    /* >= 0: the run log, external programs' output goes here too */
+	const char *dir;             /* an existing directory on the file system under test */
+	bool quick;                  /* shrink sizes and times (CI); flagged in the results */
+	uint64_t ram_bytes;          /* 0: read from the system; data sets default to 2x this */
+	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
 };
 
