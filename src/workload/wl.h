@@ -171,6 +171,9 @@ int sb_wl_rmtree_at(int dirfd, const char *name);
 /* CMD split on blanks into a NULL-terminated argv (no quoting, no shell). */
 char **sb_wl_split_words(const char *s, size_t *n);
 void sb_wl_free_words(char **argv);
+/* Adapters' parsers (bonnie.c, fio.c): 0 (or a count) or -EINVAL. */
+int sb_iozone_import(struct sb_wl_result *r, const char *out);
+int sb_fio_import(struct sb_wl_ctx *c, const char *text);
 /* Pseudo random numbers, per thread. */
 static inline uint64_t sb_rng_next(uint64_t *s)
 {

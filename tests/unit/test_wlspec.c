@@ -375,6 +375,36 @@ static void test_pattern(void **state)
 		assert_true(memcmp(buf + i, buf2 + i, 8) != 0);
 }
 
+/* iozone's table as iozone 3.4 prints it for -i 0 -i 1 -i 2 -s 64m -r 4k. */
+static void test_iozone_import(void **state)
+{
+	static const char out[] =
+	    "\tIozone: Performance Test of File I/O\n"
+	    "\tFile size set to 65536 kB\n\tRecord Size 4 kB\n"
+	    "                                                              random    random "
+	    "    bkwd    record    stride\n"
+	    "              kB  reclen    write  rewrite    read    reread    read     write  "
+	    "   read   rewrite      read   fwrite frewrite    fread  freread\n"
+	    "           65536       4   812345  1234567  3456789  3567890  2345678   987654\n"
+	    "\niozone test complete.\n";
+	static const struct {
+		const char *name;
+		double v;
+	} want[] = {{"r4k_write", 812345},	  {"r4k_rewrite", 1234567},
+		    {"r4k_read", 3456789},	  {"r4k_reread", 3567890},
+		    {"r4k_random_read", 2345678}, {"r4k_random_write", 987654}};
+	struct sb_wl_result *r = sb_wl_result_new("iozone", "iozone");
+	assert_int_equal(sb_iozone_import(r, out), 6);
+	assert_int_equal(r->n_metrics, 6);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct sb_metric *m = sb_wl_find_metric(r, want[i].name);
+		assert_non_null(m);
+		assert_true(m->value == want[i].v);
+	}
+	assert_int_equal(sb_iozone_import(r, "no table here\n"), -EINVAL);
+	sb_wl_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,7 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_specs),	   cmocka_unit_test(test_quick_defaults),
 	    cmocka_unit_test(test_split_words),	   cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_stop),	   cmocka_unit_test(test_bonnie_csv),
-	    cmocka_unit_test(test_pattern),
+	    cmocka_unit_test(test_pattern),	   cmocka_unit_test(test_iozone_import),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
