@@ -34,6 +34,7 @@ struct meta_run {
 	uint64_t minsz, maxsz, seed;
 	char *buf, *exp;
 	uint64_t bad;
+	bool pending; /* data read by stat_one, to be checked */
 	uint64_t counts[6];
 };
 
@@ -120,7 +121,6 @@ static int create_one(struct meta_run *m, bool rnd, uint32_t i)
 	if (fd < 0)
 		return -errno;
 	if (sz) {
-		sb_pattern_fill(m->buf, 0, sz, i);
 		if (write(fd, m->buf, sz) != (ssize_t)sz) {
 			int e = errno ? -errno : -ENOSPC;
 			close(fd);
@@ -130,7 +130,8 @@ static int create_one(struct meta_run *m, bool rnd, uint32_t i)
 	return close(fd) < 0 ? -errno : 0;
 }
 
-/* stat, and when the file has data, read it and compare. */
+/* stat, and when the file has data, read it; check_data() compares it
+ * after the clock stopped. */
 static int stat_one(struct meta_run *m, int dfd, const char *name, uint32_t i)
 {
 	struct stat st;
@@ -150,10 +151,19 @@ static int stat_one(struct meta_run *m, int dfd, const char *name, uint32_t i)
 		close(fd);
 		if (r != (ssize_t)sz)
 			return r < 0 ? -errno : -EIO;
-		sb_pattern_fill(m->exp, 0, sz, i);
-		m->bad += memcmp(m->buf, m->exp, sz) != 0;
+		m->pending = true;
 	}
 	return 0;
+}
+
+static void check_data(struct meta_run *m, uint32_t i)
+{
+	uint64_t sz = file_size(m, i);
+	if (!m->pending)
+		return;
+	m->pending = false;
+	sb_pattern_fill(m->exp, 0, sz, i);
+	m->bad += memcmp(m->buf, m->exp, sz) != 0;
 }
 
 /* Runs one test. order: NULL for readdir order (seq stat/delete), else the
@@ -178,6 +188,9 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 		for (uint32_t k = 0; k < m->n && !over; k++) {
 			uint32_t i = order ? order[k] : k;
 			int d = m->dfd[dir_of(m, rnd, i)];
+			/* The data to write is made before the clock starts. */
+			if (kind == 0 && m->maxsz)
+				sb_pattern_fill(m->buf, 0, file_size(m, i), i);
 			t0 = sb_now_ns();
 			if (kind == 0) {
 				rc = create_one(m, rnd, i);
@@ -194,6 +207,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 				break;
 			}
 			sb_hist_add(h, t1 - t0);
+			check_data(m, i);
 			done++;
 			over = sb_phase_over(&p, t1, done);
 		}
@@ -230,6 +244,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 					break;
 				}
 				sb_hist_add(h, t1 - t0);
+				check_data(m, i);
 				done++;
 				if ((over = sb_phase_over(&p, t1, done)))
 					break;
