@@ -401,6 +401,20 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	rs->target = target_facts(rest[0]);
+	/* Versions of the external programs whose figures are in here. */
+	for (size_t i = 0; i < n_wl; i++) {
+		json_object *v;
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "fio_version", &v))
+			json_object_object_add(rs->tools, "fio", json_object_get(v));
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "bonnie_csv", &v)) {
+			const char *csv = json_object_get_string(v), *c1 = strchr(csv, ',');
+			const char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+			if (c2)
+				json_object_object_add(
+				    rs->tools, "bonnie++",
+				    json_object_new_string_len(c1 + 1, (int)(c2 - c1 - 1)));
+		}
+	}
 	{
 		json_object *params = json_object_new_object();
 		json_object_object_add(params, "dir", json_object_new_string(rest[0]));
