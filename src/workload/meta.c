@@ -110,14 +110,9 @@ static void add_test(struct meta_run *m, const char *name, const char *op, struc
 	sb_wl_add_hist(m->c, op, h);
 }
 
-static int create_one(struct meta_run *m, bool rnd, uint32_t i)
+static int create_one(struct meta_run *m, int dfd, const char *name, uint64_t sz)
 {
-	char name[64];
-	uint64_t sz = file_size(m, i);
-	int fd;
-
-	file_name(name, sizeof(name), rnd, i, m->seed);
-	fd = openat(m->dfd[dir_of(m, rnd, i)], name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (sz) {
@@ -188,21 +183,20 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 		for (uint32_t k = 0; k < m->n && !over; k++) {
 			uint32_t i = order ? order[k] : k;
 			int d = m->dfd[dir_of(m, rnd, i)];
-			/* The data to write is made before the clock starts. */
+			/* The name and the data are made before the clock starts. */
+			file_name(name, sizeof(name), rnd, i, m->seed);
 			if (kind == 0 && m->maxsz)
 				sb_pattern_fill(m->buf, 0, file_size(m, i), i);
 			t0 = sb_now_ns();
 			if (kind == 0) {
-				rc = create_one(m, rnd, i);
+				rc = create_one(m, d, name, file_size(m, i));
 			} else {
-				file_name(name, sizeof(name), rnd, i, m->seed);
 				rc = kind == 1			? stat_one(m, d, name, i)
 				     : unlinkat(d, name, 0) < 0 ? -errno
 								: 0;
 			}
 			t1 = sb_now_ns();
 			if (rc < 0) {
-				file_name(name, sizeof(name), rnd, i, m->seed);
 				rc = sb_wl_fail(c, rc, "%s: %s", name, op);
 				break;
 			}
