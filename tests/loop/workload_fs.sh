@@ -77,10 +77,15 @@ run_on() {
 		[ -n "$(q "$res" 2 ".metrics[] | select(.name == \"$m\") | .value")" ] || fail "$fs: rand $m missing"
 	done
 
-	# mixed: three phases, at least one full walk of each tree, content checked
+	# mixed: three phases, all op types seen, content checked (how far the
+	# readers get in time= depends on the machine: no count asserted)
 	local opens
 	opens=$(lat_count "$res" 3 "1 reader: open")
-	[ "$opens" -ge 150 ] || fail "$fs: mixed 1 reader opened $opens files"
+	[ "$opens" -gt 0 ] || fail "$fs: mixed 1 reader opened no file"
+	for op in "read dir" lstat "read first byte" "read rest"; do
+		[ -n "$(lat_count "$res" 3 "1 reader: $op")" ] || fail "$fs: mixed '1 reader: $op' missing"
+	done
+	assert_eq "$(q "$res" 3 .extra.files_per_tree)" 150 "$fs: mixed files per tree"
 	[ "$(lat_count "$res" 3 "2 readers + 1 writer: create")" -gt 0 ] || fail "$fs: mixed writers created nothing"
 	[ "$(lat_count "$res" 3 "2 readers: read dir")" -gt 0 ] || fail "$fs: mixed phase R missing"
 	for p in p1 pR pRW; do
