@@ -60,6 +60,35 @@ for c in $cmds; do
 done
 [ "$checked" -gt 0 ] || fail "no command answered --help"
 
+# section_text NAME: the man source of ".SH NAME" up to the next .SH
+section_text() { awk -v s=".SH $1" '$0 == s {on = 1; next} /^\.SH/ {on = 0} on' <<<"$src"; }
+# Words of a section with the roff markup taken off, one per line.
+words_of() { section_text "$1" | sed 's/\\f[BIRP]//g; s/^\.[A-Z]* //' | tr -c 'A-Za-z0-9_.+-' '\n' | sort -u; }
+
+# Every workload and each of its keys, as `list workloads` prints them.
+if wl=$("$STACKBENCH" list workloads 2>/dev/null); then
+	ww=$(words_of WORKLOADS)
+	for name in $(grep -vE '^[|`]|^WORKLOAD' <<<"$wl" | awk 'NF {print $1}' | sed 's/[:[].*//'); do
+		grep -qxF -- "$name" <<<"$ww" || grep -qF -- "$name" <<<"$(section_text WORKLOADS)" ||
+			fail "workload '$name' (list workloads) is not under WORKLOADS"
+	done
+	for key in $(sed -n 's/^[|`]-\([a-z0-9-]*\)=.*/\1/p' <<<"$wl" | sort -u); do
+		grep -qxF -- "$key" <<<"$ww" || fail "workload key '$key' (list workloads) is not under WORKLOADS"
+	done
+fi
+
+# Every profile section and key of the key table.
+keys_c=$SB_TOP/src/profile/profile_keys.c
+if [ -f "$keys_c" ]; then
+	pw=$(words_of PROFILES)
+	for sec in $(grep -oE '\[SB_SEC_[A-Z]+\] = "[a-z]+"' "$keys_c" | sed 's/.*"\(.*\)"/\1/'); do
+		grep -qF "[$sec]" <<<"$(section_text PROFILES)" || fail "profile section [$sec] is not under PROFILES"
+	done
+	for key in $(grep -oE '\{SB_SEC_[A-Z]+, "[a-z.-]+"' "$keys_c" | sed 's/.*"\(.*\)"/\1/' | sort -u); do
+		grep -qxF -- "$key" <<<"$pw" || fail "profile key '$key' (profile_keys.c) is not under PROFILES"
+	done
+fi
+
 # Environment variables read anywhere in the sources.
 for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)' "$SB_TOP/src" | sed 's/getenv("\(.*\)")/\1/' | sort -u) \
 	STACKBENCH_STATE_DIR STACKBENCH_FAIL_STEP NO_COLOR; do
