@@ -478,13 +478,70 @@ static json_object *get_ref(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get(v) : NULL;
 }
 
+/* Parses FILE, with the line and column of a syntax error in the message
+ * (json_object_from_file says neither). */
+static int read_json(const char *file, bool in_dir, json_object **out, char **err)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0, end, line = 1, col = 1;
+	enum json_tokener_error jerr;
+	json_tokener *tok;
+	json_object *o;
+
+	if (!f) {
+		if (errno == ENOENT && in_dir)
+			return fail(err, file, "no such file (not a result set directory)"), -ENOENT;
+		return fail(err, file, "%s", strerror(errno)), negerrno();
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *p = realloc(buf, cap = cap * 2 + 8192);
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f))
+		return fail(err, file, "read error"), -EIO;
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return fail(err, file, "not a text file (expected JSON)");
+	if (buf[strspn(buf, " \t\r\n")] == '\0')
+		return fail(err, file, "empty file (expected a JSON object)");
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	for (size_t i = 0; i < end && i < len; i++, col++)
+		if (buf[i] == '\n')
+			line++, col = 0;
+	if (jerr == json_tokener_continue || (!o && jerr == json_tokener_success))
+		return fail(err, file, "line %zu: unexpected end of file (truncated?)", line);
+	if (jerr != json_tokener_success)
+		return fail(err, file, "line %zu, column %zu: not valid JSON (%s)", line, col,
+			    json_tokener_error_desc(jerr));
+	if (buf[end + strspn(buf + end, " \t\r\n")] != '\0') {
+		json_object_put(o);
+		return fail(err, file, "line %zu: unexpected data after the JSON object", line);
+	}
+	*out = o;
+	return 0;
+}
+
 int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 {
 	_cleanup_free_ char *file = NULL;
 	struct stat st;
 	json_object *o = NULL, *vars, *v;
 	struct sb_resultset *rs = NULL;
-	json_tokener *tok = NULL;
 	const char *fmt;
 	int r;
 
@@ -497,12 +554,9 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 		file = strdup(path);
 	}
 
-	o = json_object_from_file(file);
-	if (!o)
-		return fail(err, file, "not valid JSON (%s)", json_util_get_last_err()
-								 ? json_util_get_last_err()
-								 : "unreadable");
-	(void)tok;
+	r = read_json(file, S_ISDIR(st.st_mode), &o, err);
+	if (r < 0)
+		return r;
 	fmt = get_str(o, "format");
 	if (!fmt || strcmp(fmt, SB_RESULT_FORMAT) != 0) {
 		r = fail(err, file, "not a stackbench result (expected \"format\": \"%s\")",
