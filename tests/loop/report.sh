@@ -18,6 +18,7 @@ cases=(
 	"two-baseline.txt|$R1/result.json $R2 --baseline xfs"
 	"two-merge.txt|--merge $R1 $R2"
 	"two-merge.csv|-f csv -m $R1 $R2"
+	"two.bonnie|--format bonnie $R1 $R2"
 )
 for c in "${cases[@]}"; do
 	name=${c%%|*}
@@ -86,4 +87,17 @@ expect_exit 2 "$STACKBENCH" report --baseline ext4 $R1 $R2
 assert_contains "$OUT" "baseline 'ext4' is ambiguous" "ambiguous baseline"
 expect_exit 2 "$STACKBENCH" report
 assert_contains "$OUT" "expected at least one result set" "no arguments"
-pass_msg "report goldens and bad inputs"
+# The bonnie++ lines are what bonnie++'s own tools read, with our numbers.
+sed 's/"workload":"seq"/"workload":"sequential"/g' $R1/result.json >"$B/noseq.json"
+expect_exit 2 "$STACKBENCH" report --format bonnie "$B/noseq.json"
+assert_contains "$OUT" "no seq or meta workload results" "bonnie without seq"
+bon=""
+if command -v bon_csv2txt >/dev/null; then
+	txt=$("$STACKBENCH" report --format bonnie $R1 | bon_csv2txt) || fail "bon_csv2txt failed"
+	assert_contains "$txt" "Sequential Output" "bon_csv2txt header"
+	assert_eq "$(grep -c '^xfs ' <<<"$txt")" 3 "bon_csv2txt: a row per xfs repeat"
+	# 111000 KB/s is 108.4 MiB/s: bon_csv2txt prints "108m"
+	assert_contains "$(grep '^xfs ' <<<"$txt" | sed -n 2p)" "108m" "bon_csv2txt block write"
+	bon=", bon_csv2txt reads the bonnie lines"
+fi
+pass_msg "report goldens and bad inputs$bon"
