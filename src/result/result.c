@@ -1,5 +1,6 @@
 /* See result.h: building results in memory and their JSON form. */
 #include "result/result.h"
+#include "result/stats.h"
 #include "util/macro.h"
 
 #include <fcntl.h>
@@ -653,4 +654,73 @@ out:
 	sb_resultset_free(rs);
 	json_object_put(o);
 	return r;
+}
+
+static bool headline(const struct sb_metric *m)
+{
+	return m->better != SB_BETTER_NONE && strcmp(m->unit, "%CPU") != 0;
+}
+
+double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric)
+{
+	double worst = -1;
+	double vals[v->n_rep ? v->n_rep : 1];
+
+	for (size_t k = 0; k < v->n_rep; k++)
+		for (size_t w = 0; w < v->rep[k].n_wl; w++) {
+			const struct sb_wl_result *wl = v->rep[k].wl[w];
+			for (size_t i = 0; i < wl->n_metrics; i++) {
+				const struct sb_metric *m = &wl->metrics[i];
+				bool seen = false;
+				size_t n = 0;
+				struct sb_stats st;
+				if (!headline(m))
+					continue;
+				/* each (spec, metric) once: at its first repeat */
+				for (size_t j = 0; j < k && !seen; j++)
+					for (size_t x = 0; x < v->rep[j].n_wl && !seen; x++)
+						seen = strcmp(v->rep[j].wl[x]->spec, wl->spec) == 0 &&
+						       sb_wl_find_metric(v->rep[j].wl[x], m->name);
+				if (seen)
+					continue;
+				for (size_t j = 0; j < v->n_rep; j++)
+					for (size_t x = 0; x < v->rep[j].n_wl; x++) {
+						const struct sb_metric *o;
+						if (strcmp(v->rep[j].wl[x]->spec, wl->spec) != 0)
+							continue;
+						o = sb_wl_find_metric(v->rep[j].wl[x], m->name);
+						if (o)
+							vals[n++] = o->value;
+						break;
+					}
+				sb_stats_compute(vals, n, &st);
+				/* a metric that is 0 every time is as stable as can be */
+				double rse = st.n >= 2 && st.mean == 0 && st.stdev == 0 ? 0 : st.rse;
+				if (isnan(rse)) {
+					if (spec)
+						*spec = wl->spec;
+					if (metric)
+						*metric = m->name;
+					return NAN;
+				}
+				if (rse > worst) {
+					worst = rse;
+					if (spec)
+						*spec = wl->spec;
+					if (metric)
+						*metric = m->name;
+				}
+			}
+		}
+	return worst < 0 ? 0 : worst;
+}
+
+bool sb_variant_needs_repeat(const struct sb_variant *v, size_t cap)
+{
+	if (v->n_rep >= cap)
+		return false;
+	if (v->n_rep < SB_REPEAT_AUTO_MIN)
+		return true;
+	double rse = sb_variant_max_rse(v, NULL, NULL);
+	return !(rse < SB_REPEAT_AUTO_RSE);
 }
