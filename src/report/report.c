@@ -579,3 +579,19 @@ unsigned sb_report_col_flags(const struct sb_report *r, size_t col, const char *
 			f |= r->rows[i].cells[col].flags;
 	return f;
 }
+
+int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char **err)
+{
+	const struct sb_report_format *fmt = sb_report_format_find(format ? format : "text");
+	struct sb_report *r = NULL;
+	int ret;
+
+	if (!fmt)
+		return fail(err, "unknown report format '%s'", format);
+	ret = sb_report_build(&rs, 1, NULL, &r, err);
+	if (ret < 0)
+		return ret;
+	ret = fmt->emit(r, f);
+	sb_report_free(r);
+	return ret;
+}

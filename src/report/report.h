@@ -80,6 +80,10 @@ struct sb_report_opts {
 int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_report_opts *o,
 		    struct sb_report **out, char **err);
 void sb_report_free(struct sb_report *r);
+/* One result set, first variant as baseline, in a format ("text" when
+ * NULL): what `run` prints at its end. Returns 0 or -errno (*err set for
+ * -EINVAL). */
+int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char **err);
 
 /* A short name for a result set, from its path: the directory holding
  * result.json, or the file name without ".json". */

@@ -326,6 +326,29 @@ static void test_helpers(void **state)
 	assert_null(sb_report_format_find("xml"));
 }
 
+/* What `run` prints at its end. */
+static void test_print(void **state)
+{
+	struct sb_resultset *rs = fixture(0);
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(sb_report_print(rs, NULL, f, &err), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "111000 +-2484 (+9.9%)*"));
+	assert_non_null(strstr(buf, "baseline: ext4"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_report_print(rs, "xml", f, &err), -EINVAL);
+	fclose(f);
+	assert_string_equal(err, "unknown report format 'xml'");
+	assert_int_equal(len, 0);
+	free(buf);
+	free(err);
+	sb_resultset_free(rs);
+}
+
 /* The golden inputs are the fixture, written by the result API. */
 static void test_golden_inputs(void **state)
 {
@@ -360,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_columns_and_baseline),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_golden_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
