@@ -34,9 +34,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		if (sug)
 			return sb_usage_error("report", "unknown format '%s' (did you mean '%s'?)",
 					      arg, sug);
-		return sb_usage_error("report",
-				      "unknown format '%s': expected text, csv, json, html or bonnie",
-				      arg);
+		return sb_usage_error(
+		    "report", "unknown format '%s': expected text, csv, json, html or bonnie", arg);
 	}
 	case OPT_BASELINE:
 		a->opts.baseline = arg;
@@ -52,19 +51,23 @@ int cmd_report(int argc, char **argv)
 {
 	static char format_help[1024];
 	static const struct sb_opt opts_tmpl[] = {
-		{"format", OPT_FORMAT, "FORMAT", format_help},
-		{"baseline", OPT_BASELINE, "VARIANT",
-		 "compare against this variant (SET:VARIANT when ambiguous; default: the first)"},
-		{"merge", OPT_MERGE, NULL,
-		 "pool same-named variants of different result sets as more repeats"},
-		{0},
+	    {"format", OPT_FORMAT, "FORMAT", format_help},
+	    {"baseline", OPT_BASELINE, "VARIANT",
+	     "compare against this variant (SET:VARIANT when ambiguous; default: the first)"},
+	    {"merge", OPT_MERGE, NULL,
+	     "pool same-named variants of different result sets as more repeats"},
+	    {0},
 	};
 	struct report_args a = {.fmt = &sb_report_text};
-	struct sb_cmdline cl = {"report", "[--format FORMAT] [--baseline VARIANT] RESULTS...",
-				"Compare result sets (result.json files or directories holding one): "
-				"one row per metric,\none column per variant, with 95% confidence "
-				"intervals and Welch's t-test against the baseline.",
-				opts_tmpl, on_opt, &a};
+	struct sb_cmdline cl = {
+	    "report",
+	    "[--format FORMAT] [--baseline VARIANT] RESULTS...",
+	    "Compare result sets (result.json files or directories holding one): "
+	    "one row per metric,\none column per variant, with 95% confidence "
+	    "intervals and Welch's t-test against the baseline.",
+	    opts_tmpl,
+	    on_opt,
+	    &a};
 	struct sb_resultset **sets = NULL;
 	struct sb_report *rep = NULL;
 	char **rest, *err = NULL;
@@ -74,9 +77,9 @@ int cmd_report(int argc, char **argv)
 	/* The --help text of --format comes from the registry itself. */
 	len = (size_t)snprintf(format_help, sizeof(format_help), "output format (default text):");
 	for (size_t i = 0; sb_report_formats[i] && len < sizeof(format_help); i++)
-		len += (size_t)snprintf(format_help + len, sizeof(format_help) - len,
-					"\n%32s%-7s %s", "", sb_report_formats[i]->name,
-					sb_report_formats[i]->help);
+		len +=
+		    (size_t)snprintf(format_help + len, sizeof(format_help) - len, "\n%32s%-7s %s",
+				     "", sb_report_formats[i]->name, sb_report_formats[i]->help);
 
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)

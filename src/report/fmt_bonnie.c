@@ -44,7 +44,7 @@ static int bonnie_emit(const struct sb_report *r, FILE *f)
 }
 
 const struct sb_report_format sb_report_bonnie = {
-	.name = "bonnie",
-	.help = "bonnie++ 1.98 CSV lines (one per variant and repeat) for bon_csv2html",
-	.emit = bonnie_emit,
+    .name = "bonnie",
+    .help = "bonnie++ 1.98 CSV lines (one per variant and repeat) for bon_csv2html",
+    .emit = bonnie_emit,
 };

@@ -34,10 +34,9 @@ static void number(FILE *f, double v)
 static int csv_emit(const struct sb_report *r, FILE *f)
 {
 	static const char *const head[] = {
-		"workload", "spec",  "metric", "label",      "unit",    "better",
-		"variant",  "set",   "n",      "mean",       "stdev",   "min",
-		"max",      "ci95",  "rse",    "change_pct", "p_value", "significant",
-		"verdict",
+	    "workload", "spec",	      "metric",	 "label",	"unit",	   "better", "variant",
+	    "set",	"n",	      "mean",	 "stdev",	"min",	   "max",    "ci95",
+	    "rse",	"change_pct", "p_value", "significant", "verdict",
 	};
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		field(f, head[i], i + 1 == sizeof(head) / sizeof(head[0]));
@@ -72,7 +71,7 @@ static int csv_emit(const struct sb_report *r, FILE *f)
 }
 
 const struct sb_report_format sb_report_csv = {
-	.name = "csv",
-	.help = "one line per workload, metric and variant, for spreadsheets and plots",
-	.emit = csv_emit,
+    .name = "csv",
+    .help = "one line per workload, metric and variant, for spreadsheets and plots",
+    .emit = csv_emit,
 };

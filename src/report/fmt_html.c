@@ -39,9 +39,10 @@ static void anchor(FILE *f, const char *prefix, const char *s)
 {
 	fputs(prefix, f);
 	for (; *s; s++)
-		fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
-			      ? *s
-			      : '-',
+		fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			      (*s >= '0' && *s <= '9')
+			  ? *s
+			  : '-',
 		      f);
 }
 
@@ -130,55 +131,61 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 	esc(f, row->unit);
 	if (row->better != SB_BETTER_NONE)
 		fprintf(f, ", %s is better", sb_better_name(row->better));
-	fprintf(f, ")</span></figcaption>\n<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	fprintf(f,
+		")</span></figcaption>\n<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		w, h, w, h);
 	double axis_y = top + (double)r->n_cols * (bh + gap);
 	for (double t = 0; t <= max * 1.0000001; t += step) {
 		double x = lw + t / max * cw;
-		fprintf(f,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			x, top - 4, x, axis_y, x, axis_y + 14, tick_label(t, step, num, sizeof(num)));
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		    x, top - 4, x, axis_y, x, axis_y + 14, tick_label(t, step, num, sizeof(num)));
 	}
 	for (size_t c = 0; c < r->n_cols; c++) {
 		const struct sb_report_cell *x = &row->cells[c];
 		double y = top + (double)c * (bh + gap), cy = y + bh / 2;
-		fprintf(f, "<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 6,
-			cy + 4);
+		fprintf(f, "<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+			lw - 6, cy + 4);
 		short_label(f, r->cols[c].label);
 		fprintf(f, "<title>");
 		esc(f, r->cols[c].label);
 		fprintf(f, "</title></text>\n");
 		if (!x->st.n) {
-			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n", lw + 4,
-				cy + 4);
+			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",
+				lw + 4, cy + 4);
 			continue;
 		}
 		double bw = fmax(0, x->st.mean) / max * cw;
-		fprintf(f,
-			"<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			"fill=\"%s\"><title>",
-			verdict_class(x->verdict), lw, y, bw, bh, verdict_fill(x->verdict));
+		fprintf(
+		    f,
+		    "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		    "fill=\"%s\"><title>",
+		    verdict_class(x->verdict), lw, y, bw, bh, verdict_fill(x->verdict));
 		char cell[128];
 		esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 		fprintf(f, " n=%zu</title></rect>\n", x->st.n);
 		if (isfinite(x->st.ci95)) {
 			double x1 = lw + fmax(0, x->st.mean - x->st.ci95) / max * cw;
 			double x2 = lw + (x->st.mean + x->st.ci95) / max * cw;
-			fprintf(f,
-				"<g class=\"errorbar\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
-				x1, cy, x2, cy, x1, cy - 5, x1, cy + 5, x2, cy - 5, x2, cy + 5);
+			fprintf(
+			    f,
+			    "<g class=\"errorbar\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+			    x1, cy, x2, cy, x1, cy - 5, x1, cy + 5, x2, cy - 5, x2, cy + 5);
 		}
 		for (size_t i = 0; i < x->st.n; i++)
 			fprintf(f, "<circle class=\"rep\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"/>",
 				lw + fmax(0, x->values[i]) / max * cw, cy);
-		fprintf(f, "\n<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%s%s</text>\n",
-			lw + fmax(bw, isfinite(x->st.ci95) ? (x->st.mean + x->st.ci95) / max * cw : 0) + 6,
-			cy + 4, sb_report_fmt_num(x->st.mean, num, sizeof(num)),
-			sb_verdict_marker(x->verdict));
+		fprintf(
+		    f, "\n<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%s%s</text>\n",
+		    lw + fmax(bw, isfinite(x->st.ci95) ? (x->st.mean + x->st.ci95) / max * cw : 0) +
+			6,
+		    cy + 4, sb_report_fmt_num(x->st.mean, num, sizeof(num)),
+		    sb_verdict_marker(x->verdict));
 	}
 	fprintf(f, "</svg></figure>\n");
 }
@@ -213,21 +220,25 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 
 	fprintf(f, "<figure class=\"chart\"><figcaption>Latency percentiles: ");
 	esc(f, l->op);
-	fprintf(f, " <span class=\"unit\">(ms, log scale, lower is better)</span></figcaption>\n"
-		   "<svg class=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	fprintf(f,
+		" <span class=\"unit\">(ms, log scale, lower is better)</span></figcaption>\n"
+		"<svg class=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
 		w, h, w, h);
 	for (double d = dlo; d <= dhi; d++) {
 		char num[32];
-		fprintf(f,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			left, Y(pow(10, d)), left + pw, Y(pow(10, d)), left - 6, Y(pow(10, d)) + 4,
-			tick_label(pow(10, d), pow(10, d), num, sizeof(num)));
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		    left, Y(pow(10, d)), left + pw, Y(pow(10, d)), left - 6, Y(pow(10, d)) + 4,
+		    tick_label(pow(10, d), pow(10, d), num, sizeof(num)));
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(pnames); i++)
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			X(i), top + ph + 18, pnames[i]);
+		fprintf(
+		    f,
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		    X(i), top + ph + 18, pnames[i]);
 	for (size_t c = 0, k = 0; c < r->n_cols; c++) {
 		const struct sb_latency *x = &l->cells[c];
 		double v[] = {x->p50_ms, x->p90_ms, x->p99_ms, x->p999_ms, x->max_ms};
@@ -236,7 +247,8 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 			continue;
 		fprintf(f, "<g class=\"series\"><title>");
 		esc(f, r->cols[c].label);
-		fprintf(f, "</title><polyline class=\"pline\" fill=\"none\" stroke=\"%s\" points=\"",
+		fprintf(f,
+			"</title><polyline class=\"pline\" fill=\"none\" stroke=\"%s\" points=\"",
 			color);
 		for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 			if (isfinite(v[i]) && v[i] > 0)
@@ -244,12 +256,14 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 		fprintf(f, "\"/>");
 		for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 			if (isfinite(v[i]) && v[i] > 0)
-				fprintf(f,
-					"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s "
-					"%g ms</title></circle>",
-					X(i), Y(v[i]), color, pnames[i], v[i]);
-		fprintf(f, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			   "<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\">",
+				fprintf(
+				    f,
+				    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s "
+				    "%g ms</title></circle>",
+				    X(i), Y(v[i]), color, pnames[i], v[i]);
+		fprintf(f,
+			"</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\">",
 			left + pw + 16, top + 4 + (double)k * 18, color, left + pw + 32,
 			top + 14 + (double)k * 18);
 		short_label(f, r->cols[c].label);
@@ -262,25 +276,25 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 }
 
 static const char css[] =
-	"body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1.5em;"
-	"color:#222;max-width:1200px}"
-	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
-	"table.cmp{border-collapse:collapse;font-size:.9em}"
-	"table.cmp th,table.cmp td{padding:.25em .6em;border-bottom:1px solid #eee;"
-	"text-align:right;white-space:nowrap}"
-	"table.cmp th.l,table.cmp td.l{text-align:left}"
-	"table.cmp tr.wl td{background:#f4f6f8;font-weight:600;text-align:left}"
-	"td.better{background:#e3f4e8;color:#1d6b3a}td.worse{background:#fbe4e1;color:#9b2c1f}"
-	"td.diff{background:#fdf1dc}td.base{color:#555}"
-	".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
-	".charts{display:flex;flex-wrap:wrap;gap:1em}"
-	"figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px}"
-	"figcaption{font-weight:600;font-size:.9em;margin-bottom:.3em}.unit{font-weight:normal;"
-	"color:#666}"
-	"svg text{font-size:11px;fill:#333}svg .tick{fill:#777;font-size:10px}"
-	"svg .grid{stroke:#e6e6e6}svg .errorbar line{stroke:#222;stroke-width:1.4}"
-	"svg .rep{fill:#fff;stroke:#222;stroke-width:.8}svg .pline{stroke-width:2}"
-	"svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}";
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1.5em;"
+    "color:#222;max-width:1200px}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
+    "table.cmp{border-collapse:collapse;font-size:.9em}"
+    "table.cmp th,table.cmp td{padding:.25em .6em;border-bottom:1px solid #eee;"
+    "text-align:right;white-space:nowrap}"
+    "table.cmp th.l,table.cmp td.l{text-align:left}"
+    "table.cmp tr.wl td{background:#f4f6f8;font-weight:600;text-align:left}"
+    "td.better{background:#e3f4e8;color:#1d6b3a}td.worse{background:#fbe4e1;color:#9b2c1f}"
+    "td.diff{background:#fdf1dc}td.base{color:#555}"
+    ".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
+    ".charts{display:flex;flex-wrap:wrap;gap:1em}"
+    "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px}"
+    "figcaption{font-weight:600;font-size:.9em;margin-bottom:.3em}.unit{font-weight:normal;"
+    "color:#666}"
+    "svg text{font-size:11px;fill:#333}svg .tick{fill:#777;font-size:10px}"
+    "svg .grid{stroke:#e6e6e6}svg .errorbar line{stroke:#222;stroke-width:1.4}"
+    "svg .rep{fill:#fff;stroke:#222;stroke-width:.8}svg .pline{stroke-width:2}"
+    "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}";
 
 static void table(const struct sb_report *r, FILE *f)
 {
@@ -298,7 +312,8 @@ static void table(const struct sb_report *r, FILE *f)
 		char label[128], cell[160];
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
-			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#", r->n_cols + 3);
+			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
+				r->n_cols + 3);
 			anchor(f, "w-", spec);
 			fprintf(f, "\">");
 			esc(f, spec);
@@ -332,10 +347,11 @@ static int html_emit(const struct sb_report *r, FILE *f)
 
 	if (!legend)
 		return -ENOMEM;
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		   "<meta name=\"generator\" content=\"stackbench\">"
-		   "<title>stackbench report</title>\n<style>%s</style></head>\n<body>\n"
-		   "<h1>stackbench report</h1>\n<p class=\"meta\">",
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"generator\" content=\"stackbench\">"
+		"<title>stackbench report</title>\n<style>%s</style></head>\n<body>\n"
+		"<h1>stackbench report</h1>\n<p class=\"meta\">",
 		css);
 	fprintf(f, "Baseline: <b>");
 	esc(f, r->cols[r->baseline].label);
@@ -401,7 +417,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 }
 
 const struct sb_report_format sb_report_html = {
-	.name = "html",
-	.help = "one self-contained HTML file: the table and SVG charts",
-	.emit = html_emit,
+    .name = "html",
+    .help = "one self-contained HTML file: the table and SVG charts",
+    .emit = html_emit,
 };

@@ -55,10 +55,12 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		const struct sb_resultset *rs = r->sets[s];
 		json_object *so = json_object_new_object();
 		json_object_object_add(so, "name", json_object_new_string(r->set_names[s]));
-		json_object_object_add(so, "path", rs->path ? json_object_new_string(rs->path) : NULL);
+		json_object_object_add(so, "path",
+				       rs->path ? json_object_new_string(rs->path) : NULL);
 		json_object_object_add(so, "command", json_object_new_string(rs->command));
 		json_object_object_add(so, "created", json_object_new_string(rs->created));
-		json_object_object_add(so, "tool_version", json_object_new_string(rs->tool_version));
+		json_object_object_add(so, "tool_version",
+				       json_object_new_string(rs->tool_version));
 		json_object_object_add(so, "host", ref(rs->host));
 		json_object_array_add(sets, so);
 	}
@@ -83,7 +85,7 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(ro, "metric", json_object_new_string(row->metric));
 		json_object_object_add(ro, "label",
 				       json_object_new_string(sb_report_metric_label(
-					       row->workload, row->metric, label, sizeof(label))));
+					   row->workload, row->metric, label, sizeof(label))));
 		json_object_object_add(ro, "unit", json_object_new_string(row->unit));
 		json_object_object_add(ro, "better",
 				       json_object_new_string(sb_better_name(row->better)));
@@ -100,7 +102,8 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_latency *l = &r->lat[i].cells[c];
 			json_object *co = json_object_new_object();
-			json_object_object_add(co, "variant", json_object_new_string(r->cols[c].label));
+			json_object_object_add(co, "variant",
+					       json_object_new_string(r->cols[c].label));
 			json_object_object_add(co, "count", json_object_new_uint64(l->count));
 			if (l->count) {
 				json_object_object_add(co, "min_ms", num(l->min_ms));
@@ -121,13 +124,13 @@ static int json_emit(const struct sb_report *r, FILE *f)
 
 	fprintf(f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return ferror(f) ? -EIO : 0;
 }
 
 const struct sb_report_format sb_report_json = {
-	.name = "json",
-	.help = "the same table with every statistic and raw value, as JSON",
-	.emit = json_emit,
+    .name = "json",
+    .help = "the same table with every statistic and raw value, as JSON",
+    .emit = json_emit,
 };

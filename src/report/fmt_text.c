@@ -60,11 +60,12 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		ln = scols_table_new_line(tb, parent);
 		if (!ln)
 			return -ENOMEM;
-		scols_line_set_data(ln, 0,
-				    sb_report_metric_label(row->workload, row->metric, label,
-							   sizeof(label)));
+		scols_line_set_data(
+		    ln, 0,
+		    sb_report_metric_label(row->workload, row->metric, label, sizeof(label)));
 		scols_line_set_data(ln, 1, row->unit);
-		scols_line_set_data(ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		scols_line_set_data(
+		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			char cell[128];
 			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
@@ -90,7 +91,7 @@ static int text_emit(const struct sb_report *r, FILE *f)
 }
 
 const struct sb_report_format sb_report_text = {
-	.name = "text",
-	.help = "a table for people: mean ±CI (change%) with significance marks",
-	.emit = text_emit,
+    .name = "text",
+    .help = "a table for people: mean ±CI (change%) with significance marks",
+    .emit = text_emit,
 };

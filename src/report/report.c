@@ -11,7 +11,7 @@
 #include <string.h>
 
 const struct sb_report_format *const sb_report_formats[] = {
-	&sb_report_text, &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie, NULL,
+    &sb_report_text, &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie, NULL,
 };
 
 const struct sb_report_format *sb_report_format_find(const char *name)
@@ -25,13 +25,14 @@ const struct sb_report_format *sb_report_format_find(const char *name)
 char *sb_report_legend(const char *pm)
 {
 	char *s;
-	if (asprintf(&s,
-	"mean %sci: 95%% confidence interval (Student t) over the repeats;\n"
-	"(+x%%): change of the mean against the baseline;\n"
-	"*: significantly better (or different, where a metric has no better direction),\n"
-	"!: significantly worse: Welch's t-test p < 0.05 with at least 3 repeats a side;\n"
-	"-: no value",
-		     pm) < 0)
+	if (asprintf(
+		&s,
+		"mean %sci: 95%% confidence interval (Student t) over the repeats;\n"
+		"(+x%%): change of the mean against the baseline;\n"
+		"*: significantly better (or different, where a metric has no better direction),\n"
+		"!: significantly worse: Welch's t-test p < 0.05 with at least 3 repeats a side;\n"
+		"-: no value",
+		pm) < 0)
 		return NULL;
 	return s;
 }
@@ -86,29 +87,28 @@ static const struct {
 	const char *metric;
 	const char *label;
 } labels[] = {
-	{NULL, "putc_write", "Sequential Output Per Chr"},
-	{NULL, "block_write", "Sequential Output Block"},
-	{NULL, "rewrite", "Sequential Output Rewrite"},
-	{NULL, "getc_read", "Sequential Input Per Chr"},
-	{NULL, "block_read", "Sequential Input Block"},
-	{NULL, "seeks", "Random Seeks"},
-	{NULL, "seq_create", "Sequential Create Create"},
-	{NULL, "seq_stat", "Sequential Create Read"},
-	{NULL, "seq_delete", "Sequential Create Delete"},
-	{NULL, "rand_create", "Random Create Create"},
-	{NULL, "rand_stat", "Random Create Read"},
-	{NULL, "rand_delete", "Random Create Delete"},
-	{"rand", "read_mbs", "Random Read"},
-	{"rand", "read_iops", "Random Read IOPS"},
-	{"rand", "write_mbs", "Random Write"},
-	{"rand", "write_iops", "Random Write IOPS"},
-	{"command", "wall", "Wall time"},
-	{"command", "user", "User time"},
-	{"command", "sys", "System time"},
+    {NULL, "putc_write", "Sequential Output Per Chr"},
+    {NULL, "block_write", "Sequential Output Block"},
+    {NULL, "rewrite", "Sequential Output Rewrite"},
+    {NULL, "getc_read", "Sequential Input Per Chr"},
+    {NULL, "block_read", "Sequential Input Block"},
+    {NULL, "seeks", "Random Seeks"},
+    {NULL, "seq_create", "Sequential Create Create"},
+    {NULL, "seq_stat", "Sequential Create Read"},
+    {NULL, "seq_delete", "Sequential Create Delete"},
+    {NULL, "rand_create", "Random Create Create"},
+    {NULL, "rand_stat", "Random Create Read"},
+    {NULL, "rand_delete", "Random Create Delete"},
+    {"rand", "read_mbs", "Random Read"},
+    {"rand", "read_iops", "Random Read IOPS"},
+    {"rand", "write_mbs", "Random Write"},
+    {"rand", "write_iops", "Random Write IOPS"},
+    {"command", "wall", "Wall time"},
+    {"command", "user", "User time"},
+    {"command", "sys", "System time"},
 };
 
-const char *sb_report_metric_label(const char *workload, const char *metric, char *buf,
-				   size_t size)
+const char *sb_report_metric_label(const char *workload, const char *metric, char *buf, size_t size)
 {
 	size_t len = strlen(metric);
 	bool cpu = len > 4 && strcmp(metric + len - 4, "_cpu") == 0;
@@ -142,9 +142,9 @@ const char *sb_verdict_marker(enum sb_verdict v)
 const char *sb_verdict_name(enum sb_verdict v)
 {
 	static const char *const names[] = {
-		[SB_VERDICT_BASELINE] = "baseline", [SB_VERDICT_NA] = "n/a",
-		[SB_VERDICT_SAME] = "same",         [SB_VERDICT_BETTER] = "better",
-		[SB_VERDICT_WORSE] = "worse",       [SB_VERDICT_DIFFERENT] = "different",
+	    [SB_VERDICT_BASELINE] = "baseline", [SB_VERDICT_NA] = "n/a",
+	    [SB_VERDICT_SAME] = "same",		[SB_VERDICT_BETTER] = "better",
+	    [SB_VERDICT_WORSE] = "worse",	[SB_VERDICT_DIFFERENT] = "different",
 	};
 	return names[v];
 }
@@ -181,7 +181,8 @@ char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_
 	sb_report_fmt_num(c->st.mean, m, sizeof(m));
 	if (isfinite(c->st.ci95)) {
 		char tmp[32];
-		snprintf(ci, sizeof(ci), " %s%s", pm, sb_report_fmt_num(c->st.ci95, tmp, sizeof(tmp)));
+		snprintf(ci, sizeof(ci), " %s%s", pm,
+			 sb_report_fmt_num(c->st.ci95, tmp, sizeof(tmp)));
 	}
 	if (col != r->baseline && isfinite(c->change))
 		snprintf(ch, sizeof(ch), " (%+.1f%%)%s", c->change, sb_verdict_marker(c->verdict));
@@ -328,7 +329,8 @@ static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const str
 	struct sb_report_row *row;
 
 	for (size_t i = 0; i < r->n_rows; i++)
-		if (strcmp(r->rows[i].spec, wl->spec) == 0 && strcmp(r->rows[i].metric, m->name) == 0)
+		if (strcmp(r->rows[i].spec, wl->spec) == 0 &&
+		    strcmp(r->rows[i].metric, m->name) == 0)
 			return 0;
 	row = realloc(r->rows, (r->n_rows + 1) * sizeof(*row));
 	if (!row)
@@ -336,12 +338,12 @@ static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const str
 	r->rows = row;
 	row = &r->rows[r->n_rows];
 	*row = (struct sb_report_row){
-		.spec = strdup(wl->spec),
-		.workload = strdup(wl->workload),
-		.metric = strdup(m->name),
-		.unit = strdup(m->unit),
-		.better = m->better,
-		.cells = calloc(r->n_cols, sizeof(struct sb_report_cell)),
+	    .spec = strdup(wl->spec),
+	    .workload = strdup(wl->workload),
+	    .metric = strdup(m->name),
+	    .unit = strdup(m->unit),
+	    .better = m->better,
+	    .cells = calloc(r->n_cols, sizeof(struct sb_report_cell)),
 	};
 	r->n_rows++;
 	if (!row->spec || !row->workload || !row->metric || !row->unit || !row->cells)
@@ -528,7 +530,8 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 						if ((ret = add_row(r, wl, &wl->metrics[m])) < 0)
 							goto out;
 					for (size_t l = 0; l < wl->n_lat; l++)
-						if ((ret = add_latrow(r, wl->spec, wl->lat[l].op)) < 0)
+						if ((ret = add_latrow(r, wl->spec, wl->lat[l].op)) <
+						    0)
 							goto out;
 				}
 			}
@@ -557,10 +560,10 @@ char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
 		unsigned flag;
 		const char *name;
 	} names[] = {
-		{SB_RES_QUICK, "quick"},
-		{SB_RES_CACHE_AFFECTED, "cache-affected"},
-		{SB_RES_INCOMPLETE, "incomplete"},
-		{SB_RES_FAILED, "failed"},
+	    {SB_RES_QUICK, "quick"},
+	    {SB_RES_CACHE_AFFECTED, "cache-affected"},
+	    {SB_RES_INCOMPLETE, "incomplete"},
+	    {SB_RES_FAILED, "failed"},
 	};
 	size_t len = 0;
 	buf[0] = '\0';

@@ -13,11 +13,11 @@
 /* How a cell compares with the baseline column. */
 enum sb_verdict {
 	SB_VERDICT_BASELINE = 0, /* this is the baseline */
-	SB_VERDICT_NA,           /* one side has no value */
-	SB_VERDICT_SAME,         /* no significant difference */
-	SB_VERDICT_BETTER,       /* significant, in the metric's better direction */
-	SB_VERDICT_WORSE,        /* significant, the other way */
-	SB_VERDICT_DIFFERENT,    /* significant, metric without a better direction */
+	SB_VERDICT_NA,		 /* one side has no value */
+	SB_VERDICT_SAME,	 /* no significant difference */
+	SB_VERDICT_BETTER,	 /* significant, in the metric's better direction */
+	SB_VERDICT_WORSE,	 /* significant, the other way */
+	SB_VERDICT_DIFFERENT,	 /* significant, metric without a better direction */
 };
 
 /* One variant column; with --merge it pools same-named variants of several sets. */
@@ -71,7 +71,7 @@ struct sb_report {
 
 struct sb_report_opts {
 	const char *baseline; /* column label or variant name; NULL: the first column */
-	bool merge;           /* pool same-named variants of different sets as repeats */
+	bool merge;	      /* pool same-named variants of different sets as repeats */
 };
 
 /* Builds the table over the sets (borrowed: they must outlive the report).
@@ -120,8 +120,8 @@ struct sb_report_format {
 	int (*emit)(const struct sb_report *r, FILE *f); /* 0 or -errno */
 };
 
-extern const struct sb_report_format sb_report_text, sb_report_csv, sb_report_json,
-	sb_report_html, sb_report_bonnie;
+extern const struct sb_report_format sb_report_text, sb_report_csv, sb_report_json, sb_report_html,
+    sb_report_bonnie;
 /* The registry, in the order --help lists them; NULL-terminated. */
 extern const struct sb_report_format *const sb_report_formats[];
 const struct sb_report_format *sb_report_format_find(const char *name);

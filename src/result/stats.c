@@ -21,8 +21,8 @@ size_t sb_stats_compute(const double *x, size_t n, struct sb_stats *out)
 		min = fmin(min, x[i]);
 		max = fmax(max, x[i]);
 	}
-	*out = (struct sb_stats){.n = k, .mean = NAN, .stdev = NAN, .min = NAN, .max = NAN,
-				 .ci95 = NAN, .rse = NAN};
+	*out = (struct sb_stats){
+	    .n = k, .mean = NAN, .stdev = NAN, .min = NAN, .max = NAN, .ci95 = NAN, .rse = NAN};
 	if (k == 0)
 		return 0;
 	out->mean = sum / (double)k;
@@ -157,8 +157,8 @@ int sb_welch_test(const struct sb_stats *a, const struct sb_stats *b, struct sb_
 		return 0;
 	}
 	out->t = diff / se;
-	out->df = (va + vb) * (va + vb) /
-		  (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+	out->df =
+	    (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
 	out->p = 2 * t_upper_tail(fabs(out->t), out->df);
 	if (out->p > 1)
 		out->p = 1;

@@ -16,8 +16,8 @@ struct sb_stats {
 	double mean;
 	double stdev; /* sample standard deviation (n - 1); NaN when n < 2 */
 	double min, max;
-	double ci95;  /* half-width of the 95% confidence interval of the mean; NaN when n < 2 */
-	double rse;   /* relative standard error: stdev / sqrt(n) / |mean|; NaN when undefined */
+	double ci95; /* half-width of the 95% confidence interval of the mean; NaN when n < 2 */
+	double rse;  /* relative standard error: stdev / sqrt(n) / |mean|; NaN when undefined */
 };
 
 struct sb_welch {

@@ -34,26 +34,26 @@ struct fx_metric {
 };
 
 static const struct fx_metric ext4[] = {
-	{"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {100000, 102000, 101000}},
-	{"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 21, 22}},
-	{"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {200000, 201000, 199000}},
-	{"seq", "seq", "seeks", "seeks/s", SB_BETTER_HIGHER, {300, 320, 310}},
-	{"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5000, 5100, 4900}},
-	{"command:make", "command", "wall", "s", SB_BETTER_LOWER, {10.0, 10.5, 9.5}},
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {100000, 102000, 101000}},
+    {"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 21, 22}},
+    {"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {200000, 201000, 199000}},
+    {"seq", "seq", "seeks", "seeks/s", SB_BETTER_HIGHER, {300, 320, 310}},
+    {"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5000, 5100, 4900}},
+    {"command:make", "command", "wall", "s", SB_BETTER_LOWER, {10.0, 10.5, 9.5}},
 };
 static const struct fx_metric xfs[] = {
-	{"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {110000, 111000, 112000}},
-	{"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 22, 21}},
-	{"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {150000, 151000, 152000}},
-	{"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5050, 4950, 5000}},
-	{"command:make", "command", "wall", "s", SB_BETTER_LOWER, {8.0, 8.2, 8.1}},
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {110000, 111000, 112000}},
+    {"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 22, 21}},
+    {"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {150000, 151000, 152000}},
+    {"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5050, 4950, 5000}},
+    {"command:make", "command", "wall", "s", SB_BETTER_LOWER, {8.0, 8.2, 8.1}},
 };
 /* Two repeats only: a large change that must not be called significant. */
 static const struct fx_metric xfs_sync[] = {
-	{"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {50000, 51000, NAN}},
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {50000, 51000, NAN}},
 };
 static const struct fx_metric ext4_again[] = {
-	{"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {101000, 100000, 102000}},
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {101000, 100000, 102000}},
 };
 
 static void add_variant(struct sb_resultset *rs, const char *name, const struct fx_metric *m,
@@ -78,17 +78,19 @@ static void add_variant(struct sb_resultset *rs, const char *name, const struct 
 				if (strcmp(m[i].workload, "rand") == 0) {
 					/* latency summaries for the HTML percentile chart */
 					double s = strcmp(name, "xfs") == 0 ? 0.8 : 1.0;
-					struct sb_latency l = {"random read", 5000, 0.01 * s, 0.2 * s,
-							       0.1 * s,  0.15 * s, 0.4 * s, 1.2 * s,
-							       3.5 * s + 0.1 * (double)k, 9 * s};
+					struct sb_latency l = {
+					    "random read", 5000,    0.01 * s,
+					    0.2 * s,	   0.1 * s, 0.15 * s,
+					    0.4 * s,	   1.2 * s, 3.5 * s + 0.1 * (double)k,
+					    9 * s};
 					assert_int_equal(sb_wl_add_latency(w, &l), 0);
 				}
 				if (strcmp(name, "xfs-sync") == 0)
 					w->flags |= SB_RES_QUICK | SB_RES_CACHE_AFFECTED;
 			}
 			if (!isnan(m[i].v[k]))
-				assert_int_equal(sb_wl_add_metric(w, m[i].name, m[i].unit, m[i].better,
-								  m[i].v[k]),
+				assert_int_equal(sb_wl_add_metric(w, m[i].name, m[i].unit,
+								  m[i].better, m[i].v[k]),
 						 0);
 		}
 		assert_int_equal(sb_variant_add_repeat(v, (unsigned)k, wl, n_wl), 0);
@@ -168,21 +170,21 @@ static void test_table(void **state)
 		enum sb_verdict verdict;
 		const char *text;
 	} cases[] = {
-		{"seq", "block_write", "ext4", 3, 101000, 2484.13771175033, NAN, NAN,
-		 SB_VERDICT_BASELINE, "101000 +-2484"},
-		{"seq", "block_write", "xfs", 3, 111000, 2484.13771175033, 9.900990099009901,
-		 0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9%)*"},
-		{"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN,
-		 SB_VERDICT_SAME, "50500 +-6353 (-50.0%)"},
-		{"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0, SB_VERDICT_SAME,
-		 "21.0 +-2.48 (+0.0%)"},
-		{"seq", "block_read", "xfs", 3, 151000, 2484.13771175033, -24.5,
-		 4.61722379989937e-7, SB_VERDICT_WORSE, "151000 +-2484 (-24.5%)!"},
-		{"seq", "seeks", "xfs", 0, NAN, NAN, NAN, NAN, SB_VERDICT_NA, "-"},
-		{"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0, SB_VERDICT_SAME,
-		 "5000 +-124 (+0.0%)"},
-		{"command:make", "wall", "xfs", 3, 8.1, 0.248413771175032, -19.000000000000004,
-		 0.0190548029143426, SB_VERDICT_BETTER, "8.10 +-0.248 (-19.0%)*"},
+	    {"seq", "block_write", "ext4", 3, 101000, 2484.13771175033, NAN, NAN,
+	     SB_VERDICT_BASELINE, "101000 +-2484"},
+	    {"seq", "block_write", "xfs", 3, 111000, 2484.13771175033, 9.900990099009901,
+	     0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9%)*"},
+	    {"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN, SB_VERDICT_SAME,
+	     "50500 +-6353 (-50.0%)"},
+	    {"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0, SB_VERDICT_SAME,
+	     "21.0 +-2.48 (+0.0%)"},
+	    {"seq", "block_read", "xfs", 3, 151000, 2484.13771175033, -24.5, 4.61722379989937e-7,
+	     SB_VERDICT_WORSE, "151000 +-2484 (-24.5%)!"},
+	    {"seq", "seeks", "xfs", 0, NAN, NAN, NAN, NAN, SB_VERDICT_NA, "-"},
+	    {"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0, SB_VERDICT_SAME,
+	     "5000 +-124 (+0.0%)"},
+	    {"command:make", "wall", "xfs", 3, 8.1, 0.248413771175032, -19.000000000000004,
+	     0.0190548029143426, SB_VERDICT_BETTER, "8.10 +-0.248 (-19.0%)*"},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		size_t c = col(r, cases[i].col);
@@ -194,7 +196,8 @@ static void test_table(void **state)
 			near(x->st.mean, cases[i].mean, "mean");
 			if (cases[i].n > 1)
 				/* xfs-sync: t(0.975, 1) * 707.10678 / sqrt(2) */
-				assert_true(fabs(x->st.ci95 - cases[i].ci95) < 1e-6 * cases[i].ci95);
+				assert_true(fabs(x->st.ci95 - cases[i].ci95) <
+					    1e-6 * cases[i].ci95);
 		}
 		if (isnan(cases[i].change))
 			assert_true(isnan(x->change));
@@ -230,14 +233,14 @@ static void test_columns_and_baseline(void **state)
 		const char *labels; /* column labels joined by spaces */
 		const char *base_label, *err;
 	} cases[] = {
-		{NULL, false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run1:ext4", NULL},
-		{"xfs", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "xfs", NULL},
-		{"run2:ext4", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run2:ext4", NULL},
-		{"ext4", false, -EINVAL, 0, NULL, NULL, "baseline 'ext4' is ambiguous"},
-		{"xfz", false, -EINVAL, 0, NULL, NULL, "did you mean 'xfs'?"},
-		{"btrfs", false, -EINVAL, 0, NULL, NULL, "unknown baseline variant 'btrfs'"},
-		{NULL, true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
-		{"ext4", true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
+	    {NULL, false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run1:ext4", NULL},
+	    {"xfs", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "xfs", NULL},
+	    {"run2:ext4", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run2:ext4", NULL},
+	    {"ext4", false, -EINVAL, 0, NULL, NULL, "baseline 'ext4' is ambiguous"},
+	    {"xfz", false, -EINVAL, 0, NULL, NULL, "did you mean 'xfs'?"},
+	    {"btrfs", false, -EINVAL, 0, NULL, NULL, "unknown baseline variant 'btrfs'"},
+	    {NULL, true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
+	    {"ext4", true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_report *r = NULL;
@@ -278,12 +281,12 @@ static void test_helpers(void **state)
 	static const struct {
 		const char *path, *name;
 	} names[] = {
-		{"results/2026-run/result.json", "2026-run"},
-		{"results/2026-run/", "2026-run"},
-		{"results/2026-run", "2026-run"},
-		{"result.json", "."},
-		{"/tmp/x/ab.json", "ab"},
-		{"/result.json", "/"},
+	    {"results/2026-run/result.json", "2026-run"},
+	    {"results/2026-run/", "2026-run"},
+	    {"results/2026-run", "2026-run"},
+	    {"result.json", "."},
+	    {"/tmp/x/ab.json", "ab"},
+	    {"/result.json", "/"},
 	};
 	for (size_t i = 0; i < N_OF(names); i++) {
 		char *n = sb_report_set_name(names[i].path);
@@ -293,29 +296,29 @@ static void test_helpers(void **state)
 	static const struct {
 		const char *workload, *metric, *label;
 	} labels[] = {
-		{"seq", "block_write", "Sequential Output Block"},
-		{"seq", "putc_write_cpu", "Sequential Output Per Chr %CP"},
-		{"seq", "seeks", "Random Seeks"},
-		{"meta", "seq_stat", "Sequential Create Read"},
-		{"meta", "rand_delete_cpu", "Random Create Delete %CP"},
-		{"rand", "read_iops", "Random Read IOPS"},
-		{"command", "wall", "Wall time"},
-		{"mixed", "wall", "wall"},
-		{"mixed", "read_rate", "read_rate"},
-		{"seq", "_cpu", "_cpu"},
+	    {"seq", "block_write", "Sequential Output Block"},
+	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP"},
+	    {"seq", "seeks", "Random Seeks"},
+	    {"meta", "seq_stat", "Sequential Create Read"},
+	    {"meta", "rand_delete_cpu", "Random Create Delete %CP"},
+	    {"rand", "read_iops", "Random Read IOPS"},
+	    {"command", "wall", "Wall time"},
+	    {"mixed", "wall", "wall"},
+	    {"mixed", "read_rate", "read_rate"},
+	    {"seq", "_cpu", "_cpu"},
 	};
 	for (size_t i = 0; i < N_OF(labels); i++) {
 		char buf[64];
-		assert_string_equal(sb_report_metric_label(labels[i].workload, labels[i].metric, buf,
-							   sizeof(buf)),
-				    labels[i].label);
+		assert_string_equal(
+		    sb_report_metric_label(labels[i].workload, labels[i].metric, buf, sizeof(buf)),
+		    labels[i].label);
 	}
 	static const struct {
 		double v;
 		const char *s;
-	} nums[] = {{101000, "101000"}, {2484.137, "2484"}, {21, "21.0"}, {2.484, "2.48"},
-		    {0.2484, "0.248"},   {0, "0"},           {NAN, "-"},   {-19.04, "-19.0"},
-		    {0.0000123, "1.23e-05"}};
+	} nums[] = {{101000, "101000"}, {2484.137, "2484"}, {21, "21.0"},
+		    {2.484, "2.48"},	{0.2484, "0.248"},  {0, "0"},
+		    {NAN, "-"},		{-19.04, "-19.0"},  {0.0000123, "1.23e-05"}};
 	for (size_t i = 0; i < N_OF(nums); i++) {
 		char buf[32];
 		assert_string_equal(sb_report_fmt_num(nums[i].v, buf, sizeof(buf)), nums[i].s);
@@ -380,11 +383,9 @@ static void test_golden_inputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_columns_and_baseline),
-		cmocka_unit_test(test_helpers),
-		cmocka_unit_test(test_print),
-		cmocka_unit_test(test_golden_inputs),
+	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
+	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_golden_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,10 +34,10 @@ static void test_t_quantile(void **state)
 	static const struct {
 		double df, want;
 	} cases[] = {
-		{1, 12.706204736174705},  {2, 4.3026527297494639},   {3, 3.1824463052837096},
-		{4, 2.7764451051977944},  {5, 2.5705818356363155},   {9, 2.2621571627982055},
-		{10, 2.2281388519862747}, {30, 2.0422724563012383},  {100, 1.9839715185235523},
-		{2.5, 3.5746548420036832}, {25.0, 2.0595385527532977},
+	    {1, 12.706204736174705},   {2, 4.3026527297494639},	   {3, 3.1824463052837096},
+	    {4, 2.7764451051977944},   {5, 2.5705818356363155},	   {9, 2.2621571627982055},
+	    {10, 2.2281388519862747},  {30, 2.0422724563012383},   {100, 1.9839715185235523},
+	    {2.5, 3.5746548420036832}, {25.0, 2.0595385527532977},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		near(sb_t_quantile(0.975, cases[i].df), cases[i].want, 1e-12, "t_quantile", 0.975,
@@ -58,10 +58,13 @@ static void test_t_cdf(void **state)
 	static const struct {
 		double t, df, want;
 	} cases[] = {
-		{2.0, 5, 0.94903026058507082},  {1.0, 1, 0.75},
-		{-1.5, 3, 0.11529193262241153}, {3.0, 10, 0.99332817248871521},
-		{0.5, 2.5, 0.67115104006514266}, {6.0, 4, 0.99805873147651974},
-		{0, 7, 0.5},
+	    {2.0, 5, 0.94903026058507082},
+	    {1.0, 1, 0.75},
+	    {-1.5, 3, 0.11529193262241153},
+	    {3.0, 10, 0.99332817248871521},
+	    {0.5, 2.5, 0.67115104006514266},
+	    {6.0, 4, 0.99805873147651974},
+	    {0, 7, 0.5},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++)
 		near(sb_t_cdf(cases[i].t, cases[i].df), cases[i].want, 1e-13, "t_cdf", cases[i].t,
@@ -90,12 +93,12 @@ static void test_welch(void **state)
 		double mean_a, sd_a, ci_a, t, df, p;
 		bool significant;
 	} cases[] = {
-		{wa1, wa2, N_OF(wa1), N_OF(wa2), 20.82, 2.804893682731767, 1.55329834754876,
-		 2.45535639829, 24.98852929023142, 0.0213780014629, true},
-		{wb1, wb2, N_OF(wb1), N_OF(wb2), 20.61, 3.0068255686022094, 2.15095343554876,
-		 1.5654335236, 9.904741248650831, 0.148841696605, false},
-		{wc1, wc2, N_OF(wc1), N_OF(wc2), 19.37, 1.2037441588643327, 0.86110669706545,
-		 2.22551203997, 24.524634944257343, 0.03548453083, true},
+	    {wa1, wa2, N_OF(wa1), N_OF(wa2), 20.82, 2.804893682731767, 1.55329834754876,
+	     2.45535639829, 24.98852929023142, 0.0213780014629, true},
+	    {wb1, wb2, N_OF(wb1), N_OF(wb2), 20.61, 3.0068255686022094, 2.15095343554876,
+	     1.5654335236, 9.904741248650831, 0.148841696605, false},
+	    {wc1, wc2, N_OF(wc1), N_OF(wc2), 19.37, 1.2037441588643327, 0.86110669706545,
+	     2.22551203997, 24.524634944257343, 0.03548453083, true},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_stats a, b;
@@ -153,16 +156,16 @@ static void test_rules(void **state)
 		int rc;
 		bool significant;
 	} cases[] = {
-		/* clear effect but only 2 repeats a side: never significant */
-		{{100, 101}, {200, 201}, 2, 2, 0, false},
-		{{100, 101, 102}, {200, 201, 202}, 3, 3, 0, true},
-		/* identical constant sides: p = 1 */
-		{{5, 5, 5}, {5, 5, 5}, 3, 3, 0, false},
-		/* constant but different: certain */
-		{{5, 5, 5}, {6, 6, 6}, 3, 3, 0, true},
-		/* overlapping noise */
-		{{10, 12, 11, 9}, {11, 10, 12, 10}, 4, 4, 0, false},
-		{{10}, {11, 12, 13}, 1, 3, -EDOM, false},
+	    /* clear effect but only 2 repeats a side: never significant */
+	    {{100, 101}, {200, 201}, 2, 2, 0, false},
+	    {{100, 101, 102}, {200, 201, 202}, 3, 3, 0, true},
+	    /* identical constant sides: p = 1 */
+	    {{5, 5, 5}, {5, 5, 5}, 3, 3, 0, false},
+	    /* constant but different: certain */
+	    {{5, 5, 5}, {6, 6, 6}, 3, 3, 0, true},
+	    /* overlapping noise */
+	    {{10, 12, 11, 9}, {11, 10, 12, 10}, 4, 4, 0, false},
+	    {{10}, {11, 12, 13}, 1, 3, -EDOM, false},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_stats a, b;
@@ -179,8 +182,8 @@ static void test_rules(void **state)
 		double base, x, want;
 	} ch[] = {{100, 110, 10}, {100, 90, -10}, {-50, -25, 50}, {200, 200, 0}};
 	for (size_t i = 0; i < N_OF(ch); i++)
-		near(sb_rel_change(ch[i].base, ch[i].x), ch[i].want, 1e-14, "rel_change", ch[i].base,
-		     ch[i].x);
+		near(sb_rel_change(ch[i].base, ch[i].x), ch[i].want, 1e-14, "rel_change",
+		     ch[i].base, ch[i].x);
 	assert_true(isnan(sb_rel_change(0, 5)));
 	assert_true(isnan(sb_rel_change(NAN, 5)));
 }
@@ -188,9 +191,9 @@ static void test_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_t_quantile), cmocka_unit_test(test_t_cdf),
-		cmocka_unit_test(test_welch),      cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_t_quantile), cmocka_unit_test(test_t_cdf),
+	    cmocka_unit_test(test_welch),      cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,20 +22,33 @@ static void test_repeat_auto(void **state)
 	static const struct {
 		const char *what;
 		double iops[5]; /* headline: IOPS, higher is better; ABSENT: not measured */
-		double cpu[5];  /* %CPU: never a headline */
+		double cpu[5];	/* %CPU: never a headline */
 		double info[5]; /* better "none": never a headline */
 		size_t n, cap;
 		bool more;
 		double rse; /* NAN: undefined */
 	} cases[] = {
-		{"stable", {100, 101, 102}, {5, 50, 90}, {1, 900, 3}, 3, 10, false, 0.0057163392989},
-		{"noisy", {100, 150, 120}, {5, 5, 5}, {0, 0, 0}, 3, 10, true, 0.1178080795552},
-		{"noisy at the cap", {100, 150, 120}, {5, 5, 5}, {0, 0, 0}, 3, 3, false, 0.1178080795552},
-		{"too few", {100, 100}, {5, 5}, {0, 0}, 2, 10, true, 0},
-		{"one", {100}, {5}, {0}, 1, 10, true, NAN},
-		{"absent once", {100, ABSENT, 101, 102}, {5, 5, 5, 5}, {0, 0, 0, 0}, 4, 10, false,
-		 0.0057163392989},
-		{"constant zero", {0, 0, 0}, {5, 5, 5}, {0, 0, 0}, 3, 10, false, 0},
+	    {"stable", {100, 101, 102}, {5, 50, 90}, {1, 900, 3}, 3, 10, false, 0.0057163392989},
+	    {"noisy", {100, 150, 120}, {5, 5, 5}, {0, 0, 0}, 3, 10, true, 0.1178080795552},
+	    {"noisy at the cap",
+	     {100, 150, 120},
+	     {5, 5, 5},
+	     {0, 0, 0},
+	     3,
+	     3,
+	     false,
+	     0.1178080795552},
+	    {"too few", {100, 100}, {5, 5}, {0, 0}, 2, 10, true, 0},
+	    {"one", {100}, {5}, {0}, 1, 10, true, NAN},
+	    {"absent once",
+	     {100, ABSENT, 101, 102},
+	     {5, 5, 5, 5},
+	     {0, 0, 0, 0},
+	     4,
+	     10,
+	     false,
+	     0.0057163392989},
+	    {"constant zero", {0, 0, 0}, {5, 5, 5}, {0, 0, 0}, 3, 10, false, 0},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_resultset *rs = sb_resultset_new("run");
