@@ -103,25 +103,68 @@ static const struct {
     {"rand", "read_iops", "Random Read IOPS"},
     {"rand", "write_mbs", "Random Write"},
     {"rand", "write_iops", "Random Write IOPS"},
+    {"rand", "read_cpu", "Random Read %CPU"},
+    {"rand", "write_cpu", "Random Write %CPU"},
     {"command", "wall", "Wall time"},
     {"command", "user", "User time"},
     {"command", "sys", "System time"},
 };
 
-const char *sb_report_metric_label(const char *workload, const char *metric, char *buf, size_t size)
+static const char *find_label(const char *workload, const char *metric, size_t len)
 {
-	size_t len = strlen(metric);
-	bool cpu = len > 4 && strcmp(metric + len - 4, "_cpu") == 0;
-
 	for (size_t i = 0; i < ARRAY_SIZE(labels); i++) {
 		if (labels[i].workload && (!workload || strcmp(labels[i].workload, workload) != 0))
 			continue;
-		if (strncmp(labels[i].metric, metric, cpu ? len - 4 : len) != 0 ||
-		    labels[i].metric[cpu ? len - 4 : len] != '\0')
+		if (strncmp(labels[i].metric, metric, len) == 0 && labels[i].metric[len] == '\0')
+			return labels[i].label;
+	}
+	return NULL;
+}
+
+/* mixed (FsOpBench-style): PHASE_RATE, e.g. "pRW_write_rate_all_mbs". */
+static const char *mixed_label(const char *metric, char *buf, size_t size)
+{
+	static const struct {
+		const char *prefix, *phase;
+	} phases[] = {{"p1_", "1 reader"}, {"pR_", "readers"}, {"pRW_", "readers + writers"}};
+	static const struct {
+		const char *suffix, *rate;
+	} rates[] = {
+	    {"read_rate_data_mbs", "read rate (data)"},
+	    {"read_rate_all_mbs", "read rate (incl. readdir + open + first byte)"},
+	    {"write_rate_data_mbs", "write rate (data)"},
+	    {"write_rate_all_mbs", "write rate (incl. open + first byte + mkdir)"},
+	};
+	for (size_t p = 0; p < ARRAY_SIZE(phases); p++) {
+		size_t n = strlen(phases[p].prefix);
+		if (strncmp(metric, phases[p].prefix, n) != 0)
 			continue;
-		snprintf(buf, size, "%s%s", labels[i].label, cpu ? " %CP" : "");
+		for (size_t r = 0; r < ARRAY_SIZE(rates); r++)
+			if (strcmp(metric + n, rates[r].suffix) == 0) {
+				snprintf(buf, size, "%s: %s", phases[p].phase, rates[r].rate);
+				return buf;
+			}
+	}
+	return NULL;
+}
+
+const char *sb_report_metric_label(const char *workload, const char *metric, char *buf, size_t size)
+{
+	size_t len = strlen(metric);
+	const char *l = find_label(workload, metric, len);
+
+	if (l) {
+		snprintf(buf, size, "%s", l);
 		return buf;
 	}
+	/* the %CPU twin of a labelled metric, named as bonnie++ heads it */
+	if (len > 4 && strcmp(metric + len - 4, "_cpu") == 0 &&
+	    (l = find_label(workload, metric, len - 4))) {
+		snprintf(buf, size, "%s %%CP", l);
+		return buf;
+	}
+	if (workload && strcmp(workload, "mixed") == 0 && mixed_label(metric, buf, size))
+		return buf;
 	snprintf(buf, size, "%s", metric);
 	return buf;
 }

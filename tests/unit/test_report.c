@@ -304,6 +304,13 @@ static void test_helpers(void **state)
 	    {"rand", "read_iops", "Random Read IOPS"},
 	    {"command", "wall", "Wall time"},
 	    {"mixed", "wall", "wall"},
+	    {"rand", "write_cpu", "Random Write %CPU"},
+	    {"rand", "read_mbs_cpu", "Random Read %CP"},
+	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)"},
+	    {"mixed", "pRW_write_rate_all_mbs",
+	     "readers + writers: write rate (incl. open + first byte + mkdir)"},
+	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs"},
+	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs"},
 	    {"mixed", "read_rate", "read_rate"},
 	    {"seq", "_cpu", "_cpu"},
 	};
