@@ -85,9 +85,17 @@ static double tick_step(double max)
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
+/* Axis labels short enough not to run into each other: 250k, 1.2M. */
 static char *tick_label(double t, double step, char *buf, size_t size)
 {
-	snprintf(buf, size, step >= 1 ? "%.0f" : "%g", t);
+	if (fabs(t) >= 1e9)
+		snprintf(buf, size, "%gG", t / 1e9);
+	else if (fabs(t) >= 1e6)
+		snprintf(buf, size, "%gM", t / 1e6);
+	else if (fabs(t) >= 1e4)
+		snprintf(buf, size, "%gk", t / 1e3);
+	else
+		snprintf(buf, size, step >= 1 ? "%.0f" : "%g", t);
 	return buf;
 }
 
