@@ -810,7 +810,7 @@ int cmd_run(int argc, char **argv)
 	struct sb_cmdline cl = {
 	    "run",
 	    "PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
-	    "[--repeat N] [-o SECTION.KEY=VALUE]...",
+	    "[--repeat N|auto] [-o SECTION.KEY=VALUE]...",
 	    "Build the stack of every variant, run its workloads, tear it down, and "
 	    "write a result set.",
 	    run_opts,
