@@ -656,9 +656,24 @@ out:
 	return r;
 }
 
-static bool headline(const struct sb_metric *m)
+/* Secondary figures that are often near zero, where a relative error says
+ * nothing: a command's CPU times (its wall time is the headline). */
+static const struct {
+	const char *workload, *metric;
+} not_headline[] = {
+	{"command", "user"},
+	{"command", "sys"},
+};
+
+static bool headline(const struct sb_wl_result *wl, const struct sb_metric *m)
 {
-	return m->better != SB_BETTER_NONE && strcmp(m->unit, "%CPU") != 0;
+	if (m->better == SB_BETTER_NONE || strcmp(m->unit, "%CPU") == 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(not_headline); i++)
+		if (strcmp(wl->workload, not_headline[i].workload) == 0 &&
+		    strcmp(m->name, not_headline[i].metric) == 0)
+			return false;
+	return true;
 }
 
 double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric)
@@ -674,7 +689,7 @@ double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const c
 				bool seen = false;
 				size_t n = 0;
 				struct sb_stats st;
-				if (!headline(m))
+				if (!headline(wl, m))
 					continue;
 				/* each (spec, metric) once: at its first repeat */
 				for (size_t j = 0; j < k && !seen; j++)

@@ -107,7 +107,8 @@ const char *sb_better_name(enum sb_better b);
 
 /* --repeat auto, as the Phoronix Test Suite does it: repeat a variant until
  * the relative standard error of each of its headline metrics (those with a
- * better direction, except %CPU) is below SB_REPEAT_AUTO_RSE, with at least
+ * better direction, except %CPU and a command's user and sys times) is below
+ * SB_REPEAT_AUTO_RSE, with at least
  * SB_REPEAT_AUTO_MIN and at most a cap of repeats. */
 #define SB_REPEAT_AUTO_RSE 0.025
 #define SB_REPEAT_AUTO_MIN 3

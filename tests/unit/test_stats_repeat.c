@@ -74,8 +74,31 @@ static void test_repeat_auto(void **state)
 	}
 }
 
+/* A command's wall time is its headline; its user and sys times (often
+ * near zero, so with a huge relative error) are not. */
+static void test_command_headline(void **state)
+{
+	static const double wall[] = {0.30, 0.301, 0.299}, user[] = {0.001, 0, 0.004};
+	struct sb_resultset *rs = sb_resultset_new("run");
+	struct sb_variant *v = sb_resultset_variant(rs, "A", NULL);
+	const char *metric = NULL;
+	for (size_t k = 0; k < N_OF(wall); k++) {
+		struct sb_wl_result *w = sb_wl_result_new("command", "command:sleep 0.3");
+		sb_wl_add_metric(w, "wall", "s", SB_BETTER_LOWER, wall[k]);
+		sb_wl_add_metric(w, "user", "s", SB_BETTER_LOWER, user[k]);
+		sb_wl_add_metric(w, "sys", "s", SB_BETTER_LOWER, user[k]);
+		assert_int_equal(sb_variant_add_repeat(v, (unsigned)k, &w, 1), 0);
+	}
+	/* python3: stdev([.3, .301, .299]) / sqrt(3) / .3 = 0.0019245 */
+	assert_true(fabs(sb_variant_max_rse(v, NULL, &metric) - 0.0019245009) < 1e-8);
+	assert_string_equal(metric, "wall");
+	assert_false(sb_variant_needs_repeat(v, 10));
+	sb_resultset_free(rs);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_repeat_auto)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_repeat_auto),
+					   cmocka_unit_test(test_command_headline)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
