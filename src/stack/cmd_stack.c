@@ -79,7 +79,8 @@ static int on_opt(int key, const char *arg, void *ud)
 			n = 0;
 		else if (!*arg || *end || n < 1 || n > 1000)
 			return sb_usage_error(
-			    o->cmd, "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
+			    o->cmd,
+			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
 		o->repeat = (unsigned)n;
 		return 0;
 	}
@@ -956,7 +957,7 @@ int cmd_run(int argc, char **argv)
 		for (size_t i = more = 0; i < c.n_var && !code; i++)
 			if (c.o.repeat || sb_variant_needs_repeat(&set->var[i], n_rep))
 				more = 1, code = run_variant(&c, &rs, i, rep, &set->var[i],
-							      &loops_probed, set->devices);
+							     &loops_probed, set->devices);
 
 	r = sb_resultset_write(set, rs.results);
 	if (r < 0)
