@@ -9,14 +9,56 @@
 #include <string.h>
 
 enum {
-	F_FORMAT, F_VERSION, F_NAME, F_CONCURRENCY, F_SEED, F_FILE_SIZE, F_CHUNK, F_SEEKS,
-	F_SEEK_PROCS, F_PUTC, F_PUTC_CPU, F_PUT_BLOCK, F_PUT_BLOCK_CPU, F_REWRITE, F_REWRITE_CPU,
-	F_GETC, F_GETC_CPU, F_GET_BLOCK, F_GET_BLOCK_CPU, F_SEEKS_RATE, F_SEEKS_CPU, F_NUM_FILES,
-	F_MAX_SIZE, F_MIN_SIZE, F_NUM_DIRS, F_FILE_CHUNK, F_SEQ_CREATE, F_SEQ_CREATE_CPU,
-	F_SEQ_STAT, F_SEQ_STAT_CPU, F_SEQ_DEL, F_SEQ_DEL_CPU, F_RAN_CREATE, F_RAN_CREATE_CPU,
-	F_RAN_STAT, F_RAN_STAT_CPU, F_RAN_DEL, F_RAN_DEL_CPU, F_LAT_PUTC, F_LAT_PUT_BLOCK,
-	F_LAT_REWRITE, F_LAT_GETC, F_LAT_GET_BLOCK, F_LAT_SEEKS, F_LAT_SEQ_CREATE,
-	F_LAT_SEQ_STAT, F_LAT_SEQ_DEL, F_LAT_RAN_CREATE, F_LAT_RAN_STAT, F_LAT_RAN_DEL,
+	F_FORMAT,
+	F_VERSION,
+	F_NAME,
+	F_CONCURRENCY,
+	F_SEED,
+	F_FILE_SIZE,
+	F_CHUNK,
+	F_SEEKS,
+	F_SEEK_PROCS,
+	F_PUTC,
+	F_PUTC_CPU,
+	F_PUT_BLOCK,
+	F_PUT_BLOCK_CPU,
+	F_REWRITE,
+	F_REWRITE_CPU,
+	F_GETC,
+	F_GETC_CPU,
+	F_GET_BLOCK,
+	F_GET_BLOCK_CPU,
+	F_SEEKS_RATE,
+	F_SEEKS_CPU,
+	F_NUM_FILES,
+	F_MAX_SIZE,
+	F_MIN_SIZE,
+	F_NUM_DIRS,
+	F_FILE_CHUNK,
+	F_SEQ_CREATE,
+	F_SEQ_CREATE_CPU,
+	F_SEQ_STAT,
+	F_SEQ_STAT_CPU,
+	F_SEQ_DEL,
+	F_SEQ_DEL_CPU,
+	F_RAN_CREATE,
+	F_RAN_CREATE_CPU,
+	F_RAN_STAT,
+	F_RAN_STAT_CPU,
+	F_RAN_DEL,
+	F_RAN_DEL_CPU,
+	F_LAT_PUTC,
+	F_LAT_PUT_BLOCK,
+	F_LAT_REWRITE,
+	F_LAT_GETC,
+	F_LAT_GET_BLOCK,
+	F_LAT_SEEKS,
+	F_LAT_SEQ_CREATE,
+	F_LAT_SEQ_STAT,
+	F_LAT_SEQ_DEL,
+	F_LAT_RAN_CREATE,
+	F_LAT_RAN_STAT,
+	F_LAT_RAN_DEL,
 	F_COUNT
 };
 
@@ -27,18 +69,18 @@ static const struct {
 	int lat_field;
 	const char *lat_op;
 } rate_map[] = {
-	{F_PUTC, "putc_write", F_LAT_PUTC, NULL},
-	{F_PUT_BLOCK, "block_write", F_LAT_PUT_BLOCK, "block write"},
-	{F_REWRITE, "rewrite", F_LAT_REWRITE, "rewrite"},
-	{F_GETC, "getc_read", F_LAT_GETC, NULL},
-	{F_GET_BLOCK, "block_read", F_LAT_GET_BLOCK, "block read"},
-	{F_SEEKS_RATE, "seeks", F_LAT_SEEKS, "seek"},
-	{F_SEQ_CREATE, "seq_create", F_LAT_SEQ_CREATE, "seq create"},
-	{F_SEQ_STAT, "seq_stat", F_LAT_SEQ_STAT, "seq stat"},
-	{F_SEQ_DEL, "seq_delete", F_LAT_SEQ_DEL, "seq delete"},
-	{F_RAN_CREATE, "rand_create", F_LAT_RAN_CREATE, "rand create"},
-	{F_RAN_STAT, "rand_stat", F_LAT_RAN_STAT, "rand stat"},
-	{F_RAN_DEL, "rand_delete", F_LAT_RAN_DEL, "rand delete"},
+    {F_PUTC, "putc_write", F_LAT_PUTC, NULL},
+    {F_PUT_BLOCK, "block_write", F_LAT_PUT_BLOCK, "block write"},
+    {F_REWRITE, "rewrite", F_LAT_REWRITE, "rewrite"},
+    {F_GETC, "getc_read", F_LAT_GETC, NULL},
+    {F_GET_BLOCK, "block_read", F_LAT_GET_BLOCK, "block read"},
+    {F_SEEKS_RATE, "seeks", F_LAT_SEEKS, "seek"},
+    {F_SEQ_CREATE, "seq_create", F_LAT_SEQ_CREATE, "seq create"},
+    {F_SEQ_STAT, "seq_stat", F_LAT_SEQ_STAT, "seq stat"},
+    {F_SEQ_DEL, "seq_delete", F_LAT_SEQ_DEL, "seq delete"},
+    {F_RAN_CREATE, "rand_create", F_LAT_RAN_CREATE, "rand create"},
+    {F_RAN_STAT, "rand_stat", F_LAT_RAN_STAT, "rand stat"},
+    {F_RAN_DEL, "rand_delete", F_LAT_RAN_DEL, "rand delete"},
 };
 
 static const struct sb_wl_result *owner(int field, const struct sb_wl_result *seq,
@@ -91,7 +133,8 @@ char *sb_bonnie_csv_line(const struct sb_wl_result *seq, const struct sb_wl_resu
 	}
 	if (meta) {
 		int64_t v;
-		snprintf(f[F_NUM_FILES], 48, "%lld", (long long)(extra_int(meta, "files", 0) / 1024));
+		snprintf(f[F_NUM_FILES], 48, "%lld",
+			 (long long)(extra_int(meta, "files", 0) / 1024));
 		if ((v = extra_int(meta, "max_size", 0)))
 			snprintf(f[F_MAX_SIZE], 48, "%lld", (long long)v);
 		if ((v = extra_int(meta, "min_size", 0)))
@@ -173,8 +216,9 @@ int sb_bonnie_csv_import(const char *text, struct sb_wl_result *r)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(rate_map); i++) {
 		const char *v = fld[rate_map[i].field], *cpu = fld[rate_map[i].field + 1];
-		const char *unit = rate_map[i].field < F_SEEKS_RATE ? "KB/s" :
-				   rate_map[i].field == F_SEEKS_RATE ? "seeks/s" : "ops/s";
+		const char *unit = rate_map[i].field < F_SEEKS_RATE    ? "KB/s"
+				   : rate_map[i].field == F_SEEKS_RATE ? "seeks/s"
+								       : "ops/s";
 		char cname[64], *end;
 		double x;
 		if (!*v || v[0] == '+')

@@ -21,15 +21,16 @@
 enum { OPT_WORKLOAD = 'w', OPT_QUICK = 256, OPT_RESULTS, OPT_JSON, OPT_RAM, OPT_NAME, OPT_BONNIE };
 
 static const struct sb_opt bench_opts[] = {
-	{"workload", OPT_WORKLOAD, "SPEC", "a workload NAME[:ARG][,key=value...] (repeatable; "
-					   "default seq and meta); see 'stackbench list workloads'"},
-	{"quick", OPT_QUICK, NULL, "small sizes and short times (CI); flagged in the results"},
-	{"results", OPT_RESULTS, "DIR", "write DIR/result.json"},
-	{"json", OPT_JSON, NULL, "print the result set as JSON instead of the summary"},
-	{"ram", OPT_RAM, "SIZE", "RAM size to size data sets by (default: the machine's)"},
-	{"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
-	{"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
-	{0},
+    {"workload", OPT_WORKLOAD, "SPEC",
+     "a workload NAME[:ARG][,key=value...] (repeatable; "
+     "default seq and meta); see 'stackbench list workloads'"},
+    {"quick", OPT_QUICK, NULL, "small sizes and short times (CI); flagged in the results"},
+    {"results", OPT_RESULTS, "DIR", "write DIR/result.json"},
+    {"json", OPT_JSON, NULL, "print the result set as JSON instead of the summary"},
+    {"ram", OPT_RAM, "SIZE", "RAM size to size data sets by (default: the machine's)"},
+    {"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
+    {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
+    {0},
 };
 
 struct bench_args {
@@ -69,7 +70,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_RAM:
 		if (sb_parse_size(arg, &a->ram, false, NULL) < 0 || a->ram == 0)
-			return sb_usage_error("bench", "--ram '%s': expected a size such as 16G", arg);
+			return sb_usage_error("bench", "--ram '%s': expected a size such as 16G",
+					      arg);
 		return 0;
 	}
 	return SB_EXIT_USAGE;
@@ -138,18 +140,18 @@ static void print_bonnie_table(const struct sb_wl_result *r)
 	static const struct {
 		const char *metric, *label, *lat;
 	} rows[] = {
-		{"putc_write", "Sequential Output Per Chr", NULL},
-		{"block_write", "Sequential Output Block", "block write"},
-		{"rewrite", "Sequential Output Rewrite", "rewrite"},
-		{"getc_read", "Sequential Input Per Chr", NULL},
-		{"block_read", "Sequential Input Block", "block read"},
-		{"seeks", "Random Seeks", "seek"},
-		{"seq_create", "Sequential Create", "seq create"},
-		{"seq_stat", "Sequential Stat", "seq stat"},
-		{"seq_delete", "Sequential Delete", "seq delete"},
-		{"rand_create", "Random Create", "rand create"},
-		{"rand_stat", "Random Stat", "rand stat"},
-		{"rand_delete", "Random Delete", "rand delete"},
+	    {"putc_write", "Sequential Output Per Chr", NULL},
+	    {"block_write", "Sequential Output Block", "block write"},
+	    {"rewrite", "Sequential Output Rewrite", "rewrite"},
+	    {"getc_read", "Sequential Input Per Chr", NULL},
+	    {"block_read", "Sequential Input Block", "block read"},
+	    {"seeks", "Random Seeks", "seek"},
+	    {"seq_create", "Sequential Create", "seq create"},
+	    {"seq_stat", "Sequential Stat", "seq stat"},
+	    {"seq_delete", "Sequential Delete", "seq delete"},
+	    {"rand_create", "Random Create", "rand create"},
+	    {"rand_stat", "Random Stat", "rand stat"},
+	    {"rand_delete", "Random Delete", "rand delete"},
 	};
 	struct libscols_table *tb = scols_new_table();
 	if (!tb)
@@ -205,8 +207,8 @@ static void print_fsopbench(const struct sb_wl_result *r)
 		}
 		printf("  %s cnt %llu min %.3f ms max %.3f ms mean %.3f ms stdev %.3f p99 %.3f ms "
 		       "p99.9 %.3f ms\n",
-		       colon ? colon + 2 : l->op, (unsigned long long)l->count, l->min_ms, l->max_ms,
-		       l->mean_ms, l->stdev_ms, l->p99_ms, l->p999_ms);
+		       colon ? colon + 2 : l->op, (unsigned long long)l->count, l->min_ms,
+		       l->max_ms, l->mean_ms, l->stdev_ms, l->p99_ms, l->p999_ms);
 	}
 	for (size_t i = 0; i < r->n_metrics; i++)
 		if (strstr(r->metrics[i].name, "_rate_"))
@@ -237,15 +239,15 @@ static void print_generic(const struct sb_wl_result *r)
 	tb = scols_new_table();
 	if (!tb)
 		return;
-	const char *cols[] = {"OP", "COUNT", "MIN-MS", "MEAN-MS", "STDEV", "P50", "P90", "P99",
-			      "P99.9", "MAX-MS"};
+	const char *cols[] = {"OP",  "COUNT", "MIN-MS", "MEAN-MS", "STDEV",
+			      "P50", "P90",   "P99",	"P99.9",   "MAX-MS"};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		scols_table_new_column(tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0);
 	for (size_t i = 0; i < r->n_lat; i++) {
 		const struct sb_latency *l = &r->lat[i];
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		double v[] = {l->min_ms, l->mean_ms, l->stdev_ms, l->p50_ms, l->p90_ms,
-			      l->p99_ms, l->p999_ms, l->max_ms};
+		double v[] = {l->min_ms, l->mean_ms, l->stdev_ms, l->p50_ms,
+			      l->p90_ms, l->p99_ms,  l->p999_ms,  l->max_ms};
 		char b[32];
 		scols_line_set_data(ln, 0, l->op);
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)l->count);
@@ -262,8 +264,8 @@ static void print_generic(const struct sb_wl_result *r)
 static void print_summary(const struct sb_wl_result *r)
 {
 	char f[96];
-	printf("== %s%s%s%s\n", r->spec, r->flags ? " [" : "", r->flags ? flag_words(r->flags, f, sizeof(f)) + 1 : "",
-	       r->flags ? "]" : "");
+	printf("== %s%s%s%s\n", r->spec, r->flags ? " [" : "",
+	       r->flags ? flag_words(r->flags, f, sizeof(f)) + 1 : "", r->flags ? "]" : "");
 	if (r->error)
 		printf("note: %s\n", r->error);
 	if (strcmp(r->workload, "seq") == 0 || strcmp(r->workload, "meta") == 0 ||
@@ -289,7 +291,8 @@ static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, co
 			meta = wl[i];
 	}
 	if (!seq && !meta)
-		return sb_error("%s: no seq or meta results to write as bonnie++ CSV", path), -EINVAL;
+		return sb_error("%s: no seq or meta results to write as bonnie++ CSV", path),
+		       -EINVAL;
 	line = sb_bonnie_csv_line(seq, meta, name);
 	if (!line)
 		return -ENOMEM;
@@ -305,10 +308,13 @@ static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, co
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_args a = {0};
-	struct sb_cmdline cl = {"bench", "DIR [--workload SPEC]... [--quick] [--results DIR] [--json]",
+	struct sb_cmdline cl = {"bench",
+				"DIR [--workload SPEC]... [--quick] [--results DIR] [--json]",
 				"Run workloads in an existing directory (no building) and print a "
 				"summary.",
-				bench_opts, on_opt, &a};
+				bench_opts,
+				on_opt,
+				&a};
 	static const char *const defaults[] = {"seq", "meta"};
 	struct sb_wl_result **wl = NULL;
 	struct sb_resultset *rs = NULL;
@@ -363,8 +369,8 @@ int cmd_bench(int argc, char **argv)
 		code = SB_EXIT_FAILED;
 		goto out;
 	}
-	struct sb_wl_env env = {.dir = rest[0], .quick = a.quick, .ram_bytes = a.ram,
-				.log_fd = -1, .stop = &stop_flag};
+	struct sb_wl_env env = {
+	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .log_fd = -1, .stop = &stop_flag};
 	for (size_t i = 0; i < a.n_specs && !stop_flag; i++) {
 		char *err = NULL;
 		sb_info("running %s in %s", a.specs[i], rest[0]);
@@ -395,6 +401,20 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	rs->target = target_facts(rest[0]);
+	/* Versions of the external programs whose figures are in here. */
+	for (size_t i = 0; i < n_wl; i++) {
+		json_object *v;
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "fio_version", &v))
+			json_object_object_add(rs->tools, "fio", json_object_get(v));
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "bonnie_csv", &v)) {
+			const char *csv = json_object_get_string(v), *c1 = strchr(csv, ',');
+			const char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+			if (c2)
+				json_object_object_add(
+				    rs->tools, "bonnie++",
+				    json_object_new_string_len(c1 + 1, (int)(c2 - c1 - 1)));
+		}
+	}
 	{
 		json_object *params = json_object_new_object();
 		json_object_object_add(params, "dir", json_object_new_string(rest[0]));
@@ -408,8 +428,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (a.json) {
 		json_object *o = sb_resultset_to_json(rs);
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	}
 	if (a.results) {

@@ -9,9 +9,9 @@
 enum { K_TIMEOUT };
 
 static const struct sb_wl_opt command_opts[] = {
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		       "time limit; the command is stopped past it and flagged incomplete"},
-	{0},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
+		   "time limit; the command is stopped past it and flagged incomplete"},
+    {0},
 };
 
 /* Words of CMD as an argv (NULL-terminated). The slot before argv[0] owns
@@ -63,8 +63,10 @@ static int command_run(struct sb_wl_ctx *c)
 		sb_wl_free_words(words);
 		return sb_wl_fail(c, 0, "empty command");
 	}
-	struct sb_child ch = {.argv = (const char *const *)words, .cwd = c->env->dir,
-			      .log_fd = c->env->log_fd, .stop = c->env->stop,
+	struct sb_child ch = {.argv = (const char *const *)words,
+			      .cwd = c->env->dir,
+			      .log_fd = c->env->log_fd,
+			      .stop = c->env->stop,
 			      .timeout_ms = (unsigned)(c->timeout_ns / 1000000)};
 	rc = sb_spawn_run(&ch);
 	if (rc < 0) {
@@ -90,13 +92,13 @@ out:
 }
 
 const struct sb_wl_ops sb_wl_command = {
-	.name = "command",
-	.arg = "CMD",
-	.arg_rest = true,
-	.example = "command:make -j8",
-	.summary = "run CMD (split into words, no shell) in the directory under test; wall, user, "
-		   "sys seconds",
-	.opts = command_opts,
-	.parse_arg = parse_cmd,
-	.run = command_run,
+    .name = "command",
+    .arg = "CMD",
+    .arg_rest = true,
+    .example = "command:make -j8",
+    .summary = "run CMD (split into words, no shell) in the directory under test; wall, user, "
+	       "sys seconds",
+    .opts = command_opts,
+    .parse_arg = parse_cmd,
+    .run = command_run,
 };

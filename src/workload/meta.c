@@ -14,17 +14,17 @@
 enum { K_FILES, K_SIZE, K_MINSIZE, K_DIRS, K_SEED, K_TIMEOUT };
 
 static const struct sb_wl_opt meta_opts[] = {
-	[K_FILES] = {"files", SB_WO_UINT, "16", "1", 1, 1u << 20,
-		     "number of files in multiples of 1024 (bonnie++ -n)"},
-	[K_SIZE] = {"size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
-		    "largest file size (0: empty files); sizes are random in [minsize, size]"},
-	[K_MINSIZE] = {"minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30, "smallest file size"},
-	[K_DIRS] = {"dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
-		    "spread the files over this many directories (0: one)"},
-	[K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		       "time limit of each test; past it the test stops and is flagged incomplete"},
-	{0},
+    [K_FILES] = {"files", SB_WO_UINT, "16", "1", 1, 1u << 20,
+		 "number of files in multiples of 1024 (bonnie++ -n)"},
+    [K_SIZE] = {"size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
+		"largest file size (0: empty files); sizes are random in [minsize, size]"},
+    [K_MINSIZE] = {"minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30, "smallest file size"},
+    [K_DIRS] = {"dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
+		"spread the files over this many directories (0: one)"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
 };
 
 struct meta_run {
@@ -34,6 +34,7 @@ struct meta_run {
 	uint64_t minsz, maxsz, seed;
 	char *buf, *exp;
 	uint64_t bad;
+	bool pending; /* data read by stat_one, to be checked */
 	uint64_t counts[6];
 };
 
@@ -75,7 +76,8 @@ static uint32_t dir_of(const struct meta_run *m, bool rnd, uint32_t i)
 {
 	if (m->ndirs <= 1)
 		return 0;
-	return rnd ? (uint32_t)(mix(i ^ (m->seed << 1)) % m->ndirs) : (uint32_t)((uint64_t)i * m->ndirs / m->n);
+	return rnd ? (uint32_t)(mix(i ^ (m->seed << 1)) % m->ndirs)
+		   : (uint32_t)((uint64_t)i * m->ndirs / m->n);
 }
 
 static uint64_t file_size(const struct meta_run *m, uint32_t i)
@@ -108,18 +110,12 @@ static void add_test(struct meta_run *m, const char *name, const char *op, struc
 	sb_wl_add_hist(m->c, op, h);
 }
 
-static int create_one(struct meta_run *m, bool rnd, uint32_t i)
+static int create_one(struct meta_run *m, int dfd, const char *name, uint64_t sz)
 {
-	char name[64];
-	uint64_t sz = file_size(m, i);
-	int fd;
-
-	file_name(name, sizeof(name), rnd, i, m->seed);
-	fd = openat(m->dfd[dir_of(m, rnd, i)], name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (sz) {
-		sb_pattern_fill(m->buf, 0, sz, i);
 		if (write(fd, m->buf, sz) != (ssize_t)sz) {
 			int e = errno ? -errno : -ENOSPC;
 			close(fd);
@@ -129,7 +125,8 @@ static int create_one(struct meta_run *m, bool rnd, uint32_t i)
 	return close(fd) < 0 ? -errno : 0;
 }
 
-/* stat, and when the file has data, read it and compare. */
+/* stat, and when the file has data, read it; check_data() compares it
+ * after the clock stopped. */
 static int stat_one(struct meta_run *m, int dfd, const char *name, uint32_t i)
 {
 	struct stat st;
@@ -149,10 +146,19 @@ static int stat_one(struct meta_run *m, int dfd, const char *name, uint32_t i)
 		close(fd);
 		if (r != (ssize_t)sz)
 			return r < 0 ? -errno : -EIO;
-		sb_pattern_fill(m->exp, 0, sz, i);
-		m->bad += memcmp(m->buf, m->exp, sz) != 0;
+		m->pending = true;
 	}
 	return 0;
+}
+
+static void check_data(struct meta_run *m, uint32_t i)
+{
+	uint64_t sz = file_size(m, i);
+	if (!m->pending)
+		return;
+	m->pending = false;
+	sb_pattern_fill(m->exp, 0, sz, i);
+	m->bad += memcmp(m->buf, m->exp, sz) != 0;
 }
 
 /* Runs one test. order: NULL for readdir order (seq stat/delete), else the
@@ -177,21 +183,25 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 		for (uint32_t k = 0; k < m->n && !over; k++) {
 			uint32_t i = order ? order[k] : k;
 			int d = m->dfd[dir_of(m, rnd, i)];
+			/* The name and the data are made before the clock starts. */
+			file_name(name, sizeof(name), rnd, i, m->seed);
+			if (kind == 0 && m->maxsz)
+				sb_pattern_fill(m->buf, 0, file_size(m, i), i);
 			t0 = sb_now_ns();
 			if (kind == 0) {
-				rc = create_one(m, rnd, i);
+				rc = create_one(m, d, name, file_size(m, i));
 			} else {
-				file_name(name, sizeof(name), rnd, i, m->seed);
-				rc = kind == 1 ? stat_one(m, d, name, i) :
-				     unlinkat(d, name, 0) < 0 ? -errno : 0;
+				rc = kind == 1			? stat_one(m, d, name, i)
+				     : unlinkat(d, name, 0) < 0 ? -errno
+								: 0;
 			}
 			t1 = sb_now_ns();
 			if (rc < 0) {
-				file_name(name, sizeof(name), rnd, i, m->seed);
 				rc = sb_wl_fail(c, rc, "%s: %s", name, op);
 				break;
 			}
 			sb_hist_add(h, t1 - t0);
+			check_data(m, i);
 			done++;
 			over = sb_phase_over(&p, t1, done);
 		}
@@ -219,14 +229,16 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 					m->bad++;
 					continue;
 				}
-				rc = kind == 1 ? stat_one(m, m->dfd[dn], de->d_name, i) :
-				     unlinkat(m->dfd[dn], de->d_name, 0) < 0 ? -errno : 0;
+				rc = kind == 1 ? stat_one(m, m->dfd[dn], de->d_name, i)
+				     : unlinkat(m->dfd[dn], de->d_name, 0) < 0 ? -errno
+									       : 0;
 				t1 = sb_now_ns();
 				if (rc < 0) {
 					rc = sb_wl_fail(c, rc, "%s: %s", de->d_name, op);
 					break;
 				}
 				sb_hist_add(h, t1 - t0);
+				check_data(m, i);
 				done++;
 				if ((over = sb_phase_over(&p, t1, done)))
 					break;
@@ -264,9 +276,12 @@ static uint64_t count_left(struct meta_run *m)
 static int meta_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *sp = c->spec;
-	struct meta_run m = {.c = c, .n = (uint32_t)(sp->v[K_FILES] * 1024),
-			     .ndirs = (uint32_t)sp->v[K_DIRS], .minsz = sp->v[K_MINSIZE],
-			     .maxsz = sp->v[K_SIZE], .seed = sp->v[K_SEED]};
+	struct meta_run m = {.c = c,
+			     .n = (uint32_t)(sp->v[K_FILES] * 1024),
+			     .ndirs = (uint32_t)sp->v[K_DIRS],
+			     .minsz = sp->v[K_MINSIZE],
+			     .maxsz = sp->v[K_SIZE],
+			     .seed = sp->v[K_SEED]};
 	_cleanup_free_ uint32_t *order = malloc(m.n * sizeof(*order));
 	uint64_t rng = mix(m.seed + 1) | 1, left;
 	uint32_t nd = m.ndirs ? m.ndirs : 1;
@@ -290,7 +305,8 @@ static int meta_run(struct sb_wl_ctx *c)
 			rc = sb_wl_fail(c, -errno, "%s/%s", c->work, name);
 			goto out;
 		}
-		m.dfd[d] = openat(c->work_fd, m.ndirs ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		m.dfd[d] =
+		    openat(c->work_fd, m.ndirs ? name : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m.dfd[d] < 0) {
 			rc = sb_wl_fail(c, -errno, "%s/%s", c->work, name);
 			goto out;
@@ -343,10 +359,10 @@ out:
 }
 
 const struct sb_wl_ops sb_wl_meta = {
-	.name = "meta",
-	.example = "meta,files=16,size=4k",
-	.summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
-		   "then random order; ops/s and %CPU",
-	.opts = meta_opts,
-	.run = meta_run,
+    .name = "meta",
+    .example = "meta,files=16,size=4k",
+    .summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
+	       "then random order; ops/s and %CPU",
+    .opts = meta_opts,
+    .run = meta_run,
 };

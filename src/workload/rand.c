@@ -12,27 +12,42 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { K_SIZE, K_OPS, K_TIME, K_THREADS, K_DIRECT, K_READ, K_WRITE, K_FSYNC, K_VERIFY, K_DROP,
-       K_SEED, K_TIMEOUT };
+enum {
+	K_SIZE,
+	K_OPS,
+	K_TIME,
+	K_THREADS,
+	K_DIRECT,
+	K_READ,
+	K_WRITE,
+	K_FSYNC,
+	K_VERIFY,
+	K_DROP,
+	K_SEED,
+	K_TIMEOUT
+};
 
 static const struct sb_wl_opt rand_opts[] = {
-	[K_SIZE] = {"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
-		    "data set; default twice the RAM, smaller is flagged cache-affected unless direct=1"},
-	[K_OPS] = {"ops", SB_WO_UINT, NULL, NULL, 1, 0,
-		   "operations per test (all threads); default size/BS, unlimited with time="},
-	[K_TIME] = {"time", SB_WO_DURATION, "0", NULL, 0, 0, "run each test this long (0: by ops)"},
-	[K_THREADS] = {"threads", SB_WO_UINT, "1", NULL, 1, 256, "threads, each with its own file descriptor"},
-	[K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT"},
-	[K_READ] = {"read", SB_WO_BOOL, "1", NULL, 0, 1, "run the random read test"},
-	[K_WRITE] = {"write", SB_WO_BOOL, "1", NULL, 0, 1, "run the random write test"},
-	[K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1, "count a final fsync in the write test's time"},
-	[K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
-		      "check every record read, and read the file back after the writes (untimed)"},
-	[K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before the tests"},
-	[K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the offsets"},
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		       "time limit of each test; past it the test stops and is flagged incomplete"},
-	{0},
+    [K_SIZE] =
+	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	 "data set; default twice the RAM, smaller is flagged cache-affected unless direct=1"},
+    [K_OPS] = {"ops", SB_WO_UINT, NULL, NULL, 1, 0,
+	       "operations per test (all threads); default size/BS, unlimited with time="},
+    [K_TIME] = {"time", SB_WO_DURATION, "0", NULL, 0, 0, "run each test this long (0: by ops)"},
+    [K_THREADS] = {"threads", SB_WO_UINT, "1", NULL, 1, 256,
+		   "threads, each with its own file descriptor"},
+    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT"},
+    [K_READ] = {"read", SB_WO_BOOL, "1", NULL, 0, 1, "run the random read test"},
+    [K_WRITE] = {"write", SB_WO_BOOL, "1", NULL, 0, 1, "run the random write test"},
+    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "count a final fsync in the write test's time"},
+    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
+		  "check every record read, and read the file back after the writes (untimed)"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before the tests"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the offsets"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
 };
 
 static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
@@ -40,7 +55,8 @@ static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
 	uint64_t bs;
 	if (sb_parse_size(arg, &bs, false, NULL) < 0 || bs < SB_SECTOR || bs % SB_SECTOR ||
 	    bs > (64u << 20)) {
-		if (asprintf(why, "bad record size '%s': a multiple of 512 from 512 to 64M", arg) < 0)
+		if (asprintf(why, "bad record size '%s': a multiple of 512 from 512 to 64M", arg) <
+		    0)
 			*why = NULL;
 		return -EINVAL;
 	}
@@ -104,7 +120,8 @@ static void *rand_main(void *arg)
 		sb_hist_add(&t->h, t1 - t0);
 		if (j->verify) {
 			if (j->write)
-				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64), __ATOMIC_RELAXED);
+				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
+						  __ATOMIC_RELAXED);
 			else
 				t->bad += sb_pattern_check(buf, off, bs, 1);
 		}
@@ -150,7 +167,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	}
 	for (unsigned i = 0; i < n; i++) {
 		fds[i] = open(path, (j->write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-					    (sp->v[K_DIRECT] ? O_DIRECT : 0));
+					(sp->v[K_DIRECT] ? O_DIRECT : 0));
 		if (fds[i] < 0) {
 			rc = sb_wl_fail(c, -errno, "%s", path);
 			for (unsigned k = 0; k < i; k++)
@@ -170,10 +187,12 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		}
 		*ji = *j;
 		ji->fd = fds[i];
-		t[i] = (struct rand_thread){.j = ji, .id = i,
-					    .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
-					    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
-						   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
+		t[i] = (struct rand_thread){
+		    .j = ji,
+		    .id = i,
+		    .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
+		    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
+			   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
 		sb_hist_init(&t[i].h);
 		if (pthread_create(&th[i], NULL, rand_main, &t[i]) != 0) {
 			free(ji);
@@ -217,12 +236,16 @@ out:
 	return rc;
 }
 
-/* Lays the data set out sequentially (generation 1), untimed. */
-static int layout(struct sb_wl_ctx *c, const char *path, uint64_t size)
+/* Lays the data set out sequentially (generation 1), untimed but under the
+ * time limit: past it the data set is what was written so far (*size shrinks)
+ * and the result is flagged incomplete. */
+static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_t bs)
 {
 	const size_t bl = 1u << 20;
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	char *buf = sb_wl_alloc_aligned(bl);
+	struct sb_phase p;
+	uint64_t off = 0;
 	int rc = 0;
 
 	if (fd < 0 || !buf) {
@@ -230,16 +253,29 @@ static int layout(struct sb_wl_ctx *c, const char *path, uint64_t size)
 		return fd < 0 ? sb_wl_fail(c, -errno, "%s", path) : -ENOMEM;
 	}
 	sb_pattern_fill(buf, 0, bl, 1);
-	for (uint64_t off = 0; off < size && !*c->env->stop; off += bl) {
-		size_t n = size - off < bl ? size - off : bl;
+	sb_phase_begin(c, &p, "layout", *size);
+	p.bytes = true;
+	while (off < *size) {
+		size_t n = *size - off < bl ? *size - off : bl;
 		sb_pattern_stamp(buf, off, n, 1);
 		if (write(fd, buf, n) != (ssize_t)n) {
 			rc = sb_wl_fail(c, errno ? -errno : -ENOSPC, "%s: write", path);
 			break;
 		}
+		off += n;
+		if (sb_phase_over(&p, sb_now_ns(), off))
+			break;
 	}
 	if (rc == 0 && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	sb_phase_end(&p);
+	if (off < *size) {
+		*size = off / bs * bs;
+		if (rc == 0 && *size == 0)
+			rc = p.stopped ? 0
+				       : sb_wl_fail(c, -ETIMEDOUT,
+						    "laying out the data set took too long");
+	}
 	free(buf);
 	return rc;
 }
@@ -302,8 +338,14 @@ static int rand_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
 	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
 
-	rc = layout(c, path, size);
-	if (rc == 0 && sp->v[K_DIRECT]) {
+	rc = layout(c, path, &size, bs);
+	if (rc == 0 && size / bs < nb) {
+		/* cut short: work on what is there */
+		nb = j.nblocks = size / bs;
+		if (!sp->set[K_OPS] && !sp->v[K_TIME])
+			ops = nb;
+	}
+	if (rc == 0 && nb && sp->v[K_DIRECT]) {
 		int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (fd < 0)
 			rc = sb_wl_fail(c, -errno, "%s: O_DIRECT not supported here", c->env->dir);
@@ -312,11 +354,11 @@ static int rand_run(struct sb_wl_ctx *c)
 	}
 	if (rc == 0 && sp->v[K_DROP])
 		sb_wl_drop_caches(c);
-	if (rc == 0 && sp->v[K_READ] && !*c->env->stop) {
+	if (rc == 0 && sp->v[K_READ] && nb && !*c->env->stop) {
 		j.write = false;
 		rc = rand_phase(c, &j, path, ops, &h[0], &bad);
 	}
-	if (rc == 0 && sp->v[K_WRITE] && !*c->env->stop) {
+	if (rc == 0 && sp->v[K_WRITE] && nb && !*c->env->stop) {
 		j.write = true;
 		rc = rand_phase(c, &j, path, ops, &h[1], &bad);
 		if (rc == 0 && sp->v[K_VERIFY] && !*c->env->stop)
@@ -336,11 +378,11 @@ static int rand_run(struct sb_wl_ctx *c)
 }
 
 const struct sb_wl_ops sb_wl_rand = {
-	.name = "rand",
-	.arg = "BS",
-	.example = "rand:16k,direct=1",
-	.summary = "iozone-style random read and random write of BS records; MB/s, IOPS, latency",
-	.opts = rand_opts,
-	.parse_arg = parse_bs,
-	.run = rand_run,
+    .name = "rand",
+    .arg = "BS",
+    .example = "rand:16k,direct=1",
+    .summary = "iozone-style random read and random write of BS records; MB/s, IOPS, latency",
+    .opts = rand_opts,
+    .parse_arg = parse_bs,
+    .run = rand_run,
 };

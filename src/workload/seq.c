@@ -11,27 +11,38 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { K_SIZE, K_CHUNK, K_PERCHAR, K_SEEKS, K_SEEKERS, K_DIRECT, K_FSYNC, K_VERIFY, K_DROP,
-       K_TIMEOUT };
+enum {
+	K_SIZE,
+	K_CHUNK,
+	K_PERCHAR,
+	K_SEEKS,
+	K_SEEKERS,
+	K_DIRECT,
+	K_FSYNC,
+	K_VERIFY,
+	K_DROP,
+	K_TIMEOUT
+};
 
 static const struct sb_wl_opt seq_opts[] = {
-	[K_SIZE] = {"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
-		    "file size; default twice the RAM (valid figures), smaller is flagged cache-affected"},
-	[K_CHUNK] = {"chunk", SB_WO_SIZE, "8k", NULL, 512, 64ull << 20,
-		     "block size of the block tests (a multiple of 512)"},
-	[K_PERCHAR] = {"perchar", SB_WO_BOOL, "1", NULL, 0, 1, "run the per-char (putc/getc) tests"},
-	[K_SEEKS] = {"seeks", SB_WO_UINT, "8192", "2000", 1, 0, "random seeks in total"},
-	[K_SEEKERS] = {"seekers", SB_WO_UINT, "5", NULL, 1, 64, "threads doing the seeks"},
-	[K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT for the block tests"},
-	[K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
-		     "count an fsync at the end of each write test in its time"},
-	[K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
-		      "read the per-char output back (untimed) and check it"},
-	[K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1,
-		    "drop the page cache before each read test (when permitted)"},
-	[K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		       "time limit of each test; past it the test stops and is flagged incomplete"},
-	{0},
+    [K_SIZE] =
+	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	 "file size; default twice the RAM (valid figures), smaller is flagged cache-affected"},
+    [K_CHUNK] = {"chunk", SB_WO_SIZE, "8k", NULL, 512, 64ull << 20,
+		 "block size of the block tests (a multiple of 512)"},
+    [K_PERCHAR] = {"perchar", SB_WO_BOOL, "1", NULL, 0, 1, "run the per-char (putc/getc) tests"},
+    [K_SEEKS] = {"seeks", SB_WO_UINT, "8192", "2000", 1, 0, "random seeks in total"},
+    [K_SEEKERS] = {"seekers", SB_WO_UINT, "5", NULL, 1, 64, "threads doing the seeks"},
+    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT for the block tests"},
+    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "count an fsync at the end of each write test in its time"},
+    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
+		  "read the per-char output back (untimed) and check it"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1,
+		"drop the page cache before each read test (when permitted)"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
 };
 
 struct seq_run {
@@ -64,6 +75,7 @@ static int putc_write(struct seq_run *s)
 	if (!f)
 		return sb_wl_fail(c, -errno, "%s", s->path);
 	sb_phase_begin(c, &p, "putc write", s->size);
+	p.bytes = true;
 	for (uint64_t b = 0; b < s->nblocks; b++) {
 		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 0);
 		for (uint64_t i = 0; i < s->chunk; i++)
@@ -116,6 +128,7 @@ static int block_write(struct seq_run *s, struct sb_hist *h)
 		return fd;
 	sb_pattern_fill(s->buf, 0, s->chunk, 1);
 	sb_phase_begin(c, &p, "block write", s->size);
+	p.bytes = true;
 	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
 		sb_pattern_stamp(s->buf, b * s->chunk, s->chunk, 1);
@@ -153,6 +166,7 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 	if (fd < 0)
 		return fd;
 	sb_phase_begin(c, &p, "rewrite", s->size);
+	p.bytes = true;
 	for (b = 0; b < s->nblocks; b++) {
 		t0 = sb_now_ns();
 		ssize_t n = read(fd, s->buf, s->chunk);
@@ -195,6 +209,7 @@ static int getc_read(struct seq_run *s)
 	if (!f)
 		return sb_wl_fail(c, -errno, "%s", s->path);
 	sb_phase_begin(c, &p, "getc read", s->size);
+	p.bytes = true;
 	for (uint64_t b = 0; b < s->nblocks && rc == 0; b++) {
 		const unsigned char *exp = (const unsigned char *)s->buf;
 		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 2);
@@ -230,6 +245,7 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 	if (fd < 0)
 		return fd;
 	sb_phase_begin(c, &p, "block read", s->size);
+	p.bytes = true;
 	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
 		ssize_t n = read(fd, s->buf, s->chunk);
@@ -277,12 +293,14 @@ static void *seeker_main(void *arg)
 		uint64_t b = sb_rng_next(&k->rng) % s->nblocks, off = b * s->chunk;
 		bool wr = sb_rng_next(&k->rng) % 10 == 0;
 		uint64_t t0 = sb_now_ns(), t1;
-		if (lseek(fd, (off_t)off, SEEK_SET) < 0 || read(fd, buf, s->chunk) != (ssize_t)s->chunk) {
+		if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
+		    read(fd, buf, s->chunk) != (ssize_t)s->chunk) {
 			k->rc = -EIO;
 			break;
 		}
 		/* Either what rewrite left or what a seeker wrote back. */
-		if (sb_pattern_check(buf, off, SB_SECTOR, 2) && sb_pattern_check(buf, off, SB_SECTOR, 3))
+		if (sb_pattern_check(buf, off, SB_SECTOR, 2) &&
+		    sb_pattern_check(buf, off, SB_SECTOR, 3))
 			k->bad++;
 		if (wr) {
 			sb_pattern_fill(buf, off, s->chunk, 3);
@@ -326,7 +344,9 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 	}
 	sb_phase_begin(c, &p, "seeks", total);
 	for (unsigned i = 0; i < n; i++) {
-		k[i] = (struct seeker){.s = s, .p = &p, .n = total / n + (i < total % n),
+		k[i] = (struct seeker){.s = s,
+				       .p = &p,
+				       .n = total / n + (i < total % n),
 				       .rng = 0x2545F4914F6CDD1Dull * (i + 1)};
 		sb_hist_init(&k[i].h);
 		if (pthread_create(&th[i], NULL, seeker_main, &k[i]) != 0) {
@@ -426,10 +446,10 @@ static int seq_run(struct sb_wl_ctx *c)
 }
 
 const struct sb_wl_ops sb_wl_seq = {
-	.name = "seq",
-	.example = "seq,size=4G",
-	.summary = "bonnie++-style sequential test: putc write, block write, rewrite, getc read, "
-		   "block read, random seeks; KB/s and %CPU",
-	.opts = seq_opts,
-	.run = seq_run,
+    .name = "seq",
+    .example = "seq,size=4G",
+    .summary = "bonnie++-style sequential test: putc write, block write, rewrite, getc read, "
+	       "block read, random seeks; KB/s and %CPU",
+    .opts = seq_opts,
+    .run = seq_run,
 };

@@ -35,11 +35,11 @@ struct sb_wl_ctx;
 
 struct sb_wl_ops {
 	const char *name;
-	const char *arg;      /* metavar of ARG ("BS", "RrWw"); NULL when it takes none */
+	const char *arg; /* metavar of ARG ("BS", "RrWw"); NULL when it takes none */
 	bool arg_optional;
-	bool arg_rest;        /* ARG is free text (a command line): commas belong to it
-				 unless what follows is one of the workload's keys */
-	const char *example;  /* a valid spec, for error messages */
+	bool arg_rest;	     /* ARG is free text (a command line): commas belong to it
+				unless what follows is one of the workload's keys */
+	const char *example; /* a valid spec, for error messages */
 	const char *summary;
 	const struct sb_wl_opt *opts;
 	/* Validates and decodes ARG into spec->a[]; 0 or -EINVAL with *why set. */
@@ -53,7 +53,7 @@ struct sb_wl_spec {
 	char *arg;
 	uint64_t a[4]; /* ARG decoded by parse_arg */
 	uint64_t v[SB_WL_MAX_OPTS];
-	char *s[SB_WL_MAX_OPTS]; /* SB_WO_STRING values */
+	char *s[SB_WL_MAX_OPTS];  /* SB_WO_STRING values */
 	bool set[SB_WL_MAX_OPTS]; /* given by the user (else the default) */
 };
 
@@ -61,7 +61,7 @@ struct sb_wl_spec {
 extern const struct sb_wl_ops *const sb_workloads[];
 extern const size_t sb_n_workloads;
 extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command,
-	sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
+    sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
 
 const struct sb_wl_ops *sb_wl_find(const char *name);
 /* Parses NAME[:ARG][,key=value...]. Returns 0 or -EINVAL with *err naming
@@ -77,12 +77,12 @@ struct sb_wl_ctx {
 	const struct sb_wl_env *env;
 	const struct sb_wl_spec *spec;
 	struct sb_wl_result *res;
-	char *work;        /* private directory inside env->dir, removed afterwards */
+	char *work; /* private directory inside env->dir, removed afterwards */
 	int work_fd;
-	uint64_t ram;      /* bytes: env->ram_bytes or the system's */
+	uint64_t ram;	     /* bytes: env->ram_bytes or the system's */
 	uint64_t timeout_ns; /* per phase */
-	bool tty;          /* progress on stderr */
-	char *err;         /* why it failed (the caller prefixes the spec) */
+	bool tty;	     /* progress on stderr */
+	char *err;	     /* why it failed (the caller prefixes the spec) */
 };
 
 /* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),
@@ -92,6 +92,7 @@ struct sb_phase {
 	const char *name;
 	uint64_t t0, deadline, next_check, next_progress;
 	uint64_t total; /* units of work for the percentage; 0: unknown */
+	bool bytes;	/* the units are bytes: the rate shows as MB/s */
 	struct rusage ru0;
 	double secs, cpu_pct;
 	bool expired; /* hit its time limit */
@@ -152,7 +153,8 @@ static inline uint64_t sb_pattern_check(const void *buf, uint64_t off, size_t le
 }
 
 /* Helpers for the workloads. */
-int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h);
 void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v);
 void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v);
@@ -169,6 +171,9 @@ int sb_wl_rmtree_at(int dirfd, const char *name);
 /* CMD split on blanks into a NULL-terminated argv (no quoting, no shell). */
 char **sb_wl_split_words(const char *s, size_t *n);
 void sb_wl_free_words(char **argv);
+/* Adapters' parsers (bonnie.c, fio.c): 0 (or a count) or -EINVAL. */
+int sb_iozone_import(struct sb_wl_result *r, const char *out);
+int sb_fio_import(struct sb_wl_ctx *c, const char *text);
 /* Pseudo random numbers, per thread. */
 static inline uint64_t sb_rng_next(uint64_t *s)
 {

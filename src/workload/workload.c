@@ -18,8 +18,8 @@
 
 /* The order `list workloads` shows: built-ins first, then the adapters. */
 const struct sb_wl_ops *const sb_workloads[] = {
-	&sb_wl_seq, &sb_wl_meta, &sb_wl_rand, &sb_wl_mixed,
-	&sb_wl_command, &sb_wl_fio, &sb_wl_bonnie, &sb_wl_iozone,
+    &sb_wl_seq,	    &sb_wl_meta, &sb_wl_rand,	&sb_wl_mixed,
+    &sb_wl_command, &sb_wl_fio,	 &sb_wl_bonnie, &sb_wl_iozone,
 };
 const size_t sb_n_workloads = ARRAY_SIZE(sb_workloads);
 
@@ -64,7 +64,8 @@ static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops,
 	if (ops)
 		expected_form(ops, form, sizeof(form));
 	else
-		snprintf(form, sizeof(form), "NAME[:ARG][,key=value...], see 'stackbench list workloads'");
+		snprintf(form, sizeof(form),
+			 "NAME[:ARG][,key=value...], see 'stackbench list workloads'");
 	if (asprintf(err, "workload '%s': %s (expected %s)", text, msg, form) < 0)
 		*err = NULL;
 	return -EINVAL;
@@ -72,7 +73,8 @@ static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops,
 
 static int parse_bool(const char *v, uint64_t *out)
 {
-	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false", "off"};
+	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no",
+										    "false", "off"};
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
 		if (strcmp(v, yes[i]) == 0)
 			return *out = 1, 0;
@@ -138,7 +140,8 @@ static int set_key(struct sb_wl_spec *s, const char *text, const char *kv, char 
 			names[n] = ops->opts[n].name;
 		const char *sug = sb_suggest(key, names, n);
 		if (sug)
-			return spec_error(err, text, ops, "unknown key '%s' (did you mean '%s'?)", key, sug);
+			return spec_error(err, text, ops, "unknown key '%s' (did you mean '%s'?)",
+					  key, sug);
 		return spec_error(err, text, ops, "unknown key '%s' for %s", key, ops->name);
 	}
 	const struct sb_wl_opt *o = &ops->opts[i];
@@ -185,8 +188,8 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 			names[i] = sb_workloads[i]->name;
 		const char *sug = sb_suggest(name, names, sb_n_workloads);
 		if (sug)
-			return spec_error(err, text, NULL, "unknown workload '%s' (did you mean '%s'?)",
-					  name, sug);
+			return spec_error(err, text, NULL,
+					  "unknown workload '%s' (did you mean '%s'?)", name, sug);
 		return spec_error(err, text, NULL, "unknown workload '%s'", name);
 	}
 	s->ops = ops;
@@ -236,7 +239,8 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 			goto out;
 		}
 	}
-	for (char *kv = keys ? strtok_r(keys, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+	for (char *kv = keys ? strtok_r(keys, ",", &save) : NULL; kv;
+	     kv = strtok_r(NULL, ",", &save)) {
 		rc = set_key(s, text, kv, err);
 		if (rc < 0)
 			goto out;
@@ -343,16 +347,16 @@ void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
 void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h)
 {
 	struct sb_latency l = {
-		.op = (char *)op,
-		.count = h->count,
-		.min_ms = h->count ? h->min / 1e6 : 0,
-		.mean_ms = sb_hist_mean(h) / 1e6,
-		.stdev_ms = sb_hist_stdev(h) / 1e6,
-		.p50_ms = sb_hist_percentile(h, 0.50) / 1e6,
-		.p90_ms = sb_hist_percentile(h, 0.90) / 1e6,
-		.p99_ms = sb_hist_percentile(h, 0.99) / 1e6,
-		.p999_ms = sb_hist_percentile(h, 0.999) / 1e6,
-		.max_ms = h->max / 1e6,
+	    .op = (char *)op,
+	    .count = h->count,
+	    .min_ms = h->count ? h->min / 1e6 : 0,
+	    .mean_ms = sb_hist_mean(h) / 1e6,
+	    .stdev_ms = sb_hist_stdev(h) / 1e6,
+	    .p50_ms = sb_hist_percentile(h, 0.50) / 1e6,
+	    .p90_ms = sb_hist_percentile(h, 0.90) / 1e6,
+	    .p99_ms = sb_hist_percentile(h, 0.99) / 1e6,
+	    .p999_ms = sb_hist_percentile(h, 0.999) / 1e6,
+	    .max_ms = h->max / 1e6,
 	};
 	sb_wl_add_latency(c->res, &l);
 }
@@ -471,9 +475,15 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 		double secs = (now - p->t0) / 1e9;
 		char pct[16] = "";
 		if (p->total)
-			snprintf(pct, sizeof(pct), " %3.0f%%", 100.0 * (double)done / (double)p->total);
-		fprintf(stderr, "\r\033[K%s: %s%s %.0f/s", p->c->spec->ops->name, p->name, pct,
-			secs > 0 ? (double)done / secs : 0.0);
+			snprintf(pct, sizeof(pct), " %3.0f%%",
+				 100.0 * (double)done / (double)p->total);
+		double rate = secs > 0 ? (double)done / secs : 0.0;
+		if (p->bytes)
+			fprintf(stderr, "\r\033[K%s: %s%s %.1f MB/s", p->c->spec->ops->name,
+				p->name, pct, rate / 1048576.0);
+		else
+			fprintf(stderr, "\r\033[K%s: %s%s %.0f/s", p->c->spec->ops->name, p->name,
+				pct, rate);
 		p->shown = true;
 		p->next_progress = now + PROGRESS_NS;
 	}
@@ -512,10 +522,12 @@ static uint64_t system_ram(void)
 
 #define DEFAULT_TIMEOUT_MS (3600ull * 1000)
 
-int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
+int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,
 		    char **err)
 {
 	static unsigned seq;
+	static volatile sig_atomic_t never;
+	struct sb_wl_env envc = *env_in, *env = &envc;
 	struct sb_wl_spec s;
 	struct sb_wl_ctx c = {.env = env, .work_fd = -1};
 	char wname[64];
@@ -523,6 +535,9 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_
 
 	*out = NULL;
 	*err = NULL;
+	/* The workloads read *stop on their hot paths: give them one to read. */
+	if (!envc.stop)
+		envc.stop = &never;
 	rc = sb_wl_spec_parse(spec, env->quick, &s, err);
 	if (rc < 0)
 		return rc;
@@ -629,8 +644,9 @@ int sb_list_workloads(void)
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		char form[128];
 		if (ops->arg)
-			snprintf(form, sizeof(form), "%s%s:%s%s", ops->name, ops->arg_optional ? "[" : "",
-				 ops->arg, ops->arg_optional ? "]" : "");
+			snprintf(form, sizeof(form), "%s%s:%s%s", ops->name,
+				 ops->arg_optional ? "[" : "", ops->arg,
+				 ops->arg_optional ? "]" : "");
 		else
 			snprintf(form, sizeof(form), "%s", ops->name);
 		scols_line_set_data(ln, 0, form);
