@@ -43,7 +43,7 @@ static int csv_emit(const struct sb_report *r, FILE *f)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		char label[128];
-		sb_report_metric_label(row->workload, row->metric, label, sizeof(label));
+		sb_report_metric_label(row->workload, row->spec, row->metric, label, sizeof(label));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_cell *cell = &row->cells[c];
 			field(f, row->workload, false);

@@ -132,7 +132,7 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 	double step = tick_step(max);
 	max = ceil(max / step) * step;
 
-	sb_report_metric_label(row->workload, row->metric, label, sizeof(label));
+	sb_report_metric_label(row->workload, row->spec, row->metric, label, sizeof(label));
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
 	esc(f, label);
 	fprintf(f, " <span class=\"unit\">(");
@@ -296,7 +296,7 @@ static const char css[] =
     "td.diff{background:#fdf1dc}td.base{color:#555}"
     ".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}"
-    "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px}"
+    "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px;max-width:530px}"
     "figcaption{font-weight:600;font-size:.9em;margin-bottom:.3em}.unit{font-weight:normal;"
     "color:#666}"
     "svg text{font-size:11px;fill:#333}svg .tick{fill:#777;font-size:10px}"
@@ -328,7 +328,8 @@ static void table(const struct sb_report *r, FILE *f)
 			fprintf(f, "</a></td></tr>\n");
 		}
 		fprintf(f, "<tr><td class=\"l\">");
-		esc(f, sb_report_metric_label(row->workload, row->metric, label, sizeof(label)));
+		esc(f, sb_report_metric_label(row->workload, row->spec, row->metric, label,
+					      sizeof(label)));
 		fprintf(f, "</td><td class=\"l\">");
 		esc(f, row->unit);
 		fprintf(f, "</td><td class=\"l\">%s</td>",

@@ -83,9 +83,10 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(ro, "workload", json_object_new_string(row->workload));
 		json_object_object_add(ro, "spec", json_object_new_string(row->spec));
 		json_object_object_add(ro, "metric", json_object_new_string(row->metric));
-		json_object_object_add(ro, "label",
-				       json_object_new_string(sb_report_metric_label(
-					   row->workload, row->metric, label, sizeof(label))));
+		json_object_object_add(
+		    ro, "label",
+		    json_object_new_string(sb_report_metric_label(
+			row->workload, row->spec, row->metric, label, sizeof(label))));
 		json_object_object_add(ro, "unit", json_object_new_string(row->unit));
 		json_object_object_add(ro, "better",
 				       json_object_new_string(sb_better_name(row->better)));

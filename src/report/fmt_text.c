@@ -60,9 +60,9 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		ln = scols_table_new_line(tb, parent);
 		if (!ln)
 			return -ENOMEM;
-		scols_line_set_data(
-		    ln, 0,
-		    sb_report_metric_label(row->workload, row->metric, label, sizeof(label)));
+		scols_line_set_data(ln, 0,
+				    sb_report_metric_label(row->workload, row->spec, row->metric,
+							   label, sizeof(label)));
 		scols_line_set_data(ln, 1, row->unit);
 		scols_line_set_data(
 		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));

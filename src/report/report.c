@@ -121,12 +121,10 @@ static const char *find_label(const char *workload, const char *metric, size_t l
 	return NULL;
 }
 
-/* mixed (FsOpBench-style): PHASE_RATE, e.g. "pRW_write_rate_all_mbs". */
-static const char *mixed_label(const char *metric, char *buf, size_t size)
+/* mixed (FsOpBench-style): PHASE_RATE, e.g. "pRW_write_rate_all_mbs"; the
+ * phases named as the workload names them, with R and W from "mixed:RrWw". */
+static const char *mixed_label(const char *spec, const char *metric, char *buf, size_t size)
 {
-	static const struct {
-		const char *prefix, *phase;
-	} phases[] = {{"p1_", "1 reader"}, {"pR_", "readers"}, {"pRW_", "readers + writers"}};
 	static const struct {
 		const char *suffix, *rate;
 	} rates[] = {
@@ -135,20 +133,34 @@ static const char *mixed_label(const char *metric, char *buf, size_t size)
 	    {"write_rate_data_mbs", "write rate (data)"},
 	    {"write_rate_all_mbs", "write rate (incl. open + first byte + mkdir)"},
 	};
-	for (size_t p = 0; p < ARRAY_SIZE(phases); p++) {
-		size_t n = strlen(phases[p].prefix);
-		if (strncmp(metric, phases[p].prefix, n) != 0)
-			continue;
-		for (size_t r = 0; r < ARRAY_SIZE(rates); r++)
-			if (strcmp(metric + n, rates[r].suffix) == 0) {
-				snprintf(buf, size, "%s: %s", phases[p].phase, rates[r].rate);
-				return buf;
-			}
+	unsigned nr = 0, nw = 0;
+	char readers[32] = "readers", phase[64];
+	const char *rest;
+
+	if (spec && sscanf(spec, "mixed:%ur%uw", &nr, &nw) == 2 && nr > 0) {
+		snprintf(readers, sizeof(readers), "%u reader%s", nr, nr > 1 ? "s" : "");
+		snprintf(phase, sizeof(phase), "%s + %u writer%s", readers, nw, nw != 1 ? "s" : "");
+	} else {
+		snprintf(phase, sizeof(phase), "readers + writers");
 	}
+	if (strncmp(metric, "p1_", 3) == 0)
+		rest = metric + 3, snprintf(phase, sizeof(phase), "1 reader");
+	else if (strncmp(metric, "pRW_", 4) == 0)
+		rest = metric + 4;
+	else if (strncmp(metric, "pR_", 3) == 0)
+		rest = metric + 3, snprintf(phase, sizeof(phase), "%s", readers);
+	else
+		return NULL;
+	for (size_t r = 0; r < ARRAY_SIZE(rates); r++)
+		if (strcmp(rest, rates[r].suffix) == 0) {
+			snprintf(buf, size, "%s: %s", phase, rates[r].rate);
+			return buf;
+		}
 	return NULL;
 }
 
-const char *sb_report_metric_label(const char *workload, const char *metric, char *buf, size_t size)
+const char *sb_report_metric_label(const char *workload, const char *spec, const char *metric,
+				   char *buf, size_t size)
 {
 	size_t len = strlen(metric);
 	const char *l = find_label(workload, metric, len);
@@ -163,7 +175,7 @@ const char *sb_report_metric_label(const char *workload, const char *metric, cha
 		snprintf(buf, size, "%s %%CP", l);
 		return buf;
 	}
-	if (workload && strcmp(workload, "mixed") == 0 && mixed_label(metric, buf, size))
+	if (workload && strcmp(workload, "mixed") == 0 && mixed_label(spec, metric, buf, size))
 		return buf;
 	snprintf(buf, size, "%s", metric);
 	return buf;

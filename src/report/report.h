@@ -89,10 +89,11 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
  * result.json, or the file name without ".json". */
 char *sb_report_set_name(const char *path);
 /* Human label of a metric, as bonnie++ and FsOpBench users know it
- * ("Sequential Output Block", "Random Seeks %CPU"); the metric name itself
- * when there is none. */
-const char *sb_report_metric_label(const char *workload, const char *metric, char *buf,
-				   size_t size);
+ * ("Sequential Output Block", "Random Seeks %CP", "3 readers + 3 writers:
+ * write rate (data)"; the spec gives mixed's counts; may be NULL); the metric
+ * name itself when there is none. */
+const char *sb_report_metric_label(const char *workload, const char *spec, const char *metric,
+				   char *buf, size_t size);
 /* Marker after a cell's change: "*" significantly better (or different,
  * when the metric has no better direction), "!" significantly worse, "". */
 const char *sb_verdict_marker(enum sb_verdict v);

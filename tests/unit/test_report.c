@@ -295,30 +295,37 @@ static void test_helpers(void **state)
 	}
 	static const struct {
 		const char *workload, *metric, *label;
+		const char *spec;
 	} labels[] = {
-	    {"seq", "block_write", "Sequential Output Block"},
-	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP"},
-	    {"seq", "seeks", "Random Seeks"},
-	    {"meta", "seq_stat", "Sequential Create Read"},
-	    {"meta", "rand_delete_cpu", "Random Create Delete %CP"},
-	    {"rand", "read_iops", "Random Read IOPS"},
-	    {"command", "wall", "Wall time"},
-	    {"mixed", "wall", "wall"},
-	    {"rand", "write_cpu", "Random Write %CPU"},
-	    {"rand", "read_mbs_cpu", "Random Read %CP"},
-	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)"},
+	    {"seq", "block_write", "Sequential Output Block", NULL},
+	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP", NULL},
+	    {"seq", "seeks", "Random Seeks", NULL},
+	    {"meta", "seq_stat", "Sequential Create Read", NULL},
+	    {"meta", "rand_delete_cpu", "Random Create Delete %CP", NULL},
+	    {"rand", "read_iops", "Random Read IOPS", NULL},
+	    {"command", "wall", "Wall time", NULL},
+	    {"mixed", "wall", "wall", NULL},
+	    {"rand", "write_cpu", "Random Write %CPU", NULL},
+	    {"rand", "read_mbs_cpu", "Random Read %CP", NULL},
+	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)", "mixed:3r3w"},
 	    {"mixed", "pRW_write_rate_all_mbs",
-	     "readers + writers: write rate (incl. open + first byte + mkdir)"},
-	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs"},
-	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs"},
-	    {"mixed", "read_rate", "read_rate"},
-	    {"seq", "_cpu", "_cpu"},
+	     "readers + writers: write rate (incl. open + first byte + mkdir)", NULL},
+	    {"mixed", "pRW_write_rate_data_mbs", "3 readers + 3 writers: write rate (data)",
+	     "mixed:3r3w,time=30s"},
+	    {"mixed", "pRW_read_rate_all_mbs",
+	     "2 readers + 1 writer: read rate (incl. readdir + open + first byte)", "mixed:2r1w"},
+	    {"mixed", "pR_read_rate_data_mbs", "3 readers: read rate (data)", "mixed:3r3w"},
+	    {"mixed", "pR_read_rate_data_mbs", "readers: read rate (data)", "mixed"},
+	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs", NULL},
+	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs", NULL},
+	    {"mixed", "read_rate", "read_rate", NULL},
+	    {"seq", "_cpu", "_cpu", NULL},
 	};
 	for (size_t i = 0; i < N_OF(labels); i++) {
-		char buf[64];
-		assert_string_equal(
-		    sb_report_metric_label(labels[i].workload, labels[i].metric, buf, sizeof(buf)),
-		    labels[i].label);
+		char buf[128];
+		assert_string_equal(sb_report_metric_label(labels[i].workload, labels[i].spec,
+							   labels[i].metric, buf, sizeof(buf)),
+				    labels[i].label);
 	}
 	static const struct {
 		double v;
