@@ -383,6 +383,20 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		}
 		fprintf(f, ", stackbench ");
 		esc(f, rs->tool_version);
+		/* what was measured: the profile of a run, the file system of a bench */
+		if (rs->profile && json_object_object_get_ex(rs->profile, "path", &h)) {
+			fprintf(f, ", profile ");
+			esc(f, json_object_get_string(h));
+		}
+		if (rs->target && json_object_object_get_ex(rs->target, "fstype", &h)) {
+			fprintf(f, ", ");
+			esc(f, json_object_get_string(h));
+			if (json_object_object_get_ex(rs->target, "options", &h)) {
+				fprintf(f, " (");
+				esc(f, json_object_get_string(h));
+				fprintf(f, ")");
+			}
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "Repeats:");
