@@ -779,12 +779,16 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 			if (!v)
 				return -ENOMEM;
 			if (sb_keys[k].flags & SB_KF_REPEAT) {
-				/* The command line's list replaces the profile's. */
-				free(p->base.workloads);
-				free(p->base.wl_lines);
-				p->base.workloads = NULL;
-				p->base.wl_lines = NULL;
-				p->base.n_workloads = 0;
+				/* The command line's list replaces the profile's;
+				 * repeating -o adds to it. */
+				if (!p->workloads_overridden) {
+					free(p->base.workloads);
+					free(p->base.wl_lines);
+					p->base.workloads = NULL;
+					p->base.wl_lines = NULL;
+					p->base.n_workloads = 0;
+					p->workloads_overridden = true;
+				}
 				if (add_workload(p, &p->base, v, 0) < 0)
 					return -ENOMEM;
 			} else {

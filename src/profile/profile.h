@@ -150,6 +150,8 @@ struct sb_profile {
 	 * with the reason (set by sb_profile_variants). */
 	char **dropped;
 	size_t n_dropped;
+	/* The first -o workloads.run replaces the profile's list, later ones add to it. */
+	bool workloads_overridden;
 };
 
 struct sb_pvariant {

@@ -1,9 +1,132 @@
-/* `stackbench report`: compare result sets. */
+/* `stackbench report`: read result sets, build the comparison table, and
+ * print it in the format asked for. Every input is read and checked before
+ * anything is printed, so a bad file never leaves half a report. */
 #include "cmd.h"
+#include "report/report.h"
 #include "util/log.h"
+#include "util/opt.h"
+#include "util/suggest.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <string.h>
+
+enum { OPT_FORMAT = 'f', OPT_BASELINE = 'b', OPT_MERGE = 'm' };
+
+struct report_args {
+	const struct sb_report_format *fmt;
+	struct sb_report_opts opts;
+};
+
+static int on_opt(int key, const char *arg, void *ud)
+{
+	struct report_args *a = ud;
+	switch (key) {
+	case OPT_FORMAT: {
+		const char *names[16];
+		size_t n = 0;
+		a->fmt = sb_report_format_find(arg);
+		if (a->fmt)
+			return 0;
+		for (; sb_report_formats[n] && n < 16; n++)
+			names[n] = sb_report_formats[n]->name;
+		const char *sug = sb_suggest(arg, names, n);
+		if (sug)
+			return sb_usage_error("report", "unknown format '%s' (did you mean '%s'?)",
+					      arg, sug);
+		return sb_usage_error(
+		    "report", "unknown format '%s': expected text, csv, json, html or bonnie", arg);
+	}
+	case OPT_BASELINE:
+		a->opts.baseline = arg;
+		return 0;
+	case OPT_MERGE:
+		a->opts.merge = true;
+		return 0;
+	}
+	return 2;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	sb_error("report: not implemented yet");
-	return SB_EXIT_FAILED;
+	static char format_help[1024];
+	static const struct sb_opt opts_tmpl[] = {
+	    {"format", OPT_FORMAT, "FORMAT", format_help},
+	    {"baseline", OPT_BASELINE, "VARIANT",
+	     "compare against this variant (SET:VARIANT when ambiguous; default: the first)"},
+	    {"merge", OPT_MERGE, NULL,
+	     "pool same-named variants of different result sets as more repeats"},
+	    {0},
+	};
+	struct report_args a = {.fmt = &sb_report_text};
+	struct sb_cmdline cl = {
+	    "report",
+	    "[--format FORMAT] [--baseline VARIANT] RESULTS...",
+	    "Compare result sets (result.json files or directories holding one): "
+	    "one row per metric,\none column per variant, with 95% confidence "
+	    "intervals and Welch's t-test against the baseline.",
+	    opts_tmpl,
+	    on_opt,
+	    &a};
+	struct sb_resultset **sets = NULL;
+	struct sb_report *rep = NULL;
+	char **rest, *err = NULL;
+	int n, r, code = SB_EXIT_OK;
+	size_t n_sets = 0, len;
+
+	/* The --help text of --format comes from the registry itself. */
+	len = (size_t)snprintf(format_help, sizeof(format_help), "output format (default text):");
+	for (size_t i = 0; sb_report_formats[i] && len < sizeof(format_help); i++)
+		len +=
+		    (size_t)snprintf(format_help + len, sizeof(format_help) - len, "\n%32s%-7s %s",
+				     "", sb_report_formats[i]->name, sb_report_formats[i]->help);
+
+	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (n < 1)
+		return sb_usage_error("report", "expected at least one result set");
+	setlocale(LC_CTYPE, "");
+
+	sets = calloc((size_t)n, sizeof(*sets));
+	if (!sets)
+		return sb_error_errno(-ENOMEM, "report"), SB_EXIT_FAILED;
+	for (int i = 0; i < n; i++) {
+		r = sb_resultset_read(rest[i], &sets[n_sets], &err);
+		if (r < 0) {
+			if (err)
+				sb_error("%s", err);
+			else
+				sb_error_errno(r, "%s", rest[i]);
+			code = r == -ENOMEM ? SB_EXIT_FAILED : SB_EXIT_USAGE;
+			goto out;
+		}
+		n_sets++;
+	}
+	r = sb_report_build(sets, n_sets, &a.opts, &rep, &err);
+	if (r < 0) {
+		if (err)
+			sb_error("report: %s", err);
+		else
+			sb_error_errno(r, "report");
+		code = r == -EINVAL ? SB_EXIT_USAGE : SB_EXIT_FAILED;
+		goto out;
+	}
+	r = a.fmt->emit(rep, stdout);
+	if (r == -EINVAL) {
+		/* A format that cannot show these results (bonnie without seq or meta). */
+		sb_error("report: %s format: %s", a.fmt->name,
+			 "no seq or meta workload results to write as bonnie++ CSV");
+		code = SB_EXIT_USAGE;
+	} else if (r < 0) {
+		sb_error_errno(r, "report: %s format", a.fmt->name);
+		code = SB_EXIT_FAILED;
+	}
+out:
+	free(err);
+	sb_report_free(rep);
+	for (size_t i = 0; i < n_sets; i++)
+		sb_resultset_free(sets[i]);
+	free(sets);
+	return code;
 }

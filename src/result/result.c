@@ -1,5 +1,6 @@
 /* See result.h: building results in memory and their JSON form. */
 #include "result/result.h"
+#include "result/stats.h"
 #include "util/macro.h"
 
 #include <fcntl.h>
@@ -478,13 +479,70 @@ static json_object *get_ref(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get(v) : NULL;
 }
 
+/* Parses FILE, with the line and column of a syntax error in the message
+ * (json_object_from_file says neither). */
+static int read_json(const char *file, bool in_dir, json_object **out, char **err)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0, end, line = 1, col = 1;
+	enum json_tokener_error jerr;
+	json_tokener *tok;
+	json_object *o;
+
+	if (!f) {
+		if (errno == ENOENT && in_dir)
+			return fail(err, file, "no such file (not a result set directory)"), -ENOENT;
+		return fail(err, file, "%s", strerror(errno)), negerrno();
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *p = realloc(buf, cap = cap * 2 + 8192);
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f))
+		return fail(err, file, "read error"), -EIO;
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return fail(err, file, "not a text file (expected JSON)");
+	if (buf[strspn(buf, " \t\r\n")] == '\0')
+		return fail(err, file, "empty file (expected a JSON object)");
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	for (size_t i = 0; i < end && i < len; i++, col++)
+		if (buf[i] == '\n')
+			line++, col = 0;
+	if (jerr == json_tokener_continue || (!o && jerr == json_tokener_success))
+		return fail(err, file, "line %zu: unexpected end of file (truncated?)", line);
+	if (jerr != json_tokener_success)
+		return fail(err, file, "line %zu, column %zu: not valid JSON (%s)", line, col,
+			    json_tokener_error_desc(jerr));
+	if (buf[end + strspn(buf + end, " \t\r\n")] != '\0') {
+		json_object_put(o);
+		return fail(err, file, "line %zu: unexpected data after the JSON object", line);
+	}
+	*out = o;
+	return 0;
+}
+
 int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 {
 	_cleanup_free_ char *file = NULL;
 	struct stat st;
 	json_object *o = NULL, *vars, *v;
 	struct sb_resultset *rs = NULL;
-	json_tokener *tok = NULL;
 	const char *fmt;
 	int r;
 
@@ -497,12 +555,9 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 		file = strdup(path);
 	}
 
-	o = json_object_from_file(file);
-	if (!o)
-		return fail(err, file, "not valid JSON (%s)", json_util_get_last_err()
-								 ? json_util_get_last_err()
-								 : "unreadable");
-	(void)tok;
+	r = read_json(file, S_ISDIR(st.st_mode), &o, err);
+	if (r < 0)
+		return r;
 	fmt = get_str(o, "format");
 	if (!fmt || strcmp(fmt, SB_RESULT_FORMAT) != 0) {
 		r = fail(err, file, "not a stackbench result (expected \"format\": \"%s\")",
@@ -609,4 +664,88 @@ out:
 	sb_resultset_free(rs);
 	json_object_put(o);
 	return r;
+}
+
+/* Secondary figures that are often near zero, where a relative error says
+ * nothing: a command's CPU times (its wall time is the headline). */
+static const struct {
+	const char *workload, *metric;
+} not_headline[] = {
+	{"command", "user"},
+	{"command", "sys"},
+};
+
+static bool headline(const struct sb_wl_result *wl, const struct sb_metric *m)
+{
+	if (m->better == SB_BETTER_NONE || strcmp(m->unit, "%CPU") == 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(not_headline); i++)
+		if (strcmp(wl->workload, not_headline[i].workload) == 0 &&
+		    strcmp(m->name, not_headline[i].metric) == 0)
+			return false;
+	return true;
+}
+
+double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric)
+{
+	double worst = -1;
+	double vals[v->n_rep ? v->n_rep : 1];
+
+	for (size_t k = 0; k < v->n_rep; k++)
+		for (size_t w = 0; w < v->rep[k].n_wl; w++) {
+			const struct sb_wl_result *wl = v->rep[k].wl[w];
+			for (size_t i = 0; i < wl->n_metrics; i++) {
+				const struct sb_metric *m = &wl->metrics[i];
+				bool seen = false;
+				size_t n = 0;
+				struct sb_stats st;
+				if (!headline(wl, m))
+					continue;
+				/* each (spec, metric) once: at its first repeat */
+				for (size_t j = 0; j < k && !seen; j++)
+					for (size_t x = 0; x < v->rep[j].n_wl && !seen; x++)
+						seen = strcmp(v->rep[j].wl[x]->spec, wl->spec) == 0 &&
+						       sb_wl_find_metric(v->rep[j].wl[x], m->name);
+				if (seen)
+					continue;
+				for (size_t j = 0; j < v->n_rep; j++)
+					for (size_t x = 0; x < v->rep[j].n_wl; x++) {
+						const struct sb_metric *o;
+						if (strcmp(v->rep[j].wl[x]->spec, wl->spec) != 0)
+							continue;
+						o = sb_wl_find_metric(v->rep[j].wl[x], m->name);
+						if (o)
+							vals[n++] = o->value;
+						break;
+					}
+				sb_stats_compute(vals, n, &st);
+				/* a metric that is 0 every time is as stable as can be */
+				double rse = st.n >= 2 && st.mean == 0 && st.stdev == 0 ? 0 : st.rse;
+				if (isnan(rse)) {
+					if (spec)
+						*spec = wl->spec;
+					if (metric)
+						*metric = m->name;
+					return NAN;
+				}
+				if (rse > worst) {
+					worst = rse;
+					if (spec)
+						*spec = wl->spec;
+					if (metric)
+						*metric = m->name;
+				}
+			}
+		}
+	return worst < 0 ? 0 : worst;
+}
+
+bool sb_variant_needs_repeat(const struct sb_variant *v, size_t cap)
+{
+	if (v->n_rep >= cap)
+		return false;
+	if (v->n_rep < SB_REPEAT_AUTO_MIN)
+		return true;
+	double rse = sb_variant_max_rse(v, NULL, NULL);
+	return !(rse < SB_REPEAT_AUTO_RSE);
 }

@@ -104,3 +104,17 @@ void sb_resultset_free(struct sb_resultset *rs);
 /* Host facts for result sets: kernel, CPU model, cores, RAM. */
 json_object *sb_host_facts(void);
 const char *sb_better_name(enum sb_better b);
+
+/* --repeat auto, as the Phoronix Test Suite does it: repeat a variant until
+ * the relative standard error of each of its headline metrics (those with a
+ * better direction, except %CPU and a command's user and sys times) is below
+ * SB_REPEAT_AUTO_RSE, with at least
+ * SB_REPEAT_AUTO_MIN and at most a cap of repeats. */
+#define SB_REPEAT_AUTO_RSE 0.025
+#define SB_REPEAT_AUTO_MIN 3
+#define SB_REPEAT_AUTO_MAX 10
+/* The largest relative standard error among v's headline metrics (NaN while
+ * any has fewer than 2 values); *spec and *metric name it when not NULL. */
+double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric);
+/* Whether v needs another repeat under --repeat auto with this cap. */
+bool sb_variant_needs_repeat(const struct sb_variant *v, size_t cap);

@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "probe/probe.h"
 #include "profile/profile.h"
+#include "report/report.h"
 #include "result/result.h"
 #include "stack/roles.h"
 #include "stack/sha256.h"
@@ -74,9 +75,12 @@ static int on_opt(int key, const char *arg, void *ud)
 	case OPT_REPEAT: {
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
-		if (!*arg || *end || n < 1 || n > 1000)
+		if (strcmp(arg, "auto") == 0) /* 0: until the RSE is low, see result.h */
+			n = 0;
+		else if (!*arg || *end || n < 1 || n > 1000)
 			return sb_usage_error(
-			    o->cmd, "--repeat: expected a number from 1 to 1000, got '%s'", arg);
+			    o->cmd,
+			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
 		o->repeat = (unsigned)n;
 		return 0;
 	}
@@ -129,7 +133,9 @@ static const struct sb_opt run_opts[] = {
     OPT_WIPE_ROW,
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
-    {"repeat", OPT_REPEAT, "N", "run every variant N times, interleaved (A B A B)"},
+    {"repeat", OPT_REPEAT, "N|auto",
+     "run every variant N times, interleaved (A B A B); auto: until the relative standard "
+     "error of each headline metric is < 2.5% (3 to 10 times)"},
     {0},
 };
 
@@ -805,7 +811,7 @@ int cmd_run(int argc, char **argv)
 	struct sb_cmdline cl = {
 	    "run",
 	    "PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
-	    "[--repeat N] [-o SECTION.KEY=VALUE]...",
+	    "[--repeat N|auto] [-o SECTION.KEY=VALUE]...",
 	    "Build the stack of every variant, run its workloads, tear it down, and "
 	    "write a result set.",
 	    run_opts,
@@ -946,14 +952,18 @@ int cmd_run(int argc, char **argv)
 			goto out_dir;
 		}
 	/* Interleaved (A B A B) so that drift over time hits every variant alike. */
-	for (unsigned rep = 0; rep < c.o.repeat && !code; rep++)
-		for (size_t i = 0; i < c.n_var && !code; i++)
-			code =
-			    run_variant(&c, &rs, i, rep, &set->var[i], &loops_probed, set->devices);
+	unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
+	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++)
+		for (size_t i = more = 0; i < c.n_var && !code; i++)
+			if (c.o.repeat || sb_variant_needs_repeat(&set->var[i], n_rep))
+				more = 1, code = run_variant(&c, &rs, i, rep, &set->var[i],
+							     &loops_probed, set->devices);
 
 	r = sb_resultset_write(set, rs.results);
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot write result.json", rs.results);
+	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
+		printf("\nresults: %s\n", rs.results);
 	else if (!code)
 		printf("%s\n", rs.results);
 	if (code == SB_EXIT_INTERRUPTED)

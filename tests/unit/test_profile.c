@@ -274,6 +274,36 @@ static void test_shipped(void **state)
 	}
 }
 
+/* The first -o workloads.run replaces the profile's list, later ones add. */
+static void test_workload_overrides(void **state)
+{
+	static const char text[] = "[fs]\ntype = ext4\n[workloads]\nrun = command:a\nrun = command:b\n";
+	static const struct {
+		const char *o[3];
+		size_t n;
+		const char *want[3];
+	} cases[] = {
+		{{NULL}, 2, {"command:a", "command:b"}},
+		{{"workloads.run=command:x"}, 1, {"command:x"}},
+		{{"workloads.run=command:x", "workloads.run=command:y"}, 2, {"command:x", "command:y"}},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_profile *p = NULL;
+		char *err = NULL;
+		if (sb_profile_parse("p.conf", text, &p, &err) < 0)
+			fail_msg("case %zu: %s", i, err);
+		for (size_t k = 0; k < 3 && cases[i].o[k]; k++)
+			if (sb_profile_override(p, cases[i].o[k], &err) < 0)
+				fail_msg("case %zu: %s", i, err);
+		if (p->base.n_workloads != cases[i].n)
+			fail_msg("case %zu: %zu workloads, want %zu", i, p->base.n_workloads,
+				 cases[i].n);
+		for (size_t k = 0; k < cases[i].n; k++)
+			assert_string_equal(p->base.workloads[k], cases[i].want[k]);
+		sb_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	if (getenv("SB_PRINT_KEY_ROWS")) {
@@ -287,7 +317,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_broken),  cmocka_unit_test(test_overrides),
 	    cmocka_unit_test(test_matrix),  cmocka_unit_test(test_keys_documented),
-	    cmocka_unit_test(test_shipped),
+	    cmocka_unit_test(test_shipped), cmocka_unit_test(test_workload_overrides),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,137 @@
+/* JSON report: the comparison table with every statistic as a number, the
+ * raw values per repeat and the averaged latency percentiles (documented in
+ * doc/result-format.md, "Report JSON"). */
+#include "report/report.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+
+static json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *ref(json_object *o)
+{
+	return o ? json_object_get(o) : NULL;
+}
+
+static json_object *cell_json(const struct sb_report *r, size_t c, const struct sb_report_cell *x)
+{
+	json_object *o = json_object_new_object(), *vals = json_object_new_array();
+	json_object_object_add(o, "variant", json_object_new_string(r->cols[c].label));
+	json_object_object_add(o, "n", json_object_new_uint64(x->st.n));
+	json_object_object_add(o, "mean", num(x->st.mean));
+	json_object_object_add(o, "stdev", num(x->st.stdev));
+	json_object_object_add(o, "min", num(x->st.min));
+	json_object_object_add(o, "max", num(x->st.max));
+	json_object_object_add(o, "ci95", num(x->st.ci95));
+	json_object_object_add(o, "rse", num(x->st.rse));
+	json_object_object_add(o, "change_pct", num(x->change));
+	json_object_object_add(o, "p_value", num(x->w.p));
+	json_object_object_add(o, "welch_t", num(x->w.t));
+	json_object_object_add(o, "welch_df", num(x->w.df));
+	json_object_object_add(o, "significant", json_object_new_boolean(x->significant));
+	json_object_object_add(o, "verdict", json_object_new_string(sb_verdict_name(x->verdict)));
+	for (size_t i = 0; i < x->st.n; i++)
+		json_object_array_add(vals, json_object_new_double(x->values[i]));
+	json_object_object_add(o, "values", vals);
+	return o;
+}
+
+static int json_emit(const struct sb_report *r, FILE *f)
+{
+	json_object *o = json_object_new_object(), *sets = json_object_new_array();
+	json_object *vars = json_object_new_array(), *rows = json_object_new_array();
+	json_object *lat = json_object_new_array();
+
+	json_object_object_add(o, "format", json_object_new_string("stackbench-report"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->baseline].label));
+	json_object_object_add(o, "alpha", json_object_new_double(SB_STATS_ALPHA));
+	json_object_object_add(o, "min_n", json_object_new_int(SB_STATS_MIN_N));
+	for (size_t s = 0; s < r->n_sets; s++) {
+		const struct sb_resultset *rs = r->sets[s];
+		json_object *so = json_object_new_object();
+		json_object_object_add(so, "name", json_object_new_string(r->set_names[s]));
+		json_object_object_add(so, "path",
+				       rs->path ? json_object_new_string(rs->path) : NULL);
+		json_object_object_add(so, "command", json_object_new_string(rs->command));
+		json_object_object_add(so, "created", json_object_new_string(rs->created));
+		json_object_object_add(so, "tool_version",
+				       json_object_new_string(rs->tool_version));
+		json_object_object_add(so, "host", ref(rs->host));
+		json_object_array_add(sets, so);
+	}
+	json_object_object_add(o, "sets", sets);
+	for (size_t c = 0; c < r->n_cols; c++) {
+		const struct sb_report_col *col = &r->cols[c];
+		json_object *vo = json_object_new_object();
+		json_object_object_add(vo, "label", json_object_new_string(col->label));
+		json_object_object_add(vo, "variant", json_object_new_string(col->variant));
+		json_object_object_add(vo, "set", json_object_new_string(r->set_names[col->set]));
+		json_object_object_add(vo, "repeats", json_object_new_uint64(col->n_rep));
+		json_object_object_add(vo, "params", ref(col->vars[0]->params));
+		json_object_array_add(vars, vo);
+	}
+	json_object_object_add(o, "variants", vars);
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		json_object *ro = json_object_new_object(), *cells = json_object_new_array();
+		char label[128];
+		json_object_object_add(ro, "workload", json_object_new_string(row->workload));
+		json_object_object_add(ro, "spec", json_object_new_string(row->spec));
+		json_object_object_add(ro, "metric", json_object_new_string(row->metric));
+		json_object_object_add(
+		    ro, "label",
+		    json_object_new_string(sb_report_metric_label(
+			row->workload, row->spec, row->metric, label, sizeof(label))));
+		json_object_object_add(ro, "unit", json_object_new_string(row->unit));
+		json_object_object_add(ro, "better",
+				       json_object_new_string(sb_better_name(row->better)));
+		for (size_t c = 0; c < r->n_cols; c++)
+			json_object_array_add(cells, cell_json(r, c, &row->cells[c]));
+		json_object_object_add(ro, "cells", cells);
+		json_object_array_add(rows, ro);
+	}
+	json_object_object_add(o, "rows", rows);
+	for (size_t i = 0; i < r->n_lat; i++) {
+		json_object *lo = json_object_new_object(), *cells = json_object_new_array();
+		json_object_object_add(lo, "spec", json_object_new_string(r->lat[i].spec));
+		json_object_object_add(lo, "op", json_object_new_string(r->lat[i].op));
+		for (size_t c = 0; c < r->n_cols; c++) {
+			const struct sb_latency *l = &r->lat[i].cells[c];
+			json_object *co = json_object_new_object();
+			json_object_object_add(co, "variant",
+					       json_object_new_string(r->cols[c].label));
+			json_object_object_add(co, "count", json_object_new_uint64(l->count));
+			if (l->count) {
+				json_object_object_add(co, "min_ms", num(l->min_ms));
+				json_object_object_add(co, "mean_ms", num(l->mean_ms));
+				json_object_object_add(co, "stdev_ms", num(l->stdev_ms));
+				json_object_object_add(co, "p50_ms", num(l->p50_ms));
+				json_object_object_add(co, "p90_ms", num(l->p90_ms));
+				json_object_object_add(co, "p99_ms", num(l->p99_ms));
+				json_object_object_add(co, "p999_ms", num(l->p999_ms));
+				json_object_object_add(co, "max_ms", num(l->max_ms));
+			}
+			json_object_array_add(cells, co);
+		}
+		json_object_object_add(lo, "cells", cells);
+		json_object_array_add(lat, lo);
+	}
+	json_object_object_add(o, "latency", lat);
+
+	fprintf(f, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return ferror(f) ? -EIO : 0;
+}
+
+const struct sb_report_format sb_report_json = {
+    .name = "json",
+    .help = "the same table with every statistic and raw value, as JSON",
+    .emit = json_emit,
+};

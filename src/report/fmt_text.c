@@ -1,0 +1,97 @@
+/* Text report: the comparison table through libsmartcols (a tree of
+ * workloads and their metrics), then the baseline, notes and legend. */
+#include "report/report.h"
+#include "util/macro.h"
+
+#include <errno.h>
+#include <libsmartcols.h>
+#include <string.h>
+
+static void unref_table(struct libscols_table **t)
+{
+	scols_unref_table(*t);
+}
+
+/* Notes on flagged results (quick, cache-affected...), which must not be
+ * read as comparable to full runs without a warning. */
+static void print_notes(const struct sb_report *r, FILE *f)
+{
+	const char *specs[64];
+	size_t n = sb_report_specs(r, specs, ARRAY_SIZE(specs));
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t s = 0; s < n; s++) {
+			char buf[128];
+			unsigned fl = sb_report_col_flags(r, c, specs[s]);
+			if (fl)
+				fprintf(f, "note: %s: %s: %s\n", r->cols[c].label, specs[s],
+					sb_report_flags_str(fl, buf, sizeof(buf)));
+		}
+}
+
+static int text_emit(const struct sb_report *r, FILE *f)
+{
+	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
+	_cleanup_free_ char *legend = NULL;
+	struct libscols_line *parent = NULL;
+	const char *pm = sb_report_pm(), *spec = NULL;
+
+	if (!tb)
+		return -ENOMEM;
+	scols_table_set_stream(tb, f);
+	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
+	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
+	    !scols_table_new_column(tb, "BETTER", 0, 0))
+		return -ENOMEM;
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
+			return -ENOMEM;
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		struct libscols_line *ln;
+		char label[128];
+
+		if (!spec || strcmp(spec, row->spec) != 0) {
+			spec = row->spec;
+			parent = scols_table_new_line(tb, NULL);
+			if (!parent || scols_line_set_data(parent, 0, spec) < 0)
+				return -ENOMEM;
+		}
+		ln = scols_table_new_line(tb, parent);
+		if (!ln)
+			return -ENOMEM;
+		scols_line_set_data(ln, 0,
+				    sb_report_metric_label(row->workload, row->spec, row->metric,
+							   label, sizeof(label)));
+		scols_line_set_data(ln, 1, row->unit);
+		scols_line_set_data(
+		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		for (size_t c = 0; c < r->n_cols; c++) {
+			char cell[128];
+			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
+			if (scols_line_set_data(ln, 3 + c, cell) < 0)
+				return -ENOMEM;
+		}
+	}
+	if (r->n_rows == 0)
+		fprintf(f, "(no metrics)\n");
+	else if (scols_print_table(tb) < 0)
+		return -EIO;
+
+	fprintf(f, "\nbaseline: %s\nrepeats:", r->cols[r->baseline].label);
+	for (size_t c = 0; c < r->n_cols; c++)
+		fprintf(f, "%s %s %zu", c ? "," : "", r->cols[c].label, r->cols[c].n_rep);
+	fprintf(f, "\n");
+	print_notes(r, f);
+	legend = sb_report_legend(pm);
+	if (!legend)
+		return -ENOMEM;
+	fprintf(f, "%s\n", legend);
+	return ferror(f) ? -EIO : 0;
+}
+
+const struct sb_report_format sb_report_text = {
+    .name = "text",
+    .help = "a table for people: mean ±CI (change%) with significance marks",
+    .emit = text_emit,
+};

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Honesty of the report's significance marks, on a real ext4 loop device with
+# `stackbench bench`, repeats interleaved A B A B (so drift cannot pose as a
+# difference) and a fixed seed, each repeat its own result set, pooled with
+# `report --merge`:
+# - A/A: two variants that are the same: no metric may be marked.
+# - A/B: mount -o sync against the default for random 4k writes (a known,
+#   large effect): write IOPS and MB/s marked significantly worse ("!").
+# An A/A comparison at p < 0.05 is expected to cry wolf about once in 20 per
+# independent metric even when all is right; so a marked A/A is run once more
+# and fails only when the second run marks something too (together about 1%,
+# while a statistics error such as using the standard deviation for the
+# standard error, or dropping the n >= 3 rule, marks nearly every run).
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog python3
+
+REPEATS=5
+SPEC=rand:4k,size=4M,read=0,seed=7
+mnt=$SB_TMP/mnt
+dev=$(new_loop honesty 256M)
+# new_loop ran in a subshell, so its record of the device is lost: detach it
+# ourselves, after a plain umount (after the lazy one of tests/lib.sh the
+# detach can come too early).
+SB_CLEANUPS+=("umount '$mnt'" "losetup -d '$dev'")
+mkfs.ext4 -q -F "$dev"
+mkdir -p "$mnt"
+mount "$dev" "$mnt"
+
+# run_pair NAME OPTS_A OPTS_B: interleaved repeats; prints the result dirs
+run_pair() {
+	local name=$1 oa=$2 ob=$3 i v opts dirs=()
+	mkdir -p "$SB_TMP/$name"
+	for ((i = 1; i <= REPEATS; i++)); do
+		for v in A B; do
+			opts=$oa
+			[ $v = B ] && opts=$ob
+			mount -o "remount,$opts" "$mnt"
+			"$STACKBENCH" bench "$mnt" --quick -q -w "$SPEC" --name $v \
+				--results "$SB_TMP/$name/$v-$i" >/dev/null ||
+				fail "bench $v repeat $i failed"
+			dirs+=("$SB_TMP/$name/$v-$i")
+		done
+	done
+	mount -o remount,async "$mnt"
+	echo "${dirs[@]}"
+}
+
+# verdicts JSON-REPORT: "metric verdict" for column B of each row
+verdicts() {
+	python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert [v["label"] for v in r["variants"]] == ["A", "B"], r["variants"]
+for row in r["rows"]:
+    a, b = row["cells"]
+    assert a["n"] == b["n"] == '$REPEATS', (row["metric"], a["n"], b["n"])
+    print(row["metric"], b["verdict"])
+'
+}
+
+aa_marked() {
+	local dirs out
+	dirs=$(run_pair "aa$1" async async)
+	# shellcheck disable=SC2086
+	out=$("$STACKBENCH" report --merge --format json $dirs | verdicts) || fail "A/A report"
+	echo "A/A run $1:" $out >&2
+	grep -vqE ' (same|n/a)$' <<<"$out"
+}
+if aa_marked 1; then
+	aa_marked 2 && fail "A/A: identical variants marked significantly different twice in a row"
+fi
+
+dirs=$(run_pair ab async sync)
+# shellcheck disable=SC2086
+out=$("$STACKBENCH" report --merge --format json $dirs | verdicts) || fail "A/B report"
+echo "A/B:" $out
+assert_contains "$out" "write_iops worse" "sync writes: IOPS marked worse"
+assert_contains "$out" "write_mbs worse" "sync writes: MB/s marked worse"
+# shellcheck disable=SC2086
+text=$("$STACKBENCH" report --merge $dirs)
+grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+%\)!' ||
+	fail "text report: write_iops of B not marked '!': $text"
+
+pass_msg "A/A not marked, A/B (mount -o sync) marked worse, $REPEATS interleaved repeats each"

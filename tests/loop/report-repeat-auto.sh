@@ -1,0 +1,58 @@
+#!/bin/bash
+# run --repeat auto: each variant is repeated until the relative standard
+# error of its headline metrics is below 2.5% (at least 3 times, at most 10).
+# One run, two variants: a steady command (sleep 0.3 s), which on a quiet
+# machine stops after 3 repeats, and a noisy one (0.05 s and 0.4 s in turns,
+# told apart by the mount options it finds), which runs to the cap.
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog python3
+cd "$SB_TOP"
+
+cat >"$SB_TMP/wl.sh" <<'EOS'
+#!/bin/sh
+if findmnt -n -o OPTIONS --target . | grep -qw sync; then
+	n=$(cat "$COUNT" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$COUNT"
+	if [ $((n % 2)) -eq 0 ]; then sleep 0.05; else sleep 0.4; fi
+else
+	sleep 0.3
+fi
+EOS
+chmod +x "$SB_TMP/wl.sh"
+export COUNT=$SB_TMP/count
+
+expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --repeat auto -o fs.type=ext4 \
+	-o "workloads.run=command:$SB_TMP/wl.sh" -o "matrix.mount.options=noatime|noatime,sync" \
+	--results "$SB_TMP/res"
+nothing_left "repeat auto run"
+# Whether a variant stops early depends on the machine's noise (a loaded
+# machine can delay even a sleep); the rule itself must hold either way: a
+# variant with k repeats had an RSE >= 2.5% after each of repeats 3..k-1, and
+# below it after k unless k is the cap. The noisy variant can never get
+# there, so it runs to the cap.
+counts=$(python3 -c '
+import json, math, statistics, sys
+r = json.load(open(sys.argv[1]))
+def rse(x):
+    return statistics.stdev(x) / math.sqrt(len(x)) / abs(statistics.mean(x))
+out = []
+for v in r["variants"]:
+    walls = [next(m["value"] for m in rep["workloads"][0]["metrics"] if m["name"] == "wall")
+             for rep in v["repeats"]]
+    k = len(walls)
+    assert 3 <= k <= 10, (v["name"], k)
+    for j in range(3, k):
+        assert rse(walls[:j]) >= 0.025, (v["name"], "stopped late", j, walls)
+    if k < 10:
+        assert rse(walls) < 0.025, (v["name"], "stopped early", walls)
+    print(v["name"], k, ["%.3f" % w for w in walls], "rse %.4f" % rse(walls), file=sys.stderr)
+    out.append(str(k))
+print(" ".join(out))
+' "$SB_TMP/res/result.json") || fail "repeats do not follow the --repeat auto rule"
+read -r steady noisy <<<"$counts"
+assert_eq "$noisy" 10 "noisy variant repeats (the cap)"
+assert_contains "$OUT" "repeats: mount.options=noatime $steady, mount.options=noatime,sync 10" \
+	"closing report"
+pass_msg "--repeat auto: steady variant $steady repeats, noisy variant 10 (cap), each by the RSE rule"

@@ -1,0 +1,405 @@
+/* The comparison table (src/report/report.c) over result sets built with the
+ * result API: columns, rows, statistics, verdicts, disambiguation, baseline.
+ *
+ * Expected figures were computed independently with python3 (statistics.mean,
+ * statistics.stdev/variance, and mpmath integrating the t density; see
+ * tests/unit/test_stats.c), e.g. block_write ext4 [100000 102000 101000] vs xfs
+ * [110000 111000 112000]: means 101000 / 111000, ci95 2484.13771175033 each,
+ * change +9.900990099009901%, Welch p 0.000255216749441927.
+ *
+ * With SB_UPDATE_GOLDEN=1 the fixture sets are (re)written to
+ * tests/golden/report/inputs/, which tests/loop/report.sh reports on; a normal
+ * run checks that those files still hold exactly these sets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define GOLDEN "tests/golden/report/inputs"
+
+/* One metric's values per repeat; NAN: the repeat did not produce it. */
+struct fx_metric {
+	const char *spec, *workload, *name, *unit;
+	enum sb_better better;
+	double v[3];
+};
+
+static const struct fx_metric ext4[] = {
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {100000, 102000, 101000}},
+    {"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 21, 22}},
+    {"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {200000, 201000, 199000}},
+    {"seq", "seq", "seeks", "seeks/s", SB_BETTER_HIGHER, {300, 320, 310}},
+    {"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5000, 5100, 4900}},
+    {"command:make", "command", "wall", "s", SB_BETTER_LOWER, {10.0, 10.5, 9.5}},
+};
+static const struct fx_metric xfs[] = {
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {110000, 111000, 112000}},
+    {"seq", "seq", "block_write_cpu", "%CPU", SB_BETTER_LOWER, {20, 22, 21}},
+    {"seq", "seq", "block_read", "KB/s", SB_BETTER_HIGHER, {150000, 151000, 152000}},
+    {"rand:4k", "rand", "read_iops", "IOPS", SB_BETTER_HIGHER, {5050, 4950, 5000}},
+    {"command:make", "command", "wall", "s", SB_BETTER_LOWER, {8.0, 8.2, 8.1}},
+};
+/* Two repeats only: a large change that must not be called significant. */
+static const struct fx_metric xfs_sync[] = {
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {50000, 51000, NAN}},
+};
+static const struct fx_metric ext4_again[] = {
+    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {101000, 100000, 102000}},
+};
+
+static void add_variant(struct sb_resultset *rs, const char *name, const struct fx_metric *m,
+			size_t n, size_t reps)
+{
+	json_object *params = json_object_new_object();
+	json_object_object_add(params, "fs.type", json_object_new_string(name));
+	struct sb_variant *v = sb_resultset_variant(rs, name, params);
+	assert_non_null(v);
+	for (size_t k = 0; k < reps; k++) {
+		struct sb_wl_result *wl[8];
+		size_t n_wl = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct sb_wl_result *w = NULL;
+			for (size_t j = 0; j < n_wl; j++)
+				if (strcmp(wl[j]->spec, m[i].spec) == 0)
+					w = wl[j];
+			if (!w) {
+				w = sb_wl_result_new(m[i].workload, m[i].spec);
+				assert_non_null(w);
+				wl[n_wl++] = w;
+				if (strcmp(m[i].workload, "rand") == 0) {
+					/* latency summaries for the HTML percentile chart */
+					double s = strcmp(name, "xfs") == 0 ? 0.8 : 1.0;
+					struct sb_latency l = {
+					    "random read", 5000,    0.01 * s,
+					    0.2 * s,	   0.1 * s, 0.15 * s,
+					    0.4 * s,	   1.2 * s, 3.5 * s + 0.1 * (double)k,
+					    9 * s};
+					assert_int_equal(sb_wl_add_latency(w, &l), 0);
+				}
+				if (strcmp(name, "xfs-sync") == 0)
+					w->flags |= SB_RES_QUICK | SB_RES_CACHE_AFFECTED;
+			}
+			if (!isnan(m[i].v[k]))
+				assert_int_equal(sb_wl_add_metric(w, m[i].name, m[i].unit,
+								  m[i].better, m[i].v[k]),
+						 0);
+		}
+		assert_int_equal(sb_variant_add_repeat(v, (unsigned)k, wl, n_wl), 0);
+	}
+}
+
+/* run1: ext4, xfs, xfs-sync; run2: ext4 again (same name as in run1). */
+static struct sb_resultset *fixture(int which)
+{
+	struct sb_resultset *rs = sb_resultset_new("run");
+	assert_non_null(rs);
+	free(rs->created);
+	rs->created = strdup("2026-11-30T06:00:00Z");
+	json_object_put(rs->host);
+	rs->host = json_object_new_object();
+	json_object_object_add(rs->host, "hostname", json_object_new_string(which ? "b" : "a"));
+	free(rs->tool_version);
+	rs->tool_version = strdup("test");
+	if (which == 0) {
+		add_variant(rs, "ext4", ext4, N_OF(ext4), 3);
+		add_variant(rs, "xfs", xfs, N_OF(xfs), 3);
+		add_variant(rs, "xfs-sync", xfs_sync, N_OF(xfs_sync), 2);
+		rs->path = strdup(GOLDEN "/run1/result.json");
+	} else {
+		add_variant(rs, "ext4", ext4_again, N_OF(ext4_again), 3);
+		rs->path = strdup(GOLDEN "/run2/result.json");
+	}
+	return rs;
+}
+
+static const struct sb_report_row *row(const struct sb_report *r, const char *spec,
+				       const char *metric)
+{
+	for (size_t i = 0; i < r->n_rows; i++)
+		if (strcmp(r->rows[i].spec, spec) == 0 && strcmp(r->rows[i].metric, metric) == 0)
+			return &r->rows[i];
+	fail_msg("no row %s %s", spec, metric);
+	return NULL;
+}
+
+static size_t col(const struct sb_report *r, const char *label)
+{
+	for (size_t i = 0; i < r->n_cols; i++)
+		if (strcmp(r->cols[i].label, label) == 0)
+			return i;
+	fail_msg("no column %s", label);
+	return 0;
+}
+
+static void near(double got, double want, const char *what)
+{
+	if (!(fabs(got - want) <= 1e-9 * fmax(1, fabs(want))))
+		fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static void test_table(void **state)
+{
+	struct sb_resultset *sets[] = {fixture(0)};
+	struct sb_report *r = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sb_report_build(sets, 1, &(struct sb_report_opts){0}, &r, &err), 0);
+	assert_int_equal(r->n_cols, 3);
+	assert_int_equal(r->baseline, 0);
+	assert_string_equal(r->cols[0].label, "ext4");
+	assert_string_equal(r->set_names[0], "run1");
+	/* rows in order of first appearance, grouped by workload */
+	assert_int_equal(r->n_rows, 6);
+	assert_string_equal(r->rows[0].metric, "block_write");
+	assert_string_equal(r->rows[5].metric, "wall");
+	assert_int_equal(r->n_lat, 1);
+
+	static const struct {
+		const char *spec, *metric, *col;
+		size_t n;
+		double mean, ci95, change, p;
+		enum sb_verdict verdict;
+		const char *text;
+	} cases[] = {
+	    {"seq", "block_write", "ext4", 3, 101000, 2484.13771175033, NAN, NAN,
+	     SB_VERDICT_BASELINE, "101000 +-2484"},
+	    {"seq", "block_write", "xfs", 3, 111000, 2484.13771175033, 9.900990099009901,
+	     0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9%)*"},
+	    {"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN, SB_VERDICT_SAME,
+	     "50500 +-6353 (-50.0%)"},
+	    {"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0, SB_VERDICT_SAME,
+	     "21.0 +-2.48 (+0.0%)"},
+	    {"seq", "block_read", "xfs", 3, 151000, 2484.13771175033, -24.5, 4.61722379989937e-7,
+	     SB_VERDICT_WORSE, "151000 +-2484 (-24.5%)!"},
+	    {"seq", "seeks", "xfs", 0, NAN, NAN, NAN, NAN, SB_VERDICT_NA, "-"},
+	    {"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0, SB_VERDICT_SAME,
+	     "5000 +-124 (+0.0%)"},
+	    {"command:make", "wall", "xfs", 3, 8.1, 0.248413771175032, -19.000000000000004,
+	     0.0190548029143426, SB_VERDICT_BETTER, "8.10 +-0.248 (-19.0%)*"},
+	};
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		size_t c = col(r, cases[i].col);
+		const struct sb_report_cell *x = &row(r, cases[i].spec, cases[i].metric)->cells[c];
+		char buf[128];
+		if (x->st.n != cases[i].n)
+			fail_msg("case %zu: n %zu, want %zu", i, x->st.n, cases[i].n);
+		if (cases[i].n) {
+			near(x->st.mean, cases[i].mean, "mean");
+			if (cases[i].n > 1)
+				/* xfs-sync: t(0.975, 1) * 707.10678 / sqrt(2) */
+				assert_true(fabs(x->st.ci95 - cases[i].ci95) <
+					    1e-6 * cases[i].ci95);
+		}
+		if (isnan(cases[i].change))
+			assert_true(isnan(x->change));
+		else
+			near(x->change, cases[i].change, "change");
+		if (!isnan(cases[i].p))
+			near(x->w.p, cases[i].p, "p");
+		if (x->verdict != cases[i].verdict)
+			fail_msg("case %zu: verdict %s, want %s", i, sb_verdict_name(x->verdict),
+				 sb_verdict_name(cases[i].verdict));
+		assert_string_equal(sb_report_fmt_cell(r, c, x, "+-", buf, sizeof(buf)),
+				    cases[i].text);
+	}
+	/* latency averaged over the repeats: p99.9 3.5 + 0.1 k for k = 0..2 */
+	near(r->lat[0].cells[0].p999_ms, 3.6, "p999 avg");
+	assert_int_equal(r->lat[0].cells[0].count, 15000);
+	assert_int_equal(r->lat[0].cells[2].count, 0);
+	/* flags reach the cells */
+	assert_int_equal(sb_report_col_flags(r, 2, "seq"), SB_RES_QUICK | SB_RES_CACHE_AFFECTED);
+	assert_int_equal(sb_report_col_flags(r, 1, "seq"), 0);
+	sb_report_free(r);
+	sb_resultset_free(sets[0]);
+}
+
+static void test_columns_and_baseline(void **state)
+{
+	struct sb_resultset *sets[] = {fixture(0), fixture(1)};
+	static const struct {
+		const char *baseline;
+		bool merge;
+		int rc;
+		size_t n_cols;
+		const char *labels; /* column labels joined by spaces */
+		const char *base_label, *err;
+	} cases[] = {
+	    {NULL, false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run1:ext4", NULL},
+	    {"xfs", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "xfs", NULL},
+	    {"run2:ext4", false, 0, 4, "run1:ext4 xfs xfs-sync run2:ext4", "run2:ext4", NULL},
+	    {"ext4", false, -EINVAL, 0, NULL, NULL, "baseline 'ext4' is ambiguous"},
+	    {"xfz", false, -EINVAL, 0, NULL, NULL, "did you mean 'xfs'?"},
+	    {"btrfs", false, -EINVAL, 0, NULL, NULL, "unknown baseline variant 'btrfs'"},
+	    {NULL, true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
+	    {"ext4", true, 0, 3, "ext4 xfs xfs-sync", "ext4", NULL},
+	};
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		struct sb_report *r = NULL;
+		char *err = NULL, labels[256] = "";
+		struct sb_report_opts o = {cases[i].baseline, cases[i].merge};
+		int rc = sb_report_build(sets, 2, &o, &r, &err);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, err);
+		if (rc < 0) {
+			assert_non_null(err);
+			if (!strstr(err, cases[i].err))
+				fail_msg("case %zu: error '%s' lacks '%s'", i, err, cases[i].err);
+			free(err);
+			continue;
+		}
+		assert_int_equal(r->n_cols, cases[i].n_cols);
+		for (size_t c = 0; c < r->n_cols; c++) {
+			strcat(labels, c ? " " : "");
+			strcat(labels, r->cols[c].label);
+		}
+		assert_string_equal(labels, cases[i].labels);
+		assert_string_equal(r->cols[r->baseline].label, cases[i].base_label);
+		if (cases[i].merge) {
+			/* pooled: 3 + 3 repeats of block_write, mean of both sets */
+			const struct sb_report_cell *x = &row(r, "seq", "block_write")->cells[0];
+			assert_int_equal(r->cols[0].n_rep, 6);
+			assert_int_equal(x->st.n, 6);
+			near(x->st.mean, 101000, "merged mean");
+		}
+		sb_report_free(r);
+	}
+	sb_resultset_free(sets[0]);
+	sb_resultset_free(sets[1]);
+}
+
+static void test_helpers(void **state)
+{
+	static const struct {
+		const char *path, *name;
+	} names[] = {
+	    {"results/2026-run/result.json", "2026-run"},
+	    {"results/2026-run/", "2026-run"},
+	    {"results/2026-run", "2026-run"},
+	    {"result.json", "."},
+	    {"/tmp/x/ab.json", "ab"},
+	    {"/result.json", "/"},
+	};
+	for (size_t i = 0; i < N_OF(names); i++) {
+		char *n = sb_report_set_name(names[i].path);
+		assert_string_equal(n, names[i].name);
+		free(n);
+	}
+	static const struct {
+		const char *workload, *metric, *label;
+		const char *spec;
+	} labels[] = {
+	    {"seq", "block_write", "Sequential Output Block", NULL},
+	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP", NULL},
+	    {"seq", "seeks", "Random Seeks", NULL},
+	    {"meta", "seq_stat", "Sequential Create Read", NULL},
+	    {"meta", "rand_delete_cpu", "Random Create Delete %CP", NULL},
+	    {"rand", "read_iops", "Random Read IOPS", NULL},
+	    {"command", "wall", "Wall time", NULL},
+	    {"mixed", "wall", "wall", NULL},
+	    {"rand", "write_cpu", "Random Write %CPU", NULL},
+	    {"rand", "read_mbs_cpu", "Random Read %CP", NULL},
+	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)", "mixed:3r3w"},
+	    {"mixed", "pRW_write_rate_all_mbs",
+	     "readers + writers: write rate (incl. open + first byte + mkdir)", NULL},
+	    {"mixed", "pRW_write_rate_data_mbs", "3 readers + 3 writers: write rate (data)",
+	     "mixed:3r3w,time=30s"},
+	    {"mixed", "pRW_read_rate_all_mbs",
+	     "2 readers + 1 writer: read rate (incl. readdir + open + first byte)", "mixed:2r1w"},
+	    {"mixed", "pR_read_rate_data_mbs", "3 readers: read rate (data)", "mixed:3r3w"},
+	    {"mixed", "pR_read_rate_data_mbs", "readers: read rate (data)", "mixed"},
+	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs", NULL},
+	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs", NULL},
+	    {"mixed", "read_rate", "read_rate", NULL},
+	    {"seq", "_cpu", "_cpu", NULL},
+	};
+	for (size_t i = 0; i < N_OF(labels); i++) {
+		char buf[128];
+		assert_string_equal(sb_report_metric_label(labels[i].workload, labels[i].spec,
+							   labels[i].metric, buf, sizeof(buf)),
+				    labels[i].label);
+	}
+	static const struct {
+		double v;
+		const char *s;
+	} nums[] = {{101000, "101000"}, {2484.137, "2484"}, {21, "21.0"},
+		    {2.484, "2.48"},	{0.2484, "0.248"},  {0, "0"},
+		    {NAN, "-"},		{-19.04, "-19.0"},  {0.0000123, "1.23e-05"}};
+	for (size_t i = 0; i < N_OF(nums); i++) {
+		char buf[32];
+		assert_string_equal(sb_report_fmt_num(nums[i].v, buf, sizeof(buf)), nums[i].s);
+	}
+	for (size_t i = 0; sb_report_formats[i]; i++)
+		assert_ptr_equal(sb_report_format_find(sb_report_formats[i]->name),
+				 sb_report_formats[i]);
+	assert_null(sb_report_format_find("xml"));
+}
+
+/* What `run` prints at its end. */
+static void test_print(void **state)
+{
+	struct sb_resultset *rs = fixture(0);
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(sb_report_print(rs, NULL, f, &err), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "111000 +-2484 (+9.9%)*"));
+	assert_non_null(strstr(buf, "baseline: ext4"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(sb_report_print(rs, "xml", f, &err), -EINVAL);
+	fclose(f);
+	assert_string_equal(err, "unknown report format 'xml'");
+	assert_int_equal(len, 0);
+	free(buf);
+	free(err);
+	sb_resultset_free(rs);
+}
+
+/* The golden inputs are the fixture, written by the result API. */
+static void test_golden_inputs(void **state)
+{
+	for (int which = 0; which < 2; which++) {
+		struct sb_resultset *rs = fixture(which), *back = NULL;
+		char dir[128], *err = NULL;
+		snprintf(dir, sizeof(dir), GOLDEN "/run%d", which + 1);
+		if (getenv("SB_UPDATE_GOLDEN"))
+			assert_int_equal(sb_resultset_write(rs, dir), 0);
+		if (sb_resultset_read(dir, &back, &err) < 0)
+			fail_msg("%s", err);
+		json_object *a = sb_resultset_to_json(rs), *b = sb_resultset_to_json(back);
+		/* the repeat start times are the only thing the fixture cannot fix */
+		for (size_t v = 0; v < rs->n_var; v++)
+			for (size_t k = 0; k < rs->var[v].n_rep; k++) {
+				free(rs->var[v].rep[k].started);
+				rs->var[v].rep[k].started = strdup(back->var[v].rep[k].started);
+			}
+		json_object_put(a);
+		a = sb_resultset_to_json(rs);
+		assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
+		json_object_put(a);
+		json_object_put(b);
+		sb_resultset_free(rs);
+		sb_resultset_free(back);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
+	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_golden_inputs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
