@@ -12,6 +12,7 @@
 #include "../../fuzz/fuzz_wlspec.c"
 #include "../../fuzz/fuzz_profile.c"
 #include "../../fuzz/fuzz_journal.c"
+#include "../../fuzz/fuzz_report.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -30,6 +31,7 @@ static const struct {
 	{"wlspec", sb_fuzz_wlspec},
 	{"profile", sb_fuzz_profile},
 	{"journal", sb_fuzz_journal},
+	{"report", sb_fuzz_report},
 };
 
 static char *read_all(const char *path, size_t *len)

@@ -1,0 +1,53 @@
+/* libFuzzer target: `stackbench report` end to end on one result.json: read
+ * it, build the comparison table, render every format. Nothing may crash,
+ * leak or print garbage for any file that reads. */
+#include "fuzz.h"
+#include "report/report.h"
+#include "result/result.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int report_read_bytes(const void *buf, size_t len, struct sb_resultset **rs, char **err)
+{
+	static int fd = -1;
+	char path[64];
+
+	if (fd < 0)
+		fd = memfd_create("result.json", MFD_CLOEXEC);
+	SB_FUZZ_CHECK(fd >= 0);
+	SB_FUZZ_CHECK(ftruncate(fd, 0) == 0);
+	SB_FUZZ_CHECK(pwrite(fd, buf, len, 0) == (ssize_t)len);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return sb_resultset_read(path, rs, err);
+}
+
+SB_FUZZ_TARGET(report)
+{
+	static const char *const formats[] = {"text", "csv", "json", "html", "bonnie"};
+	static FILE *sink;
+	struct sb_resultset *rs = NULL;
+	char *err = NULL;
+
+	if (!sink)
+		sink = fopen("/dev/null", "we");
+	SB_FUZZ_CHECK(sink);
+	if (report_read_bytes(data, size, &rs, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		int r = sb_report_print(rs, formats[i], sink, &err);
+		SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM);
+		/* Open finding (reported): sb_report_print() returns the bonnie
+		 * format's -EINVAL ("no seq or meta results") without setting
+		 * *err, against its header. Drop the exception once fixed. */
+		if (r == -EINVAL && strcmp(formats[i], "bonnie") != 0)
+			SB_FUZZ_CHECK(err != NULL);
+		free(err);
+		err = NULL;
+	}
+	sb_resultset_free(rs);
+	return 0;
+}
