@@ -130,3 +130,6 @@ lint:
 # The unit test binaries under valgrind: no leaks, no memory errors.
 valgrind-check: $(UNIT_BINS)
 	tools/valgrind-unit --build $(BUILD)
+
+# The replay test #includes the fuzz targets: rebuild it when they change.
+$(BUILD)/tests/test_fuzz_replay: $(wildcard fuzz/*.c fuzz/*.h)
