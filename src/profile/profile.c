@@ -1151,7 +1151,6 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 			first_err = e;
 		free_one(v);
 		memset(v, 0, sizeof(*v));
-		r = 0;
 	}
 	if (kept == 0) {
 		*err = strdup(first_err ? first_err : "no variant can be built");

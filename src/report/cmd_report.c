@@ -28,7 +28,7 @@ static int on_opt(int key, const char *arg, void *ud)
 		a->fmt = sb_report_format_find(arg);
 		if (a->fmt)
 			return 0;
-		for (; sb_report_formats[n] && n < 16; n++)
+		for (; n < 16 && sb_report_formats[n]; n++)
 			names[n] = sb_report_formats[n]->name;
 		const char *sug = sb_suggest(arg, names, n);
 		if (sug)

@@ -651,5 +651,7 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 		return ret;
 	ret = fmt->emit(r, f);
 	sb_report_free(r);
+	if (ret == -EINVAL)
+		return fail(err, "%s format: no results this format can show", fmt->name);
 	return ret;
 }

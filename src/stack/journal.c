@@ -134,9 +134,10 @@ static int handle(struct sb_jread *r, json_object *o)
 	unsigned step;
 
 	if (json_object_object_get_ex(o, "journal", &v)) {
-		if (strcmp(json_object_get_string(v), "stackbench") != 0)
+		if (!json_object_is_type(v, json_type_string) ||
+		    strcmp(json_object_get_string(v), "stackbench") != 0)
 			return -EBADMSG;
-		if (json_object_object_get_ex(o, "run", &v)) {
+		if (json_object_object_get_ex(o, "run", &v) && json_object_is_type(v, json_type_string)) {
 			free(r->run_id);
 			r->run_id = strdup(json_object_get_string(v));
 		}
@@ -144,7 +145,7 @@ static int handle(struct sb_jread *r, json_object *o)
 			r->pid = (long)json_object_get_int64(v);
 		return 0;
 	}
-	if (!json_object_object_get_ex(o, "rec", &v))
+	if (!json_object_object_get_ex(o, "rec", &v) || !json_object_is_type(v, json_type_string))
 		return -EBADMSG;
 	rec = json_object_get_string(v);
 	if (!json_object_object_get_ex(o, "step", &v) || !json_object_is_type(v, json_type_int))
@@ -153,6 +154,7 @@ static int handle(struct sb_jread *r, json_object *o)
 	if (strcmp(rec, "begin") == 0) {
 		struct sb_jrec *n;
 		if (!json_object_object_get_ex(o, "kind", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
 		    !json_object_object_get_ex(o, "args", &args) ||
 		    !json_object_is_type(args, json_type_object) || find_rec(r, step))
 			return -EBADMSG;
@@ -182,7 +184,7 @@ static int handle(struct sb_jread *r, json_object *o)
 int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 {
 	const char *p = text, *end = text + len;
-	bool header = false;
+	bool header = false, complete = false;
 
 	*out = (struct sb_jread){0};
 	while (p < end) {
@@ -195,6 +197,7 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 			out->torn++;
 			break;
 		}
+		complete = true;
 		char *line = strndup(p, (size_t)(nl - p));
 		if (!line) {
 			sb_jread_free(out);
@@ -214,7 +217,9 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 			header = true;
 		p = nl + 1;
 	}
-	if (!header && out->n == 0 && len > 0) {
+	/* Only a torn first line: the writer died on the header, before any
+	 * step began. Nothing to undo, which is not an unreadable journal. */
+	if (!header && out->n == 0 && complete) {
 		sb_jread_free(out);
 		return -EBADMSG;
 	}

@@ -214,7 +214,7 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 	for (size_t i = 0; fd >= 0 && i < sb_arg_len(a, "sizes"); i++)
 		for (int k = 0; k < 50 && part_in_sysfs(dev, (unsigned)i + 1); k++) {
 			r = blkpg(fd, BLKPG_DEL_PARTITION, (unsigned)i + 1, 0, 0);
-			if (r == 0 || r != -EBUSY)
+			if (r != -EBUSY)
 				break;
 			usleep(100000);
 		}

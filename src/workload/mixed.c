@@ -12,6 +12,7 @@
 #include "workload/wl.h"
 #include "util/macro.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -54,9 +55,15 @@ static const char *const op_names[OP_N] = {
 
 static int parse_rw(const char *arg, struct sb_wl_spec *s, char **why)
 {
-	unsigned r, w;
-	int n = 0;
-	if (sscanf(arg, "%ur%uw%n", &r, &w, &n) != 2 || arg[n] || r < 1 || r > 64 || w > 64) {
+	unsigned long r = 0, w = 0;
+	char *e = NULL;
+	if (isdigit((unsigned char)*arg))
+		r = strtoul(arg, &e, 10);
+	if (e && *e == 'r' && isdigit((unsigned char)e[1]))
+		w = strtoul(e + 1, &e, 10);
+	else
+		e = NULL;
+	if (!e || strcmp(e, "w") != 0 || r < 1 || r > 64 || w > 64) {
 		if (asprintf(why,
 			     "bad readers/writers '%s': expected RrWw with 1-64 readers and "
 			     "0-64 writers, e.g. 3r3w",

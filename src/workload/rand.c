@@ -230,6 +230,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		sb_wl_extra_int(c, name, (int64_t)done);
 	}
 out:
+	j->p = NULL; /* p dies with this call */
 	free(t);
 	free(th);
 	free(fds);
