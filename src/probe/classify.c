@@ -108,7 +108,10 @@ void sb_udev_decode(char *s)
 
 	for (const char *r = s; *r;) {
 		if (r[0] == '\\' && r[1] == 'x' && isxdigit((unsigned char)r[2]) &&
-		    isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1 && v) {
+		    isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1 &&
+		    /* Control bytes from device firmware stay escaped, as in lsblk:
+		     * a model string must not drive the user's terminal. */
+		    v >= 0x20 && v != 0x7f) {
 			*w++ = (char)v;
 			r += 4;
 		} else {

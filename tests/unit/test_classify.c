@@ -295,6 +295,8 @@ static void test_udev_decode(void **state)
 	    {"bad\\xZZ", "bad\\xZZ"},
 	    {"nul\\x00kept", "nul\\x00kept"},
 	    {"cut\\x2", "cut\\x2"},
+	    {"esc\\x1b[2Jx", "esc\\x1b[2Jx"},
+	    {"del\\x7f", "del\\x7f"},
 	    {"", ""},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
