@@ -29,6 +29,7 @@ enum {
 	SB_REFUSE_READONLY = 1 << 4,
 	SB_REFUSE_SIGNATURES = 1 << 5, /* the only one --wipe lifts */
 	SB_REFUSE_PARTITIONS = 1 << 6, /* a mounted/used partition: see children */
+	SB_REFUSE_UNPROBED = 1 << 7,   /* signatures could not be read (not root?) */
 };
 
 struct sb_signature {
@@ -59,6 +60,13 @@ struct sb_device {
 	enum sb_class cls;
 	unsigned refuse;  /* SB_REFUSE_* bits */
 	char **reasons;   /* human-readable, one per reason, NULL-terminated */
+	/* Added after the first version; keep new fields at the end. */
+	char *syspath;     /* /sys/devices/.../block/sdb */
+	bool has_node;     /* /dev/NAME exists and is this device (no udev: often not) */
+	int sigs_err;      /* 0, or -errno when signatures could not be read */
+	unsigned partn;    /* partition number, 0 for whole disks */
+	uint64_t start;    /* partitions: offset in the parent, bytes */
+	char *note;        /* remark for humans, e.g. how a node-less partition was read */
 };
 
 struct sb_probe {
@@ -80,3 +88,18 @@ const char *sb_class_name(enum sb_class c);
 bool sb_device_fits_role(const struct sb_device *d, const char *role);
 
 json_object *sb_device_to_json(const struct sb_device *d);
+
+/* Pure helpers (classify.c), exposed for tests and for callers that build
+ * devices themselves. */
+enum sb_class sb_device_classify(const struct sb_device *d);
+/* Derives refuse bits and reasons of d from its facts and from the other
+ * devices in all (its partitions, its holders). 0 or -ENOMEM. */
+int sb_device_verdict(struct sb_device *d, const struct sb_probe *all);
+/* Roles a device can play ("any", "ssd", "hdd", "nvme", its class name):
+ * static strings written into roles[] (up to max); returns the count. */
+size_t sb_device_roles(const struct sb_device *d, const char **roles, size_t max);
+/* Short machine names of refuse bits: "mounted", "holders", "swap", "root",
+ * "readonly", "signatures", "partitions", "unprobed". */
+const char *sb_refuse_name(unsigned bit);
+/* Parses a class name back ("hdd" -> SB_CLASS_HDD); SB_CLASS_UNKNOWN if none. */
+enum sb_class sb_class_from_name(const char *s);

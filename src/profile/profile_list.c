@@ -1,9 +1,86 @@
-/* `stackbench list profiles`. */
+/* `stackbench list profiles`: the shipped profiles (./profiles, then
+ * SB_DATADIR/profiles), each with the first line of its comment block. */
 #include "cmd.h"
+#include "profile/profile.h"
 #include "util/log.h"
+#include "util/macro.h"
+
+#include <dirent.h>
+#include <libsmartcols.h>
+#include <string.h>
+
+/* The first comment line that says something ("# Two partitions..."). */
+static char *summary(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char line[512];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *s = line;
+		if (*s != '#')
+			break;
+		while (*s == '#' || *s == ' ')
+			s++;
+		s[strcspn(s, "\n")] = '\0';
+		if (*s)
+			return strdup(s);
+	}
+	return strdup("");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 int sb_list_profiles(void)
 {
-	sb_error("list profiles: not implemented yet");
-	return SB_EXIT_FAILED;
+	const char *dirs[] = {"profiles", SB_DATADIR "/profiles"};
+	struct libscols_table *tb = scols_new_table();
+	char *seen[256];
+	size_t n_seen = 0;
+	int r = 0;
+
+	if (!tb)
+		return sb_error_errno(-ENOMEM, "list profiles");
+	scols_table_new_column(tb, "NAME", 0, 0);
+	scols_table_new_column(tb, "PATH", 0, 0);
+	scols_table_new_column(tb, "DESCRIPTION", 0, SCOLS_FL_TRUNC);
+	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+		struct dirent **ents = NULL;
+		int n = scandir(dirs[d], &ents, NULL, alphasort);
+		for (int i = 0; i < n; i++) {
+			const char *fn = ents[i]->d_name;
+			size_t len = strlen(fn);
+			_cleanup_free_ char *path = NULL, *name = NULL, *sum = NULL;
+			bool dup = false;
+
+			if (len > 5 && strcmp(fn + len - 5, ".conf") == 0 && n_seen < ARRAY_SIZE(seen)) {
+				name = strndup(fn, len - 5);
+				for (size_t k = 0; name && k < n_seen; k++)
+					dup |= strcmp(seen[k], name) == 0;
+				if (name && !dup && asprintf(&path, "%s/%s", dirs[d], fn) >= 0) {
+					struct libscols_line *ln = scols_table_new_line(tb, NULL);
+					sum = summary(path);
+					scols_line_set_data(ln, 0, name);
+					scols_line_set_data(ln, 1, path);
+					scols_line_set_data(ln, 2, sum ? sum : "");
+					seen[n_seen++] = TAKE_PTR(name);
+				}
+			}
+			free(ents[i]);
+		}
+		free(ents);
+	}
+	qsort(seen, n_seen, sizeof(seen[0]), cmp_str);
+	if (n_seen == 0) {
+		sb_error("list profiles: no profiles found in ./profiles or %s/profiles", SB_DATADIR);
+		r = SB_EXIT_FAILED;
+	} else {
+		scols_print_table(tb);
+	}
+	for (size_t k = 0; k < n_seen; k++)
+		free(seen[k]);
+	scols_unref_table(tb);
+	return r;
 }

@@ -1,0 +1,201 @@
+/* Pure decisions over collected facts: device class, which profile roles a
+ * device can play, and the usable/refused verdict with its reasons. No I/O. */
+#include "probe/probe-internal.h"
+#include "util/macro.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const class_names[] = {
+	[SB_CLASS_UNKNOWN] = "unknown", [SB_CLASS_HDD] = "hdd",
+	[SB_CLASS_SSD] = "ssd",		[SB_CLASS_NVME] = "nvme",
+	[SB_CLASS_LOOP] = "loop",	[SB_CLASS_VIRTUAL] = "virtual",
+	[SB_CLASS_MD] = "md",		[SB_CLASS_DM] = "dm",
+};
+
+const char *sb_class_name(enum sb_class c)
+{
+	if ((size_t)c >= ARRAY_SIZE(class_names))
+		return "unknown";
+	return class_names[c];
+}
+
+enum sb_class sb_class_from_name(const char *s)
+{
+	for (size_t i = 0; s && i < ARRAY_SIZE(class_names); i++)
+		if (strcmp(s, class_names[i]) == 0)
+			return (enum sb_class)i;
+	return SB_CLASS_UNKNOWN;
+}
+
+static bool prefix(const char *s, const char *p)
+{
+	return s && strncmp(s, p, strlen(p)) == 0;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+enum sb_class sb_device_classify(const struct sb_device *d)
+{
+	const char *t = d->transport, *n = d->name;
+
+	/* The kernel's own naming is the strongest hint for software devices:
+	 * a partition of a loop device is still backed by a file. */
+	if (streq(t, "loop") || prefix(n, "loop"))
+		return SB_CLASS_LOOP;
+	if (streq(t, "md") || prefix(n, "md"))
+		return SB_CLASS_MD;
+	if (streq(t, "dm") || prefix(n, "dm-"))
+		return SB_CLASS_DM;
+	if (streq(t, "nvme") || prefix(n, "nvme"))
+		return SB_CLASS_NVME;
+	/* virtio-blk and xen report rotational=1 whatever the medium is: the
+	 * flag means nothing there. virtio-scsi disks have transport "scsi" and
+	 * a real rotation rate, so they fall through to hdd/ssd. */
+	if (streq(t, "virtio") || streq(t, "xen") || prefix(n, "xvd") || prefix(n, "vd"))
+		return SB_CLASS_VIRTUAL;
+	if (prefix(n, "sr") || prefix(n, "ram") || prefix(n, "zram"))
+		return SB_CLASS_UNKNOWN;
+	return d->rotational ? SB_CLASS_HDD : SB_CLASS_SSD;
+}
+
+size_t sb_device_roles(const struct sb_device *d, const char **roles, size_t max)
+{
+	static const char *const candidates[] = {"any", "ssd", "hdd", "nvme", "loop", "virtual",
+						 "md", "dm"};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(candidates) && n < max; i++)
+		if (sb_device_fits_role(d, candidates[i]))
+			roles[n++] = candidates[i];
+	return n;
+}
+
+bool sb_device_fits_role(const struct sb_device *d, const char *role)
+{
+	enum sb_class c = d->cls;
+
+	if (!role || streq(role, "any"))
+		return true;
+	/* Loop and virtual devices have no medium of their own: their rotational
+	 * flag (writable for loop) decides, so that CI can emulate HDDs. */
+	if (streq(role, "hdd"))
+		return d->rotational &&
+		       (c == SB_CLASS_HDD || c == SB_CLASS_LOOP || c == SB_CLASS_VIRTUAL);
+	if (streq(role, "ssd"))
+		return !d->rotational && (c == SB_CLASS_SSD || c == SB_CLASS_NVME ||
+					  c == SB_CLASS_LOOP || c == SB_CLASS_VIRTUAL);
+	return c != SB_CLASS_UNKNOWN && streq(role, sb_class_name(c));
+}
+
+static const char *const refuse_names[] = {
+	"mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
+};
+
+const char *sb_refuse_name(unsigned bit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(refuse_names); i++)
+		if (bit == 1u << i)
+			return refuse_names[i];
+	return NULL;
+}
+
+static const struct sb_device *find_name(const struct sb_probe *all, const char *name)
+{
+	for (size_t i = 0; all && i < all->n; i++)
+		if (streq(all->dev[i].name, name))
+			return &all->dev[i];
+	return NULL;
+}
+
+/* Root is on d, on one of its partitions, or on something stacked on it
+ * (md, dm): following children and holders down, depth-limited because
+ * the facts come from outside and could loop. */
+static bool carries_root(const struct sb_device *d, const struct sb_probe *all, int depth)
+{
+	if (d->holds_root)
+		return true;
+	if (depth > 8)
+		return false;
+	for (size_t i = 0; all && i < all->n; i++)
+		if (streq(all->dev[i].parent, d->name) && carries_root(&all->dev[i], all, depth + 1))
+			return true;
+	for (size_t i = 0; d->holders && d->holders[i]; i++) {
+		const struct sb_device *h = find_name(all, d->holders[i]);
+		if (h && h != d && carries_root(h, all, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static int add_reason(struct sb_device *d, unsigned bit, const char *what, char *const *list)
+{
+	_cleanup_free_ char *joined = NULL, *s = NULL;
+
+	if (list) {
+		joined = sb_strv_join(list, ", ");
+		if (!joined || asprintf(&s, "%s%s", what, joined) < 0)
+			return -ENOMEM;
+	}
+	d->refuse |= bit;
+	return sb_strv_push(&d->reasons, s ? s : what);
+}
+
+int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
+{
+	char **parts = NULL, **types = NULL;
+	int r = -ENOMEM;
+
+	sb_strv_free(d->reasons);
+	d->reasons = NULL;
+	d->refuse = 0;
+
+	for (size_t i = 0; all && i < all->n; i++) {
+		const struct sb_device *c = &all->dev[i];
+		if (c == d || !streq(c->parent, d->name))
+			continue;
+		if ((sb_strv_len(c->mounts) || sb_strv_len(c->holders) || c->swap) &&
+		    sb_strv_push(&parts, c->name) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < d->n_sigs; i++)
+		if (d->sigs[i].type && !sb_strv_contains(types, d->sigs[i].type) &&
+		    sb_strv_push(&types, d->sigs[i].type) < 0)
+			goto out;
+
+	if (sb_strv_len(d->mounts) && add_reason(d, SB_REFUSE_MOUNTED, "mounted on ", d->mounts))
+		goto out;
+	if (sb_strv_len(d->holders) &&
+	    add_reason(d, SB_REFUSE_HOLDERS, "has holders: ", d->holders))
+		goto out;
+	if (d->swap && add_reason(d, SB_REFUSE_SWAP, "active swap", NULL))
+		goto out;
+	if (carries_root(d, all, 0) &&
+	    add_reason(d, SB_REFUSE_ROOT, "holds the root file system", NULL))
+		goto out;
+	if (d->readonly && add_reason(d, SB_REFUSE_READONLY, "read-only", NULL))
+		goto out;
+	if (parts && add_reason(d, SB_REFUSE_PARTITIONS, "partitions in use: ", parts))
+		goto out;
+	if (types && add_reason(d, SB_REFUSE_SIGNATURES, "carries signatures: ", types))
+		goto out;
+	if (d->sigs_err) {
+		_cleanup_free_ char *s = NULL;
+		if (asprintf(&s, "signatures unknown: %s", strerror(-d->sigs_err)) < 0)
+			goto out;
+		/* strerror() capitalizes; our messages are lowercase */
+		s[20] = (char)tolower((unsigned char)s[20]);
+		if (add_reason(d, SB_REFUSE_UNPROBED, s, NULL))
+			goto out;
+	}
+	r = 0;
+out:
+	sb_strv_free(parts);
+	sb_strv_free(types);
+	return r;
+}

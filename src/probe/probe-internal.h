@@ -1,0 +1,35 @@
+/* Internals shared by the probe's source files: string vectors and the
+ * fact collectors (sysfs.c, blkid.c, mounts.c). Not for other modules. */
+#pragma once
+
+#include "probe/probe.h"
+
+#include <sys/types.h>
+
+/* NULL-terminated string vectors. */
+int sb_strv_push(char ***v, const char *s); /* copies s; 0 or -ENOMEM */
+size_t sb_strv_len(char *const *v);
+bool sb_strv_contains(char *const *v, const char *s);
+void sb_strv_free(char **v);
+/* "a, b, c"; NULL on -ENOMEM. */
+char *sb_strv_join(char *const *v, const char *sep);
+
+/* sysfs.c: facts of one device from its sysfs directory (and udev properties
+ * when udev has a database). udev_dev may be NULL. */
+struct udev_device;
+int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_device *udev_dev);
+/* Reads a sysfs attribute, trailing white space stripped. 0 or -errno. */
+int sb_sysfs_read(const char *dir, const char *attr, char **out);
+
+/* blkid.c: every signature on path (at offset/size within it when size is
+ * not 0, for partitions without a node). 0 or -errno (-EACCES as non-root). */
+int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size,
+			struct sb_signature **sigs, size_t *n);
+void sb_signatures_free(struct sb_signature *sigs, size_t n);
+
+/* mounts.c: mount points, root and swap use, by device number and path. */
+struct sb_mounts;
+int sb_mounts_load(struct sb_mounts **out);
+void sb_mounts_free(struct sb_mounts *m);
+/* Fills d->mounts, d->holds_root, d->swap. 0 or -ENOMEM. */
+int sb_mounts_apply(const struct sb_mounts *m, struct sb_device *d);

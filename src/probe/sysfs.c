@@ -1,0 +1,231 @@
+/* Facts of one block device from sysfs, with udev's properties (model,
+ * serial, bus) taken first when udev has a database for it. Without udevd
+ * (containers, the VM, this host) sysfs is all there is. */
+#include "probe/probe-internal.h"
+#include "util/macro.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <libudev.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+int sb_sysfs_read(const char *dir, const char *attr, char **out)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char buf[4096];
+	ssize_t n;
+
+	if (asprintf(&path, "%s/%s", dir, attr) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negerrno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negerrno();
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = 0;
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int read_u64(const char *dir, const char *attr, uint64_t *v)
+{
+	_cleanup_free_ char *s = NULL;
+	char *end;
+	int r = sb_sysfs_read(dir, attr, &s);
+
+	if (r < 0)
+		return r;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	return 0;
+}
+
+/* A sysfs text value worth showing: not empty, and not virtio's PCI vendor
+ * id ("0x1af4"), which is no vendor name. */
+static char *nonempty(char *s)
+{
+	if (s && (!*s || strncmp(s, "0x", 2) == 0)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static char *read_str(const char *dir, const char *attr)
+{
+	char *s = NULL;
+	if (sb_sysfs_read(dir, attr, &s) < 0)
+		return NULL;
+	/* Model and vendor strings are space-padded (SCSI INQUIRY). */
+	char *p = s;
+	while (isspace((unsigned char)*p))
+		p++;
+	memmove(s, p, strlen(p) + 1);
+	return nonempty(s);
+}
+
+static char *udev_prop(struct udev_device *u, const char *key)
+{
+	const char *v = u ? udev_device_get_property_value(u, key) : NULL;
+	return v && *v ? strdup(v) : NULL;
+}
+
+/* "none [mq-deadline] kyber" -> "mq-deadline" */
+static char *scheduler_in_use(const char *s)
+{
+	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+	if (!b)
+		return *s ? strdup(s) : NULL;
+	return strndup(a + 1, b - a - 1);
+}
+
+/* Bus from udev, else from where the device hangs in /sys/devices (the
+ * way lsblk does it). usb is tested before ata/scsi: USB bridges show both. */
+static char *transport(const char *name, const char *devpath, struct udev_device *u)
+{
+	static const struct {
+		const char *prefix, *tran;
+	} by_name[] = {{"loop", "loop"}, {"md", "md"}, {"dm-", "dm"}, {"nvme", "nvme"}};
+	const char *bus = u ? udev_device_get_property_value(u, "ID_BUS") : NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(by_name); i++)
+		if (strncmp(name, by_name[i].prefix, strlen(by_name[i].prefix)) == 0)
+			return strdup(by_name[i].tran);
+	if (bus && *bus)
+		return strdup(strcmp(bus, "ata") == 0 ? "sata" : bus);
+	if (strstr(devpath, "/usb"))
+		return strdup("usb");
+	if (strstr(devpath, "/ata"))
+		return strdup("sata");
+	if (strstr(devpath, "/nvme"))
+		return strdup("nvme");
+	if (strstr(devpath, "/host"))
+		return strdup("scsi"); /* includes virtio-scsi */
+	if (strstr(devpath, "/virtio"))
+		return strdup("virtio");
+	if (strstr(devpath, "/vbd-"))
+		return strdup("xen");
+	return NULL;
+}
+
+static int list_holders(const char *syspath, char ***out)
+{
+	_cleanup_free_ char *dir = NULL;
+	DIR *dh;
+	struct dirent *e;
+	int r = 0;
+
+	if (asprintf(&dir, "%s/holders", syspath) < 0)
+		return -ENOMEM;
+	dh = opendir(dir);
+	if (!dh)
+		return errno == ENOENT ? 0 : negerrno();
+	while ((e = readdir(dh)))
+		if (e->d_name[0] != '.' && (r = sb_strv_push(out, e->d_name)) < 0)
+			break;
+	closedir(dh);
+	return r;
+}
+
+/* Is /dev/NAME this device's node? Without udev, partitions of loop
+ * devices have none, and a stale node could name something else. */
+static bool node_matches(const char *path, unsigned maj, unsigned min)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) == maj &&
+	       minor(st.st_rdev) == min;
+}
+
+int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_device *u)
+{
+	_cleanup_free_ char *real = NULL, *dev = NULL, *pdir = NULL, *sched = NULL;
+	const char *whole; /* directory of the whole disk: queue/ and device/ live there */
+	uint64_t v;
+	int r;
+
+	real = realpath(syspath, NULL);
+	if (!real)
+		return negerrno();
+	d->syspath = strdup(real);
+	d->name = strdup(basename(real));
+	if (!d->syspath || !d->name)
+		return -ENOMEM;
+	if (u && udev_device_get_devnode(u))
+		d->path = strdup(udev_device_get_devnode(u));
+	else if (asprintf(&d->path, "/dev/%s", d->name) < 0)
+		d->path = NULL;
+	if (!d->path)
+		return -ENOMEM;
+
+	r = sb_sysfs_read(real, "dev", &dev);
+	if (r < 0)
+		return r;
+	if (sscanf(dev, "%u:%u", &d->major, &d->minor) != 2)
+		return -EINVAL;
+	d->has_node = node_matches(d->path, d->major, d->minor);
+
+	if (read_u64(real, "size", &v) == 0)
+		d->size = v * 512; /* always 512-byte units, whatever the sector size */
+	d->is_partition = read_u64(real, "partition", &v) == 0;
+	whole = real;
+	if (d->is_partition) {
+		d->partn = v;
+		if (read_u64(real, "start", &v) == 0)
+			d->start = v * 512;
+		pdir = strdup(real);
+		if (!pdir)
+			return -ENOMEM;
+		whole = dirname(pdir);
+		d->parent = strdup(basename((char *)whole));
+		if (!d->parent)
+			return -ENOMEM;
+	}
+	if (read_u64(real, "ro", &v) == 0)
+		d->readonly = v;
+	if (read_u64(whole, "removable", &v) == 0)
+		d->removable = v;
+	if (read_u64(whole, "queue/rotational", &v) == 0)
+		d->rotational = v;
+	if (read_u64(whole, "queue/logical_block_size", &v) == 0)
+		d->log_sec = v;
+	if (read_u64(whole, "queue/physical_block_size", &v) == 0)
+		d->phys_sec = v;
+	if (read_u64(whole, "queue/discard_max_bytes", &v) == 0)
+		d->discard = v > 0;
+	if (read_u64(whole, "queue/read_ahead_kb", &v) == 0)
+		d->read_ahead_kb = v;
+	if (sb_sysfs_read(whole, "queue/scheduler", &sched) == 0)
+		d->scheduler = scheduler_in_use(sched);
+
+	d->model = udev_prop(u, "ID_MODEL");
+	if (!d->model)
+		d->model = read_str(whole, "device/model");
+	d->vendor = udev_prop(u, "ID_VENDOR");
+	if (!d->vendor)
+		d->vendor = read_str(whole, "device/vendor");
+	d->serial = udev_prop(u, "ID_SERIAL_SHORT");
+	if (!d->serial)
+		d->serial = udev_prop(u, "ID_SERIAL");
+	/* nvme and SCSI: device/serial or wwid; virtio-blk: serial on the disk */
+	static const char *const serial_attrs[] = {"device/serial", "serial", "wwid",
+						   "device/wwid"};
+	for (size_t i = 0; !d->serial && i < ARRAY_SIZE(serial_attrs); i++)
+		d->serial = read_str(whole, serial_attrs[i]);
+	d->backing_file = read_str(whole, "loop/backing_file");
+
+	d->transport = transport(d->name, real, u);
+	return list_holders(real, &d->holders);
+}

@@ -1,0 +1,1246 @@
+/* Profile parser, value checks, -o overrides and matrix expansion (see
+ * profile.h and doc/profile-format.md). Pure apart from sb_profile_load. */
+#include "profile/profile.h"
+#include "util/macro.h"
+#include "util/size.h"
+#include "util/suggest.h"
+#include "workload/workload.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define MAX_VARIANTS 256
+
+static int set_err(char **err, const char *fmt, ...) _printf_(2, 3);
+static int set_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+static char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static const char *pool_add(struct sb_profile *p, const char *s, size_t len)
+{
+	char **np = realloc(p->pool, (p->n_pool + 1) * sizeof(*np));
+	if (!np)
+		return NULL;
+	p->pool = np;
+	np[p->n_pool] = strndup(s, len);
+	if (!np[p->n_pool])
+		return NULL;
+	return np[p->n_pool++];
+}
+
+static char *trim(char *s)
+{
+	char *e;
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static bool parse_uint(const char *v, uint64_t *out)
+{
+	char *end;
+	if (!isdigit((unsigned char)*v))
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = x;
+	return true;
+}
+
+static int parse_bool(const char *v)
+{
+	static const char *yes[] = {"yes", "true", "on", "1"}, *no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(v, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static bool in_choices(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *c = choices; c && *c;) {
+		const char *e = strchrnul(c, '|');
+		if ((size_t)(e - c) == n && strncmp(c, v, n) == 0)
+			return true;
+		c = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+static char *choices_text(const char *choices)
+{
+	char *s = strdup(choices);
+	size_t n = 0;
+	if (!s)
+		return NULL;
+	for (char *c = s; *c; c++)
+		n += *c == '|';
+	/* "a|b|c" -> "a, b, c" needs one more byte per separator. */
+	char *out = malloc(strlen(s) + n + 1), *o = out;
+	if (out) {
+		for (char *c = s; *c; c++) {
+			if (*c == '|') {
+				*o++ = ',';
+				*o++ = ' ';
+			} else {
+				*o++ = *c;
+			}
+		}
+		*o = '\0';
+	}
+	free(s);
+	return out;
+}
+
+static char *check_roles(const char *v, bool allow_all)
+{
+	_cleanup_free_ char *copy = strdup(v);
+	char *save = NULL;
+	size_t n = 0;
+
+	if (!copy)
+		return NULL;
+	if (allow_all && strcmp(v, "all") == 0)
+		return NULL;
+	if (!allow_all && strcmp(v, "none") == 0)
+		return NULL;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		w = trim(w);
+		n++;
+		if (sb_role_lookup(w) < 0) {
+			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			if (s)
+				return xasprintf("unknown role '%s' (did you mean '%s'?)", w, s);
+			return xasprintf("unknown role '%s': expected %s", w,
+					 allow_all ? "'all' or roles among ssd, hdd, nvme, any"
+						   : "one of ssd, hdd, nvme, any");
+		}
+	}
+	if (n == 0 || (!allow_all && n > 1))
+		return xasprintf("expected %s, got '%s'",
+				 allow_all ? "'all' or roles such as 'ssd,hdd'" : "one role", v);
+	return NULL;
+}
+
+char *sb_key_check_value(enum sb_key_id k, const char *v)
+{
+	const struct sb_key *key = &sb_keys[k];
+	uint64_t u;
+	bool pct;
+
+	if (!*v)
+		return xasprintf("empty value");
+	for (const char *c = v; *c; c++)
+		if (iscntrl((unsigned char)*c))
+			return xasprintf("control character in value");
+
+	switch (key->type) {
+	case SB_KT_COUNT:
+	case SB_KT_UINT:
+		if (!parse_uint(v, &u) || u < key->min || u > key->max)
+			return xasprintf("expected a whole number from %llu to %llu, got '%s'",
+					 (unsigned long long)key->min,
+					 (unsigned long long)key->max, v);
+		return NULL;
+	case SB_KT_SIZE:
+		if (sb_parse_size(v, &u, false, NULL) < 0 || u == 0)
+			return xasprintf("expected a size such as 512M or 2G, got '%s'", v);
+		return NULL;
+	case SB_KT_SIZEPCT:
+		if (sb_parse_size(v, &u, true, &pct) < 0 || u == 0)
+			return xasprintf("expected a size such as 20G or a percentage such as "
+					 "50%%, got '%s'",
+					 v);
+		return NULL;
+	case SB_KT_SIZES: {
+		_cleanup_free_ char *copy = strdup(v);
+		char *save = NULL, *w;
+		uint64_t pct_sum = 0;
+		bool rest = false;
+		if (!copy)
+			return NULL;
+		for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			w = trim(w);
+			if (rest)
+				return xasprintf("'rest' must be the last size, got '%s'", v);
+			if (strcmp(w, "rest") == 0) {
+				rest = true;
+				continue;
+			}
+			if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
+				return xasprintf("expected sizes such as '50%%,50%%' or "
+						 "'10G,rest', got '%s'",
+						 w);
+			if (pct)
+				pct_sum += u;
+		}
+		if (pct_sum > 100)
+			return xasprintf("percentages add up to %llu%%, more than 100%%",
+					 (unsigned long long)pct_sum);
+		return NULL;
+	}
+	case SB_KT_BOOL:
+		if (parse_bool(v) < 0)
+			return xasprintf("expected yes or no, got '%s'", v);
+		return NULL;
+	case SB_KT_CHOICE:
+		if (!in_choices(key->choices, v)) {
+			_cleanup_free_ char *c = choices_text(key->choices);
+			return xasprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
+		}
+		return NULL;
+	case SB_KT_ROLE:
+		return check_roles(v, false);
+	case SB_KT_ROLES:
+		return check_roles(v, true);
+	case SB_KT_NAME:
+		for (const char *c = v; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr("_+.-", *c))
+				return xasprintf("expected a name of letters, digits and _+.-, "
+						 "got '%s'",
+						 v);
+		if (v[0] == '-')
+			return xasprintf("a name cannot start with '-', got '%s'", v);
+		return NULL;
+	case SB_KT_DURATION:
+		if (sb_parse_duration_ms(v, &u) < 0 || u == 0)
+			return xasprintf("expected a duration such as 30s or 10m, got '%s'", v);
+		return NULL;
+	case SB_KT_WORKLOAD: {
+		char *e = NULL;
+		if (sb_workload_check(v, &e) < 0)
+			return e ? e : xasprintf("invalid workload '%s'", v);
+		return NULL;
+	}
+	case SB_KT_WORDS:
+	case SB_KT_STRING:
+		return NULL;
+	}
+	return NULL;
+}
+
+/* "did you mean" among the keys of one section. */
+static const char *suggest_key(enum sb_sec sec, const char *word)
+{
+	const char *names[SB_KEY_N];
+	size_t n = 0;
+	for (int i = 0; i < SB_KEY_N; i++)
+		if (sb_keys[i].sec == sec)
+			names[n++] = sb_keys[i].name;
+	return sb_suggest(word, names, n);
+}
+
+static char *unknown_key_msg(enum sb_sec sec, const char *key)
+{
+	const char *s = suggest_key(sec, key);
+	if (s)
+		return xasprintf("unknown key '%s' in [%s] (did you mean '%s'?)", key,
+				 sb_sec_names[sec], s);
+	return xasprintf("unknown key '%s' in [%s]", key, sb_sec_names[sec]);
+}
+
+static char *unknown_sec_msg(const char *name)
+{
+	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
+	if (s)
+		return xasprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
+	return xasprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
+			 "[lvm], [fs], [mount], [queue], [workloads], [matrix]",
+			 name);
+}
+
+/* "section.key" -> key id, or a message. */
+static int lookup_dotted(const char *dotted, bool for_matrix, char **msg)
+{
+	_cleanup_free_ char *copy = strdup(dotted);
+	char *dot;
+	int sec, k;
+
+	if (!copy)
+		return -ENOMEM;
+	dot = strchr(copy, '.');
+	if (!dot) {
+		*msg = xasprintf("expected 'section.key', got '%s'", dotted);
+		return -EINVAL;
+	}
+	*dot = '\0';
+	sec = sb_sec_lookup(copy);
+	if (sec < 0 || sec == SB_SEC_MATRIX) {
+		*msg = unknown_sec_msg(copy);
+		return -EINVAL;
+	}
+	k = sb_key_lookup(sec, dot + 1);
+	if (k < 0) {
+		*msg = unknown_key_msg(sec, dot + 1);
+		return -EINVAL;
+	}
+	if (for_matrix && (sb_keys[k].flags & SB_KF_NOMATRIX)) {
+		*msg = xasprintf("'%s' cannot vary in [matrix]", dotted);
+		return -EINVAL;
+	}
+	return k;
+}
+
+static void note_role(struct sb_config *c, enum sb_key_id k)
+{
+	if (k > K_DEV_ANY)
+		return;
+	enum sb_role r = (enum sb_role)(k - K_DEV_SSD);
+	for (size_t i = 0; i < c->n_roles; i++)
+		if (c->role_order[i] == r)
+			return;
+	c->role_order[c->n_roles++] = r;
+}
+
+static int add_workload(struct sb_profile *p, struct sb_config *c, const char *v, unsigned line)
+{
+	const char **nw = realloc(c->workloads, (c->n_workloads + 1) * sizeof(*nw));
+	unsigned *nl;
+	if (!nw)
+		return -ENOMEM;
+	c->workloads = nw;
+	nl = realloc(c->wl_lines, (c->n_workloads + 1) * sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	c->wl_lines = nl;
+	nw[c->n_workloads] = v;
+	nl[c->n_workloads++] = line;
+	return 0;
+}
+
+static bool dim_has(const struct sb_dim *d, enum sb_key_id k)
+{
+	for (size_t i = 0; i < d->n_keys; i++)
+		if (d->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* Takes key k out of the matrix because -o pins it to value (NULL: the
+ * whole key goes). In a joint dimension, only the tuples that agree with
+ * the pinned value stay, without that key; what is left may be nothing. */
+static void drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
+{
+	for (size_t i = 0; i < p->n_dims; i++) {
+		struct sb_dim *d = &p->dims[i];
+		size_t j, nk = d->n_keys - 1, w = 0, nt = 0;
+		if (!dim_has(d, k))
+			continue;
+		for (j = 0; d->keys[j] != k; j++)
+			;
+		for (size_t t = 0; t < d->n; t++) {
+			const char *pv = d->vals[t * d->n_keys + j];
+			bool keep = !value || !pv || strcmp(pv, value) == 0, all_null = true, dup = false;
+			const char **row = &d->vals[t * d->n_keys];
+			if (!keep)
+				continue;
+			for (size_t c = 0; c < d->n_keys; c++)
+				all_null &= c == j || !row[c];
+			/* Is the shortened tuple one we already have? */
+			for (size_t u = 0; u < nt && !dup; u++) {
+				bool same = true;
+				for (size_t c = 0, cc = 0; c < d->n_keys; c++) {
+					if (c == j)
+						continue;
+					const char *x = d->vals[u * nk + cc++], *y = row[c];
+					same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
+				}
+				dup = same;
+			}
+			if (dup || (all_null && nk == 0))
+				continue;
+			/* Rows are compacted in place: the write position never passes the read one. */
+			const char *tmp[SB_DIM_KEYS];
+			for (size_t c = 0; c < d->n_keys; c++)
+				tmp[c] = row[c];
+			for (size_t c = 0; c < d->n_keys; c++)
+				if (c != j)
+					d->vals[w++] = tmp[c];
+			nt++;
+		}
+		memmove(&d->keys[j], &d->keys[j + 1], (d->n_keys - j - 1) * sizeof(d->keys[0]));
+		d->n_keys = nk;
+		d->n = nt;
+		/* One tuple left (or none): nothing varies any more, but its values
+		 * still apply to every variant, so fold them into the base. */
+		if (nk == 0 || nt <= 1) {
+			for (size_t c = 0; nt == 1 && c < nk; c++)
+				if (d->vals[c]) {
+					p->base.val[d->keys[c]] = d->vals[c];
+					p->base.line[d->keys[c]] = d->line;
+					p->base.origin[d->keys[c]] = d->line ? "matrix" : "-o";
+					p->base.has_sec[sb_keys[d->keys[c]].sec] = true;
+				}
+			free(d->vals);
+			memmove(d, d + 1, (p->n_dims - i - 1) * sizeof(*d));
+			p->n_dims--;
+		}
+		return;
+	}
+}
+
+static char *dim_name(const struct sb_dim *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < d->n_keys; i++)
+		fprintf(f, "%s%s.%s", i ? "; " : "", sb_sec_names[sb_keys[d->keys[i]].sec],
+			sb_keys[d->keys[i]].name);
+	fclose(f);
+	return out;
+}
+
+/* "fs.type; fs.mkfs" and "btrfs; -n 4k | xfs" -> a dimension, each value
+ * checked against its key. line 0: from -o, which replaces the profile's. */
+static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
+{
+	struct sb_dim d = {.line = line};
+	char *save = NULL;
+	int r = -EINVAL;
+
+	for (char *k = strtok_r(keys, ";", &save); k; k = strtok_r(NULL, ";", &save)) {
+		int id = lookup_dotted(trim(k), true, msg);
+		if (id < 0)
+			return id;
+		if (d.n_keys == SB_DIM_KEYS) {
+			*msg = xasprintf("at most %d keys can vary together", SB_DIM_KEYS);
+			return -EINVAL;
+		}
+		if (dim_has(&d, id)) {
+			*msg = xasprintf("'%s' named twice", trim(k));
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < p->n_dims; i++)
+			if (dim_has(&p->dims[i], id)) {
+				if (line) {
+					*msg = xasprintf("'%s.%s' already in [matrix] on line %u",
+							 sb_sec_names[sb_keys[id].sec], sb_keys[id].name,
+							 p->dims[i].line);
+					return -EINVAL;
+				}
+				drop_dim(p, id, NULL);
+				break;
+			}
+		d.keys[d.n_keys++] = id;
+	}
+	if (d.n_keys == 0) {
+		*msg = xasprintf("expected 'section.key = value | value'");
+		return -EINVAL;
+	}
+	save = NULL;
+	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
+		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
+		char *psave = NULL, *part;
+		size_t c = 0;
+		if (!nv) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		d.vals = nv;
+		for (size_t k = 0; k < d.n_keys; k++)
+			nv[d.n * d.n_keys + k] = NULL;
+		/* strtok_r would merge empty parts: split by hand. */
+		for (part = w; part; part = psave, c++) {
+			psave = strchr(part, ';');
+			if (psave)
+				*psave++ = '\0';
+			char *v = trim(part);
+			enum sb_key_id k;
+			if (c >= d.n_keys) {
+				*msg = xasprintf("value '%s' has more parts than the %zu keys", trim(w),
+						 d.n_keys);
+				goto fail;
+			}
+			k = d.keys[c];
+			if (!*v) {
+				if (d.n_keys == 1) {
+					*msg = xasprintf("%s.%s: empty value in [matrix]",
+							 sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+					goto fail;
+				}
+				continue;
+			}
+			if (sb_keys[k].type != SB_KT_WORKLOAD) {
+				char *m = sb_key_check_value(k, v);
+				if (m) {
+					*msg = xasprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
+							 sb_keys[k].name, m);
+					free(m);
+					goto fail;
+				}
+			}
+			if (!(nv[d.n * d.n_keys + c] = pool_add(p, v, strlen(v)))) {
+				r = -ENOMEM;
+				goto fail;
+			}
+		}
+		for (size_t t = 0; t < d.n; t++) {
+			bool same = true;
+			for (size_t k = 0; k < d.n_keys; k++) {
+				const char *x = d.vals[t * d.n_keys + k], *y = nv[d.n * d.n_keys + k];
+				same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
+			}
+			if (same) {
+				*msg = xasprintf("value '%s' listed twice", trim(w));
+				goto fail;
+			}
+		}
+		d.n++;
+	}
+	if (d.n == 0) {
+		_cleanup_free_ char *n = dim_name(&d);
+		*msg = xasprintf("%s: expected values separated by '|'", n ? n : "?");
+		goto fail;
+	}
+	struct sb_dim *nd = realloc(p->dims, (p->n_dims + 1) * sizeof(*nd));
+	if (!nd) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	p->dims = nd;
+	p->dims[p->n_dims++] = d;
+	return 0;
+fail:
+	free(d.vals);
+	return r;
+}
+
+static char *profile_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > 5 && strcmp(b + n - 5, ".conf") == 0)
+		n -= 5;
+	return strndup(b, n);
+}
+
+int sb_profile_parse(const char *path, const char *text, struct sb_profile **out, char **err)
+{
+	struct sb_profile *p = calloc(1, sizeof(*p));
+	_cleanup_free_ char *copy = strdup(text);
+	char *line, *next, *msg = NULL;
+	unsigned lineno = 0;
+	int sec = -1, r = 0;
+
+	*err = NULL;
+	if (!p || !copy || !(p->path = strdup(path)) || !(p->name = profile_name(path))) {
+		sb_profile_free(p);
+		return -ENOMEM;
+	}
+	for (line = copy; line; line = next) {
+		char *eq, *key, *val, *hash;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line = trim(line);
+		if (!*line || *line == '#' || *line == ';')
+			continue;
+		/* An inline comment starts at a '#' after a blank. */
+		for (hash = line; (hash = strchr(hash, '#')); hash++)
+			if (hash > line && isspace((unsigned char)hash[-1])) {
+				*hash = '\0';
+				line = trim(line);
+				break;
+			}
+
+		if (*line == '[') {
+			char *end = strchr(line, ']');
+			if (!end || end[1]) {
+				msg = xasprintf("expected '[section]', got '%s'", line);
+				goto bad;
+			}
+			*end = '\0';
+			sec = sb_sec_lookup(trim(line + 1));
+			if (sec < 0) {
+				msg = unknown_sec_msg(trim(line + 1));
+				goto bad;
+			}
+			if (p->base.has_sec[sec]) {
+				msg = xasprintf("section [%s] appears twice (first on line %u)",
+						sb_sec_names[sec], p->base.sec_line[sec]);
+				goto bad;
+			}
+			p->base.has_sec[sec] = true;
+			p->base.sec_line[sec] = lineno;
+			continue;
+		}
+		if (sec < 0) {
+			msg = xasprintf("expected a '[section]' before '%s'", line);
+			goto bad;
+		}
+		eq = strchr(line, '=');
+		if (!eq) {
+			msg = xasprintf("expected 'key = value', got '%s'", line);
+			goto bad;
+		}
+		*eq = '\0';
+		key = trim(line);
+		val = trim(eq + 1);
+		if (!*key) {
+			msg = xasprintf("expected a key before '='");
+			goto bad;
+		}
+
+		if (sec == SB_SEC_MATRIX) {
+			r = add_dim(p, key, val, lineno, &msg);
+			if (r < 0)
+				goto bad;
+			continue;
+		}
+
+		int k = sb_key_lookup(sec, key);
+		if (k < 0) {
+			msg = unknown_key_msg(sec, key);
+			goto bad;
+		}
+		if (!*val) {
+			msg = xasprintf("%s.%s: expected a value", sb_sec_names[sec], key);
+			goto bad;
+		}
+		/* Workloads are checked once overrides are in (-o may replace them). */
+		char *m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
+		if (m) {
+			msg = xasprintf("%s.%s: %s", sb_sec_names[sec], key, m);
+			free(m);
+			goto bad;
+		}
+		const char *v = pool_add(p, val, strlen(val));
+		if (!v) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		if (sb_keys[k].flags & SB_KF_REPEAT) {
+			r = add_workload(p, &p->base, v, lineno);
+			if (r < 0)
+				goto fail;
+			continue;
+		}
+		if (p->base.val[k]) {
+			msg = xasprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
+					p->base.line[k]);
+			goto bad;
+		}
+		p->base.val[k] = v;
+		p->base.line[k] = lineno;
+		p->base.origin[k] = "profile";
+		note_role(&p->base, k);
+	}
+	*out = p;
+	return 0;
+
+bad:
+	if (r == -ENOMEM || !msg) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	set_err(err, "%s:%u: %s", path, lineno, msg);
+	free(msg);
+	r = -EINVAL;
+fail:
+	sb_profile_free(p);
+	return r;
+}
+
+int sb_profile_load(const char *path, struct sb_profile **out, char **err)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	char chunk[4096];
+	size_t got;
+
+	*err = NULL;
+	if (!f) {
+		int e = -errno;
+		set_err(err, "%s: cannot open profile: %s", path, strerror(-e));
+		return e;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, got, m);
+	if (ferror(f)) {
+		int e = -errno;
+		fclose(m);
+		set_err(err, "%s: cannot read profile: %s", path, strerror(-e));
+		return e ? e : -EIO;
+	}
+	fclose(m);
+	if (memchr(buf, '\0', len))
+		return set_err(err, "%s: not a text file", path);
+	return sb_profile_parse(path, buf, out, err);
+}
+
+int sb_profile_override(struct sb_profile *p, const char *assignment, char **err)
+{
+	_cleanup_free_ char *copy = strdup(assignment);
+	char *eq, *msg = NULL, *val;
+	int k;
+
+	*err = NULL;
+	if (!copy)
+		return -ENOMEM;
+	eq = strchr(copy, '=');
+	if (!eq)
+		return set_err(err, "-o '%s': expected section.key=value", assignment);
+	*eq = '\0';
+	val = trim(eq + 1);
+	char *lhs = trim(copy);
+	if (strncmp(lhs, "matrix.", 7) == 0) {
+		int r = add_dim(p, lhs + 7, val, 0, &msg);
+		if (r == 0)
+			return 0;
+		if (r == -ENOMEM)
+			return r;
+	} else {
+		k = lookup_dotted(lhs, false, &msg);
+		if (k >= 0) {
+			msg = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
+			if (msg) {
+				char *m = xasprintf("%s: %s", lhs, msg);
+				free(msg);
+				msg = m;
+			}
+		}
+		if (k >= 0 && !msg) {
+			const char *v = pool_add(p, val, strlen(val));
+			if (!v)
+				return -ENOMEM;
+			if (sb_keys[k].flags & SB_KF_REPEAT) {
+				/* The command line's list replaces the profile's. */
+				free(p->base.workloads);
+				free(p->base.wl_lines);
+				p->base.workloads = NULL;
+				p->base.wl_lines = NULL;
+				p->base.n_workloads = 0;
+				if (add_workload(p, &p->base, v, 0) < 0)
+					return -ENOMEM;
+			} else {
+				p->base.val[k] = v;
+				p->base.line[k] = 0;
+				p->base.origin[k] = "-o";
+				note_role(&p->base, k);
+			}
+			p->base.has_sec[sb_keys[k].sec] = true;
+			drop_dim(p, k, v);
+			return 0;
+		}
+	}
+	if (!msg)
+		return -ENOMEM;
+	set_err(err, "-o '%s': %s", assignment, msg);
+	free(msg);
+	return -EINVAL;
+}
+
+/* ---- whole-variant checks ---- */
+
+struct vctx {
+	const struct sb_profile *p;
+	const struct sb_config *c;
+	const char *variant; /* NULL for the base */
+	char **err;
+};
+
+static int verr(struct vctx *v, int k, const char *fmt, ...) _printf_(3, 4);
+static int verr(struct vctx *v, int k, const char *fmt, ...)
+{
+	va_list ap;
+	_cleanup_free_ char *m = NULL, *where = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (k >= 0 && v->c->origin[k] && strcmp(v->c->origin[k], "-o") == 0)
+		where = xasprintf("%s: -o %s.%s", v->p->path, sb_sec_names[sb_keys[k].sec],
+				  sb_keys[k].name);
+	else if (k >= 0 && v->c->line[k])
+		where = xasprintf("%s:%u", v->p->path, v->c->line[k]);
+	else
+		where = strdup(v->p->path);
+	if (v->variant)
+		set_err(v->err, "%s: variant %s: %s", where, v->variant, m ? m : "");
+	else
+		set_err(v->err, "%s: %s", where, m ? m : "");
+	return -EINVAL;
+}
+
+static bool is_set(const struct sb_config *c, enum sb_key_id k)
+{
+	return c->val[k] != NULL;
+}
+
+/* Units a layer sees: devices, or their partitions. */
+static unsigned role_units(const struct sb_config *c, enum sb_role r, unsigned nparts)
+{
+	unsigned n = sb_cfg_role_count(c, r);
+	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), r))
+		n *= nparts;
+	return n;
+}
+
+static unsigned count_sizes(const char *s)
+{
+	unsigned n = 1;
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+static unsigned btrfs_min_devices(const char *prof)
+{
+	static const struct {
+		const char *name;
+		unsigned min;
+	} t[] = {{"raid0", 2}, {"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
+		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
+	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
+		if (strcmp(prof, t[i].name) == 0)
+			return t[i].min;
+	return 1;
+}
+
+static int check_config(struct vctx *v)
+{
+	const struct sb_config *c = v->c;
+	unsigned total = 0, nparts = 0, units = 0;
+	bool md = is_set(c, K_MD_LEVEL);
+
+	for (int r = 0; r < SB_ROLE_N; r++)
+		total += sb_cfg_role_count(c, r);
+	if (total == 0)
+		return verr(v, -1, "[devices]: the stack needs at least one device (ssd = 1, say)");
+
+	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
+		return verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
+	if (is_set(c, K_PART_COUNT))
+		nparts = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
+	else if (is_set(c, K_PART_SIZES))
+		nparts = count_sizes(sb_cfg_str(c, K_PART_SIZES));
+	else if (c->has_sec[SB_SEC_PARTITION])
+		return verr(v, -1, "[partition]: needs count or sizes");
+	for (int r = 0; nparts && r < SB_ROLE_N; r++)
+		if (strcmp(sb_cfg_str(c, K_PART_ON), "all") != 0 &&
+		    sb_roles_has(sb_cfg_str(c, K_PART_ON), r) && !sb_cfg_role_count(c, r))
+			return verr(v, K_PART_ON, "partition.on: no %s device in [devices]",
+				    sb_role_names[r]);
+	for (int r = 0; r < SB_ROLE_N; r++)
+		units += role_units(c, r, nparts);
+
+	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 &&
+	    !sb_cfg_role_count(c, SB_ROLE_ANY))
+		return verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
+
+	if (!md) {
+		for (int k = K_MD_MEMBERS; k <= K_MD_METADATA; k++)
+			if (is_set(c, k))
+				return verr(v, k, "md.%s: [md] needs a level", sb_keys[k].name);
+		if (c->has_sec[SB_SEC_MD])
+			return verr(v, -1, "[md]: needs a level");
+	} else {
+		const char *lvl = sb_cfg_str(c, K_MD_LEVEL), *mem = sb_cfg_str(c, K_MD_MEMBERS);
+		unsigned nmem = 0, min = 2;
+		for (int r = 0; r < SB_ROLE_N; r++) {
+			if (!sb_roles_has(mem, r))
+				continue;
+			if (strcmp(mem, "all") != 0 && !sb_cfg_role_count(c, r))
+				return verr(v, K_MD_MEMBERS, "md.members: no %s device in [devices]",
+					    sb_role_names[r]);
+			nmem += role_units(c, r, nparts);
+		}
+		if (strcmp(lvl, "4") == 0 || strcmp(lvl, "5") == 0)
+			min = 3;
+		else if (strcmp(lvl, "6") == 0)
+			min = 4;
+		if (nmem < min)
+			return verr(v, K_MD_LEVEL, "md.level: RAID%s needs at least %u members, the "
+						   "profile gives %u",
+				    lvl, min, nmem);
+		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
+			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
+		if (sb_cfg_write_mostly(c) >= 0) {
+			int r = sb_role_lookup(sb_cfg_str(c, K_MD_WRITE_MOSTLY));
+			if (strcmp(lvl, "1") != 0)
+				return verr(v, K_MD_WRITE_MOSTLY,
+					    "md.write-mostly: only RAID1 has write-mostly members");
+			if (!sb_roles_has(mem, r) || !sb_cfg_role_count(c, r))
+				return verr(v, K_MD_WRITE_MOSTLY,
+					    "md.write-mostly: no %s member in the array",
+					    sb_role_names[r]);
+		}
+		if (sb_cfg_u64(c, K_MD_WRITE_BEHIND) > 0) {
+			if (sb_cfg_write_mostly(c) < 0)
+				return verr(v, K_MD_WRITE_BEHIND,
+					    "md.write-behind: needs md.write-mostly");
+			if (strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
+				return verr(v, K_MD_WRITE_BEHIND,
+					    "md.write-behind: needs md.bitmap = internal");
+		}
+		if (is_set(c, K_MD_BITMAP_CHUNK) &&
+		    strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
+			return verr(v, K_MD_BITMAP_CHUNK, "md.bitmap-chunk: needs md.bitmap = internal");
+		units = 1;
+	}
+
+	if (c->has_sec[SB_SEC_LVM]) {
+		if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > units)
+			return verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
+				    (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), units);
+		units = 1;
+	}
+
+	if (!is_set(c, K_FS_TYPE))
+		return verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
+	bool btrfs = strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
+	unsigned fsdev = units;
+	const char *fd = sb_cfg_str(c, K_FS_DEVICES);
+	if (strcmp(fd, "all") != 0) {
+		uint64_t n;
+		if (!parse_uint(fd, &n) || n == 0)
+			return verr(v, K_FS_DEVICES, "fs.devices: expected 'all' or a number, got '%s'",
+				    fd);
+		if (n > units)
+			return verr(v, K_FS_DEVICES, "fs.devices: %llu devices but the layer below "
+						     "gives %u",
+				    (unsigned long long)n, units);
+		fsdev = (unsigned)n;
+	}
+	/* With the type varied in the matrix, btrfs-only keys apply to its
+	 * btrfs variants and are simply not used by the others. */
+	bool type_varies = false;
+	for (size_t d = 0; d < v->p->n_dims; d++)
+		type_varies |= dim_has(&v->p->dims[d], K_FS_TYPE);
+	if (!btrfs && !type_varies) {
+		if (is_set(c, K_FS_DATA))
+			return verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
+		if (is_set(c, K_FS_METADATA))
+			return verr(v, K_FS_METADATA, "fs.metadata: only btrfs has metadata profiles");
+	} else if (btrfs) {
+		if (btrfs_min_devices(c->val[K_FS_DATA]) > fsdev)
+			return verr(v, K_FS_DATA, "fs.data: %s needs at least %u devices, the stack "
+						  "gives %u",
+				    c->val[K_FS_DATA], btrfs_min_devices(c->val[K_FS_DATA]), fsdev);
+		if (btrfs_min_devices(c->val[K_FS_METADATA]) > fsdev)
+			return verr(v, K_FS_METADATA, "fs.metadata: %s needs at least %u devices, "
+						      "the stack gives %u",
+				    c->val[K_FS_METADATA],
+				    btrfs_min_devices(c->val[K_FS_METADATA]), fsdev);
+	}
+	return 0;
+}
+
+static void free_one(struct sb_pvariant *v)
+{
+	free(v->name);
+	json_object_put(v->params);
+	free(v->cfg.workloads);
+}
+
+/* Builds variant i of the matrix (last dimension fastest). */
+static int make_variant(struct sb_profile *p, size_t i, struct sb_pvariant *v)
+{
+	char *name = NULL;
+	size_t len = 0, rem = i, idx[p->n_dims + 1];
+	FILE *f = open_memstream(&name, &len);
+	bool first = true;
+
+	if (!f)
+		return -ENOMEM;
+	v->cfg = p->base;
+	v->cfg.workloads = NULL;
+	if (p->base.n_workloads) {
+		v->cfg.workloads = malloc(p->base.n_workloads * sizeof(char *));
+		if (!v->cfg.workloads) {
+			fclose(f);
+			free(name);
+			return -ENOMEM;
+		}
+		memcpy(v->cfg.workloads, p->base.workloads, p->base.n_workloads * sizeof(char *));
+	}
+	v->params = json_object_new_object();
+	for (size_t d = p->n_dims; d-- > 0;) {
+		idx[d] = rem % p->dims[d].n;
+		rem /= p->dims[d].n;
+	}
+	for (size_t d = 0; d < p->n_dims; d++) {
+		const struct sb_dim *dm = &p->dims[d];
+		for (size_t c = 0; c < dm->n_keys; c++) {
+			enum sb_key_id k = dm->keys[c];
+			const char *val = dm->vals[idx[d] * dm->n_keys + c];
+			char full[128];
+			if (!val)
+				continue;
+			snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+			fprintf(f, "%s%s=%s", first ? "" : ",", full, val);
+			first = false;
+			json_object_object_add(v->params, full, json_object_new_string(val));
+			v->cfg.val[k] = val;
+			v->cfg.line[k] = dm->line;
+			v->cfg.origin[k] = dm->line ? "matrix" : "-o";
+			v->cfg.has_sec[sb_keys[k].sec] = true;
+		}
+	}
+	if (first)
+		fputs("default", f);
+	fclose(f);
+	v->name = name;
+	return name ? 0 : -ENOMEM;
+}
+
+static int check_workloads(struct sb_profile *p, char **err)
+{
+	for (size_t i = 0; i < p->base.n_workloads; i++) {
+		char *m = sb_key_check_value(K_WL_RUN, p->base.workloads[i]);
+		if (!m)
+			continue;
+		if (p->base.wl_lines[i])
+			set_err(err, "%s:%u: workloads.run: %s", p->path, p->base.wl_lines[i], m);
+		else
+			set_err(err, "-o 'workloads.run=%s': %s", p->base.workloads[i], m);
+		free(m);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *n, char **err)
+{
+	size_t total = 1, kept = 0;
+	struct sb_pvariant *vs;
+	char *first_err = NULL;
+	int r = 0;
+
+	*err = NULL;
+	r = check_workloads(p, err);
+	if (r < 0)
+		return r;
+	for (size_t d = 0; d < p->n_dims; d++) {
+		total *= p->dims[d].n;
+		if (total > MAX_VARIANTS)
+			return set_err(err, "%s:%u: [matrix]: more than %d variants", p->path,
+				       p->dims[d].line, MAX_VARIANTS);
+	}
+	vs = calloc(total, sizeof(*vs));
+	if (!vs)
+		return -ENOMEM;
+	for (size_t i = 0; i < total; i++) {
+		struct sb_pvariant *v = &vs[kept];
+		char *e = NULL;
+
+		r = make_variant(p, i, v);
+		if (r < 0)
+			goto fail;
+		struct vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
+		r = check_config(&vc);
+		if (r == 0) {
+			kept++;
+			continue;
+		}
+		/* A combination that cannot be built is left out, as long as
+		 * some can: the matrix is a product, not every cell makes sense. */
+		if (!p->n_dims) {
+			*err = e;
+			goto fail;
+		}
+		char **nd = realloc(p->dropped, (p->n_dropped + 1) * sizeof(*nd));
+		if (!nd) {
+			free(e);
+			r = -ENOMEM;
+			goto fail;
+		}
+		p->dropped = nd;
+		nd[p->n_dropped++] = e;
+		if (!first_err)
+			first_err = e;
+		free_one(v);
+		memset(v, 0, sizeof(*v));
+		r = 0;
+	}
+	if (kept == 0) {
+		*err = strdup(first_err ? first_err : "no variant can be built");
+		r = -EINVAL;
+		goto fail;
+	}
+	*out = vs;
+	*n = kept;
+	return 0;
+fail:
+	sb_pvariants_free(vs, total);
+	return r;
+}
+
+void sb_pvariants_free(struct sb_pvariant *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free_one(&v[i]);
+	free(v);
+}
+
+void sb_profile_free(struct sb_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_pool; i++)
+		free(p->pool[i]);
+	for (size_t i = 0; i < p->n_dims; i++)
+		free(p->dims[i].vals);
+	free(p->dims);
+	free(p->pool);
+	for (size_t i = 0; i < p->n_dropped; i++)
+		free(p->dropped[i]);
+	free(p->dropped);
+	free(p->base.workloads);
+	free(p->base.wl_lines);
+	free(p->path);
+	free(p->name);
+	free(p);
+}
+
+const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k)
+{
+	return c->val[k] ? c->val[k] : sb_keys[k].def;
+}
+
+uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
+{
+	const char *v = sb_cfg_str(c, k);
+	uint64_t u = 0;
+	bool pct;
+	if (!v)
+		return 0;
+	switch (sb_keys[k].type) {
+	case SB_KT_SIZE:
+	case SB_KT_SIZEPCT:
+		if (sb_parse_size(v, &u, true, &pct) < 0)
+			return 0;
+		return u;
+	case SB_KT_DURATION:
+		if (sb_parse_duration_ms(v, &u) < 0)
+			return 0;
+		return u;
+	default:
+		return parse_uint(v, &u) ? u : 0;
+	}
+}
+
+int sb_cfg_write_mostly(const struct sb_config *c)
+{
+	const char *v = c->val[K_MD_WRITE_MOSTLY];
+	return v ? sb_role_lookup(v) : -1;
+}
+
+bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)
+{
+	const char *v = sb_cfg_str(c, k);
+	return v && parse_bool(v) == 1;
+}
+
+unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r)
+{
+	return (unsigned)sb_cfg_u64(c, (enum sb_key_id)(K_DEV_SSD + r));
+}
+
+bool sb_roles_has(const char *roles, enum sb_role r)
+{
+	size_t n = strlen(sb_role_names[r]);
+	if (!roles)
+		return false;
+	if (strcmp(roles, "all") == 0)
+		return true;
+	for (const char *c = roles; *c;) {
+		const char *e = strchrnul(c, ',');
+		const char *s = c;
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		const char *t = e;
+		while (t > s && isspace((unsigned char)t[-1]))
+			t--;
+		if ((size_t)(t - s) == n && strncmp(s, sb_role_names[r], n) == 0)
+			return true;
+		c = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+json_object *sb_config_to_json(const struct sb_config *c)
+{
+	json_object *o = json_object_new_object();
+	for (int k = 0; k < SB_KEY_N; k++) {
+		char full[128];
+		const char *v = sb_cfg_str(c, k);
+		if (sb_keys[k].flags & SB_KF_REPEAT)
+			continue;
+		if (!v || (!c->val[k] && !c->has_sec[sb_keys[k].sec]))
+			continue;
+		snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+		json_object_object_add(o, full, json_object_new_string(v));
+	}
+	json_object *wl = json_object_new_array();
+	for (size_t i = 0; i < c->n_workloads; i++)
+		json_object_array_add(wl, json_object_new_string(c->workloads[i]));
+	json_object_object_add(o, "workloads.run", wl);
+	return o;
+}
+
+char *sb_profile_find(const char *arg)
+{
+	char *path = NULL;
+	struct stat st;
+
+	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0) ||
+	    stat(arg, &st) == 0)
+		return strdup(arg);
+	const char *dirs[] = {"profiles", SB_DATADIR "/profiles"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (asprintf(&path, "%s/%s.conf", dirs[i], arg) < 0)
+			return NULL;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return path;
+		free(path);
+		path = NULL;
+	}
+	return NULL;
+}

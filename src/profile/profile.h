@@ -1,0 +1,188 @@
+/* Profiles: the INI-style description of a stack and its variants. One key
+ * table (profile_keys.c) drives parsing, validation, `-o` overrides, the
+ * matrix, "did you mean" and doc/profile-format.md. Pure: no device I/O. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sb_sec {
+	SB_SEC_DEVICES,
+	SB_SEC_PARTITION,
+	SB_SEC_MD,
+	SB_SEC_LVM,
+	SB_SEC_FS,
+	SB_SEC_MOUNT,
+	SB_SEC_QUEUE,
+	SB_SEC_WORKLOADS,
+	SB_SEC_MATRIX,
+	SB_SEC_N,
+};
+
+/* Device roles, in the order used when none is given. */
+enum sb_role { SB_ROLE_SSD, SB_ROLE_HDD, SB_ROLE_NVME, SB_ROLE_ANY, SB_ROLE_N };
+
+enum sb_ktype {
+	SB_KT_COUNT,   /* 0..64 */
+	SB_KT_UINT,    /* with min/max */
+	SB_KT_SIZE,    /* "2G" */
+	SB_KT_SIZEPCT, /* "2G" or "50%" */
+	SB_KT_SIZES,   /* "50%,50%" or "1G,rest" */
+	SB_KT_BOOL,    /* yes/no/true/false/1/0/on/off */
+	SB_KT_CHOICE,  /* one of choices ("a|b|c") */
+	SB_KT_ROLE,    /* one role name */
+	SB_KT_ROLES,   /* "ssd,hdd" or "all" */
+	SB_KT_NAME,    /* [A-Za-z0-9_+.-], for VG and LV names */
+	SB_KT_WORDS,   /* extra options, split on blanks */
+	SB_KT_STRING,  /* anything without a newline */
+	SB_KT_DURATION, /* "30s", "10m" */
+	SB_KT_WORKLOAD /* a workload spec, checked by sb_workload_check */
+};
+
+enum sb_key_id {
+	K_DEV_SSD,
+	K_DEV_HDD,
+	K_DEV_NVME,
+	K_DEV_ANY,
+	K_DEV_LOOP_SSD,
+	K_DEV_LOOP_HDD,
+	K_DEV_LOOP_NVME,
+	K_DEV_LOOP_ANY,
+	K_DEV_LOOP_QUICK,
+	K_DEV_LOOP_EMULATE,
+	K_DEV_LOOP_EMULATE_MEMBERS,
+	K_PART_COUNT,
+	K_PART_SIZES,
+	K_PART_ON,
+	K_MD_LEVEL,
+	K_MD_MEMBERS,
+	K_MD_WRITE_MOSTLY,
+	K_MD_WRITE_BEHIND,
+	K_MD_BITMAP,
+	K_MD_BITMAP_CHUNK,
+	K_MD_CHUNK,
+	K_MD_ASSUME_CLEAN,
+	K_MD_METADATA,
+	K_LVM_VG,
+	K_LVM_LV,
+	K_LVM_LV_SIZE,
+	K_LVM_STRIPES,
+	K_FS_TYPE,
+	K_FS_MKFS,
+	K_FS_DATA,
+	K_FS_METADATA,
+	K_FS_DEVICES,
+	K_MOUNT_OPTIONS,
+	K_QUEUE_SCHEDULER,
+	K_QUEUE_READ_AHEAD,
+	K_WL_RUN,
+	K_WL_TIME_LIMIT,
+	SB_KEY_N,
+};
+
+struct sb_key {
+	enum sb_sec sec;
+	const char *name;
+	enum sb_ktype type;
+	const char *choices; /* SB_KT_CHOICE: "a|b|c" */
+	uint64_t min, max;   /* SB_KT_UINT / SB_KT_COUNT */
+	const char *def;     /* default, as text; NULL: unset */
+	unsigned flags;      /* SB_KF_* */
+	const char *help;
+};
+
+enum {
+	SB_KF_REPEAT = 1 << 0,    /* may be given several times (a list) */
+	SB_KF_NOMATRIX = 1 << 1,  /* not allowed in [matrix] */
+};
+
+extern const struct sb_key sb_keys[SB_KEY_N];
+extern const char *const sb_sec_names[SB_SEC_N];
+extern const char *const sb_role_names[SB_ROLE_N];
+
+/* Lookups; -1 when unknown. */
+int sb_sec_lookup(const char *name);
+int sb_key_lookup(enum sb_sec sec, const char *name);
+int sb_role_lookup(const char *name);
+
+/* Resolved values of one variant (or the base profile). Strings are owned by
+ * the profile they come from. */
+struct sb_config {
+	const char *val[SB_KEY_N]; /* NULL: unset (getters return the default) */
+	unsigned line[SB_KEY_N];   /* where it was set: 0 default, else the file's line */
+	const char *origin[SB_KEY_N]; /* "profile", "matrix", "-o" */
+	bool has_sec[SB_SEC_N];    /* the section header appeared */
+	unsigned sec_line[SB_SEC_N];
+	enum sb_role role_order[SB_ROLE_N]; /* roles in the order [devices] lists them */
+	size_t n_roles;
+	const char **workloads; /* [workloads] run = ..., in order */
+	unsigned *wl_lines;
+	size_t n_workloads;
+};
+
+#define SB_DIM_KEYS 4
+
+/* One [matrix] line: one key, or several varied together
+ * ("fs.type; fs.mkfs = btrfs; -n 4k | xfs"). vals holds n tuples of n_keys
+ * values each; NULL leaves that key as the profile has it. */
+struct sb_dim {
+	enum sb_key_id keys[SB_DIM_KEYS];
+	size_t n_keys;
+	const char **vals;
+	size_t n;
+	unsigned line;
+};
+
+struct sb_profile {
+	char *path;
+	char *name; /* file name without directory and .conf */
+	struct sb_config base;
+	struct sb_dim *dims;
+	size_t n_dims;
+	char **pool; /* every string the configs point to */
+	size_t n_pool;
+	/* Matrix combinations left out because they cannot be built, each
+	 * with the reason (set by sb_profile_variants). */
+	char **dropped;
+	size_t n_dropped;
+};
+
+struct sb_pvariant {
+	char *name;          /* "fs.type=xfs,mount.options=noatime" or "default" */
+	json_object *params; /* {"fs.type": "xfs", ...} */
+	struct sb_config cfg;
+};
+
+/* Parses text (path names it in messages). On error returns -EINVAL (or
+ * -ENOMEM) and *err is "PATH:LINE: message". */
+int sb_profile_parse(const char *path, const char *text, struct sb_profile **out, char **err);
+/* Reads and parses a file. */
+int sb_profile_load(const char *path, struct sb_profile **out, char **err);
+/* "-o section.key=value" (or "-o matrix.section.key=a|b"): a value given here
+ * replaces the profile's and takes the key out of the matrix. */
+int sb_profile_override(struct sb_profile *p, const char *assignment, char **err);
+/* Expands the matrix into variants (the cartesian product, last key fastest)
+ * and checks each one as a whole (roles exist, levels fit...). */
+int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *n, char **err);
+void sb_pvariants_free(struct sb_pvariant *v, size_t n);
+void sb_profile_free(struct sb_profile *p);
+/* The resolved values as JSON (for result.json). */
+json_object *sb_config_to_json(const struct sb_config *c);
+
+/* Getters: the value, or the key's default. */
+const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);
+uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k);
+/* The write-mostly role, or -1 for none. */
+int sb_cfg_write_mostly(const struct sb_config *c);
+bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
+unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
+/* Is role r (or "all") in a SB_KT_ROLES value? */
+bool sb_roles_has(const char *roles, enum sb_role r);
+/* Parses one value of key k; NULL or a message ("expected a size such as 2G"). */
+char *sb_key_check_value(enum sb_key_id k, const char *v);
+
+/* Finds a profile by path or bare name (./profiles/NAME.conf, then
+ * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */
+char *sb_profile_find(const char *name_or_path);

@@ -1,0 +1,97 @@
+/* Device nodes and sysfs: wait for a new block device to show up, and create
+ * its /dev node from /sys/class/block/NAME/dev when no udevd does. */
+#include "stack/stack.h"
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+bool sb_udev_running(void)
+{
+	return access("/run/udev/control", F_OK) == 0;
+}
+
+int sb_sys_read(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return negerrno();
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return negerrno();
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int sb_sys_write(const char *path, const char *value)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	if (fd < 0)
+		return negerrno();
+	if (write(fd, value, len) != (ssize_t)len)
+		return negerrno();
+	return 0;
+}
+
+char *sb_sys_name(const char *devpath)
+{
+	char real[PATH_MAX];
+	const char *src = realpath(devpath, real) ? real : devpath;
+	_cleanup_free_ char *copy = strdup(src);
+	return copy ? strdup(basename(copy)) : NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Returns 1 when it created the node, 0 when it was there, or -errno. */
+int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
+{
+	_cleanup_free_ char *copy = strdup(devpath);
+	const char *name;
+	char sys[PATH_MAX], buf[32];
+	unsigned waited = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	name = basename(copy);
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s/dev", name);
+	for (;;) {
+		unsigned maj, min;
+		struct stat st;
+
+		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &maj, &min) == 2) {
+			if (stat(devpath, &st) == 0) {
+				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min))
+					return 0;
+				/* A stale node of an earlier device by that name. */
+				if (!udev && S_ISBLK(st.st_mode) && unlink(devpath) < 0)
+					return negerrno();
+			}
+			/* udevd creates the node itself; give it half the time. */
+			if (!udev || waited >= timeout_ms / 2) {
+				if (mknod(devpath, S_IFBLK | 0600, makedev(maj, min)) == 0)
+					return 1;
+				if (errno != EEXIST)
+					return negerrno();
+			}
+		}
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		sleep_ms(20);
+		waited += 20;
+	}
+}

@@ -1,0 +1,113 @@
+/* Mounting through libmount at a per-run mount point under the state
+ * directory; undo unmounts (retrying while the kernel is still busy) and
+ * removes the mount point. */
+#include "stack/stack.h"
+#include "util/macro.h"
+
+#include <libmount.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int describe(json_object *a, char **what, char **undo)
+{
+	const char *o = sb_arg_str(a, "options"), *dir = sb_arg_str(a, "dir");
+	struct sb_vec v = {0};
+	sb_vec_add(&v, "mount");
+	sb_vec_add(&v, "-t");
+	sb_vec_add(&v, sb_arg_str(a, "type"));
+	if (o) {
+		sb_vec_add(&v, "-o");
+		sb_vec_add(&v, o);
+	}
+	sb_vec_add(&v, sb_arg_str(a, "dev"));
+	sb_vec_add(&v, dir);
+	*what = sb_vec_format(&v);
+	sb_vec_free(&v);
+	if (!*what)
+		return -ENOMEM;
+	char *w;
+	if (asprintf(&w, "mkdir %s; %s", dir, *what) >= 0) {
+		free(*what);
+		*what = w;
+	}
+	return asprintf(undo, "umount %s; rmdir %s", dir, dir) < 0 ? -ENOMEM : 0;
+}
+
+static void ctx_free(struct libmnt_context **c)
+{
+	if (*c)
+		mnt_free_context(*c);
+}
+
+static int run(json_object *a, json_object *result, struct sb_exec *x)
+{
+	_cleanup_(ctx_free) struct libmnt_context *cxt = mnt_new_context();
+	const char *dev = sb_arg_str(a, "dev"), *dir = sb_arg_str(a, "dir"),
+		   *o = sb_arg_str(a, "options");
+	int r;
+
+	if (!cxt)
+		return -ENOMEM;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", dir, strerror(errno));
+	/* Only the options the profile gives; never /etc/fstab's. */
+	mnt_context_disable_helpers(cxt, 1);
+	mnt_context_set_optsmode(cxt, MNT_OMODE_IGNORE);
+	mnt_context_set_source(cxt, dev);
+	mnt_context_set_target(cxt, dir);
+	mnt_context_set_fstype(cxt, sb_arg_str(a, "type"));
+	if (o)
+		mnt_context_set_options(cxt, o);
+	r = mnt_context_mount(cxt);
+	if (r != 0 || mnt_context_get_status(cxt) != 1) {
+		char buf[BUFSIZ] = "";
+		mnt_context_get_excode(cxt, r, buf, sizeof(buf));
+		return sb_exec_fail(x, -EIO, "mount %s on %s: %s", dev, dir, *buf ? buf : "failed");
+	}
+	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", dev, dir, sb_arg_str(a, "type"), o ? ", " : "",
+		    o ? o : "");
+	return 0;
+}
+
+static bool is_mounted(const char *dir)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	bool found = false;
+	if (!tb)
+		return false;
+	found = mnt_table_find_target(tb, dir, MNT_ITER_BACKWARD) != NULL;
+	mnt_unref_table(tb);
+	return found;
+}
+
+static int undo(json_object *a, json_object *result, struct sb_exec *x)
+{
+	const char *dir = sb_arg_str(a, "dir");
+
+	while (is_mounted(dir)) {
+		int i;
+		/* A workload killed a moment ago may still hold files open. */
+		for (i = 0; i < 50 && umount2(dir, 0) < 0; i++) {
+			if (errno != EBUSY)
+				return sb_exec_fail(x, negerrno(), "umount %s: %s", dir, strerror(errno));
+			struct timespec ts = {0, 100 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		if (i == 50)
+			return sb_exec_fail(x, -EBUSY, "umount %s: still busy", dir);
+		sb_exec_log(x, "unmounted %s\n", dir);
+	}
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		return sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", dir, strerror(errno));
+	return 0;
+}
+
+const struct sb_layer sb_layer_mount = {
+	.kind = "mount",
+	.describe = describe,
+	.run = run,
+	.undo = undo,
+};

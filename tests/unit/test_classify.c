@@ -1,0 +1,246 @@
+/* Pure probe logic, table-driven: class from facts, role fitting, and the
+ * verdict (refuse bits and human reasons) from collected facts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "probe/probe-internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void test_class(void **state)
+{
+	static const struct {
+		const char *name, *tran;
+		bool rota;
+		enum sb_class want;
+	} cases[] = {
+		{"sda", "sata", true, SB_CLASS_HDD},
+		{"sdb", "sata", false, SB_CLASS_SSD},
+		{"sdc", "scsi", true, SB_CLASS_HDD}, /* virtio-scsi rotation_rate=7200 */
+		{"sdd", "scsi", false, SB_CLASS_SSD},
+		{"sde", "usb", true, SB_CLASS_HDD},
+		{"sdf", NULL, false, SB_CLASS_SSD},
+		{"nvme0n1", "nvme", false, SB_CLASS_NVME},
+		{"nvme0n1p2", NULL, false, SB_CLASS_NVME},
+		{"loop3", "loop", true, SB_CLASS_LOOP},
+		{"loop3", "loop", false, SB_CLASS_LOOP},
+		{"loop3p1", NULL, true, SB_CLASS_LOOP},
+		{"md0", "md", false, SB_CLASS_MD},
+		{"md127", NULL, true, SB_CLASS_MD},
+		{"dm-0", "dm", false, SB_CLASS_DM},
+		{"vda", "virtio", true, SB_CLASS_VIRTUAL},
+		{"vdb", NULL, false, SB_CLASS_VIRTUAL},
+		{"xvda", "xen", true, SB_CLASS_VIRTUAL},
+		{"sr0", "sata", true, SB_CLASS_UNKNOWN},
+		{"zram0", NULL, false, SB_CLASS_UNKNOWN},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_device d = {.name = (char *)cases[i].name,
+				      .transport = (char *)cases[i].tran,
+				      .rotational = cases[i].rota};
+		enum sb_class got = sb_device_classify(&d);
+		if (got != cases[i].want)
+			fail_msg("%s/%s rota=%d: class %s, want %s", cases[i].name,
+				 cases[i].tran ? cases[i].tran : "-", cases[i].rota,
+				 sb_class_name(got), sb_class_name(cases[i].want));
+	}
+	assert_string_equal(sb_class_name(SB_CLASS_LOOP), "loop");
+	assert_int_equal(sb_class_from_name("nvme"), SB_CLASS_NVME);
+	assert_int_equal(sb_class_from_name("floppy"), SB_CLASS_UNKNOWN);
+}
+
+static void test_roles(void **state)
+{
+	static const struct {
+		enum sb_class cls;
+		bool rota;
+		const char *role;
+		bool want;
+	} cases[] = {
+		{SB_CLASS_LOOP, true, "hdd", true},
+		{SB_CLASS_LOOP, true, "ssd", false},
+		{SB_CLASS_LOOP, false, "ssd", true},
+		{SB_CLASS_LOOP, false, "hdd", false},
+		{SB_CLASS_LOOP, false, "loop", true},
+		{SB_CLASS_LOOP, true, "nvme", false},
+		{SB_CLASS_HDD, true, "hdd", true},
+		{SB_CLASS_HDD, true, "ssd", false},
+		{SB_CLASS_SSD, false, "ssd", true},
+		{SB_CLASS_SSD, false, "hdd", false},
+		{SB_CLASS_NVME, false, "nvme", true},
+		{SB_CLASS_NVME, false, "ssd", true},
+		{SB_CLASS_NVME, false, "hdd", false},
+		{SB_CLASS_VIRTUAL, true, "hdd", true},
+		{SB_CLASS_VIRTUAL, false, "ssd", true},
+		{SB_CLASS_MD, false, "ssd", false},
+		{SB_CLASS_MD, false, "md", true},
+		{SB_CLASS_DM, true, "hdd", false},
+		{SB_CLASS_DM, true, "any", true},
+		{SB_CLASS_UNKNOWN, true, "hdd", false},
+		{SB_CLASS_UNKNOWN, true, "unknown", false},
+		{SB_CLASS_UNKNOWN, false, NULL, true},
+		{SB_CLASS_HDD, true, "tape", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_device d = {.name = "x", .cls = cases[i].cls, .rotational = cases[i].rota};
+		if (sb_device_fits_role(&d, cases[i].role) != cases[i].want)
+			fail_msg("class %s rota=%d role %s: want %d", sb_class_name(cases[i].cls),
+				 cases[i].rota, cases[i].role ? cases[i].role : "NULL",
+				 cases[i].want);
+	}
+
+	struct sb_device hddloop = {.name = "loop0", .cls = SB_CLASS_LOOP, .rotational = true};
+	const char *r[8];
+	size_t n = sb_device_roles(&hddloop, r, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(r[0], "any");
+	assert_string_equal(r[1], "hdd");
+	assert_string_equal(r[2], "loop");
+	assert_int_equal(sb_device_roles(&hddloop, r, 1), 1);
+}
+
+/* Up to 4 devices per case; the first is judged, the others are its
+ * partitions, holders or stacked devices. */
+struct fake {
+	const char *name, *parent;
+	const char *mounts[3], *holders[3];
+	bool swap, root, ro;
+	const char *sigs[3];
+	int sigs_err;
+};
+
+static char **strv(const char *const *v)
+{
+	char **out = NULL;
+	for (size_t i = 0; i < 3 && v[i]; i++)
+		assert_int_equal(sb_strv_push(&out, v[i]), 0);
+	return out;
+}
+
+static void build(struct sb_device *d, const struct fake *f)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = (char *)f->name;
+	d->parent = (char *)f->parent;
+	d->is_partition = f->parent != NULL;
+	d->mounts = strv(f->mounts);
+	d->holders = strv(f->holders);
+	d->swap = f->swap;
+	d->holds_root = f->root;
+	d->readonly = f->ro;
+	d->sigs_err = f->sigs_err;
+	d->sigs = calloc(3, sizeof(*d->sigs));
+	for (size_t i = 0; i < 3 && f->sigs[i]; i++)
+		d->sigs[d->n_sigs++].type = (char *)f->sigs[i];
+}
+
+static void test_verdict(void **state)
+{
+	static const struct {
+		struct fake dev[4];
+		unsigned want;
+		const char *reasons[6];
+	} cases[] = {
+		{{{.name = "loop0"}}, 0, {NULL}},
+		{{{.name = "loop0", .mounts = {"/mnt/x"}}}, SB_REFUSE_MOUNTED, {"mounted on /mnt/x"}},
+		{{{.name = "sdb", .mounts = {"/a", "/b"}}}, SB_REFUSE_MOUNTED, {"mounted on /a, /b"}},
+		{{{.name = "sdb", .holders = {"md0"}}, {.name = "md0"}},
+		 SB_REFUSE_HOLDERS,
+		 {"has holders: md0"}},
+		{{{.name = "sdb", .swap = true}}, SB_REFUSE_SWAP, {"active swap"}},
+		{{{.name = "vda", .mounts = {"/"}, .root = true}},
+		 SB_REFUSE_MOUNTED | SB_REFUSE_ROOT,
+		 {"mounted on /", "holds the root file system"}},
+		/* parent of the partition that holds / */
+		{{{.name = "sda"},
+		  {.name = "sda1", .parent = "sda", .mounts = {"/boot"}},
+		  {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
+		 SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
+		 {"holds the root file system", "partitions in use: sda1, sda2"}},
+		/* member of the md array that holds / */
+		{{{.name = "sdc", .holders = {"md0"}}, {.name = "md0", .mounts = {"/"}, .root = true}},
+		 SB_REFUSE_HOLDERS | SB_REFUSE_ROOT,
+		 {"has holders: md0", "holds the root file system"}},
+		/* disk whose partition is an LVM PV under the root LV: sdd -> sdd1 -> dm-0 */
+		{{{.name = "sdd"},
+		  {.name = "sdd1", .parent = "sdd", .holders = {"dm-0"}},
+		  {.name = "dm-0", .mounts = {"/"}, .root = true}},
+		 SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
+		 {"holds the root file system", "partitions in use: sdd1"}},
+		/* a sister partition holding / does not refuse this one */
+		{{{.name = "sda1", .parent = "sda"},
+		  {.name = "sda"},
+		  {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
+		 0,
+		 {NULL}},
+		{{{.name = "sr0", .ro = true}}, SB_REFUSE_READONLY, {"read-only"}},
+		{{{.name = "sde", .sigs = {"ext4"}}}, SB_REFUSE_SIGNATURES, {"carries signatures: ext4"}},
+		{{{.name = "sde", .sigs = {"gpt", "PMBR", "gpt"}}},
+		 SB_REFUSE_SIGNATURES,
+		 {"carries signatures: gpt, PMBR"}},
+		{{{.name = "sdf", .sigs_err = -EACCES}},
+		 SB_REFUSE_UNPROBED,
+		 {"signatures unknown: permission denied"}},
+		{{{.name = "sdg",
+		   .mounts = {"/x"},
+		   .holders = {"dm-1"},
+		   .swap = true,
+		   .ro = true,
+		   .sigs = {"xfs", "linux_raid_member"}}},
+		 SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_READONLY |
+			 SB_REFUSE_SIGNATURES,
+		 {"mounted on /x", "has holders: dm-1", "active swap", "read-only",
+		  "carries signatures: xfs, linux_raid_member"}},
+		/* a holder cycle in bogus facts must not hang */
+		{{{.name = "dm-2", .holders = {"dm-3"}}, {.name = "dm-3", .holders = {"dm-2"}}},
+		 SB_REFUSE_HOLDERS,
+		 {"has holders: dm-3"}},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_device devs[4];
+		struct sb_probe all = {devs, 0};
+		size_t k;
+
+		for (k = 0; k < 4 && cases[i].dev[k].name; k++)
+			build(&devs[k], &cases[i].dev[k]);
+		all.n = k;
+		assert_int_equal(sb_device_verdict(&devs[0], &all), 0);
+		if (devs[0].refuse != cases[i].want)
+			fail_msg("case %zu (%s): refuse 0x%x, want 0x%x", i, devs[0].name,
+				 devs[0].refuse, cases[i].want);
+		size_t ngot = sb_strv_len(devs[0].reasons);
+		for (k = 0; k < 6 && (cases[i].reasons[k] || k < ngot); k++) {
+			const char *got = k < ngot ? devs[0].reasons[k] : NULL;
+			const char *want = cases[i].reasons[k];
+			if (!got || !want || strcmp(got, want))
+				fail_msg("case %zu (%s) reason %zu: '%s', want '%s'", i,
+					 devs[0].name, k, got ? got : "(none)",
+					 want ? want : "(none)");
+		}
+		/* verdicts are recomputed, not appended, when called again */
+		assert_int_equal(sb_device_verdict(&devs[0], &all), 0);
+		assert_int_equal(sb_strv_len(devs[0].reasons), k);
+		for (k = 0; k < all.n; k++) {
+			sb_strv_free(devs[k].mounts);
+			sb_strv_free(devs[k].holders);
+			sb_strv_free(devs[k].reasons);
+			free(devs[k].sigs);
+		}
+	}
+	assert_string_equal(sb_refuse_name(SB_REFUSE_ROOT), "root");
+	assert_null(sb_refuse_name(3));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_class),
+		cmocka_unit_test(test_roles),
+		cmocka_unit_test(test_verdict),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
