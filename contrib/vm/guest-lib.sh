@@ -25,7 +25,7 @@ vm_nothing_left() {
 	local what=$1 d sig
 	shift
 	grep -q '^md' /proc/mdstat && vm_fail "$what: md arrays left: $(grep '^md' /proc/mdstat | tr '\n' ' ')"
-	d=$(dmsetup ls 2>/dev/null | grep -v 'No devices found')
+	d=$(dmsetup ls 2>/dev/null | grep -v 'No devices found' || true)
 	[ -z "$d" ] || vm_fail "$what: dm devices left: $d"
 	d=$(pvs --noheadings -o pv_name 2>/dev/null)
 	[ -z "$d" ] || vm_fail "$what: LVM PVs left: $d"
