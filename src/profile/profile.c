@@ -16,6 +16,8 @@
 
 #define MAX_VARIANTS 256
 
+static const char *suggest(const char *word, const char *const *cands, size_t n);
+
 static int set_err(char **err, const char *fmt, ...) _printf_(2, 3);
 static int set_err(char **err, const char *fmt, ...)
 {
@@ -140,7 +142,7 @@ static char *check_roles(const char *v, bool allow_all)
 		w = trim(w);
 		n++;
 		if (sb_role_lookup(w) < 0) {
-			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			const char *s = suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
 			if (s)
 				return xasprintf("unknown role '%s' (did you mean '%s'?)", w, s);
 			return xasprintf("unknown role '%s': expected %s", w,
@@ -251,6 +253,25 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	return NULL;
 }
 
+/* sb_suggest, plus swapped neighbours ("levle" for "level"), the typo that
+ * plain edit distance counts twice. */
+static const char *suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *s = sb_suggest(word, cands, n);
+	size_t len = strlen(word);
+	if (s)
+		return s;
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(cands[i]) != len)
+			continue;
+		for (size_t k = 0; k + 1 < len; k++)
+			if (word[k] == cands[i][k + 1] && word[k + 1] == cands[i][k] &&
+			    strncmp(word, cands[i], k) == 0 && strcmp(word + k + 2, cands[i] + k + 2) == 0)
+				return cands[i];
+	}
+	return NULL;
+}
+
 /* "did you mean" among the keys of one section. */
 static const char *suggest_key(enum sb_sec sec, const char *word)
 {
@@ -259,7 +280,7 @@ static const char *suggest_key(enum sb_sec sec, const char *word)
 	for (int i = 0; i < SB_KEY_N; i++)
 		if (sb_keys[i].sec == sec)
 			names[n++] = sb_keys[i].name;
-	return sb_suggest(word, names, n);
+	return suggest(word, names, n);
 }
 
 static char *unknown_key_msg(enum sb_sec sec, const char *key)
@@ -273,7 +294,7 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 
 static char *unknown_sec_msg(const char *name)
 {
-	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
+	const char *s = suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
 	if (s)
 		return xasprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
 	return xasprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
@@ -453,7 +474,11 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 							 p->dims[i].line);
 					return -EINVAL;
 				}
-				drop_dim(p, id, NULL);
+				/* -o matrix.KEY replaces every dimension KEY was part of. */
+				free(p->dims[i].vals);
+				memmove(&p->dims[i], &p->dims[i + 1],
+					(p->n_dims - i - 1) * sizeof(*p->dims));
+				p->n_dims--;
 				break;
 			}
 		d.keys[d.n_keys++] = id;
@@ -465,8 +490,9 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 	save = NULL;
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
 		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
-		char *psave = NULL, *part;
+		char *psave = NULL, *part, orig[512];
 		size_t c = 0;
+		snprintf(orig, sizeof(orig), "%s", trim(w));
 		if (!nv) {
 			r = -ENOMEM;
 			goto fail;
@@ -482,7 +508,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			char *v = trim(part);
 			enum sb_key_id k;
 			if (c >= d.n_keys) {
-				*msg = xasprintf("value '%s' has more parts than the %zu keys", trim(w),
+				*msg = xasprintf("value '%s' has more parts than the %zu keys", orig,
 						 d.n_keys);
 				goto fail;
 			}
@@ -516,7 +542,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 				same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
 			}
 			if (same) {
-				*msg = xasprintf("value '%s' listed twice", trim(w));
+				*msg = xasprintf("value '%s' listed twice", orig);
 				goto fail;
 			}
 		}

@@ -102,6 +102,9 @@ extern const struct sb_key sb_keys[SB_KEY_N];
 extern const char *const sb_sec_names[SB_SEC_N];
 extern const char *const sb_role_names[SB_ROLE_N];
 
+/* The key's row in doc/profile-format.md ("| `md.level` | ... |"). */
+char *sb_key_doc_row(enum sb_key_id id);
+
 /* Lookups; -1 when unknown. */
 int sb_sec_lookup(const char *name);
 int sb_key_lookup(enum sb_sec sec, const char *name);

@@ -2,6 +2,7 @@
  * suggestions and doc/profile-format.md (checked by test_profile) follow it. */
 #include "profile/profile.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const sb_sec_names[SB_SEC_N] = {
@@ -127,4 +128,63 @@ int sb_role_lookup(const char *name)
 		if (strcmp(sb_role_names[i], name) == 0)
 			return i;
 	return -1;
+}
+
+static const char *type_text(const struct sb_key *k, char *buf, size_t len)
+{
+	switch (k->type) {
+	case SB_KT_COUNT:
+		return "count";
+	case SB_KT_UINT:
+		snprintf(buf, len, "number %llu..%llu", (unsigned long long)k->min,
+			 (unsigned long long)k->max);
+		return buf;
+	case SB_KT_SIZE:
+		return "size";
+	case SB_KT_SIZEPCT:
+		return "size or percentage";
+	case SB_KT_SIZES:
+		return "list of sizes";
+	case SB_KT_BOOL:
+		return "yes/no";
+	case SB_KT_CHOICE: {
+		size_t o = 0;
+		for (const char *c = k->choices; *c && o + 3 < len; c++) {
+			if (*c == '|') {
+				buf[o++] = ',';
+				buf[o++] = ' ';
+			} else {
+				buf[o++] = *c;
+			}
+		}
+		buf[o] = '\0';
+		return buf;
+	}
+	case SB_KT_ROLE:
+		return "role";
+	case SB_KT_ROLES:
+		return "roles";
+	case SB_KT_NAME:
+		return "name";
+	case SB_KT_WORDS:
+		return "words";
+	case SB_KT_STRING:
+		return "text";
+	case SB_KT_DURATION:
+		return "duration";
+	case SB_KT_WORKLOAD:
+		return "workload spec";
+	}
+	return "?";
+}
+
+char *sb_key_doc_row(enum sb_key_id id)
+{
+	const struct sb_key *k = &sb_keys[id];
+	char buf[128], *s = NULL;
+	if (asprintf(&s, "| `%s.%s` | %s | %s | %s%s |", sb_sec_names[k->sec], k->name,
+		     type_text(k, buf, sizeof(buf)), k->def ? k->def : "", k->help,
+		     k->flags & SB_KF_NOMATRIX ? " (not in [matrix])" : "") < 0)
+		return NULL;
+	return s;
 }

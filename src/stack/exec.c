@@ -399,6 +399,57 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 	return 0;
 }
 
+/* Loop devices the journal attached, so that an undo never touches a
+ * /dev/loopN that has since been detached or handed to someone else. */
+struct loopmap {
+	char dev[32];
+	const char *file;
+};
+
+static bool loop_still_ours(const struct loopmap *m)
+{
+	char p[96], buf[4096];
+	size_t n = strlen(m->file);
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", m->dev + 5);
+	if (sb_sys_read(p, buf, sizeof(buf)) < 0)
+		return false;
+	return strncmp(buf, m->file, n) == 0 && (!buf[n] || strcmp(buf + n, " (deleted)") == 0);
+}
+
+/* Does a string in args name a device on one of our loops that is gone? */
+static bool names_lost_loop(json_object *o, const struct loopmap *m, size_t nm)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_string: {
+		const char *s = json_object_get_string(o);
+		for (size_t i = 0; i < nm; i++) {
+			size_t l = strlen(m[i].dev);
+			/* /dev/loop3 and its partitions /dev/loop3p1, not /dev/loop30 */
+			if (strncmp(s, m[i].dev, l) == 0 && (s[l] == '\0' || s[l] == 'p') &&
+			    !loop_still_ours(&m[i]))
+				return true;
+		}
+		return false;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (names_lost_loop(json_object_array_get_idx(o, i), m, nm))
+				return true;
+		return false;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			(void)k;
+			if (names_lost_loop(v, m, nm))
+				return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 {
 	struct sb_jread jr = {0};
@@ -412,6 +463,16 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 		return sb_exec_fail(x, r, "%s: cannot read journal: %s", path, strerror(-r));
 	if (jr.torn)
 		sb_exec_log(x, "journal %s: %u torn record(s) skipped\n", path, jr.torn);
+	struct loopmap lm[64];
+	size_t nlm = 0;
+	for (size_t i = 0; i < jr.n && nlm < ARRAY_SIZE(lm); i++) {
+		const char *dev = sb_arg_str(jr.rec[i].result, "dev");
+		if (strcmp(jr.rec[i].kind, "loop") == 0 && dev && strlen(dev) < sizeof(lm[0].dev) &&
+		    sb_arg_str(jr.rec[i].args, "file")) {
+			snprintf(lm[nlm].dev, sizeof(lm[nlm].dev), "%s", dev);
+			lm[nlm++].file = sb_arg_str(jr.rec[i].args, "file");
+		}
+	}
 	for (size_t i = jr.n; i-- > 0;) {
 		const struct sb_jrec *rec = &jr.rec[i];
 		const struct sb_layer *l = sb_layer_by_name(rec->kind);
@@ -421,6 +482,10 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 		x->errmsg = NULL;
 		if (!l) {
 			r = sb_exec_fail(x, -EINVAL, "unknown kind '%s'", rec->kind);
+		} else if (strcmp(rec->kind, "loop") != 0 && names_lost_loop(rec->args, lm, nlm)) {
+			sb_exec_log(x, "== undo step %u (%s): skipped, its loop device is gone\n",
+				    rec->step, rec->kind);
+			r = 0;
 		} else {
 			l->describe(rec->args, &what, &undo);
 			sb_exec_log(x, "== undo step %u: %s\n", rec->step, undo ? undo : l->kind);
@@ -431,12 +496,13 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 			x->undo_failed++;
 			sb_exec_log(x, "!! undo step %u: %s\n", rec->step,
 				    x->errmsg ? x->errmsg : strerror(-r));
-			if (!first) {
-				first = r;
-				if (asprintf(&first_msg, "undo of step %u (%s): %s", rec->step,
-					     rec->kind, x->errmsg ? x->errmsg : strerror(-r)) < 0)
-					first_msg = NULL;
-			}
+			first = r;
+			if (asprintf(&first_msg, "undo of step %u (%s): %s", rec->step, rec->kind,
+				     x->errmsg ? x->errmsg : strerror(-r)) < 0)
+				first_msg = NULL;
+			/* Layers below still carry this one: stop here, and let a later
+			 * teardown start again from the top (every undo is idempotent). */
+			break;
 		}
 	}
 	sb_jread_free(&jr);

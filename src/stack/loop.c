@@ -147,6 +147,15 @@ static int detach(const char *dev, void *ud)
 	/* EBUSY right after an unmount can be transient. */
 	for (int i = 0; i < 50; i++) {
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
+			/* A device still open somewhere is only marked to detach on
+			 * its last close (ours counts too): wait for it to go. */
+			char p[96], buf[16];
+			close(TAKE_FD(fd));
+			snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", dev + 5);
+			for (int k = 0; k < 100 && sb_sys_read(p, buf, sizeof(buf)) == 0; k++)
+				usleep(20000);
+			if (sb_sys_read(p, buf, sizeof(buf)) == 0)
+				return -EBUSY;
 			sb_exec_log(x, "%s detached\n", dev);
 			return 0;
 		}

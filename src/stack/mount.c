@@ -4,7 +4,11 @@
 #include "stack/stack.h"
 #include "util/macro.h"
 
+#include <dirent.h>
 #include <libmount.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -83,20 +87,77 @@ static bool is_mounted(const char *dir)
 	return found;
 }
 
+/* Is link (a /proc/PID/{cwd,root,fd/N} target) inside dir? */
+static bool under(const char *link, const char *dir, size_t dl)
+{
+	char t[PATH_MAX];
+	ssize_t n = readlink(link, t, sizeof(t) - 1);
+	if (n <= 0)
+		return false;
+	t[n] = '\0';
+	return strncmp(t, dir, dl) == 0 && (t[dl] == '\0' || t[dl] == '/');
+}
+
+/* Signals every process with its cwd, root or an open file inside the mount
+ * point: a workload left running by a run that was killed (kill -9 does not
+ * reach the workload, which has its own process group). Like fuser -k. */
+static int kill_users(const char *dir, int sig, struct sb_exec *x)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t dl = strlen(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char p[300];
+		bool hit;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/cwd", pid);
+		hit = under(p, dir, dl);
+		snprintf(p, sizeof(p), "/proc/%d/root", pid);
+		hit |= under(p, dir, dl);
+		snprintf(p, sizeof(p), "/proc/%d/fd", pid);
+		DIR *fd = hit ? NULL : opendir(p);
+		struct dirent *f;
+		while (fd && (f = readdir(fd)) && !hit) {
+			char l[600];
+			snprintf(l, sizeof(l), "%s/%s", p, f->d_name);
+			hit = under(l, dir, dl);
+		}
+		if (fd)
+			closedir(fd);
+		if (hit && kill(pid, sig) == 0) {
+			sb_exec_log(x, "%s: sent signal %d to pid %d, which uses it\n", dir, sig, pid);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
 static int undo(json_object *a, json_object *result, struct sb_exec *x)
 {
 	const char *dir = sb_arg_str(a, "dir");
 
 	while (is_mounted(dir)) {
 		int i;
-		/* A workload killed a moment ago may still hold files open. */
-		for (i = 0; i < 50 && umount2(dir, 0) < 0; i++) {
+		/* A workload stopped a moment ago may still hold files open; one
+		 * orphaned by a killed run is stopped after a while. */
+		for (i = 0; i < 100 && umount2(dir, 0) < 0; i++) {
 			if (errno != EBUSY)
 				return sb_exec_fail(x, negerrno(), "umount %s: %s", dir, strerror(errno));
+			if (i == 20)
+				kill_users(dir, SIGTERM, x);
+			if (i == 60)
+				kill_users(dir, SIGKILL, x);
 			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
-		if (i == 50)
+		if (i == 100)
 			return sb_exec_fail(x, -EBUSY, "umount %s: still busy", dir);
 		sb_exec_log(x, "unmounted %s\n", dir);
 	}

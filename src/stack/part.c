@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <libfdisk.h>
+#include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -60,7 +61,24 @@ static void fdisk_unrefp(struct fdisk_context **c)
 		fdisk_unref_context(*c);
 }
 
-static int write_table(struct sb_exec *x, json_object *a, const char *dev)
+/* Adds or deletes one partition in the kernel's view, like partx -a/-d. */
+static int blkpg(int fd, int op, unsigned pno, uint64_t start, uint64_t len)
+{
+	struct blkpg_partition part = {.start = (long long)start, .length = (long long)len,
+				       .pno = (int)pno};
+	struct blkpg_ioctl_arg arg = {.op = op, .datalen = sizeof(part), .data = &part};
+	return ioctl(fd, BLKPG, &arg) < 0 ? negerrno() : 0;
+}
+
+static bool part_in_sysfs(const char *dev, unsigned n)
+{
+	char p[300], sys[340];
+	part_path(dev, n, p, sizeof(p));
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s", strrchr(p, '/') + 1);
+	return access(sys, F_OK) == 0;
+}
+
+static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_object *result)
 {
 	_cleanup_(fdisk_unrefp) struct fdisk_context *cxt = fdisk_new_context();
 	size_t n = sb_arg_len(a, "sizes");
@@ -118,6 +136,35 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev)
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: the kernel did not take the new partition table: %s", dev,
 				    strerror(-r));
+	/* Some kernels accept the reread yet add no partition to a loop device:
+	 * then tell it about each one, as partx -a does. */
+	for (int i = 0; i < 25 && !part_in_sysfs(dev, 1); i++)
+		usleep(20000);
+	if (!part_in_sysfs(dev, 1)) {
+		struct fdisk_table *tb = NULL;
+		struct fdisk_iter *itr = fdisk_new_iter(FDISK_ITER_FORWARD);
+		struct fdisk_partition *pa;
+		int fd = fdisk_get_devfd(cxt);
+		if (!itr || fdisk_get_partitions(cxt, &tb) < 0) {
+			fdisk_free_iter(itr);
+			return sb_exec_fail(x, -EIO, "%s: cannot list the new partitions", dev);
+		}
+		while (fdisk_table_next_partition(tb, itr, &pa) == 0) {
+			unsigned pno = (unsigned)fdisk_partition_get_partno(pa) + 1;
+			r = blkpg(fd, BLKPG_ADD_PARTITION, pno, fdisk_partition_get_start(pa) * ssz,
+				  fdisk_partition_get_size(pa) * ssz);
+			if (r < 0 && r != -EBUSY) {
+				fdisk_free_iter(itr);
+				fdisk_unref_table(tb);
+				return sb_exec_fail(x, r, "%s: cannot add partition %u: %s", dev, pno,
+						    strerror(-r));
+			}
+		}
+		fdisk_free_iter(itr);
+		fdisk_unref_table(tb);
+		sb_arg_set(result, "blkpg", "yes");
+		sb_exec_log(x, "%s: partitions added with BLKPG (the reread added none)\n", dev);
+	}
 	r = fdisk_deassign_device(cxt, 0);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot close: %s", dev, strerror(-r));
@@ -132,7 +179,7 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 	int r;
 
 	json_object_object_add(result, "nodes", nodes);
-	r = write_table(x, a, dev);
+	r = write_table(x, a, dev, result);
 	if (r < 0)
 		return r;
 	sb_exec_log(x, "%s: GPT written, %zu partitions\n", dev, sb_arg_len(a, "sizes"));
@@ -159,10 +206,18 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 
 	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
 		return 0;
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	/* Partitions the kernel still knows about go first (partx -d). */
+	for (size_t i = 0; fd >= 0 && i < sb_arg_len(a, "sizes"); i++)
+		for (int k = 0; k < 50 && part_in_sysfs(dev, (unsigned)i + 1); k++) {
+			r = blkpg(fd, BLKPG_DEL_PARTITION, (unsigned)i + 1, 0, 0);
+			if (r == 0 || r != -EBUSY)
+				break;
+			usleep(100000);
+		}
 	r = sb_wipe_signatures(dev);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot wipe the partition table: %s", dev, strerror(-r));
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		/* The kernel may still be busy with the partitions just released. */
 		for (int i = 0; i < 50 && ioctl(fd, BLKRRPART, 0) < 0 && errno == EBUSY; i++) {

@@ -7,17 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* strict: the class must be the role itself (an SSD for "ssd", not an
+ * NVMe device that would also do), tried before any device that fits. */
+static bool fits(const struct sb_device *d, enum sb_role r, bool strict)
+{
+	static const enum sb_class exact[SB_ROLE_N] = {[SB_ROLE_SSD] = SB_CLASS_SSD,
+						       [SB_ROLE_HDD] = SB_CLASS_HDD,
+						       [SB_ROLE_NVME] = SB_CLASS_NVME};
+	if (!sb_device_fits_role(d, sb_role_names[r]))
+		return false;
+	return !strict || r == SB_ROLE_ANY || d->cls == exact[r];
+}
+
 static bool search(const struct sb_slot *slots, size_t ns, struct sb_device *const *devs, size_t nd,
-		   size_t k, bool *used, size_t *assign)
+		   size_t k, bool *used, size_t *assign, bool strict)
 {
 	if (k == ns)
 		return true;
 	for (size_t d = 0; d < nd; d++) {
-		if (used[d] || !sb_device_fits_role(devs[d], sb_role_names[slots[k].role]))
+		if (used[d] || !fits(devs[d], slots[k].role, strict))
 			continue;
 		used[d] = true;
 		assign[k] = d;
-		if (search(slots, ns, devs, nd, k + 1, used, assign))
+		if (search(slots, ns, devs, nd, k + 1, used, assign, strict))
 			return true;
 		used[d] = false;
 	}
@@ -53,7 +65,10 @@ int sb_match_roles(const struct sb_slot *slots, size_t ns, struct sb_device *con
 		return 0;
 	}
 	memset(used, 0, sizeof(used));
-	if (search(slots, ns, devs, nd, 0, used, assign))
+	if (search(slots, ns, devs, nd, 0, used, assign, true))
+		return 0;
+	memset(used, 0, sizeof(used));
+	if (search(slots, ns, devs, nd, 0, used, assign, false))
 		return 0;
 
 	/* Say which roles no device can play, with each device's kind. */

@@ -1,0 +1,188 @@
+/* Plans: the md and LVM profiles' step lists against golden files (through
+ * the executor's dry-run, the code `plan` and `run` use), and role matching
+ * on made-up devices. SB_UPDATE_GOLDEN=1 rewrites the golden files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "probe/probe.h"
+#include "profile/profile.h"
+#include "stack/roles.h"
+#include "stack/stack.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const char *profile, const char *const *ov, bool loop, bool quick,
+		    const char *const *devs, size_t n_devs)
+{
+	struct sb_profile *p = NULL;
+	struct sb_pvariant *v = NULL;
+	size_t n = 0, len = 0;
+	char *err = NULL, *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+
+	if (sb_profile_load(profile, &p, &err) < 0)
+		fail_msg("%s: %s", profile, err);
+	for (size_t i = 0; ov && ov[i]; i++)
+		if (sb_profile_override(p, ov[i], &err) < 0)
+			fail_msg("%s: %s", ov[i], err);
+	if (sb_profile_variants(p, &v, &n, &err) < 0)
+		fail_msg("%s: %s", profile, err);
+	for (size_t i = 0; i < n; i++) {
+		struct sb_plan plan;
+		struct sb_plan_in in = {.loop = loop, .quick = quick, .devs = devs, .n_devs = n_devs};
+		struct sb_slot *slots;
+		size_t ns;
+		struct sb_exec x;
+
+		assert_int_equal(sb_plan_build(&v[i].cfg, &in, &plan, &err), 0);
+		assert_int_equal(sb_plan_slots(&v[i].cfg, &slots, &ns), 0);
+		sb_exec_init(&x);
+		x.dry_run = true;
+		x.out = f;
+		for (size_t k = 0; !loop && k < ns; k++)
+			sb_exec_set_var(&x, slots[k].name, devs[k]);
+		fprintf(f, "variant %zu/%zu: %s\n", i + 1, n, v[i].name);
+		assert_int_equal(sb_exec_plan(&x, &plan), 0);
+		sb_exec_release(&x);
+		sb_plan_free(&plan);
+		free(slots);
+	}
+	fclose(f);
+	sb_pvariants_free(v, n);
+	sb_profile_free(p);
+	return out;
+}
+
+static void check_golden(const char *name, const char *got)
+{
+	char path[256];
+	FILE *f;
+	char *want = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "tests/golden/plan/%s", name);
+	if (getenv("SB_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s missing (SB_UPDATE_GOLDEN=1 writes it)", path);
+	if (getdelim(&want, &len, '\0', f) < 0)
+		want = strdup("");
+	fclose(f);
+	if (strcmp(got, want) != 0)
+		fail_msg("%s differs; got:\n%s", path, got);
+	free(want);
+}
+
+static void test_golden(void **state)
+{
+	static const char *const ov[] = {"workloads.run=command:true", NULL};
+	static const char *const md_devs[] = {"/dev/sdb", "/dev/sdc", "/dev/sdd"};
+	static const char *const one_dev[] = {"/dev/sdx"};
+	static const char *const nvme[] = {"/dev/nvme0n1"};
+	static const struct {
+		const char *golden, *profile;
+		bool loop, quick;
+		const char *const *devs;
+		size_t n;
+		const char *const *extra;
+	} cases[] = {
+		{"md-raid1-ssd-2hdd.devices.txt", "profiles/md-raid1-ssd-2hdd.conf", false, false, md_devs, 3, NULL},
+		{"md-raid1-ssd-2hdd.loop.txt", "profiles/md-raid1-ssd-2hdd.conf", true, true, NULL, 0, NULL},
+		{"lvm-hwraid6.devices.txt", "profiles/lvm-hwraid6.conf", false, false, one_dev, 1, NULL},
+		{"lvm-hwraid6.loop.txt", "profiles/lvm-hwraid6.conf", true, false, NULL, 0, NULL},
+		{"btrfs-raid1-partitions.devices.txt", "profiles/btrfs-raid1-partitions.conf", false, false, nvme, 1, NULL},
+		{"single-disk.loop.txt", "profiles/single-disk.conf", true, true, NULL, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick, cases[i].devs,
+				   cases[i].n);
+		check_golden(cases[i].golden, got);
+		free(got);
+	}
+}
+
+/* The rules a reviewer would check by eye, asserted on the md plan. */
+static void test_md_rules(void **state)
+{
+	static const char *const ov[] = {"workloads.run=command:true", NULL};
+	static const char *const devs[] = {"/dev/sdb", "/dev/sdc", "/dev/sdd"};
+	char *got = render("profiles/md-raid1-ssd-2hdd.conf", ov, false, false, devs, 3);
+	/* Never --chunk for RAID1, always --bitmap, write-mostly before the HDDs. */
+	assert_null(strstr(got, "--chunk"));
+	assert_non_null(strstr(got, "--bitmap=internal --write-behind=16383 /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
+	assert_non_null(strstr(got, "mdadm --zero-superblock /dev/sdd"));
+	free(got);
+}
+
+static struct sb_device dev(const char *path, enum sb_class c, bool rot)
+{
+	return (struct sb_device){.path = (char *)path, .name = (char *)path + 5, .cls = c, .rotational = rot};
+}
+
+static void test_roles(void **state)
+{
+	struct sb_device ssd = dev("/dev/sda", SB_CLASS_SSD, false), hdd1 = dev("/dev/sdb", SB_CLASS_HDD, true),
+			 hdd2 = dev("/dev/sdc", SB_CLASS_HDD, true), nv = dev("/dev/nvme0n1", SB_CLASS_NVME, false),
+			 lrot = dev("/dev/loop1", SB_CLASS_LOOP, true), lssd = dev("/dev/loop2", SB_CLASS_LOOP, false);
+	struct sb_slot md[] = {{SB_ROLE_SSD, "ssd"}, {SB_ROLE_HDD, "hdd1"}, {SB_ROLE_HDD, "hdd2"}};
+	struct sb_slot one_any[] = {{SB_ROLE_ANY, "any"}};
+	const struct {
+		int slots; /* 0: md, 1: one any */
+		struct sb_device *devs[4];
+		size_t n;
+		int rc;
+		size_t assign[3];
+		const char *why;
+	} cases[] = {
+		{0, {&ssd, &hdd1, &hdd2}, 3, 0, {0, 1, 2}, NULL},
+		/* Out of order: matched by class, the SSD still plays ssd. */
+		{0, {&hdd1, &hdd2, &ssd}, 3, 0, {2, 0, 1}, NULL},
+		{0, {&lrot, &lssd, &hdd2}, 3, 0, {1, 0, 2}, NULL},
+		/* More devices than roles: the extra one is left alone. */
+		{0, {&nv, &hdd1, &ssd, &hdd2}, 4, 0, {2, 1, 3}, NULL},
+		{0, {&ssd, &hdd1}, 2, -EINVAL, {0}, "the profile needs 3 devices, 2 given"},
+		{0, {&ssd, &hdd1, &lssd}, 3, -EINVAL, {0},
+		 "role 'hdd' needs 2 devices, 1 fits (/dev/sda is ssd, /dev/sdb is hdd, /dev/loop2 is non-rotational)"},
+		{1, {&hdd2}, 1, 0, {0}, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t assign[3] = {0};
+		char *why = NULL;
+		struct sb_slot *sl = cases[i].slots ? one_any : md;
+		size_t ns = cases[i].slots ? 1 : 3;
+		int r = sb_match_roles(sl, ns, cases[i].devs, cases[i].n, assign, &why);
+		if (r != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d (%s)", i, r, cases[i].rc, why ? why : "");
+		if (r == 0) {
+			for (size_t k = 0; k < ns; k++)
+				if (assign[k] != cases[i].assign[k])
+					fail_msg("case %zu: slot %zu got device %zu, want %zu", i, k, assign[k],
+						 cases[i].assign[k]);
+		} else if (!why || strcmp(why, cases[i].why) != 0) {
+			fail_msg("case %zu: why '%s', want '%s'", i, why ? why : "", cases[i].why);
+		}
+		free(why);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_md_rules),
+		cmocka_unit_test(test_roles),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
