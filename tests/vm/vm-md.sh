@@ -4,7 +4,9 @@
 # and write-behind as the variant says, xfs mounted with the profile's options,
 # the SSD serves the reads whatever the --devices order; failure at every
 # step, kill -9 then teardown --all, and a member of an active array refused:
-# each time nothing is left (no array, no md superblock, no mount).
+# each time nothing is left (no array, no md superblock, no mount). Also
+# lvm-hwraid6 --loop (md RAID6 over four loops under LVM). No udevd here;
+# vm-md-udev.sh runs the same with udevd.
 
 PROFILE=profiles/md-raid1-ssd-2hdd.conf
 
@@ -13,7 +15,7 @@ PROFILE=profiles/md-raid1-ssd-2hdd.conf
 if [ "${1:-}" = --inspect ]; then
 	set -euo pipefail
 	src=$(findmnt -no SOURCE --target .)
-	md=$(basename "$(realpath "$src")")
+	md=$(basename "$(realpath "/sys/dev/block/$(printf '%d:%d' "0x$(stat -Lc %t "$src")" "0x$(stat -Lc %T "$src")")")")
 	line="fs=$(findmnt -no FSTYPE --target .) opts=$(findmnt -no OPTIONS --target .)"
 	line+=" backlog=$(cat "/sys/block/$md/md/bitmap/backlog" 2>/dev/null || echo none)"
 	ssd_wm=0 hdd_wm=0 ssd_r=0 hdd_r=0
@@ -134,6 +136,33 @@ if [ "${1:-}" = --guest ]; then
 	mdadm --zero-superblock "${VM_SSDS[0]}" "${VM_HDDS[0]}"
 	vm_nothing_left "after the safety check" "${ALL[@]}"
 	echo "ok: member of an active md array refused with exit 3"
+
+	# 5. lvm-hwraid6 --loop: its RAID6 volume emulated by md RAID6 over four
+	# loop devices, LVM and btrfs on top; then failure at every step.
+	t0=$SECONDS
+	LVM_PROFILE=profiles/lvm-hwraid6.conf
+	: >"$facts"
+	rc=0
+	$SB run "$LVM_PROFILE" --loop --quick --results /run/res-lvm-loop -o matrix.queue.scheduler=bfq \
+		-o "workloads.run=command:bash $PWD/tests/vm/vm-lvm-btrfs.sh --inspect $facts" >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop run exited $rc"; }
+	cat "$facts"
+	grep -Eq '^fs=btrfs opts=[^ ]*noatime.* lv=sbvg_[-0-9]+/bench ' "$facts" || vm_fail "no btrfs on the LV: $(cat "$facts")"
+	[ "$(grep -o 'loop[0-9]*:bfq' "$facts" | wc -l)" = 4 ] || vm_fail "want bfq on four loop members: $(cat "$facts")"
+	vm_nothing_left "after lvm-hwraid6 --loop" "${ALL[@]}"
+	[ -z "$(losetup -a)" ] || vm_fail "loop devices left: $(losetup -a)"
+	ONE=(-o matrix.queue.scheduler=mq-deadline -o workloads.run=command:true)
+	n=$($SB plan "$LVM_PROFILE" --loop --quick "${ONE[@]}" | grep -cE '^ +[0-9]+  ')
+	[ "$n" -ge 9 ] || vm_fail "lvm-hwraid6 --loop: plan has $n steps, want loops, mdadm-create, LVM, mkfs, mount"
+	for s in $(seq 1 "$n"); do
+		rc=0
+		STACKBENCH_FAIL_STEP=$s $SB run "$LVM_PROFILE" --loop --quick "${ONE[@]}" \
+			--results /run/res-fail >/run/out 2>&1 || rc=$?
+		[ $rc = 1 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop STACKBENCH_FAIL_STEP=$s: exit $rc, want 1"; }
+		vm_nothing_left "lvm-hwraid6 --loop: failure at step $s/$n" "${ALL[@]}"
+		[ -z "$(losetup -a)" ] || vm_fail "lvm-hwraid6 --loop: failure at step $s/$n: loops left: $(losetup -a)"
+	done
+	echo "ok: lvm-hwraid6 --loop (md RAID6 over 4 loops), then failure at each of $n steps ($((SECONDS - t0))s)"
 	exit 0
 fi
 
@@ -146,7 +175,7 @@ why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 export TMPDIR=$SB_TMP
 cd "$SB_TOP"
 rc=0
-"$RUN" -v -t 900 --throttle ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
+"$RUN" -v -t 900 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
 [ $rc -eq 0 ] || fail "guest exited $rc"
 [ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
 pass_msg "md-raid1-ssd-2hdd in the VM"
