@@ -31,17 +31,17 @@ vm_nothing_left() {
 	[ -z "$d" ] || vm_fail "$what: LVM PVs left: $d"
 	for d in "$@"; do
 		findmnt -rn -S "$d" >/dev/null && vm_fail "$what: $d still mounted"
-		ls "/sys/block/${d#/dev/}/holders" | grep -q . && vm_fail "$what: $d still has holders"
+		ls "/sys/block/${d#/dev/}/holders" | grep . >/dev/null && vm_fail "$what: $d still has holders"
 		sig=$(wipefs -n "$d" 2>/dev/null | tail -n +2)
 		[ -z "$sig" ] || vm_fail "$what: signatures left on $d: $sig"
 		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "$what: md superblock left on $d"
-		ls "/sys/block/${d#/dev/}/" | grep -q "^${d#/dev/}[0-9]" && vm_fail "$what: partitions left on $d"
+		ls "/sys/block/${d#/dev/}/" | grep "^${d#/dev/}[0-9]" >/dev/null && vm_fail "$what: partitions left on $d"
 	done
 	if [ -d "${STACKBENCH_STATE_DIR:-/run/stackbench}" ]; then
 		d=$(find "${STACKBENCH_STATE_DIR:-/run/stackbench}" -name journal 2>/dev/null)
 		[ -z "$d" ] || vm_fail "$what: journal left: $d"
 	fi
-	findmnt -rn -o TARGET | grep -q stackbench && vm_fail "$what: stackbench mounts left: $(findmnt -rn -o TARGET | grep stackbench)"
+	findmnt -rn -o TARGET | grep stackbench >/dev/null && vm_fail "$what: stackbench mounts left: $(findmnt -rn -o TARGET | grep stackbench)"
 	return 0
 }
 

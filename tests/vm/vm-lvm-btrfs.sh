@@ -39,6 +39,7 @@ if [ "${1:-}" = --inspect ]; then
 	line+=" sched=${sched%,}"
 	if [ "$(findmnt -no FSTYPE --target . | head -1)" = btrfs ]; then
 		line+=" btrfs_devs=$(btrfs filesystem show . | grep -c 'devid')"
+		line+=" btrfs_on=$(btrfs filesystem show . | awk '/devid/ { sub(".*/", "", $NF); print $NF }' | sort | paste -sd,)"
 		line+=" $(btrfs filesystem df . | awk -F'[,:]' '/^(Data|Metadata)/ { gsub(/ /, "", $2); printf "%s=%s ", $1, $2 }')"
 	fi
 	echo "$line" >>"$2"
@@ -48,7 +49,13 @@ fi
 if [ "${1:-}" = --guest ]; then
 	set -euo pipefail
 	. contrib/vm/guest-lib.sh
-	SB=./stackbench
+	# udevd probes a disk after each teardown and holds its lock meanwhile;
+	# stackbench refuses a locked disk, so wait for udev as a script would.
+	sb_settled() {
+		udevadm settle
+		./stackbench "$@"
+	}
+	SB=sb_settled
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
 	vm_disks
 	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 1 ] || vm_fail "want 1 SSD and 1 HDD, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"

@@ -17,7 +17,7 @@ test -S /run/udev/control
 udevadm settle
 ssd=$(grep -l "^0$" /sys/block/sd*/queue/rotational | cut -d/ -f4)
 udevadm info --query=property --name=/dev/$ssd | grep "^ID_SERIAL=.*sbvm-ssd1"
-ls /dev/disk/by-id/ | grep -q sbvm-ssd1
+ls /dev/disk/by-id/ | grep sbvm-ssd1 >/dev/null
 exit 42'
 rc=0
 OUTPUT=$(SB_VM_PROBE=from-host "$RUN" -t 600 --udev --cwd "$SB_TMP/cwd" --share "$SB_TMP/out" -e "OUT=$SB_TMP/out" \

@@ -37,7 +37,7 @@ if [ "${1:-}" = --guest ]; then
 	mkfs.xfs -q /dev/md0
 	mkdir -p /run/smoke
 	mount -o noatime,logbufs=8,logbsize=256k /dev/md0 /run/smoke
-	findmnt -no OPTIONS /run/smoke | grep -q logbsize=256k || fail "xfs mount options not applied"
+	findmnt -no OPTIONS /run/smoke | grep logbsize=256k >/dev/null || fail "xfs mount options not applied"
 	dd if=/dev/zero of=/run/smoke/f bs=1M count=8 conv=fsync status=none
 	umount /run/smoke
 
