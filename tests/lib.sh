@@ -16,6 +16,11 @@ sb_cleanup() {
 	for c in "${SB_CLEANUPS[@]}"; do eval "$c" >/dev/null 2>&1; done
 	for m in "${SB_MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
 	for l in "${SB_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	# new_loop usually runs in $(...), a subshell whose SB_LOOPS is lost: also
+	# detach every loop device backed by a file of ours.
+	for l in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$SB_TMP/" 'index($2, t) == 1 {print $1}'); do
+		losetup -d "$l" 2>/dev/null
+	done
 	rm -rf "$SB_TMP"
 	exit $rc
 }

@@ -83,8 +83,8 @@ static int take_result(blkid_probe pr, struct sb_signature *sig, size_t *len)
 	return 0;
 }
 
-int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size,
-			struct sb_signature **out, size_t *n_out)
+int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size, struct sb_signature **out,
+			size_t *n_out)
 {
 	_cleanup_(blkid_probe_freep) blkid_probe pr = NULL;
 	_cleanup_close_ int fd = -1;
@@ -109,8 +109,8 @@ int sb_blkid_signatures(const char *path, uint64_t offset, uint64_t size,
 		return r;
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
-						      BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-						      BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+						  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+						  BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
 

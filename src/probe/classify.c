@@ -9,10 +9,9 @@
 #include <string.h>
 
 static const char *const class_names[] = {
-	[SB_CLASS_UNKNOWN] = "unknown", [SB_CLASS_HDD] = "hdd",
-	[SB_CLASS_SSD] = "ssd",		[SB_CLASS_NVME] = "nvme",
-	[SB_CLASS_LOOP] = "loop",	[SB_CLASS_VIRTUAL] = "virtual",
-	[SB_CLASS_MD] = "md",		[SB_CLASS_DM] = "dm",
+    [SB_CLASS_UNKNOWN] = "unknown", [SB_CLASS_HDD] = "hdd",   [SB_CLASS_SSD] = "ssd",
+    [SB_CLASS_NVME] = "nvme",	    [SB_CLASS_LOOP] = "loop", [SB_CLASS_VIRTUAL] = "virtual",
+    [SB_CLASS_MD] = "md",	    [SB_CLASS_DM] = "dm",
 };
 
 const char *sb_class_name(enum sb_class c)
@@ -66,8 +65,8 @@ enum sb_class sb_device_classify(const struct sb_device *d)
 
 size_t sb_device_roles(const struct sb_device *d, const char **roles, size_t max)
 {
-	static const char *const candidates[] = {"any", "ssd", "hdd", "nvme", "loop", "virtual",
-						 "md", "dm"};
+	static const char *const candidates[] = {"any",	 "ssd",	    "hdd", "nvme",
+						 "loop", "virtual", "md",  "dm"};
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(candidates) && n < max; i++)
@@ -93,8 +92,65 @@ bool sb_device_fits_role(const struct sb_device *d, const char *role)
 	return c != SB_CLASS_UNKNOWN && streq(role, sb_class_name(c));
 }
 
+char *sb_scheduler_in_use(const char *s)
+{
+	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!b) /* no choice offered (old kernels, some drivers): the value is it */
+		return strdup(s);
+	return strndup(a + 1, b - a - 1);
+}
+
+void sb_udev_decode(char *s)
+{
+	char *w = s, *start;
+	unsigned v;
+
+	for (const char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] == 'x' && isxdigit((unsigned char)r[2]) &&
+		    isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1 && v) {
+			*w++ = (char)v;
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	while (w > s && isspace((unsigned char)w[-1]))
+		*--w = 0;
+	for (start = s; isspace((unsigned char)*start); start++)
+		;
+	memmove(s, start, strlen(start) + 1);
+}
+
+char *sb_transport_from(const char *name, const char *devpath, const char *id_bus)
+{
+	static const struct {
+		const char *prefix, *tran;
+	} by_name[] = {{"loop", "loop"}, {"md", "md"}, {"dm-", "dm"}, {"nvme", "nvme"}};
+	/* Where the device hangs in /sys/devices, as lsblk reads it. usb comes
+	 * before ata and scsi: a USB bridge shows all three. virtio-scsi disks
+	 * sit under virtioN/hostM and are scsi; virtio-blk ones directly under
+	 * virtioN. */
+	static const struct {
+		const char *part, *tran;
+	} by_path[] = {{"/usb", "usb"},	      {"/ata", "sata"},	 {"/nvme", "nvme"},
+		       {"/mmc_host/", "mmc"}, {"/host", "scsi"}, {"/virtio", "virtio"},
+		       {"/vbd-", "xen"}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(by_name); i++)
+		if (prefix(name, by_name[i].prefix))
+			return strdup(by_name[i].tran);
+	if (id_bus && *id_bus)
+		return strdup(strcmp(id_bus, "ata") == 0 ? "sata" : id_bus);
+	for (size_t i = 0; devpath && i < ARRAY_SIZE(by_path); i++)
+		if (strstr(devpath, by_path[i].part))
+			return strdup(by_path[i].tran);
+	return strdup("");
+}
+
 static const char *const refuse_names[] = {
-	"mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
+    "mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -123,7 +179,8 @@ static bool carries_root(const struct sb_device *d, const struct sb_probe *all, 
 	if (depth > 8)
 		return false;
 	for (size_t i = 0; all && i < all->n; i++)
-		if (streq(all->dev[i].parent, d->name) && carries_root(&all->dev[i], all, depth + 1))
+		if (streq(all->dev[i].parent, d->name) &&
+		    carries_root(&all->dev[i], all, depth + 1))
 			return true;
 	for (size_t i = 0; d->holders && d->holders[i]; i++) {
 		const struct sb_device *h = find_name(all, d->holders[i]);

@@ -69,17 +69,19 @@ static char *get_tran(const struct sb_device *d, bool b)
 {
 	return dupn(d->transport);
 }
+/* A partition's model and serial are its disk's: shown once, on the disk
+ * (as lsblk does); the JSON keeps them on every device. */
 static char *get_model(const struct sb_device *d, bool b)
 {
-	return dupn(d->model);
+	return d->is_partition ? NULL : dupn(d->model);
 }
 static char *get_serial(const struct sb_device *d, bool b)
 {
-	return dupn(d->serial);
+	return d->is_partition ? NULL : dupn(d->serial);
 }
 static char *get_vendor(const struct sb_device *d, bool b)
 {
-	return dupn(d->vendor);
+	return d->is_partition ? NULL : dupn(d->vendor);
 }
 static char *get_sched(const struct sb_device *d, bool b)
 {
@@ -144,27 +146,27 @@ static char *get_note(const struct sb_device *d, bool b)
 }
 
 static const struct col columns[] = {
-	{"NAME", 0.1, SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES, "device name", get_name},
-	{"PATH", 0.1, SCOLS_FL_NOEXTREMES, "device node path", get_path},
-	{"MAJ:MIN", 6, 0, "major:minor device number", get_majmin},
-	{"SIZE", 6, SCOLS_FL_RIGHT, "size (--bytes: in bytes)", get_size},
-	{"ROTA", 1, SCOLS_FL_RIGHT, "rotational flag", get_rota},
-	{"CLASS", 5, 0, "hdd, ssd, nvme, loop, virtual, md, dm", get_class},
-	{"ROLES", 0.1, 0, "profile roles the device can play", get_roles},
-	{"TRAN", 5, 0, "transport", get_tran},
-	{"VENDOR", 0.1, SCOLS_FL_TRUNC, "vendor", get_vendor},
-	{"MODEL", 0.1, SCOLS_FL_TRUNC, "model", get_model},
-	{"SERIAL", 0.1, SCOLS_FL_TRUNC, "serial number", get_serial},
-	{"LOG-SEC/PHY-SEC", 7, SCOLS_FL_RIGHT, "logical/physical sector size", get_sec},
-	{"DISC", 1, SCOLS_FL_RIGHT, "discard supported", get_disc},
-	{"RO", 1, SCOLS_FL_RIGHT, "read-only", get_ro},
-	{"SCHED", 0.1, 0, "I/O scheduler in use", get_sched},
-	{"RA", 4, SCOLS_FL_RIGHT, "read-ahead in KiB", get_ra},
-	{"HOLDERS", 0.1, 0, "devices stacked on it", get_holders},
-	{"SIGNATURES", 0.1, 0, "signatures found by libblkid (? when unreadable)", get_sigs},
-	{"MOUNTPOINTS", 0.1, 0, "where it is mounted", get_mounts},
-	{"VERDICT", 0.3, SCOLS_FL_WRAP, "usable, or refused with every reason", get_verdict},
-	{"NOTE", 0.1, 0, "remarks (how a device without node was read)", get_note},
+    {"NAME", 0.1, SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES, "device name", get_name},
+    {"PATH", 0.1, SCOLS_FL_NOEXTREMES, "device node path", get_path},
+    {"MAJ:MIN", 6, 0, "major:minor device number", get_majmin},
+    {"SIZE", 6, SCOLS_FL_RIGHT, "size (--bytes: in bytes)", get_size},
+    {"ROTA", 1, SCOLS_FL_RIGHT, "rotational flag", get_rota},
+    {"CLASS", 5, 0, "hdd, ssd, nvme, loop, virtual, md, dm", get_class},
+    {"ROLES", 0.1, 0, "profile roles the device can play", get_roles},
+    {"TRAN", 5, 0, "transport", get_tran},
+    {"VENDOR", 0.1, SCOLS_FL_TRUNC, "vendor", get_vendor},
+    {"MODEL", 0.1, SCOLS_FL_TRUNC, "model", get_model},
+    {"SERIAL", 0.1, SCOLS_FL_TRUNC, "serial number", get_serial},
+    {"LOG-SEC/PHY-SEC", 7, SCOLS_FL_RIGHT, "logical/physical sector size", get_sec},
+    {"DISC", 1, SCOLS_FL_RIGHT, "discard supported", get_disc},
+    {"RO", 1, SCOLS_FL_RIGHT, "read-only", get_ro},
+    {"SCHED", 0.1, 0, "I/O scheduler in use", get_sched},
+    {"RA", 4, SCOLS_FL_RIGHT, "read-ahead in KiB", get_ra},
+    {"HOLDERS", 0.1, 0, "devices stacked on it", get_holders},
+    {"SIGNATURES", 0.1, 0, "signatures found by libblkid (? when unreadable)", get_sigs},
+    {"MOUNTPOINTS", 0.1, 0, "where it is mounted", get_mounts},
+    {"VERDICT", 0.3, SCOLS_FL_WRAP, "usable, or refused with every reason", get_verdict},
+    {"NOTE", 0.1, 0, "remarks (how a device without node was read)", get_note},
 };
 
 static const char *const default_cols = "NAME,MAJ:MIN,SIZE,ROTA,CLASS,TRAN,MODEL,SERIAL,SCHED,"
@@ -173,11 +175,11 @@ static const char *const default_cols = "NAME,MAJ:MIN,SIZE,ROTA,CLASS,TRAN,MODEL
 enum { OPT_JSON = 'J', OPT_OUTPUT = 'o', OPT_BYTES = 'b', OPT_LIST = 'l' };
 
 static const struct sb_opt probe_opts[] = {
-	{"json", OPT_JSON, NULL, "print {\"devices\": [...]} with every fact"},
-	{"output", OPT_OUTPUT, "COLS", "table columns, comma-separated (--output help lists them)"},
-	{"bytes", OPT_BYTES, NULL, "sizes in bytes"},
-	{"list", OPT_LIST, NULL, "flat list instead of a tree"},
-	{0},
+    {"json", OPT_JSON, NULL, "print {\"devices\": [...]} with every fact"},
+    {"output", OPT_OUTPUT, "COLS", "table columns, comma-separated (--output help lists them)"},
+    {"bytes", OPT_BYTES, NULL, "sizes in bytes"},
+    {"list", OPT_LIST, NULL, "flat list instead of a tree"},
+    {0},
 };
 
 struct probe_args {
@@ -224,8 +226,10 @@ static int parse_columns(const char *spec, size_t *idx, size_t *n)
 		if (i == ARRAY_SIZE(columns)) {
 			const char *s = sb_suggest(t, names, ARRAY_SIZE(columns));
 			if (s)
-				return sb_usage_error("probe", "unknown column '%s' (did you mean '%s'?)", t, s);
-			return sb_usage_error("probe", "unknown column '%s' (--output help lists them)", t);
+				return sb_usage_error(
+				    "probe", "unknown column '%s' (did you mean '%s'?)", t, s);
+			return sb_usage_error("probe",
+					      "unknown column '%s' (--output help lists them)", t);
 		}
 		if (*n < ARRAY_SIZE(columns))
 			idx[(*n)++] = i;
@@ -254,8 +258,8 @@ static int print_json(const struct sb_probe *p)
 		}
 		json_object_array_add(arr, o);
 	}
-	if (!r && puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+	if (!r && puts(json_object_to_json_string_ext(
+		      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		r = -EIO;
 	json_object_put(root);
 	return r;
@@ -314,10 +318,13 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe_args a = {0};
 	struct sb_cmdline cl = {
-		"probe", "[--json] [--output COLS] [--bytes] [DEVICE...]",
-		"List block devices (or the named ones) with their facts, class, signatures, "
-		"users,\nand whether stackbench may use them (usable, or refused with every reason).",
-		probe_opts, on_opt, &a};
+	    "probe",
+	    "[--json] [--output COLS] [--bytes] [DEVICE...]",
+	    "List block devices (or the named ones) with their facts, class, signatures, "
+	    "users,\nand whether stackbench may use them (usable, or refused with every reason).",
+	    probe_opts,
+	    on_opt,
+	    &a};
 	struct sb_probe *p = NULL;
 	const char *missing = NULL;
 	size_t idx[ARRAY_SIZE(columns)], ncols = 0;

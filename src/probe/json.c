@@ -71,7 +71,8 @@ json_object *sb_device_to_json(const struct sb_device *d)
 	for (size_t i = 0; roles && i < nr; i++)
 		json_object_array_add(roles, json_object_new_string(rl[i]));
 	json_object_object_add(o, "roles", roles);
-	json_object_object_add(o, "verdict", json_object_new_string(d->refuse ? "refused" : "usable"));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(d->refuse ? "refused" : "usable"));
 	refuse = json_object_new_array();
 	for (unsigned b = 1; refuse && b && b <= SB_REFUSE_UNPROBED; b <<= 1)
 		if ((d->refuse & b) && sb_refuse_name(b))

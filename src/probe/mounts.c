@@ -14,7 +14,7 @@
 struct sb_mounts {
 	struct libmnt_table *mounts;
 	struct libmnt_table *swaps; /* NULL when /proc/swaps cannot be read */
-	struct libmnt_fs *root;     /* entry mounted on / (the topmost), or NULL */
+	struct libmnt_fs *root;	    /* entry mounted on / (the topmost), or NULL */
 };
 
 void sb_mounts_free(struct sb_mounts *m)
@@ -29,6 +29,8 @@ void sb_mounts_free(struct sb_mounts *m)
 int sb_mounts_load(struct sb_mounts **out)
 {
 	struct sb_mounts *m = calloc(1, sizeof(*m));
+	_cleanup_free_ char *mountinfo = NULL, *swaps = NULL;
+	const char *root = sb_probe_root();
 	int r;
 
 	if (!m)
@@ -39,11 +41,17 @@ int sb_mounts_load(struct sb_mounts **out)
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = mnt_table_parse_mtab(m->mounts, NULL);
+	if (*root && (asprintf(&mountinfo, "%s/proc/self/mountinfo", root) < 0 ||
+		      asprintf(&swaps, "%s/proc/swaps", root) < 0)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = *root ? mnt_table_parse_file(m->mounts, mountinfo)
+		  : mnt_table_parse_mtab(m->mounts, NULL);
 	if (r < 0)
 		goto fail;
 	/* No /proc/swaps (swap not configured in the kernel) is not an error. */
-	if (mnt_table_parse_swaps(m->swaps, NULL) < 0) {
+	if (mnt_table_parse_swaps(m->swaps, swaps) < 0) {
 		mnt_unref_table(m->swaps);
 		m->swaps = NULL;
 	}
@@ -73,7 +81,7 @@ static bool swap_is(struct libmnt_fs *fs, const struct sb_device *d)
 
 	if (!src)
 		return false;
-	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode))
+	if (!*sb_probe_root() && stat(src, &st) == 0 && S_ISBLK(st.st_mode))
 		return major(st.st_rdev) == d->major && minor(st.st_rdev) == d->minor;
 	return strcmp(src, d->path) == 0;
 }

@@ -6,6 +6,12 @@
 
 #include <sys/types.h>
 
+/* "" normally. For golden tests, STACKBENCH_PROBE_ROOT names a directory
+ * standing in for / : sysfs under ROOT/sys, ROOT/proc/self/mountinfo,
+ * ROOT/proc/swaps, and device images (regular files) under ROOT/dev. udev
+ * is not asked then. */
+const char *sb_probe_root(void);
+
 /* NULL-terminated string vectors. */
 int sb_strv_push(char ***v, const char *s); /* copies s; 0 or -ENOMEM */
 size_t sb_strv_len(char *const *v);
@@ -13,6 +19,16 @@ bool sb_strv_contains(char *const *v, const char *s);
 void sb_strv_free(char **v);
 /* "a, b, c"; NULL on -ENOMEM. */
 char *sb_strv_join(char *const *v, const char *sep);
+
+/* classify.c, pure: the scheduler in use from queue/scheduler ("none
+ * [mq-deadline]"), and the transport from the name, the /sys/devices path
+ * and udev's ID_BUS (may be NULL). Both malloc'ed, NULL on -ENOMEM; the
+ * transport is "" when unknown. */
+char *sb_scheduler_in_use(const char *s);
+/* Decodes udev's \xHH escapes (ID_MODEL_ENC) in place and trims the
+ * padding spaces around the result. */
+void sb_udev_decode(char *s);
+char *sb_transport_from(const char *name, const char *devpath, const char *id_bus);
 
 /* sysfs.c: facts of one device from its sysfs directory (and udev properties
  * when udev has a database). udev_dev may be NULL. */

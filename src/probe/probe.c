@@ -13,6 +13,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+const char *sb_probe_root(void)
+{
+	const char *r = getenv("STACKBENCH_PROBE_ROOT");
+	return r ? r : "";
+}
+
 static void device_clear(struct sb_device *d)
 {
 	free(d->path);
@@ -51,6 +57,7 @@ static int add_syspath(char ***paths, const char *p)
 /* Every /sys/.../block/X directory, by udev's enumeration or by hand. */
 static int list_block_syspaths(struct udev *udev, char ***out)
 {
+	_cleanup_free_ char *classdir = NULL;
 	int r = 0;
 
 	if (udev) {
@@ -69,7 +76,9 @@ static int list_block_syspaths(struct udev *udev, char ***out)
 		}
 		udev_enumerate_unref(e);
 	}
-	DIR *dh = opendir("/sys/class/block");
+	if (asprintf(&classdir, "%s/sys/class/block", sb_probe_root()) < 0)
+		return -ENOMEM;
+	DIR *dh = opendir(classdir);
 	struct dirent *de;
 	if (!dh)
 		return negerrno();
@@ -77,7 +86,7 @@ static int list_block_syspaths(struct udev *udev, char ***out)
 		_cleanup_free_ char *p = NULL, *real = NULL;
 		if (de->d_name[0] == '.')
 			continue;
-		if (asprintf(&p, "/sys/class/block/%s", de->d_name) < 0) {
+		if (asprintf(&p, "%s/%s", classdir, de->d_name) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -109,7 +118,7 @@ static bool named_matches(const char *want, const struct sb_device *d)
 {
 	struct stat st;
 
-	if (strchr(want, '/') && stat(want, &st) == 0)
+	if (!*sb_probe_root() && strchr(want, '/') && stat(want, &st) == 0)
 		return S_ISBLK(st.st_mode) && major(st.st_rdev) == d->major &&
 		       minor(st.st_rdev) == d->minor;
 	if (strcmp(want, d->name) == 0 || strcmp(want, d->path) == 0)
@@ -137,7 +146,7 @@ static int read_signatures(struct sb_device *d, const struct sb_probe *all)
 {
 	const char *path = d->path;
 	uint64_t off = 0, size = 0;
-	_cleanup_free_ char *ppath = NULL;
+	_cleanup_free_ char *full = NULL;
 	int r;
 
 	if (!d->has_node && d->is_partition) {
@@ -156,7 +165,9 @@ static int read_signatures(struct sb_device *d, const struct sb_probe *all)
 		d->sigs_err = -ENOENT;
 		return asprintf(&d->note, "no device node") < 0 ? -ENOMEM : 0;
 	}
-	r = sb_blkid_signatures(path, off, size, &d->sigs, &d->n_sigs);
+	if (asprintf(&full, "%s%s", sb_probe_root(), path) < 0)
+		return -ENOMEM;
+	r = sb_blkid_signatures(full, off, size, &d->sigs, &d->n_sigs);
 	if (r == -ENOMEM)
 		return r;
 	d->sigs_err = r < 0 ? r : 0;
@@ -165,7 +176,8 @@ static int read_signatures(struct sb_device *d, const struct sb_probe *all)
 
 int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **missing)
 {
-	struct udev *udev = udev_new(); /* NULL is fine: sysfs then */
+	/* NULL is fine: sysfs then */
+	struct udev *udev = *sb_probe_root() ? NULL : udev_new();
 	struct sb_mounts *mounts = NULL;
 	struct sb_probe *p = NULL;
 	char **paths = NULL;
@@ -234,6 +246,7 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 			goto out;
 		}
 	}
+	qsort(p->dev, p->n, sizeof(*p->dev), device_cmp);
 	/* Verdicts need every device (partitions, holders), so compute them
 	 * before dropping what was not asked for. Signatures are read only for
 	 * what is kept: opening devices is the slow part. */
@@ -256,7 +269,6 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 		p->dev[keep++] = p->dev[i];
 	}
 	p->n = keep;
-	qsort(p->dev, p->n, sizeof(*p->dev), device_cmp);
 	*out = TAKE_PTR(p);
 	r = 0;
 out:
@@ -274,7 +286,7 @@ struct sb_device *sb_probe_find(const struct sb_probe *p, const char *path_or_na
 
 	if (!p || !want)
 		return NULL;
-	if (strchr(want, '/') && (real = realpath(want, NULL)))
+	if (!*sb_probe_root() && strchr(want, '/') && (real = realpath(want, NULL)))
 		want = real;
 	for (size_t i = 0; i < p->n; i++) {
 		struct sb_device *d = &p->dev[i];

@@ -173,8 +173,8 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	case SB_KT_UINT:
 		if (!parse_uint(v, &u) || u < key->min || u > key->max)
 			return xasprintf("expected a whole number from %llu to %llu, got '%s'",
-					 (unsigned long long)key->min,
-					 (unsigned long long)key->max, v);
+					 (unsigned long long)key->min, (unsigned long long)key->max,
+					 v);
 		return NULL;
 	case SB_KT_SIZE:
 		if (sb_parse_size(v, &u, false, NULL) < 0 || u == 0)
@@ -266,7 +266,8 @@ static const char *suggest(const char *word, const char *const *cands, size_t n)
 			continue;
 		for (size_t k = 0; k + 1 < len; k++)
 			if (word[k] == cands[i][k + 1] && word[k + 1] == cands[i][k] &&
-			    strncmp(word, cands[i], k) == 0 && strcmp(word + k + 2, cands[i] + k + 2) == 0)
+			    strncmp(word, cands[i], k) == 0 &&
+			    strcmp(word + k + 2, cands[i] + k + 2) == 0)
 				return cands[i];
 	}
 	return NULL;
@@ -383,7 +384,8 @@ static void drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
 			;
 		for (size_t t = 0; t < d->n; t++) {
 			const char *pv = d->vals[t * d->n_keys + j];
-			bool keep = !value || !pv || strcmp(pv, value) == 0, all_null = true, dup = false;
+			bool keep = !value || !pv || strcmp(pv, value) == 0, all_null = true,
+			     dup = false;
 			const char **row = &d->vals[t * d->n_keys];
 			if (!keep)
 				continue;
@@ -402,7 +404,8 @@ static void drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
 			}
 			if (dup || (all_null && nk == 0))
 				continue;
-			/* Rows are compacted in place: the write position never passes the read one. */
+			/* Rows are compacted in place: the write position never passes the read
+			 * one. */
 			const char *tmp[SB_DIM_KEYS];
 			for (size_t c = 0; c < d->n_keys; c++)
 				tmp[c] = row[c];
@@ -470,8 +473,8 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			if (dim_has(&p->dims[i], id)) {
 				if (line) {
 					*msg = xasprintf("'%s.%s' already in [matrix] on line %u",
-							 sb_sec_names[sb_keys[id].sec], sb_keys[id].name,
-							 p->dims[i].line);
+							 sb_sec_names[sb_keys[id].sec],
+							 sb_keys[id].name, p->dims[i].line);
 					return -EINVAL;
 				}
 				/* -o matrix.KEY replaces every dimension KEY was part of. */
@@ -508,15 +511,16 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			char *v = trim(part);
 			enum sb_key_id k;
 			if (c >= d.n_keys) {
-				*msg = xasprintf("value '%s' has more parts than the %zu keys", orig,
-						 d.n_keys);
+				*msg = xasprintf("value '%s' has more parts than the %zu keys",
+						 orig, d.n_keys);
 				goto fail;
 			}
 			k = d.keys[c];
 			if (!*v) {
 				if (d.n_keys == 1) {
 					*msg = xasprintf("%s.%s: empty value in [matrix]",
-							 sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+							 sb_sec_names[sb_keys[k].sec],
+							 sb_keys[k].name);
 					goto fail;
 				}
 				continue;
@@ -538,7 +542,8 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 		for (size_t t = 0; t < d.n; t++) {
 			bool same = true;
 			for (size_t k = 0; k < d.n_keys; k++) {
-				const char *x = d.vals[t * d.n_keys + k], *y = nv[d.n * d.n_keys + k];
+				const char *x = d.vals[t * d.n_keys + k],
+					   *y = nv[d.n * d.n_keys + k];
 				same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
 			}
 			if (same) {
@@ -787,6 +792,13 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 				p->base.line[k] = 0;
 				p->base.origin[k] = "-o";
 				note_role(&p->base, k);
+				/* Partitions are given one way or the other: -o switches. */
+				if (k == K_PART_COUNT || k == K_PART_SIZES) {
+					enum sb_key_id other =
+					    k == K_PART_COUNT ? K_PART_SIZES : K_PART_COUNT;
+					p->base.val[other] = NULL;
+					drop_dim(p, other, NULL);
+				}
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
 			drop_dim(p, k, v);
@@ -859,7 +871,7 @@ static unsigned btrfs_min_devices(const char *prof)
 	static const struct {
 		const char *name;
 		unsigned min;
-	} t[] = {{"raid0", 2}, {"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
+	} t[] = {{"raid0", 2},	{"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
 		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
 	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
 		if (strcmp(prof, t[i].name) == 0)
@@ -877,6 +889,8 @@ static int check_config(struct vctx *v)
 		total += sb_cfg_role_count(c, r);
 	if (total == 0)
 		return verr(v, -1, "[devices]: the stack needs at least one device (ssd = 1, say)");
+	if (total > 64)
+		return verr(v, -1, "[devices]: %u devices, at most 64", total);
 
 	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
 		return verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
@@ -911,7 +925,8 @@ static int check_config(struct vctx *v)
 			if (!sb_roles_has(mem, r))
 				continue;
 			if (strcmp(mem, "all") != 0 && !sb_cfg_role_count(c, r))
-				return verr(v, K_MD_MEMBERS, "md.members: no %s device in [devices]",
+				return verr(v, K_MD_MEMBERS,
+					    "md.members: no %s device in [devices]",
 					    sb_role_names[r]);
 			nmem += role_units(c, r, nparts);
 		}
@@ -920,9 +935,14 @@ static int check_config(struct vctx *v)
 		else if (strcmp(lvl, "6") == 0)
 			min = 4;
 		if (nmem < min)
-			return verr(v, K_MD_LEVEL, "md.level: RAID%s needs at least %u members, the "
-						   "profile gives %u",
+			return verr(v, K_MD_LEVEL,
+				    "md.level: RAID%s needs at least %u members, the "
+				    "profile gives %u",
 				    lvl, min, nmem);
+		if (strcmp(lvl, "0") == 0 && c->val[K_MD_BITMAP] &&
+		    strcmp(c->val[K_MD_BITMAP], "internal") == 0)
+			return verr(v, K_MD_BITMAP,
+				    "md.bitmap: RAID0 has no redundancy to track: use none");
 		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
 			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
 		if (sb_cfg_write_mostly(c) >= 0) {
@@ -945,7 +965,8 @@ static int check_config(struct vctx *v)
 		}
 		if (is_set(c, K_MD_BITMAP_CHUNK) &&
 		    strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
-			return verr(v, K_MD_BITMAP_CHUNK, "md.bitmap-chunk: needs md.bitmap = internal");
+			return verr(v, K_MD_BITMAP_CHUNK,
+				    "md.bitmap-chunk: needs md.bitmap = internal");
 		units = 1;
 	}
 
@@ -964,11 +985,12 @@ static int check_config(struct vctx *v)
 	if (strcmp(fd, "all") != 0) {
 		uint64_t n;
 		if (!parse_uint(fd, &n) || n == 0)
-			return verr(v, K_FS_DEVICES, "fs.devices: expected 'all' or a number, got '%s'",
-				    fd);
+			return verr(v, K_FS_DEVICES,
+				    "fs.devices: expected 'all' or a number, got '%s'", fd);
 		if (n > units)
-			return verr(v, K_FS_DEVICES, "fs.devices: %llu devices but the layer below "
-						     "gives %u",
+			return verr(v, K_FS_DEVICES,
+				    "fs.devices: %llu devices but the layer below "
+				    "gives %u",
 				    (unsigned long long)n, units);
 		fsdev = (unsigned)n;
 	}
@@ -981,17 +1003,20 @@ static int check_config(struct vctx *v)
 		if (is_set(c, K_FS_DATA))
 			return verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
 		if (is_set(c, K_FS_METADATA))
-			return verr(v, K_FS_METADATA, "fs.metadata: only btrfs has metadata profiles");
+			return verr(v, K_FS_METADATA,
+				    "fs.metadata: only btrfs has metadata profiles");
 	} else if (btrfs) {
 		if (btrfs_min_devices(c->val[K_FS_DATA]) > fsdev)
-			return verr(v, K_FS_DATA, "fs.data: %s needs at least %u devices, the stack "
-						  "gives %u",
+			return verr(v, K_FS_DATA,
+				    "fs.data: %s needs at least %u devices, the stack "
+				    "gives %u",
 				    c->val[K_FS_DATA], btrfs_min_devices(c->val[K_FS_DATA]), fsdev);
 		if (btrfs_min_devices(c->val[K_FS_METADATA]) > fsdev)
-			return verr(v, K_FS_METADATA, "fs.metadata: %s needs at least %u devices, "
-						      "the stack gives %u",
-				    c->val[K_FS_METADATA],
-				    btrfs_min_devices(c->val[K_FS_METADATA]), fsdev);
+			return verr(v, K_FS_METADATA,
+				    "fs.metadata: %s needs at least %u devices, "
+				    "the stack gives %u",
+				    c->val[K_FS_METADATA], btrfs_min_devices(c->val[K_FS_METADATA]),
+				    fsdev);
 	}
 	return 0;
 }
@@ -1037,7 +1062,8 @@ static int make_variant(struct sb_profile *p, size_t i, struct sb_pvariant *v)
 			char full[128];
 			if (!val)
 				continue;
-			snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+			snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec],
+				 sb_keys[k].name);
 			fprintf(f, "%s%s=%s", first ? "" : ",", full, val);
 			first = false;
 			json_object_object_add(v->params, full, json_object_new_string(val));
@@ -1241,7 +1267,8 @@ json_object *sb_config_to_json(const struct sb_config *c)
 			continue;
 		if (!v || (!c->val[k] && !c->has_sec[sb_keys[k].sec]))
 			continue;
-		snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+		snprintf(full, sizeof(full), "%s.%s", sb_sec_names[sb_keys[k].sec],
+			 sb_keys[k].name);
 		json_object_object_add(o, full, json_object_new_string(v));
 	}
 	json_object *wl = json_object_new_array();

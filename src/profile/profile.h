@@ -25,20 +25,20 @@ enum sb_sec {
 enum sb_role { SB_ROLE_SSD, SB_ROLE_HDD, SB_ROLE_NVME, SB_ROLE_ANY, SB_ROLE_N };
 
 enum sb_ktype {
-	SB_KT_COUNT,   /* 0..64 */
-	SB_KT_UINT,    /* with min/max */
-	SB_KT_SIZE,    /* "2G" */
-	SB_KT_SIZEPCT, /* "2G" or "50%" */
-	SB_KT_SIZES,   /* "50%,50%" or "1G,rest" */
-	SB_KT_BOOL,    /* yes/no/true/false/1/0/on/off */
-	SB_KT_CHOICE,  /* one of choices ("a|b|c") */
-	SB_KT_ROLE,    /* one role name */
-	SB_KT_ROLES,   /* "ssd,hdd" or "all" */
-	SB_KT_NAME,    /* [A-Za-z0-9_+.-], for VG and LV names */
-	SB_KT_WORDS,   /* extra options, split on blanks */
-	SB_KT_STRING,  /* anything without a newline */
+	SB_KT_COUNT,	/* 0..64 */
+	SB_KT_UINT,	/* with min/max */
+	SB_KT_SIZE,	/* "2G" */
+	SB_KT_SIZEPCT,	/* "2G" or "50%" */
+	SB_KT_SIZES,	/* "50%,50%" or "1G,rest" */
+	SB_KT_BOOL,	/* yes/no/true/false/1/0/on/off */
+	SB_KT_CHOICE,	/* one of choices ("a|b|c") */
+	SB_KT_ROLE,	/* one role name */
+	SB_KT_ROLES,	/* "ssd,hdd" or "all" */
+	SB_KT_NAME,	/* [A-Za-z0-9_+.-], for VG and LV names */
+	SB_KT_WORDS,	/* extra options, split on blanks */
+	SB_KT_STRING,	/* anything without a newline */
 	SB_KT_DURATION, /* "30s", "10m" */
-	SB_KT_WORKLOAD /* a workload spec, checked by sb_workload_check */
+	SB_KT_WORKLOAD	/* a workload spec, checked by sb_workload_check */
 };
 
 enum sb_key_id {
@@ -89,13 +89,13 @@ struct sb_key {
 	const char *choices; /* SB_KT_CHOICE: "a|b|c" */
 	uint64_t min, max;   /* SB_KT_UINT / SB_KT_COUNT */
 	const char *def;     /* default, as text; NULL: unset */
-	unsigned flags;      /* SB_KF_* */
+	unsigned flags;	     /* SB_KF_* */
 	const char *help;
 };
 
 enum {
-	SB_KF_REPEAT = 1 << 0,    /* may be given several times (a list) */
-	SB_KF_NOMATRIX = 1 << 1,  /* not allowed in [matrix] */
+	SB_KF_REPEAT = 1 << 0,	 /* may be given several times (a list) */
+	SB_KF_NOMATRIX = 1 << 1, /* not allowed in [matrix] */
 };
 
 extern const struct sb_key sb_keys[SB_KEY_N];
@@ -113,10 +113,10 @@ int sb_role_lookup(const char *name);
 /* Resolved values of one variant (or the base profile). Strings are owned by
  * the profile they come from. */
 struct sb_config {
-	const char *val[SB_KEY_N]; /* NULL: unset (getters return the default) */
-	unsigned line[SB_KEY_N];   /* where it was set: 0 default, else the file's line */
+	const char *val[SB_KEY_N];    /* NULL: unset (getters return the default) */
+	unsigned line[SB_KEY_N];      /* where it was set: 0 default, else the file's line */
 	const char *origin[SB_KEY_N]; /* "profile", "matrix", "-o" */
-	bool has_sec[SB_SEC_N];    /* the section header appeared */
+	bool has_sec[SB_SEC_N];	      /* the section header appeared */
 	unsigned sec_line[SB_SEC_N];
 	enum sb_role role_order[SB_ROLE_N]; /* roles in the order [devices] lists them */
 	size_t n_roles;
@@ -153,7 +153,7 @@ struct sb_profile {
 };
 
 struct sb_pvariant {
-	char *name;          /* "fs.type=xfs,mount.options=noatime" or "default" */
+	char *name;	     /* "fs.type=xfs,mount.options=noatime" or "default" */
 	json_object *params; /* {"fs.type": "xfs", ...} */
 	struct sb_config cfg;
 };

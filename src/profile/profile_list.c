@@ -9,12 +9,16 @@
 #include <libsmartcols.h>
 #include <string.h>
 
-/* The first comment line that says something ("# Two partitions..."). */
+/* The first paragraph of the comment block, on one line. */
 static char *summary(const char *path)
 {
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char line[512];
+	char line[512], *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
 
+	if (!m)
+		return NULL;
 	while (f && fgets(line, sizeof(line), f)) {
 		char *s = line;
 		if (*s != '#')
@@ -22,10 +26,15 @@ static char *summary(const char *path)
 		while (*s == '#' || *s == ' ')
 			s++;
 		s[strcspn(s, "\n")] = '\0';
-		if (*s)
-			return strdup(s);
+		if (!*s) {
+			if (ftell(m) > 0)
+				break;
+			continue;
+		}
+		fprintf(m, "%s%s", ftell(m) > 0 ? " " : "", s);
 	}
-	return strdup("");
+	fclose(m);
+	return out;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -55,7 +64,8 @@ int sb_list_profiles(void)
 			_cleanup_free_ char *path = NULL, *name = NULL, *sum = NULL;
 			bool dup = false;
 
-			if (len > 5 && strcmp(fn + len - 5, ".conf") == 0 && n_seen < ARRAY_SIZE(seen)) {
+			if (len > 5 && strcmp(fn + len - 5, ".conf") == 0 &&
+			    n_seen < ARRAY_SIZE(seen)) {
 				name = strndup(fn, len - 5);
 				for (size_t k = 0; name && k < n_seen; k++)
 					dup |= strcmp(seen[k], name) == 0;
@@ -74,7 +84,8 @@ int sb_list_profiles(void)
 	}
 	qsort(seen, n_seen, sizeof(seen[0]), cmp_str);
 	if (n_seen == 0) {
-		sb_error("list profiles: no profiles found in ./profiles or %s/profiles", SB_DATADIR);
+		sb_error("list profiles: no profiles found in ./profiles or %s/profiles",
+			 SB_DATADIR);
 		r = SB_EXIT_FAILED;
 	} else {
 		scols_print_table(tb);

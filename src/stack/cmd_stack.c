@@ -75,8 +75,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
 		if (!*arg || *end || n < 1 || n > 1000)
-			return sb_usage_error(o->cmd, "--repeat: expected a number from 1 to 1000, got '%s'",
-					      arg);
+			return sb_usage_error(
+			    o->cmd, "--repeat: expected a number from 1 to 1000, got '%s'", arg);
 		o->repeat = (unsigned)n;
 		return 0;
 	}
@@ -92,31 +92,50 @@ static int on_opt(int key, const char *arg, void *ud)
 	return SB_EXIT_USAGE;
 }
 
-#define OPT_DEVICES_ROW {"devices", OPT_DEVICES, "A,B,C", "the devices, in role order (or matched by class)"}
-#define OPT_LOOP_ROW {"loop", OPT_LOOP, NULL, "build on loop devices backed by sparse files (no confirmation)"}
-#define OPT_O_ROW {"set", OPT_OVERRIDE, "SECTION.KEY=VALUE", "override a profile value (-o; matrix.SECTION.KEY=A|B for a matrix)"}
-#define OPT_QUICK_ROW {"quick", OPT_QUICK, NULL, "small loop devices and quick workloads (CI)"}
-#define OPT_WIPE_ROW {"wipe", OPT_WIPE, NULL, "accept devices that carry signatures (they are destroyed)"}
+#define OPT_DEVICES_ROW                                                                            \
+	{                                                                                          \
+		"devices", OPT_DEVICES, "A,B,C",                                                   \
+		    "the devices, in role order (or matched by class)"                             \
+	}
+#define OPT_LOOP_ROW                                                                               \
+	{                                                                                          \
+		"loop", OPT_LOOP, NULL,                                                            \
+		    "build on loop devices backed by sparse files (no confirmation)"               \
+	}
+#define OPT_O_ROW                                                                                  \
+	{                                                                                          \
+		"set", OPT_OVERRIDE, "SECTION.KEY=VALUE",                                          \
+		    "override a profile value (-o; matrix.SECTION.KEY=A|B for a matrix)"           \
+	}
+#define OPT_QUICK_ROW                                                                              \
+	{                                                                                          \
+		"quick", OPT_QUICK, NULL, "small loop devices and quick workloads (CI)"            \
+	}
+#define OPT_WIPE_ROW                                                                               \
+	{                                                                                          \
+		"wipe", OPT_WIPE, NULL,                                                            \
+		    "accept devices that carry signatures (they are destroyed)"                    \
+	}
 
 static const struct sb_opt plan_opts[] = {
-	OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
+    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
 };
 
 static const struct sb_opt run_opts[] = {
-	OPT_DEVICES_ROW,
-	OPT_LOOP_ROW,
-	OPT_O_ROW,
-	OPT_QUICK_ROW,
-	OPT_WIPE_ROW,
-	{"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
-	{"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
-	{"repeat", OPT_REPEAT, "N", "run every variant N times, interleaved (A B A B)"},
-	{0},
+    OPT_DEVICES_ROW,
+    OPT_LOOP_ROW,
+    OPT_O_ROW,
+    OPT_QUICK_ROW,
+    OPT_WIPE_ROW,
+    {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
+    {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
+    {"repeat", OPT_REPEAT, "N", "run every variant N times, interleaved (A B A B)"},
+    {0},
 };
 
 static const struct sb_opt teardown_opts[] = {
-	{"all", OPT_ALL, NULL, "tear down every run left in the state directory"},
-	{0},
+    {"all", OPT_ALL, NULL, "tear down every run left in the state directory"},
+    {0},
 };
 
 /* Everything plan and run share: profile, variants, devices, plans. */
@@ -130,7 +149,7 @@ struct ctx {
 	size_t n_slots;
 	struct sb_probe *probe;
 	struct sb_device **dev; /* per slot (real devices only) */
-	struct sb_plan *plans;  /* per variant */
+	struct sb_plan *plans;	/* per variant */
 };
 
 static void ctx_free(struct ctx *c)
@@ -154,9 +173,10 @@ static int load_profile(struct ctx *c, const char *arg)
 
 	c->profile_path = sb_profile_find(arg);
 	if (!c->profile_path) {
-		sb_error("%s: no such profile (looked in ./profiles and %s/profiles; see 'stackbench "
-			 "list profiles')",
-			 arg, SB_DATADIR);
+		sb_error(
+		    "%s: no such profile (looked in ./profiles and %s/profiles; see 'stackbench "
+		    "list profiles')",
+		    arg, SB_DATADIR);
 		return SB_EXIT_USAGE;
 	}
 	r = sb_profile_load(c->profile_path, &c->prof, &err);
@@ -179,10 +199,14 @@ static int load_profile(struct ctx *c, const char *arg)
 static char *describe_dev(const struct sb_device *d)
 {
 	char sz[16], *s = NULL;
-	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s)", d->path, d->vendor ? d->vendor : "",
+	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s%s)", d->path, d->vendor ? d->vendor : "",
 		     d->vendor ? " " : "", d->model ? d->model : "unknown model",
 		     d->serial ? d->serial : "unknown", sb_format_size(d->size, sz, sizeof(sz)),
-		     sb_class_name(d->cls)) < 0)
+		     sb_class_name(d->cls),
+		     /* a loop device plays the role its flag says */
+		     d->cls == SB_CLASS_LOOP || d->cls == SB_CLASS_VIRTUAL
+			 ? (d->rotational ? ", rotational" : ", non-rotational")
+			 : "") < 0)
 		return NULL;
 	return s;
 }
@@ -205,7 +229,8 @@ static int resolve_devices(struct ctx *c, bool enforce)
 		names[nd++] = w;
 	names[nd] = NULL;
 	if (nd == 0)
-		return sb_usage_error(c->o.cmd, "--devices: expected device paths such as /dev/sdb,/dev/sdc");
+		return sb_usage_error(c->o.cmd,
+				      "--devices: expected device paths such as /dev/sdb,/dev/sdc");
 	r = sb_probe_scan(names, &c->probe, &missing);
 	if (r == -ENODEV) {
 		sb_error("%s: no such block device", missing ? missing : "?");
@@ -257,9 +282,10 @@ static int resolve_devices(struct ctx *c, bool enforce)
 				sb_warn("%s: run would refuse it: %s", d->path, d->reasons[i]);
 			refused++;
 		}
-		if ((d->refuse & ~(unsigned)SB_REFUSE_SIGNATURES) == 0 && d->reasons && d->reasons[0] &&
-		    !c->o.wipe && enforce)
-			sb_info("%s: --wipe accepts a device whose signatures may be destroyed", d->path);
+		if ((d->refuse & ~(unsigned)SB_REFUSE_SIGNATURES) == 0 && d->reasons &&
+		    d->reasons[0] && !c->o.wipe && enforce)
+			sb_info("%s: --wipe accepts a device whose signatures may be destroyed",
+				d->path);
 	}
 	return refused && enforce ? SB_EXIT_REFUSED : 0;
 }
@@ -310,8 +336,8 @@ static void print_plans(struct ctx *c, FILE *out)
 			fprintf(out, "  %-6s loop device (%s)\n", c->slots[k].name,
 				c->slots[k].role == SB_ROLE_HDD ? "rotational" : "non-rotational");
 		} else {
-			fprintf(out, "  %-6s a %s device (give --devices or --loop)\n", c->slots[k].name,
-				sb_role_names[c->slots[k].role]);
+			fprintf(out, "  %-6s a %s device (give --devices or --loop)\n",
+				c->slots[k].name, sb_role_names[c->slots[k].role]);
 		}
 	}
 	for (size_t i = 0; i < c->prof->n_dropped; i++)
@@ -341,9 +367,11 @@ static int common_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, ch
 	if (r)
 		return r < 0 ? -1 : r;
 	if (n != 1)
-		return sb_usage_error(c->o.cmd, n ? "expected one PROFILE, got %d arguments"
-						  : "expected a PROFILE (a file or a name from 'stackbench list profiles')",
-				      n);
+		return sb_usage_error(
+		    c->o.cmd,
+		    n ? "expected one PROFILE, got %d arguments"
+		      : "expected a PROFILE (a file or a name from 'stackbench list profiles')",
+		    n);
 	if (c->o.loop && c->o.devices)
 		return sb_usage_error(c->o.cmd, "give either --devices or --loop, not both");
 	r = load_profile(c, rest[0]);
@@ -360,10 +388,14 @@ static int common_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, ch
 int cmd_plan(int argc, char **argv)
 {
 	struct ctx c = {.o = {.cmd = "plan", .repeat = 1}};
-	struct sb_cmdline cl = {"plan", "PROFILE [--devices A,B,C | --loop] [-o SECTION.KEY=VALUE]...",
-				"Print every step a run would take, with its undo, for every variant. "
-				"Touches nothing.",
-				plan_opts, on_opt, &c.o};
+	struct sb_cmdline cl = {
+	    "plan",
+	    "PROFILE [--devices A,B,C | --loop] [-o SECTION.KEY=VALUE]...",
+	    "Print every step a run would take, with its undo, for every variant. "
+	    "Touches nothing.",
+	    plan_opts,
+	    on_opt,
+	    &c.o};
 	int r = common_setup(&c, &cl, argc, argv, false);
 	if (r == 0)
 		print_plans(&c, stdout);
@@ -441,17 +473,19 @@ static int confirm(struct ctx *c)
 		for (size_t i = 0; i < d->n_sigs; i++)
 			fprintf(stderr, "         signature: %s (%s)%s%s\n", d->sigs[i].type,
 				d->sigs[i].usage ? d->sigs[i].usage : "?",
-				d->sigs[i].label ? " label " : "", d->sigs[i].label ? d->sigs[i].label : "");
+				d->sigs[i].label ? " label " : "",
+				d->sigs[i].label ? d->sigs[i].label : "");
 	}
 	if (c->o.yes)
 		return 0;
 	if (!isatty(STDIN_FILENO)) {
-		sb_error("refusing: give --yes to destroy these devices (no terminal to confirm on)");
+		sb_error(
+		    "refusing: give --yes to destroy these devices (no terminal to confirm on)");
 		return SB_EXIT_REFUSED;
 	}
 	fprintf(stderr, "Type the device names to confirm (e.g. %s): ", c->dev[0]->path);
 	if (!fgets(line, sizeof(line), stdin))
-		return SB_EXIT_REFUSED;
+		return g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_REFUSED;
 	char *save = NULL;
 	for (char *w = strtok_r(line, " \t\n,", &save); w; w = strtok_r(NULL, " \t\n,", &save)) {
 		bool ok = false;
@@ -473,18 +507,31 @@ static int confirm(struct ctx *c)
 /* Holding an exclusive flock on each whole device keeps two runs apart. */
 static int lock_devices(struct ctx *c, int *fds)
 {
+	char locked[65][300];
+	size_t n_locked = 0;
+
 	for (size_t k = 0; k < c->n_slots; k++) {
 		const struct sb_device *d = c->dev[k];
 		char path[300];
-		snprintf(path, sizeof(path), "/dev/%s", d->is_partition && d->parent ? d->parent : d->name);
+		bool again = false;
+		snprintf(path, sizeof(path), "/dev/%s",
+			 d->is_partition && d->parent ? d->parent : d->name);
+		/* Two partitions of one disk: its lock is ours already (a second
+		 * flock from this process would conflict with the first). */
+		for (size_t i = 0; i < n_locked; i++)
+			again |= strcmp(locked[i], path) == 0;
+		if (again)
+			continue;
 		fds[k] = open(path, O_RDONLY | O_CLOEXEC);
 		if (fds[k] < 0)
 			fds[k] = open(d->path, O_RDONLY | O_CLOEXEC);
 		if (fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) < 0) {
-			sb_error("%s: refusing: another stackbench run (or a tool holding its lock) uses it",
+			sb_error("%s: refusing: another stackbench run (or a tool holding its "
+				 "lock) uses it",
 				 path);
 			return SB_EXIT_REFUSED;
 		}
+		snprintf(locked[n_locked++], sizeof(locked[0]), "%s", path);
 	}
 	return 0;
 }
@@ -503,7 +550,8 @@ static json_object *tool_versions(struct ctx *c)
 			/* e2fsprogs and xfsprogs know -V; the others --version. */
 			bool dash_v = strncmp(p, "mkfs.ext", 8) == 0 || strcmp(p, "mkfs.xfs") == 0;
 			const char *argv[] = {p, dash_v ? "-V" : "--version", NULL};
-			struct sb_child ch = {.argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
+			struct sb_child ch = {
+			    .argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
 			if (sb_spawn_run(&ch) == 0) {
 				char *s = ch.out_len ? ch.out : ch.err;
 				s[strcspn(s, "\n")] = '\0';
@@ -515,17 +563,45 @@ static json_object *tool_versions(struct ctx *c)
 	return o;
 }
 
+/* Everything the plans need, checked before anything is touched, and all
+ * that is missing reported at once. */
 static int check_programs(struct ctx *c)
 {
-	const char *progs[32];
+	const char *progs[32], *seen[64];
+	size_t n_seen = 0;
+	bool md = false, dm = false;
 	int missing = 0;
+
 	for (size_t i = 0; i < c->n_var; i++) {
 		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
-		for (size_t k = 0; k < n; k++)
-			if (!sb_have_program(progs[k])) {
-				sb_error("%s: not found (needed by variant %s)", progs[k], c->var[i].name);
-				missing++;
-			}
+		for (size_t s = 0; s < c->plans[i].n; s++) {
+			md |= c->plans[i].steps[s].kind == SB_STEP_MD;
+			dm |= c->plans[i].steps[s].kind == SB_STEP_LV;
+		}
+		for (size_t k = 0; k < n; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < n_seen; j++)
+				dup |= strcmp(seen[j], progs[k]) == 0;
+			if (dup || sb_have_program(progs[k]))
+				continue;
+			if (n_seen < ARRAY_SIZE(seen))
+				seen[n_seen++] = progs[k];
+			const char *pkg = sb_program_package(progs[k]);
+			sb_error("%s: not found%s%s%s", progs[k],
+				 pkg ? " (install the Debian package " : "", pkg ? pkg : "",
+				 pkg ? ")" : "");
+			missing++;
+		}
+	}
+	if (md && access("/proc/mdstat", F_OK) != 0) {
+		sb_error("md: this kernel has no md driver (no /proc/mdstat; "
+			 "try 'modprobe md_mod', or a VM: see tests/vm)");
+		missing++;
+	}
+	if (dm && access("/dev/mapper/control", F_OK) != 0) {
+		sb_error("device-mapper: not available (no /dev/mapper/control; "
+			 "try 'modprobe dm_mod', or a VM: see tests/vm)");
+		missing++;
 	}
 	return missing ? SB_EXIT_FAILED : 0;
 }
@@ -595,7 +671,9 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 		mnt = sb_exec_expand(&x, c->plans[vi].mountpoint);
 		for (size_t w = 0; w < v->cfg.n_workloads && !g_stop; w++) {
 			const char *spec = v->cfg.workloads[w];
-			struct sb_wl_env env = {.dir = mnt, .quick = c->o.quick, .log_fd = rs->log_fd,
+			struct sb_wl_env env = {.dir = mnt,
+						.quick = c->o.quick,
+						.log_fd = rs->log_fd,
 						.stop = &g_wl_stop};
 			struct sb_wl_result *res = NULL;
 			char *err = NULL;
@@ -618,9 +696,19 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 					sb_wl_result_free(res);
 				}
 			}
+			if (r < 0 && g_wl_stop && !g_stop) {
+				/* The time limit: keep what was measured, go on. */
+				sb_warn("%s: workload %s stopped by workloads.time-limit", v->name,
+					spec);
+				dprintf(rs->log_fd, "!! workload %s: stopped by the time limit\n",
+					spec);
+				free(err);
+				continue;
+			}
 			if (r < 0) {
 				sb_error("%s: %s", v->name, err ? err : strerror(-r));
-				dprintf(rs->log_fd, "!! workload %s: %s\n", spec, err ? err : strerror(-r));
+				dprintf(rs->log_fd, "!! workload %s: %s\n", spec,
+					err ? err : strerror(-r));
 				code = g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
 				free(err);
 				break;
@@ -643,12 +731,9 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 	if (r < 0) {
 		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
 			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
-		code = code ? code : SB_EXIT_FAILED;
-		code = code == SB_EXIT_INTERRUPTED ? code : SB_EXIT_FAILED;
-		sb_exec_release(&u);
-		sb_variant_add_repeat(rv, rep, wl, n_wl);
-		free(wl);
-		return code ? code : SB_EXIT_FAILED;
+		/* An interruption stays one; anything else is a failure. */
+		if (code != SB_EXIT_INTERRUPTED)
+			code = SB_EXIT_FAILED;
 	}
 	sb_exec_release(&u);
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
@@ -717,12 +802,15 @@ static void remove_run_dir(struct runstate *rs)
 int cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.o = {.cmd = "run", .repeat = 1}};
-	struct sb_cmdline cl = {"run",
-				"PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
-				"[--repeat N] [-o SECTION.KEY=VALUE]...",
-				"Build the stack of every variant, run its workloads, tear it down, and "
-				"write a result set.",
-				run_opts, on_opt, &c.o};
+	struct sb_cmdline cl = {
+	    "run",
+	    "PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
+	    "[--repeat N] [-o SECTION.KEY=VALUE]...",
+	    "Build the stack of every variant, run its workloads, tear it down, and "
+	    "write a result set.",
+	    run_opts,
+	    on_opt,
+	    &c.o};
 	struct runstate rs = {.lock_fd = -1, .log_fd = -1};
 	struct sb_resultset *set = NULL;
 	int dev_fds[65], r, code = 0;
@@ -742,6 +830,13 @@ int cmd_run(int argc, char **argv)
 		ctx_free(&c);
 		return sb_usage_error("run", "give --devices A,B,C or --loop");
 	}
+	/* From here on an interruption ends in a teardown, not a dead process. */
+	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: tear down too */
+	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
 	if (r)
 		goto out;
@@ -761,7 +856,8 @@ int cmd_run(int argc, char **argv)
 		const char *sd = state_dir();
 		r = mkdir_p(sd, 0700);
 		if (r < 0 || !realpath(sd, real)) {
-			sb_error_errno(r < 0 ? r : negerrno(), "%s: cannot create the state directory", sd);
+			sb_error_errno(r < 0 ? r : negerrno(),
+				       "%s: cannot create the state directory", sd);
 			r = SB_EXIT_FAILED;
 			goto out;
 		}
@@ -798,7 +894,8 @@ int cmd_run(int argc, char **argv)
 			rs.results = NULL;
 	}
 	if (!rs.results || (r = mkdir_p(rs.results, 0755)) < 0) {
-		sb_error_errno(r, "%s: cannot create the results directory", rs.results ? rs.results : "?");
+		sb_error_errno(r, "%s: cannot create the results directory",
+			       rs.results ? rs.results : "?");
 		r = SB_EXIT_FAILED;
 		goto out_dir;
 	}
@@ -843,12 +940,6 @@ int cmd_run(int argc, char **argv)
 	}
 	profile_json(&c, set);
 
-	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGALRM, &sal, NULL);
-
 	for (size_t i = 0; i < c.n_var; i++)
 		if (!sb_resultset_variant(set, c.var[i].name, json_object_get(c.var[i].params))) {
 			r = SB_EXIT_FAILED;
@@ -857,7 +948,8 @@ int cmd_run(int argc, char **argv)
 	/* Interleaved (A B A B) so that drift over time hits every variant alike. */
 	for (unsigned rep = 0; rep < c.o.repeat && !code; rep++)
 		for (size_t i = 0; i < c.n_var && !code; i++)
-			code = run_variant(&c, &rs, i, rep, &set->var[i], &loops_probed, set->devices);
+			code =
+			    run_variant(&c, &rs, i, rep, &set->var[i], &loops_probed, set->devices);
 
 	r = sb_resultset_write(set, rs.results);
 	if (r < 0)
@@ -941,10 +1033,13 @@ static int teardown_one(const char *sd, const char *id, bool explicit_id)
 int cmd_teardown(int argc, char **argv)
 {
 	struct opts o = {.cmd = "teardown"};
-	struct sb_cmdline cl = {"teardown", "[RUN-ID | --all]",
+	struct sb_cmdline cl = {"teardown",
+				"[RUN-ID | --all]",
 				"Undo, from its journal, what an interrupted or killed run left "
 				"behind. Safe to run twice.",
-				teardown_opts, on_opt, &o};
+				teardown_opts,
+				on_opt,
+				&o};
 	const char *sd = state_dir();
 	char **rest;
 	int n, r, code = 0;
@@ -952,8 +1047,18 @@ int cmd_teardown(int argc, char **argv)
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
-	if ((n == 1) == o.all || n > 1)
+	if ((n == 1) == o.all || n > 1) {
+		/* Name the runs there are, so that the next command can be typed. */
+		struct dirent **ents = NULL;
+		int ne = scandir(sd, &ents, NULL, alphasort);
+		for (int i = 0; i < ne; i++) {
+			if (ents[i]->d_name[0] != '.')
+				fprintf(stderr, "run left in %s: %s\n", sd, ents[i]->d_name);
+			free(ents[i]);
+		}
+		free(ents);
 		return sb_usage_error("teardown", "give one RUN-ID or --all");
+	}
 	if (n == 1) {
 		char p[4096];
 		struct stat st;

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <libgen.h>
+#include <libudev.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,21 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Like `udevadm settle`: wait until udevd has handled every event, so that
+ * its links and permissions are in place too. */
+static void udev_settle(unsigned timeout_ms)
+{
+	struct udev *u = udev_new();
+	struct udev_queue *q = u ? udev_queue_new(u) : NULL;
+	for (unsigned waited = 0; q && waited < timeout_ms; waited += 20) {
+		if (udev_queue_get_queue_is_empty(q))
+			break;
+		usleep(20000);
+	}
+	udev_queue_unref(q);
+	udev_unref(u);
+}
+
 /* Returns 1 when it created the node, 0 when it was there, or -errno. */
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 {
@@ -73,10 +89,15 @@ int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 		unsigned maj, min;
 		struct stat st;
 
-		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &maj, &min) == 2) {
+		if (sb_sys_read(sys, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%u:%u", &maj, &min) == 2) {
 			if (stat(devpath, &st) == 0) {
-				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min))
+				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min)) {
+					if (udev)
+						udev_settle(
+						    timeout_ms > waited ? timeout_ms - waited : 0);
 					return 0;
+				}
 				/* A stale node of an earlier device by that name. */
 				if (!udev && S_ISBLK(st.st_mode) && unlink(devpath) < 0)
 					return negerrno();

@@ -53,7 +53,8 @@ int sb_dm_remove_prefix(const char *prefix, char ***removed)
 				else if (e == 0) {
 					n++;
 					if (removed) {
-						char **nv = realloc(*removed, (n + 1) * sizeof(char *));
+						char **nv =
+						    realloc(*removed, (n + 1) * sizeof(char *));
 						if (nv) {
 							nv[n - 1] = strdup(names->name);
 							nv[n] = NULL;

@@ -11,11 +11,11 @@
 #include <time.h>
 
 static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
-	[SB_STEP_LOOP] = &sb_layer_loop, [SB_STEP_QUEUE] = &sb_layer_queue,
-	[SB_STEP_PART] = &sb_layer_part, [SB_STEP_MD] = &sb_layer_md,
-	[SB_STEP_PV] = &sb_layer_pv,     [SB_STEP_VG] = &sb_layer_vg,
-	[SB_STEP_LV] = &sb_layer_lv,     [SB_STEP_MKFS] = &sb_layer_mkfs,
-	[SB_STEP_MOUNT] = &sb_layer_mount,
+    [SB_STEP_LOOP] = &sb_layer_loop,   [SB_STEP_QUEUE] = &sb_layer_queue,
+    [SB_STEP_PART] = &sb_layer_part,   [SB_STEP_MD] = &sb_layer_md,
+    [SB_STEP_PV] = &sb_layer_pv,       [SB_STEP_VG] = &sb_layer_vg,
+    [SB_STEP_LV] = &sb_layer_lv,       [SB_STEP_MKFS] = &sb_layer_mkfs,
+    [SB_STEP_MOUNT] = &sb_layer_mount,
 };
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
@@ -80,15 +80,16 @@ void sb_exec_log(struct sb_exec *x, const char *fmt, ...)
 }
 
 /* Debian packages, for "not found" messages. */
-static const char *package_of(const char *prog)
+const char *sb_program_package(const char *prog)
 {
 	static const struct {
 		const char *prog, *pkg;
-	} t[] = {{"mdadm", "mdadm"},        {"pvcreate", "lvm2"},    {"vgcreate", "lvm2"},
-		 {"lvcreate", "lvm2"},      {"pvremove", "lvm2"},    {"vgremove", "lvm2"},
-		 {"lvremove", "lvm2"},      {"mkfs.btrfs", "btrfs-progs"},
-		 {"btrfs", "btrfs-progs"},  {"mkfs.xfs", "xfsprogs"}, {"mkfs.ext4", "e2fsprogs"},
-		 {"mkfs.ext3", "e2fsprogs"}, {"mkfs.ext2", "e2fsprogs"}};
+	} t[] = {
+	    {"mdadm", "mdadm"},	       {"pvcreate", "lvm2"},	      {"vgcreate", "lvm2"},
+	    {"lvcreate", "lvm2"},      {"pvremove", "lvm2"},	      {"vgremove", "lvm2"},
+	    {"lvremove", "lvm2"},      {"mkfs.btrfs", "btrfs-progs"}, {"btrfs", "btrfs-progs"},
+	    {"mkfs.xfs", "xfsprogs"},  {"mkfs.ext4", "e2fsprogs"},    {"mkfs.ext3", "e2fsprogs"},
+	    {"mkfs.ext2", "e2fsprogs"}};
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (strcmp(t[i].prog, prog) == 0)
 			return t[i].pkg;
@@ -98,7 +99,7 @@ static const char *package_of(const char *prog)
 static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool quiet)
 {
 	_cleanup_free_ char *txt = sb_argv_format(argv);
-	char *env[64];
+	_cleanup_free_ char **env = NULL;
 	size_t ne = 0;
 	extern char **environ;
 	struct sb_child c = {.argv = argv, .capture = true, .log_fd = x->log_fd};
@@ -107,20 +108,24 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 	/* Without udevd, LVM would wait forever for udev to create its nodes;
 	 * this makes libdevmapper create them itself. */
 	if (!x->udev) {
-		for (char **e = environ; *e && ne < ARRAY_SIZE(env) - 2; e++)
-			env[ne++] = *e;
-		env[ne++] = (char *)"DM_DISABLE_UDEV=1";
-		env[ne] = NULL;
+		while (environ[ne])
+			ne++;
+		env = calloc(ne + 2, sizeof(*env));
+		if (!env)
+			return sb_exec_fail(x, -ENOMEM, "out of memory");
+		memcpy(env, environ, ne * sizeof(*env));
+		env[ne] = (char *)"DM_DISABLE_UDEV=1";
 		c.envp = env;
 	}
 	sb_exec_log(x, "$ %s\n", txt ? txt : argv[0]);
 	sb_verbose("run: %s", txt ? txt : argv[0]);
 	r = sb_spawn_run(&c);
 	if (r == -ENOENT) {
-		const char *pkg = package_of(argv[0]);
+		const char *pkg = sb_program_package(argv[0]);
 		sb_child_release(&c);
-		return sb_exec_fail(x, r, "%s: not found%s%s%s", argv[0], pkg ? " (install the Debian package " : "",
-				    pkg ? pkg : "", pkg ? ")" : "");
+		return sb_exec_fail(x, r, "%s: not found%s%s%s", argv[0],
+				    pkg ? " (install the Debian package " : "", pkg ? pkg : "",
+				    pkg ? ")" : "");
 	}
 	if (r < 0) {
 		sb_child_release(&c);
@@ -158,7 +163,8 @@ int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status)
 const char *sb_arg_str(json_object *args, const char *key)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) || !json_object_is_type(v, json_type_string))
+	if (!args || !json_object_object_get_ex(args, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -166,7 +172,8 @@ const char *sb_arg_str(json_object *args, const char *key)
 size_t sb_arg_len(json_object *args, const char *key)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) || !json_object_is_type(v, json_type_array))
+	if (!args || !json_object_object_get_ex(args, key, &v) ||
+	    !json_object_is_type(v, json_type_array))
 		return 0;
 	return json_object_array_length(v);
 }
@@ -240,8 +247,10 @@ char *sb_vec_format(const struct sb_vec *s)
 		const char *w = s->v[i];
 		bool plain = *w != '\0';
 		for (const char *c = w; *c; c++)
-			plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-					"-_./=:,+@%${}", *c) != NULL;
+			plain &=
+			    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				   "-_./=:,+@%${}",
+				   *c) != NULL;
 		if (plain) {
 			fprintf(f, "%s%s", i ? " " : "", w);
 		} else {
@@ -365,7 +374,8 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 		result = json_object_new_object();
 		r = l->run(args, result, x);
 		if (r == 0 && x->fail_step == n)
-			r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)", n);
+			r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)",
+					 n);
 		if (r == 0 && x->stop && *x->stop)
 			r = sb_exec_fail(x, -EINTR, "interrupted");
 		if (r < 0) {
@@ -391,7 +401,7 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 		json_object *vars;
 		if (json_object_object_get_ex(result, "vars", &vars)) {
 			json_object_object_foreach(vars, k, v)
-				sb_exec_set_var(x, k, json_object_get_string(v));
+			    sb_exec_set_var(x, k, json_object_get_string(v));
 		}
 		json_object_put(result);
 		json_object_put(args);
@@ -480,8 +490,23 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 
 		free(x->errmsg);
 		x->errmsg = NULL;
+		const char *missing = NULL;
+		for (size_t k = 0; l && k < ARRAY_SIZE(l->required) && l->required[k]; k++)
+			if (!sb_arg_str(rec->args, l->required[k]))
+				missing = l->required[k];
+		/* Arrays of devices must hold strings only. */
+		json_object_object_foreach(rec->args, key, val)
+		{
+			if (json_object_is_type(val, json_type_array))
+				for (size_t k = 0; k < json_object_array_length(val); k++)
+					if (!json_object_is_type(json_object_array_get_idx(val, k),
+								 json_type_string))
+						missing = key;
+		}
 		if (!l) {
 			r = sb_exec_fail(x, -EINVAL, "unknown kind '%s'", rec->kind);
+		} else if (missing) {
+			r = sb_exec_fail(x, -EINVAL, "damaged record: no valid '%s'", missing);
 		} else if (strcmp(rec->kind, "loop") != 0 && names_lost_loop(rec->args, lm, nlm)) {
 			sb_exec_log(x, "== undo step %u (%s): skipped, its loop device is gone\n",
 				    rec->step, rec->kind);

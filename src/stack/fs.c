@@ -12,6 +12,8 @@ void sb_btrfs_forget(const char *dev);
 static void mkfs_argv(json_object *a, struct sb_vec *v)
 {
 	const char *t = sb_arg_str(a, "type");
+	if (!t)
+		t = "?"; /* a journal edited by hand; mkfs.? then fails cleanly */
 	if (strcmp(t, "btrfs") == 0) {
 		sb_btrfs_mkfs_argv(a, v);
 		return;
@@ -53,7 +55,8 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 
 static int undo(json_object *a, json_object *result, struct sb_exec *x)
 {
-	bool btrfs = strcmp(sb_arg_str(a, "type"), "btrfs") == 0;
+	const char *t = sb_arg_str(a, "type");
+	bool btrfs = t && strcmp(t, "btrfs") == 0;
 	for (size_t i = 0; i < sb_arg_len(a, "devs"); i++) {
 		const char *d = sb_arg_idx(a, "devs", i);
 		struct stat st;
@@ -72,8 +75,9 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_mkfs = {
-	.kind = "mkfs",
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "mkfs",
+    .describe = describe,
+    .run = run,
+    .undo = undo,
+    .required = {"type"},
 };

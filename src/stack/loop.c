@@ -29,9 +29,11 @@ static int describe(json_object *a, char **what, char **undo)
 	uint64_t sz = strtoull(sb_arg_str(a, "size") ?: "0", NULL, 10);
 	char buf[16];
 
-	if (asprintf(what, "truncate -s %s %s; losetup --find --show --partscan %s -> ${%s}; "
-			   "rotational=%s",
-		     sb_format_size(sz, buf, sizeof(buf)), f, f, var, sb_arg_str(a, "rotational")) < 0 ||
+	if (asprintf(what,
+		     "truncate -s %s %s; losetup --find --show --partscan %s -> ${%s}; "
+		     "rotational=%s",
+		     sb_format_size(sz, buf, sizeof(buf)), f, f, var,
+		     sb_arg_str(a, "rotational")) < 0 ||
 	    asprintf(undo, "losetup -d <device of %s>; rm %s", f, f) < 0)
 		return -ENOMEM;
 	return 0;
@@ -96,7 +98,8 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 		return sb_exec_fail(x, negerrno(), "%s: cannot size: %s", file, strerror(errno));
 	r = attach(fd, dev, sizeof(dev));
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot attach a loop device: %s", file, strerror(-r));
+		return sb_exec_fail(x, r, "%s: cannot attach a loop device: %s", file,
+				    strerror(-r));
 	sb_exec_log(x, "%s attached as %s\n", file, dev);
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/rotational", dev + 5);
 	r = sb_sys_write(path, sb_arg_str(a, "rotational"));
@@ -172,15 +175,17 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 	const char *file = sb_arg_str(a, "file");
 	int r = for_each_backed_by(file, detach, x);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot detach its loop device: %s", file, strerror(-r));
+		return sb_exec_fail(x, r, "%s: cannot detach its loop device: %s", file,
+				    strerror(-r));
 	if (unlink(file) < 0 && errno != ENOENT)
 		return sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", file, strerror(errno));
 	return 0;
 }
 
 const struct sb_layer sb_layer_loop = {
-	.kind = "loop",
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "loop",
+    .describe = describe,
+    .run = run,
+    .undo = undo,
+    .required = {"file"},
 };

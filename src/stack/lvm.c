@@ -20,12 +20,32 @@ static int fmt(char **out, const char *const *argv)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* Every LVM tool gets a --config that keeps our devices usable without
+ * the devices file, and without udev when no udevd runs (else the tools
+ * wait for udev to create nodes it never will). Shown in run.log. */
+static int lvm_run(struct sb_exec *x, const char *const *argv, int *status)
+{
+	struct sb_vec v = {0};
+	int r;
+	sb_vec_add(&v, argv[0]);
+	sb_vec_add(&v, "--config");
+	sb_vec_add(&v, x->udev ? "devices { use_devicesfile = 0 }"
+			       : "devices { use_devicesfile = 0 obtain_device_list_from_udev = 0 } "
+				 "activation { udev_sync = 0 udev_rules = 0 }");
+	for (size_t i = 1; argv[i]; i++)
+		sb_vec_add(&v, argv[i]);
+	r = status ? sb_exec_cmd_quiet(x, (const char *const *)v.v, status)
+		   : lvm_run(x, (const char *const *)v.v, NULL);
+	sb_vec_free(&v);
+	return r;
+}
+
 /* Does "vgs VG" (or lvs, pvs) find it? */
 static bool lvm_has(struct sb_exec *x, const char *tool, const char *what)
 {
 	const char *argv[] = {tool, "--noheadings", what, NULL};
 	int st = -1;
-	return sb_exec_cmd_quiet(x, argv, &st) == 0 && st == 0;
+	return lvm_run(x, argv, &st) == 0 && st == 0;
 }
 
 /* ---- pvcreate ---- */
@@ -33,14 +53,15 @@ static bool lvm_has(struct sb_exec *x, const char *tool, const char *what)
 static int pv_describe(json_object *a, char **what, char **undo)
 {
 	const char *dev = sb_arg_str(a, "dev");
-	const char *w[] = {"pvcreate", "-y", dev, NULL}, *u[] = {"pvremove", "-ff", "-y", dev, NULL};
+	const char *w[] = {"pvcreate", "-y", dev, NULL},
+		   *u[] = {"pvremove", "-ff", "-y", dev, NULL};
 	return fmt(what, w) ?: fmt(undo, u);
 }
 
 static int pv_run(json_object *a, json_object *result, struct sb_exec *x)
 {
 	const char *argv[] = {"pvcreate", "-y", sb_arg_str(a, "dev"), NULL};
-	return sb_exec_cmd(x, argv);
+	return lvm_run(x, argv, NULL);
 }
 
 static int pv_undo(json_object *a, json_object *result, struct sb_exec *x)
@@ -52,7 +73,7 @@ static int pv_undo(json_object *a, json_object *result, struct sb_exec *x)
 		return 0;
 	if (lvm_has(x, "pvs", dev)) {
 		const char *argv[] = {"pvremove", "-ff", "-y", dev, NULL};
-		r = sb_exec_cmd(x, argv);
+		r = lvm_run(x, argv, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -86,7 +107,8 @@ static int vg_prepare(json_object *a, struct sb_exec *x)
 {
 	/* Undo removes the VG by name: it must not be someone else's. */
 	if (lvm_has(x, "vgs", sb_arg_str(a, "vg")))
-		return sb_exec_fail(x, -EEXIST, "volume group %s exists already", sb_arg_str(a, "vg"));
+		return sb_exec_fail(x, -EEXIST, "volume group %s exists already",
+				    sb_arg_str(a, "vg"));
 	return 0;
 }
 
@@ -95,7 +117,7 @@ static int vg_run(json_object *a, json_object *result, struct sb_exec *x)
 	struct sb_vec v = {0};
 	int r;
 	vg_argv(a, &v);
-	r = sb_exec_cmd(x, (const char *const *)v.v);
+	r = lvm_run(x, (const char *const *)v.v, NULL);
 	sb_vec_free(&v);
 	return r;
 }
@@ -123,7 +145,7 @@ static int vg_undo(json_object *a, json_object *result, struct sb_exec *x)
 		return 0;
 	if (lvm_has(x, "vgs", vg)) {
 		const char *argv[] = {"vgremove", "-ff", "-y", vg, NULL};
-		r = sb_exec_cmd(x, argv);
+		r = lvm_run(x, argv, NULL);
 	}
 	dm_prefix(vg, prefix, sizeof(prefix));
 	int n = sb_dm_remove_prefix(prefix, NULL);
@@ -184,7 +206,7 @@ static int lv_run(json_object *a, json_object *result, struct sb_exec *x)
 	int r;
 
 	lv_argv(a, &v);
-	r = sb_exec_cmd(x, (const char *const *)v.v);
+	r = lvm_run(x, (const char *const *)v.v, NULL);
 	sb_vec_free(&v);
 	if (r < 0)
 		return r;
@@ -199,6 +221,15 @@ static int lv_run(json_object *a, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* The LV's path is known before it exists (with the run id still a name
+ * in a dry run), so that plans show /dev/VG/LV rather than ${lv}. */
+static void lv_predict(json_object *a, struct sb_exec *x)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/dev/%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
+	sb_exec_set_var(x, sb_arg_str(a, "var"), path);
+}
+
 static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
 {
 	char lv[300];
@@ -206,15 +237,23 @@ static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
 	if (strstr(lv, "${") || !lvm_has(x, "lvs", lv))
 		return 0;
 	const char *argv[] = {"lvremove", "-ff", "-y", lv, NULL};
-	return sb_exec_cmd(x, argv);
+	return lvm_run(x, argv, NULL);
 }
 
-const struct sb_layer sb_layer_pv = {
-	.kind = "pvcreate", .describe = pv_describe, .run = pv_run, .undo = pv_undo};
+const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
+				     .describe = pv_describe,
+				     .run = pv_run,
+				     .undo = pv_undo,
+				     .required = {"dev"}};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .prepare = vg_prepare,
 				     .describe = vg_describe,
 				     .run = vg_run,
-				     .undo = vg_undo};
-const struct sb_layer sb_layer_lv = {
-	.kind = "lvcreate", .describe = lv_describe, .run = lv_run, .undo = lv_undo};
+				     .undo = vg_undo,
+				     .required = {"vg"}};
+const struct sb_layer sb_layer_lv = {.kind = "lvcreate",
+				     .predict = lv_predict,
+				     .describe = lv_describe,
+				     .run = lv_run,
+				     .undo = lv_undo,
+				     .required = {"vg", "lv"}};

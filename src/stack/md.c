@@ -73,8 +73,9 @@ static int prepare(json_object *a, struct sb_exec *x)
 {
 	const char *dev = sb_arg_str(a, "dev");
 	if (access("/proc/mdstat", F_OK) != 0)
-		return sb_exec_fail(x, -ENODEV, "this kernel has no md driver (/proc/mdstat missing): "
-						 "use a machine or VM with md (see tests/vm)");
+		return sb_exec_fail(x, -ENODEV,
+				    "this kernel has no md driver (/proc/mdstat missing): "
+				    "use a machine or VM with md (see tests/vm)");
 	if (!strstr(dev, "${"))
 		return 0;
 	for (int n = 127; n >= 0; n--) {
@@ -150,9 +151,10 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_md = {
-	.kind = "mdadm-create",
-	.prepare = prepare,
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "mdadm-create",
+    .prepare = prepare,
+    .describe = describe,
+    .run = run,
+    .undo = undo,
+    .required = {"dev"},
 };

@@ -71,8 +71,8 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 		mnt_context_get_excode(cxt, r, buf, sizeof(buf));
 		return sb_exec_fail(x, -EIO, "mount %s on %s: %s", dev, dir, *buf ? buf : "failed");
 	}
-	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", dev, dir, sb_arg_str(a, "type"), o ? ", " : "",
-		    o ? o : "");
+	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", dev, dir, sb_arg_str(a, "type"),
+		    o ? ", " : "", o ? o : "");
 	return 0;
 }
 
@@ -131,7 +131,8 @@ static int kill_users(const char *dir, int sig, struct sb_exec *x)
 		if (fd)
 			closedir(fd);
 		if (hit && kill(pid, sig) == 0) {
-			sb_exec_log(x, "%s: sent signal %d to pid %d, which uses it\n", dir, sig, pid);
+			sb_exec_log(x, "%s: sent signal %d to pid %d, which uses it\n", dir, sig,
+				    pid);
 			n++;
 		}
 	}
@@ -149,7 +150,8 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 		 * orphaned by a killed run is stopped after a while. */
 		for (i = 0; i < 100 && umount2(dir, 0) < 0; i++) {
 			if (errno != EBUSY)
-				return sb_exec_fail(x, negerrno(), "umount %s: %s", dir, strerror(errno));
+				return sb_exec_fail(x, negerrno(), "umount %s: %s", dir,
+						    strerror(errno));
 			if (i == 20)
 				kill_users(dir, SIGTERM, x);
 			if (i == 60)
@@ -167,8 +169,9 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_mount = {
-	.kind = "mount",
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "mount",
+    .describe = describe,
+    .run = run,
+    .undo = undo,
+    .required = {"dir"},
 };

@@ -64,8 +64,8 @@ static void fdisk_unrefp(struct fdisk_context **c)
 /* Adds or deletes one partition in the kernel's view, like partx -a/-d. */
 static int blkpg(int fd, int op, unsigned pno, uint64_t start, uint64_t len)
 {
-	struct blkpg_partition part = {.start = (long long)start, .length = (long long)len,
-				       .pno = (int)pno};
+	struct blkpg_partition part = {
+	    .start = (long long)start, .length = (long long)len, .pno = (int)pno};
 	struct blkpg_ioctl_arg arg = {.op = op, .datalen = sizeof(part), .data = &part};
 	return ioctl(fd, BLKPG, &arg) < 0 ? negerrno() : 0;
 }
@@ -117,7 +117,8 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 		} else {
 			if (sb_parse_size(s, &v, true, &pct) < 0) {
 				fdisk_unref_partition(pa);
-				return sb_exec_fail(x, -EINVAL, "%s: bad partition size '%s'", dev, s);
+				return sb_exec_fail(x, -EINVAL, "%s: bad partition size '%s'", dev,
+						    s);
 			}
 			fdisk_sector_t secs = pct ? usable * v / 100 : v / ssz;
 			secs = secs / grain * grain;
@@ -126,16 +127,17 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 		r = fdisk_add_partition(cxt, pa, NULL);
 		fdisk_unref_partition(pa);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot add partition %zu (%s): %s", dev, i + 1, s,
-					    strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot add partition %zu (%s): %s", dev,
+					    i + 1, s, strerror(-r));
 	}
 	r = fdisk_write_disklabel(cxt);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot write the partition table: %s", dev, strerror(-r));
+		return sb_exec_fail(x, r, "%s: cannot write the partition table: %s", dev,
+				    strerror(-r));
 	r = fdisk_reread_partition_table(cxt);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: the kernel did not take the new partition table: %s", dev,
-				    strerror(-r));
+		return sb_exec_fail(x, r, "%s: the kernel did not take the new partition table: %s",
+				    dev, strerror(-r));
 	/* Some kernels accept the reread yet add no partition to a loop device:
 	 * then tell it about each one, as partx -a does. */
 	for (int i = 0; i < 25 && !part_in_sysfs(dev, 1); i++)
@@ -156,8 +158,8 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 			if (r < 0 && r != -EBUSY) {
 				fdisk_free_iter(itr);
 				fdisk_unref_table(tb);
-				return sb_exec_fail(x, r, "%s: cannot add partition %u: %s", dev, pno,
-						    strerror(-r));
+				return sb_exec_fail(x, r, "%s: cannot add partition %u: %s", dev,
+						    pno, strerror(-r));
 			}
 		}
 		fdisk_free_iter(itr);
@@ -188,7 +190,8 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 		part_path(dev, (unsigned)i + 1, p, sizeof(p));
 		r = sb_wait_node(p, 10000, x->udev);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: partition node did not appear: %s", p, strerror(-r));
+			return sb_exec_fail(x, r, "%s: partition node did not appear: %s", p,
+					    strerror(-r));
 		if (r == 1)
 			json_object_array_add(nodes, json_object_new_string(p));
 		snprintf(v, sizeof(v), "%s.p%zu", var, i + 1);
@@ -217,7 +220,8 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 		}
 	r = sb_wipe_signatures(dev);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot wipe the partition table: %s", dev, strerror(-r));
+		return sb_exec_fail(x, r, "%s: cannot wipe the partition table: %s", dev,
+				    strerror(-r));
 	if (fd >= 0) {
 		/* The kernel may still be busy with the partitions just released. */
 		for (int i = 0; i < 50 && ioctl(fd, BLKRRPART, 0) < 0 && errno == EBUSY; i++) {
@@ -238,9 +242,10 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 }
 
 const struct sb_layer sb_layer_part = {
-	.kind = "partition",
-	.describe = describe,
-	.predict = predict,
-	.run = run,
-	.undo = undo,
+    .kind = "partition",
+    .describe = describe,
+    .predict = predict,
+    .run = run,
+    .undo = undo,
+    .required = {"dev"},
 };

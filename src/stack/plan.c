@@ -37,7 +37,8 @@ static void set(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, json_object_new_string(v));
 }
 
-static void setf(json_object *o, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void setf(json_object *o, const char *k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void setf(json_object *o, const char *k, const char *fmt, ...)
 {
 	va_list ap;
@@ -99,7 +100,8 @@ int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
 			if (cnt == 1)
 				snprintf(s[k].name, sizeof(s[k].name), "%s", sb_role_names[r]);
 			else
-				snprintf(s[k].name, sizeof(s[k].name), "%s%u", sb_role_names[r], j + 1);
+				snprintf(s[k].name, sizeof(s[k].name), "%s%u", sb_role_names[r],
+					 j + 1);
 		}
 	}
 	*out = s;
@@ -121,7 +123,11 @@ static void md_step(struct pb *b, const struct sb_config *c, const char *var, co
 	set(a, "var", var);
 	set(a, "level", level);
 	set(a, "metadata", emulate ? "1.2" : sb_cfg_str(c, K_MD_METADATA));
-	set(a, "bitmap", emulate ? "internal" : sb_cfg_str(c, K_MD_BITMAP));
+	/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
+	set(a, "bitmap",
+	    emulate		      ? "internal"
+	    : strcmp(level, "0") == 0 ? "none"
+				      : sb_cfg_str(c, K_MD_BITMAP));
 	if (!emulate) {
 		if (c->val[K_MD_BITMAP_CHUNK])
 			set(a, "bitmap_chunk", c->val[K_MD_BITMAP_CHUNK]);
@@ -160,7 +166,8 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 	if (r < 0)
 		return r;
 	if (!in->loop && in->n_devs != n_slots) {
-		if (asprintf(err, "the profile needs %zu devices, %zu given", n_slots, in->n_devs) < 0)
+		if (asprintf(err, "the profile needs %zu devices, %zu given", n_slots, in->n_devs) <
+		    0)
 			*err = NULL;
 		return -EINVAL;
 	}
@@ -171,7 +178,8 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 	/* Devices: loop files, or the given disks (variables set by the caller). */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *s = &slots[i];
-		uint64_t size = sb_cfg_u64(c, in->quick ? K_DEV_LOOP_QUICK : K_DEV_LOOP_SSD + s->role);
+		uint64_t size =
+		    sb_cfg_u64(c, in->quick ? K_DEV_LOOP_QUICK : K_DEV_LOOP_SSD + s->role);
 
 		if (!in->loop) {
 			whole[n_whole].role = s->role;
@@ -181,7 +189,9 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 		if (emulate && s->role == SB_ROLE_ANY) {
 			struct unit mem[16];
 			/* The array is about as large as the role's size. */
-			uint64_t msize = in->quick ? size : (size / (em_members - 2) + (1 << 20) - 1) & ~((uint64_t)(1 << 20) - 1);
+			uint64_t msize = in->quick ? size
+						   : (size / (em_members - 2) + (1 << 20) - 1) &
+							 ~((uint64_t)(1 << 20) - 1);
 			for (unsigned m = 0; m < em_members && m < 16; m++) {
 				json_object *a = add_step(&b, SB_STEP_LOOP);
 				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", s->name, m + 1);
@@ -238,7 +248,8 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 		} else {
 			_cleanup_free_ char *copy = strdup(c->val[K_PART_SIZES]);
 			char *save = NULL;
-			for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+			for (char *w = strtok_r(copy, ", ", &save); w;
+			     w = strtok_r(NULL, ", ", &save)) {
 				push(sz, "%s", w);
 				np++;
 			}

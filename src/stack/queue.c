@@ -6,11 +6,17 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+/* A partition has no queue of its own: its disk's is the one (the kernel
+ * resolves ".." from the partition's real directory). */
 static void qpath(const char *dev, const char *attr, char *buf, size_t len)
 {
 	_cleanup_free_ char *name = sb_sys_name(dev);
-	snprintf(buf, len, "/sys/class/block/%s/queue/%s", name ? name : "?", attr);
+	char part[300];
+	snprintf(part, sizeof(part), "/sys/class/block/%s/partition", name ? name : "?");
+	snprintf(buf, len, "/sys/class/block/%s/%squeue/%s", name ? name : "?",
+		 access(part, F_OK) == 0 ? "../" : "", attr);
 }
 
 /* "none [mq-deadline] kyber" -> "mq-deadline" */
@@ -46,14 +52,23 @@ static int describe(json_object *a, char **what, char **undo)
 			fclose(fu);
 		return -ENOMEM;
 	}
+	/* /sys/block/sdb/... for a known disk, /sys/block/<${hdd1}>/... in a dry run */
+	char name[128];
+	const char *slash = strrchr(dev, '/');
+	if (strstr(dev, "${") || !slash)
+		snprintf(name, sizeof(name), "<%s>", dev);
+	else
+		snprintf(name, sizeof(name), "%s", slash + 1);
 	if (s) {
-		fprintf(fw, "echo %s > /sys/block/<%s>/queue/scheduler", s, dev);
-		fprintf(fu, "echo %s > /sys/block/<%s>/queue/scheduler", os ? os : "<old value>", dev);
+		fprintf(fw, "echo %s > /sys/block/%s/queue/scheduler", s, name);
+		fprintf(fu, "echo %s > /sys/block/%s/queue/scheduler", os ? os : "<old value>",
+			name);
 	}
 	if (ra) {
-		fprintf(fw, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "", ra, dev);
-		fprintf(fu, "%secho %s > /sys/block/<%s>/queue/read_ahead_kb", s ? "; " : "",
-			ora ? ora : "<old value>", dev);
+		fprintf(fw, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "", ra,
+			name);
+		fprintf(fu, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "",
+			ora ? ora : "<old value>", name);
 	}
 	fclose(fw);
 	fclose(fu);
@@ -70,14 +85,16 @@ static int prepare(json_object *a, struct sb_exec *x)
 	if (sb_arg_str(a, "scheduler")) {
 		r = current_scheduler(dev, cur, sizeof(cur), NULL, 0);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
+					    strerror(-r));
 		sb_arg_set(a, "old_scheduler", cur);
 	}
 	if (sb_arg_str(a, "read_ahead_kb")) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_read(p, buf, sizeof(buf));
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev,
+					    strerror(-r));
 		sb_arg_set(a, "old_read_ahead_kb", buf);
 	}
 	return 0;
@@ -91,27 +108,33 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 		if (check) {
 			r = current_scheduler(dev, cur, sizeof(cur), all, sizeof(all));
 			if (r < 0)
-				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev, strerror(-r));
+				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
+						    strerror(-r));
 			/* Whole words only: "bfq" must not match inside another name. */
 			bool found = false;
 			char *save = NULL;
-			for (char *w = strtok_r(all, " []", &save); w; w = strtok_r(NULL, " []", &save))
+			for (char *w = strtok_r(all, " []", &save); w;
+			     w = strtok_r(NULL, " []", &save))
 				found |= strcmp(w, sched) == 0;
 			if (!found)
-				return sb_exec_fail(x, -EINVAL, "%s: scheduler '%s' not available (the kernel offers: %s)",
-						    dev, sched, all);
+				return sb_exec_fail(
+				    x, -EINVAL,
+				    "%s: scheduler '%s' not available (the kernel offers: %s)", dev,
+				    sched, all);
 		}
 		qpath(dev, "scheduler", p, sizeof(p));
 		r = sb_sys_write(p, sched);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot set scheduler %s: %s", dev, sched, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot set scheduler %s: %s", dev, sched,
+					    strerror(-r));
 		sb_exec_log(x, "%s: scheduler %s\n", dev, sched);
 	}
 	if (ra) {
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_write(p, ra);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb %s: %s", dev, ra, strerror(-r));
+			return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb %s: %s", dev, ra,
+					    strerror(-r));
 		sb_exec_log(x, "%s: read_ahead_kb %s\n", dev, ra);
 	}
 	return 0;
@@ -119,7 +142,8 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 
 static int run(json_object *a, json_object *result, struct sb_exec *x)
 {
-	return apply(x, sb_arg_str(a, "dev"), sb_arg_str(a, "scheduler"), sb_arg_str(a, "read_ahead_kb"), true);
+	return apply(x, sb_arg_str(a, "dev"), sb_arg_str(a, "scheduler"),
+		     sb_arg_str(a, "read_ahead_kb"), true);
 }
 
 static int undo(json_object *a, json_object *result, struct sb_exec *x)
@@ -130,13 +154,15 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 	/* A loop device detached already has nothing to restore. */
 	if (access(p, F_OK) != 0)
 		return 0;
-	return apply(x, dev, sb_arg_str(a, "old_scheduler"), sb_arg_str(a, "old_read_ahead_kb"), false);
+	return apply(x, dev, sb_arg_str(a, "old_scheduler"), sb_arg_str(a, "old_read_ahead_kb"),
+		     false);
 }
 
 const struct sb_layer sb_layer_queue = {
-	.kind = "queue",
-	.prepare = prepare,
-	.describe = describe,
-	.run = run,
-	.undo = undo,
+    .kind = "queue",
+    .prepare = prepare,
+    .describe = describe,
+    .run = run,
+    .undo = undo,
+    .required = {"dev"},
 };

@@ -43,8 +43,8 @@ static const char *kind_of(const struct sb_device *d)
 	return sb_class_name(d->cls);
 }
 
-int sb_match_roles(const struct sb_slot *slots, size_t ns, struct sb_device *const *devs,
-		   size_t nd, size_t *assign, char **why)
+int sb_match_roles(const struct sb_slot *slots, size_t ns, struct sb_device *const *devs, size_t nd,
+		   size_t *assign, char **why)
 {
 	bool used[nd + 1], in_order = nd == ns;
 	char *buf = NULL;
@@ -82,8 +82,9 @@ int sb_match_roles(const struct sb_slot *slots, size_t ns, struct sb_device *con
 		for (size_t d = 0; d < nd; d++)
 			fit += sb_device_fits_role(devs[d], sb_role_names[r]);
 		if (need > fit)
-			fprintf(f, "%srole '%s' needs %zu device%s, %zu fit%s", len || ftell(f) ? "; " : "",
-				sb_role_names[r], need, need == 1 ? "" : "s", fit, fit == 1 ? "s" : "");
+			fprintf(f, "%srole '%s' needs %zu device%s, %zu fit%s",
+				len || ftell(f) ? "; " : "", sb_role_names[r], need,
+				need == 1 ? "" : "s", fit, fit == 1 ? "s" : "");
 	}
 	if (ftell(f) == 0)
 		fprintf(f, "the devices cannot be matched to the roles");

@@ -54,10 +54,13 @@ struct sb_layer {
 	int (*run)(json_object *args, json_object *result, struct sb_exec *x);
 	/* Idempotent undo; result is NULL when the step began but never finished. */
 	int (*undo)(json_object *args, json_object *result, struct sb_exec *x);
+	/* String arguments undo relies on; a journal record without them (a
+	 * damaged file) is refused before any layer code sees it. */
+	const char *required[4];
 };
 
-extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md,
-	sb_layer_pv, sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount;
+extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
+    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 
@@ -65,16 +68,16 @@ struct sb_journal;
 
 struct sb_exec {
 	bool dry_run;
-	FILE *out;          /* dry-run listing */
-	int log_fd;         /* run.log, or -1 */
+	FILE *out;  /* dry-run listing */
+	int log_fd; /* run.log, or -1 */
 	struct sb_journal *j;
 	volatile sig_atomic_t *stop;
-	unsigned fail_step; /* STACKBENCH_FAIL_STEP */
-	json_object *vars;  /* name -> string */
-	char *errmsg;       /* why the last step or undo failed */
+	unsigned fail_step;  /* STACKBENCH_FAIL_STEP */
+	json_object *vars;   /* name -> string */
+	char *errmsg;	     /* why the last step or undo failed */
 	unsigned steps_done; /* began, for the report */
 	unsigned undo_failed;
-	bool udev;          /* udevd runs: let it create nodes */
+	bool udev; /* udevd runs: let it create nodes */
 };
 
 /* ---- exec.c ---- */
@@ -91,12 +94,15 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p);
  * first error (x->errmsg says which step). */
 int sb_exec_undo_journal(struct sb_exec *x, const char *journal_path);
 /* Sets x->errmsg (printf-style); returns r. */
-int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Runs an external program, its output appended to the run log; a non-zero
  * exit becomes -EIO with x->errmsg holding the last line of its stderr. */
 int sb_exec_cmd(struct sb_exec *x, const char *const *argv);
 /* Same, but failure is not an error (undo of what is already gone). */
 int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status);
+/* The Debian package that provides an external program, or NULL. */
+const char *sb_program_package(const char *prog);
 void sb_exec_log(struct sb_exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* JSON helpers for layers. */

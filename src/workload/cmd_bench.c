@@ -1,9 +1,451 @@
-/* `stackbench bench DIR`: workloads on an existing directory. */
+/* `stackbench bench DIR`: run workloads in an existing directory, print a
+ * summary (bonnie-like table for seq/meta, FsOpBench-like lines for mixed),
+ * and optionally write result.json. */
 #include "cmd.h"
+#include "result/result.h"
 #include "util/log.h"
+#include "util/opt.h"
+#include "util/size.h"
+#include "workload/bonnie_csv.h"
+#include "workload/workload.h"
+
+#include <fcntl.h>
+#include <libmount.h>
+#include <libsmartcols.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { OPT_WORKLOAD = 'w', OPT_QUICK = 256, OPT_RESULTS, OPT_JSON, OPT_RAM, OPT_NAME, OPT_BONNIE };
+
+static const struct sb_opt bench_opts[] = {
+    {"workload", OPT_WORKLOAD, "SPEC",
+     "a workload NAME[:ARG][,key=value...] (repeatable; "
+     "default seq and meta); see 'stackbench list workloads'"},
+    {"quick", OPT_QUICK, NULL, "small sizes and short times (CI); flagged in the results"},
+    {"results", OPT_RESULTS, "DIR", "write DIR/result.json"},
+    {"json", OPT_JSON, NULL, "print the result set as JSON instead of the summary"},
+    {"ram", OPT_RAM, "SIZE", "RAM size to size data sets by (default: the machine's)"},
+    {"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
+    {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
+    {0},
+};
+
+struct bench_args {
+	const char **specs;
+	size_t n_specs;
+	bool quick, json;
+	const char *results, *name, *bonnie;
+	uint64_t ram;
+};
+
+static int on_opt(int key, const char *arg, void *ud)
+{
+	struct bench_args *a = ud;
+	switch (key) {
+	case OPT_WORKLOAD: {
+		const char **n = realloc(a->specs, (a->n_specs + 1) * sizeof(*n));
+		if (!n)
+			return SB_EXIT_FAILED;
+		a->specs = n;
+		a->specs[a->n_specs++] = arg;
+		return 0;
+	}
+	case OPT_QUICK:
+		a->quick = true;
+		return 0;
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_RESULTS:
+		a->results = arg;
+		return 0;
+	case OPT_NAME:
+		a->name = arg;
+		return 0;
+	case OPT_BONNIE:
+		a->bonnie = arg;
+		return 0;
+	case OPT_RAM:
+		if (sb_parse_size(arg, &a->ram, false, NULL) < 0 || a->ram == 0)
+			return sb_usage_error("bench", "--ram '%s': expected a size such as 16G",
+					      arg);
+		return 0;
+	}
+	return SB_EXIT_USAGE;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = 1;
+}
+
+/* The directory's file system, from libmount: {dir, fstype, options, source}. */
+static json_object *target_facts(const char *dir)
+{
+	json_object *o = json_object_new_object();
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	char real[PATH_MAX], *mp = NULL;
+	struct libmnt_fs *fs = NULL;
+
+	json_object_object_add(o, "dir", json_object_new_string(realpath(dir, real) ? real : dir));
+	if (tb && (mp = mnt_get_mountpoint(real)))
+		fs = mnt_table_find_target(tb, mp, MNT_ITER_BACKWARD);
+	if (fs) {
+		const char *v;
+		if ((v = mnt_fs_get_fstype(fs)))
+			json_object_object_add(o, "fstype", json_object_new_string(v));
+		if ((v = mnt_fs_get_options(fs)))
+			json_object_object_add(o, "options", json_object_new_string(v));
+		if ((v = mnt_fs_get_source(fs)))
+			json_object_object_add(o, "source", json_object_new_string(v));
+		json_object_object_add(o, "mountpoint", json_object_new_string(mp));
+	}
+	free(mp);
+	mnt_unref_table(tb);
+	return o;
+}
+
+static const char *flag_words(unsigned f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", f & SB_RES_QUICK ? " quick" : "",
+		 f & SB_RES_CACHE_AFFECTED ? " cache-affected" : "",
+		 f & SB_RES_INCOMPLETE ? " incomplete" : "", f & SB_RES_FAILED ? " failed" : "");
+	return buf;
+}
+
+static const struct sb_latency *find_lat(const struct sb_wl_result *r, const char *op)
+{
+	for (size_t i = 0; i < r->n_lat; i++)
+		if (strcmp(r->lat[i].op, op) == 0)
+			return &r->lat[i];
+	return NULL;
+}
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	if (v >= 100 || v == 0)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* seq and meta: one row per test, bonnie-like (rate, %CPU, latency). */
+static void print_bonnie_table(const struct sb_wl_result *r)
+{
+	static const struct {
+		const char *metric, *label, *lat;
+	} rows[] = {
+	    {"putc_write", "Sequential Output Per Chr", NULL},
+	    {"block_write", "Sequential Output Block", "block write"},
+	    {"rewrite", "Sequential Output Rewrite", "rewrite"},
+	    {"getc_read", "Sequential Input Per Chr", NULL},
+	    {"block_read", "Sequential Input Block", "block read"},
+	    {"seeks", "Random Seeks", "seek"},
+	    {"seq_create", "Sequential Create", "seq create"},
+	    {"seq_stat", "Sequential Stat", "seq stat"},
+	    {"seq_delete", "Sequential Delete", "seq delete"},
+	    {"rand_create", "Random Create", "rand create"},
+	    {"rand_stat", "Random Stat", "rand stat"},
+	    {"rand_delete", "Random Delete", "rand delete"},
+	};
+	struct libscols_table *tb = scols_new_table();
+	if (!tb)
+		return;
+	scols_table_new_column(tb, "TEST", 0, 0);
+	scols_table_new_column(tb, "RATE", 0, SCOLS_FL_RIGHT);
+	scols_table_new_column(tb, "UNIT", 0, 0);
+	scols_table_new_column(tb, "%CP", 0, SCOLS_FL_RIGHT);
+	scols_table_new_column(tb, "LAT-MEAN-MS", 0, SCOLS_FL_RIGHT);
+	scols_table_new_column(tb, "LAT-P99-MS", 0, SCOLS_FL_RIGHT);
+	scols_table_new_column(tb, "LAT-MAX-MS", 0, SCOLS_FL_RIGHT);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct sb_metric *m = sb_wl_find_metric(r, rows[i].metric), *cpu;
+		char cname[64], b[32];
+		if (!m)
+			continue;
+		snprintf(cname, sizeof(cname), "%s_cpu", rows[i].metric);
+		cpu = sb_wl_find_metric(r, cname);
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, rows[i].label);
+		fmt_num(b, sizeof(b), m->value);
+		scols_line_set_data(ln, 1, b);
+		scols_line_set_data(ln, 2, m->unit);
+		if (cpu) {
+			snprintf(b, sizeof(b), "%.0f", cpu->value);
+			scols_line_set_data(ln, 3, b);
+		}
+		const struct sb_latency *l = rows[i].lat ? find_lat(r, rows[i].lat) : NULL;
+		if (l) {
+			snprintf(b, sizeof(b), "%.3f", l->mean_ms);
+			scols_line_set_data(ln, 4, b);
+			snprintf(b, sizeof(b), "%.3f", l->p99_ms);
+			scols_line_set_data(ln, 5, b);
+			snprintf(b, sizeof(b), "%.3f", l->max_ms);
+			scols_line_set_data(ln, 6, b);
+		}
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+}
+
+/* mixed: FsOpBench's lines, "A read dir cnt 56400 min 0.001 ms max ..." */
+static void print_fsopbench(const struct sb_wl_result *r)
+{
+	const char *phase = NULL;
+	for (size_t i = 0; i < r->n_lat; i++) {
+		const struct sb_latency *l = &r->lat[i];
+		const char *colon = strstr(l->op, ": ");
+		size_t plen = colon ? (size_t)(colon - l->op) : 0;
+		if (colon && (!phase || strncmp(phase, l->op, plen) != 0 || phase[plen] != ':')) {
+			printf("%.*s:\n", (int)plen, l->op);
+			phase = l->op;
+		}
+		printf("  %s cnt %llu min %.3f ms max %.3f ms mean %.3f ms stdev %.3f p99 %.3f ms "
+		       "p99.9 %.3f ms\n",
+		       colon ? colon + 2 : l->op, (unsigned long long)l->count, l->min_ms,
+		       l->max_ms, l->mean_ms, l->stdev_ms, l->p99_ms, l->p999_ms);
+	}
+	for (size_t i = 0; i < r->n_metrics; i++)
+		if (strstr(r->metrics[i].name, "_rate_"))
+			printf("%s %.2f %s\n", r->metrics[i].name, r->metrics[i].value,
+			       r->metrics[i].unit);
+}
+
+static void print_generic(const struct sb_wl_result *r)
+{
+	struct libscols_table *tb = scols_new_table();
+	if (!tb)
+		return;
+	scols_table_new_column(tb, "METRIC", 0, 0);
+	scols_table_new_column(tb, "VALUE", 0, SCOLS_FL_RIGHT);
+	scols_table_new_column(tb, "UNIT", 0, 0);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char b[32];
+		scols_line_set_data(ln, 0, r->metrics[i].name);
+		fmt_num(b, sizeof(b), r->metrics[i].value);
+		scols_line_set_data(ln, 1, b);
+		scols_line_set_data(ln, 2, r->metrics[i].unit);
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+	if (!r->n_lat)
+		return;
+	tb = scols_new_table();
+	if (!tb)
+		return;
+	const char *cols[] = {"OP",  "COUNT", "MIN-MS", "MEAN-MS", "STDEV",
+			      "P50", "P90",   "P99",	"P99.9",   "MAX-MS"};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		scols_table_new_column(tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0);
+	for (size_t i = 0; i < r->n_lat; i++) {
+		const struct sb_latency *l = &r->lat[i];
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		double v[] = {l->min_ms, l->mean_ms, l->stdev_ms, l->p50_ms,
+			      l->p90_ms, l->p99_ms,  l->p999_ms,  l->max_ms};
+		char b[32];
+		scols_line_set_data(ln, 0, l->op);
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)l->count);
+		scols_line_set_data(ln, 1, b);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			snprintf(b, sizeof(b), "%.3f", v[k]);
+			scols_line_set_data(ln, 2 + k, b);
+		}
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+}
+
+static void print_summary(const struct sb_wl_result *r)
+{
+	char f[96];
+	printf("== %s%s%s%s\n", r->spec, r->flags ? " [" : "",
+	       r->flags ? flag_words(r->flags, f, sizeof(f)) + 1 : "", r->flags ? "]" : "");
+	if (r->error)
+		printf("note: %s\n", r->error);
+	if (strcmp(r->workload, "seq") == 0 || strcmp(r->workload, "meta") == 0 ||
+	    strcmp(r->workload, "bonnie++") == 0)
+		print_bonnie_table(r);
+	else if (strcmp(r->workload, "mixed") == 0)
+		print_fsopbench(r);
+	else
+		print_generic(r);
+	printf("\n");
+}
+
+static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, const char *name)
+{
+	const struct sb_wl_result *seq = NULL, *meta = NULL;
+	_cleanup_free_ char *line = NULL;
+	FILE *f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(wl[i]->workload, "seq") == 0 && !seq)
+			seq = wl[i];
+		if (strcmp(wl[i]->workload, "meta") == 0 && !meta)
+			meta = wl[i];
+	}
+	if (!seq && !meta)
+		return sb_error("%s: no seq or meta results to write as bonnie++ CSV", path),
+		       -EINVAL;
+	line = sb_bonnie_csv_line(seq, meta, name);
+	if (!line)
+		return -ENOMEM;
+	f = fopen(path, "we");
+	if (!f)
+		return sb_error_errno(-errno, "%s", path);
+	fprintf(f, "%s\n", line);
+	if (fclose(f) != 0)
+		return sb_error_errno(-errno, "%s", path);
+	return 0;
+}
 
 int cmd_bench(int argc, char **argv)
 {
-	sb_error("bench: not implemented yet");
-	return SB_EXIT_FAILED;
+	struct bench_args a = {0};
+	struct sb_cmdline cl = {"bench",
+				"DIR [--workload SPEC]... [--quick] [--results DIR] [--json]",
+				"Run workloads in an existing directory (no building) and print a "
+				"summary.",
+				bench_opts,
+				on_opt,
+				&a};
+	static const char *const defaults[] = {"seq", "meta"};
+	struct sb_wl_result **wl = NULL;
+	struct sb_resultset *rs = NULL;
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	size_t n_wl = 0;
+	char **rest;
+	int n, r, code = SB_EXIT_OK;
+	struct stat st;
+
+	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
+	if (r) {
+		free(a.specs);
+		return r < 0 ? 0 : r;
+	}
+	if (n != 1) {
+		free(a.specs);
+		return sb_usage_error("bench", "expected one directory");
+	}
+	if (stat(rest[0], &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(a.specs);
+		sb_error("%s: not an existing directory", rest[0]);
+		return SB_EXIT_USAGE;
+	}
+	if (!a.n_specs) {
+		a.specs = malloc(sizeof(defaults));
+		if (!a.specs)
+			return SB_EXIT_FAILED;
+		memcpy(a.specs, defaults, sizeof(defaults));
+		a.n_specs = 2;
+	}
+	/* All specs are checked before anything runs. */
+	for (size_t i = 0; i < a.n_specs; i++) {
+		char *err = NULL;
+		if (sb_workload_check(a.specs[i], &err) < 0) {
+			sb_error("%s", err ? err : a.specs[i]);
+			free(err);
+			free(a.specs);
+			return SB_EXIT_USAGE;
+		}
+	}
+	if (a.results && mkdir(a.results, 0755) < 0 && errno != EEXIST) {
+		sb_error_errno(-errno, "%s", a.results);
+		free(a.specs);
+		return SB_EXIT_USAGE;
+	}
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	wl = calloc(a.n_specs, sizeof(*wl));
+	if (!wl) {
+		code = SB_EXIT_FAILED;
+		goto out;
+	}
+	struct sb_wl_env env = {
+	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .log_fd = -1, .stop = &stop_flag};
+	for (size_t i = 0; i < a.n_specs && !stop_flag; i++) {
+		char *err = NULL;
+		sb_info("running %s in %s", a.specs[i], rest[0]);
+		r = sb_workload_run(a.specs[i], &env, &wl[n_wl], &err);
+		if (wl[n_wl])
+			n_wl++;
+		if (r == -EINTR || stop_flag) {
+			code = SB_EXIT_INTERRUPTED;
+		} else if (r < 0) {
+			sb_error("%s", err ? err : a.specs[i]);
+			code = SB_EXIT_FAILED;
+		}
+		free(err);
+	}
+	if (stop_flag)
+		code = SB_EXIT_INTERRUPTED;
+
+	if (!a.json)
+		for (size_t i = 0; i < n_wl; i++)
+			print_summary(wl[i]);
+	if (a.bonnie && write_bonnie(a.bonnie, wl, n_wl, a.name ? a.name : "stackbench") < 0 &&
+	    code == SB_EXIT_OK)
+		code = SB_EXIT_FAILED;
+
+	rs = sb_resultset_new("bench");
+	if (!rs) {
+		code = SB_EXIT_FAILED;
+		goto out;
+	}
+	rs->target = target_facts(rest[0]);
+	/* Versions of the external programs whose figures are in here. */
+	for (size_t i = 0; i < n_wl; i++) {
+		json_object *v;
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "fio_version", &v))
+			json_object_object_add(rs->tools, "fio", json_object_get(v));
+		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "bonnie_csv", &v)) {
+			const char *csv = json_object_get_string(v), *c1 = strchr(csv, ',');
+			const char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+			if (c2)
+				json_object_object_add(
+				    rs->tools, "bonnie++",
+				    json_object_new_string_len(c1 + 1, (int)(c2 - c1 - 1)));
+		}
+	}
+	{
+		json_object *params = json_object_new_object();
+		json_object_object_add(params, "dir", json_object_new_string(rest[0]));
+		struct sb_variant *v = sb_resultset_variant(rs, a.name ? a.name : "bench", params);
+		if (!v || sb_variant_add_repeat(v, 0, wl, n_wl) < 0) {
+			code = SB_EXIT_FAILED;
+			goto out;
+		}
+		/* The result set owns them now. */
+		n_wl = 0;
+	}
+	if (a.json) {
+		json_object *o = sb_resultset_to_json(rs);
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	}
+	if (a.results) {
+		r = sb_resultset_write(rs, a.results);
+		if (r < 0) {
+			sb_error_errno(r, "%s: cannot write result.json", a.results);
+			code = SB_EXIT_FAILED;
+		}
+	}
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	for (size_t i = 0; i < n_wl; i++)
+		sb_wl_result_free(wl[i]);
+	free(wl);
+	sb_resultset_free(rs);
+	free(a.specs);
+	return code;
 }

@@ -1,86 +1,668 @@
-/* Workload registry and spec handling.
- * Placeholder until the workload engine lands: only command:CMD works. */
-#include "workload/workload.h"
+/* The workload registry, spec parsing (NAME[:ARG][,key=value...]) from the
+ * workloads' option tables, running one workload in a private directory, and
+ * the helpers shared by the workloads (phases, patterns, cleanup). */
+#include "workload/wl.h"
 #include "cmd.h"
 #include "util/log.h"
-#include "util/spawn.h"
+#include "util/size.h"
+#include "util/suggest.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <libsmartcols.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Split CMD into words on blanks (no quoting, no shell: the words become argv). */
-static char **split_words(const char *s, size_t *n)
+/* The order `list workloads` shows: built-ins first, then the adapters. */
+const struct sb_wl_ops *const sb_workloads[] = {
+    &sb_wl_seq,	    &sb_wl_meta, &sb_wl_rand,	&sb_wl_mixed,
+    &sb_wl_command, &sb_wl_fio,	 &sb_wl_bonnie, &sb_wl_iozone,
+};
+const size_t sb_n_workloads = ARRAY_SIZE(sb_workloads);
+
+const struct sb_wl_ops *sb_wl_find(const char *name)
 {
-	char **v = NULL, *copy = strdup(s), *save = NULL;
-	size_t k = 0;
-	if (!copy)
-		return NULL;
-	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		char **nv = realloc(v, (k + 2) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		v[k++] = strdup(w);
-		v[k] = NULL;
-	}
-	free(copy);
-	*n = k;
-	return v;
+	for (size_t i = 0; i < sb_n_workloads; i++)
+		if (strcmp(sb_workloads[i]->name, name) == 0)
+			return sb_workloads[i];
+	return NULL;
 }
 
-int sb_workload_check(const char *spec, char **err)
+int sb_wl_opt_index(const struct sb_wl_ops *ops, const char *name)
 {
-	if (strncmp(spec, "command:", 8) == 0 && spec[8])
-		return 0;
-	if (asprintf(err, "workload '%s': unknown (expected command:CMD)", spec) < 0)
+	for (int i = 0; ops->opts && ops->opts[i].name; i++)
+		if (strcmp(ops->opts[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* "rand:BS[,key=value...]" */
+static void expected_form(const struct sb_wl_ops *ops, char *buf, size_t len)
+{
+	const char *l = ops->arg_optional ? "[" : "", *r = ops->arg_optional ? "]" : "";
+	if (ops->arg)
+		snprintf(buf, len, "%s%s:%s%s[,key=value...], e.g. %s", ops->name, l, ops->arg, r,
+			 ops->example);
+	else
+		snprintf(buf, len, "%s[,key=value...], e.g. %s", ops->name, ops->example);
+}
+
+static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops, const char *fmt,
+		      ...)
+{
+	char msg[512], form[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ops)
+		expected_form(ops, form, sizeof(form));
+	else
+		snprintf(form, sizeof(form),
+			 "NAME[:ARG][,key=value...], see 'stackbench list workloads'");
+	if (asprintf(err, "workload '%s': %s (expected %s)", text, msg, form) < 0)
 		*err = NULL;
 	return -EINVAL;
 }
 
-int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
+static int parse_bool(const char *v, uint64_t *out)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no",
+										    "false", "off"};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcmp(v, yes[i]) == 0)
+			return *out = 1, 0;
+		if (strcmp(v, no[i]) == 0)
+			return *out = 0, 0;
+	}
+	return -EINVAL;
+}
+
+static const char *type_form(enum sb_wo_type t)
+{
+	switch (t) {
+	case SB_WO_UINT:
+		return "a number";
+	case SB_WO_SIZE:
+		return "a size such as 4k, 512M, 2G";
+	case SB_WO_DURATION:
+		return "a duration such as 30s, 5m, 250ms";
+	case SB_WO_BOOL:
+		return "0 or 1";
+	default:
+		return "text";
+	}
+}
+
+static int parse_value(const struct sb_wl_opt *o, const char *v, uint64_t *out)
+{
+	char *end;
+	switch (o->type) {
+	case SB_WO_UINT:
+		if (!isdigit((unsigned char)*v))
+			return -EINVAL;
+		errno = 0;
+		*out = strtoull(v, &end, 10);
+		return (*end || errno) ? -EINVAL : 0;
+	case SB_WO_SIZE:
+		return sb_parse_size(v, out, false, NULL);
+	case SB_WO_DURATION:
+		return sb_parse_duration_ms(v, out);
+	case SB_WO_BOOL:
+		return parse_bool(v, out);
+	default:
+		*out = 0;
+		return 0;
+	}
+}
+
+static int set_key(struct sb_wl_spec *s, const char *text, const char *kv, char **err)
+{
+	const struct sb_wl_ops *ops = s->ops;
+	const char *eq = strchr(kv, '=');
+	char key[64];
+	int i;
+
+	if (!eq || eq == kv)
+		return spec_error(err, text, ops, "'%s' is not key=value", kv);
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	i = sb_wl_opt_index(ops, key);
+	if (i < 0) {
+		const char *names[SB_WL_MAX_OPTS];
+		size_t n = 0;
+		for (; ops->opts && ops->opts[n].name; n++)
+			names[n] = ops->opts[n].name;
+		const char *sug = sb_suggest(key, names, n);
+		if (sug)
+			return spec_error(err, text, ops, "unknown key '%s' (did you mean '%s'?)",
+					  key, sug);
+		return spec_error(err, text, ops, "unknown key '%s' for %s", key, ops->name);
+	}
+	const struct sb_wl_opt *o = &ops->opts[i];
+	if (s->set[i])
+		return spec_error(err, text, ops, "key '%s' given twice", key);
+	if (parse_value(o, eq + 1, &s->v[i]) < 0 || (o->type != SB_WO_STRING && !eq[1]))
+		return spec_error(err, text, ops, "bad value '%s' for %s: expected %s", eq + 1, key,
+				  type_form(o->type));
+	if (o->type != SB_WO_STRING && (s->v[i] < o->min || (o->max && s->v[i] > o->max)))
+		return spec_error(err, text, ops, "%s=%s out of range", key, eq + 1);
+	if (o->type == SB_WO_STRING && !(s->s[i] = strdup(eq + 1)))
+		return -ENOMEM;
+	s->set[i] = true;
+	return 0;
+}
+
+/* For free-text ARGs: is ",word=" at p the start of one of the workload's keys? */
+static bool is_key_at(const struct sb_wl_ops *ops, const char *p)
+{
+	const char *eq = strchr(p, '=');
+	char key[64];
+	if (!eq || eq - p >= (long)sizeof(key))
+		return false;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+	return sb_wl_opt_index(ops, key) >= 0;
+}
+
+int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **err)
+{
+	const struct sb_wl_ops *ops;
+	char name[64], *copy = NULL, *keys = NULL, *save = NULL;
+	size_t nl = strcspn(text, ":,");
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	*err = NULL;
+	if (nl == 0 || nl >= sizeof(name))
+		return spec_error(err, text, NULL, "no workload name");
+	snprintf(name, sizeof(name), "%.*s", (int)nl, text);
+	ops = sb_wl_find(name);
+	if (!ops) {
+		const char *names[32];
+		for (size_t i = 0; i < sb_n_workloads; i++)
+			names[i] = sb_workloads[i]->name;
+		const char *sug = sb_suggest(name, names, sb_n_workloads);
+		if (sug)
+			return spec_error(err, text, NULL,
+					  "unknown workload '%s' (did you mean '%s'?)", name, sug);
+		return spec_error(err, text, NULL, "unknown workload '%s'", name);
+	}
+	s->ops = ops;
+	if (!(s->text = strdup(text)) || !(copy = strdup(text + nl)))
+		goto nomem;
+
+	if (copy[0] == ':') {
+		char *a = copy + 1, *k = NULL;
+		if (ops->arg_rest) {
+			/* The command keeps its commas, except before one of our keys. */
+			for (char *p = a; (p = strchr(p, ',')); p++)
+				if (is_key_at(ops, p + 1)) {
+					k = p;
+					break;
+				}
+		} else {
+			k = strchr(a, ',');
+		}
+		if (k) {
+			*k = '\0';
+			keys = k + 1;
+		}
+		if (!(s->arg = strdup(a)))
+			goto nomem;
+	} else if (copy[0] == ',') {
+		keys = copy + 1;
+	}
+
+	if (s->arg && !*s->arg) {
+		free(s->arg);
+		s->arg = NULL;
+	}
+	if (!ops->arg && s->arg) {
+		rc = spec_error(err, text, ops, "%s takes no argument", ops->name);
+		goto out;
+	}
+	if (ops->arg && !s->arg && !ops->arg_optional) {
+		rc = spec_error(err, text, ops, "%s needs %s", ops->name, ops->arg);
+		goto out;
+	}
+	if (s->arg && ops->parse_arg) {
+		char *why = NULL;
+		rc = ops->parse_arg(s->arg, s, &why);
+		if (rc < 0) {
+			spec_error(err, text, ops, "%s", why ? why : "bad argument");
+			free(why);
+			goto out;
+		}
+	}
+	for (char *kv = keys ? strtok_r(keys, ",", &save) : NULL; kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		rc = set_key(s, text, kv, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (keys && !*keys) {
+		rc = spec_error(err, text, ops, "empty key list");
+		goto out;
+	}
+	/* Defaults; a NULL default means the workload computes it (from RAM). */
+	for (int i = 0; ops->opts && ops->opts[i].name; i++) {
+		const struct sb_wl_opt *o = &ops->opts[i];
+		const char *d = quick && o->quick_def ? o->quick_def : o->def;
+		if (s->set[i] || !d)
+			continue;
+		if (o->type == SB_WO_STRING) {
+			if (!(s->s[i] = strdup(d)))
+				goto nomem;
+		} else if (parse_value(o, d, &s->v[i]) < 0) {
+			rc = -EINVAL; /* a bug in a table; the unit test catches it */
+			spec_error(err, text, ops, "bad default '%s' for %s", d, o->name);
+			goto out;
+		}
+	}
+out:
+	free(copy);
+	if (rc < 0)
+		sb_wl_spec_release(s);
+	return rc;
+nomem:
+	free(copy);
+	sb_wl_spec_release(s);
+	return -ENOMEM;
+}
+
+void sb_wl_spec_release(struct sb_wl_spec *s)
+{
+	free(s->text);
+	free(s->arg);
+	for (int i = 0; i < SB_WL_MAX_OPTS; i++)
+		free(s->s[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+int sb_workload_check(const char *spec, char **err)
+{
+	struct sb_wl_spec s;
+	int rc = sb_wl_spec_parse(spec, false, &s, err);
+	if (rc == 0)
+		sb_wl_spec_release(&s);
+	return rc;
+}
+
+/* ---- shared helpers ---- */
+
+int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char *m = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (!c->err) {
+		if (err && m) {
+			if (asprintf(&c->err, "%s: %s", m, strerror(err < 0 ? -err : err)) < 0)
+				c->err = NULL;
+			free(m);
+		} else {
+			c->err = m;
+		}
+	} else {
+		free(m);
+	}
+	return err ? (err < 0 ? err : -err) : -EIO;
+}
+
+static json_object *extra(struct sb_wl_ctx *c)
+{
+	if (!c->res->extra)
+		c->res->extra = json_object_new_object();
+	return c->res->extra;
+}
+
+void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v)
+{
+	json_object_object_add(extra(c), key, json_object_new_int64(v));
+}
+
+void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v)
+{
+	json_object_object_add(extra(c), key, json_object_new_double(v));
+}
+
+void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v)
+{
+	json_object_object_add(extra(c), key, json_object_new_string(v));
+}
+
+void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
+{
+	json_object_object_add(extra(c), key, json_object_new_boolean(v));
+}
+
+void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h)
+{
+	struct sb_latency l = {
+	    .op = (char *)op,
+	    .count = h->count,
+	    .min_ms = h->count ? h->min / 1e6 : 0,
+	    .mean_ms = sb_hist_mean(h) / 1e6,
+	    .stdev_ms = sb_hist_stdev(h) / 1e6,
+	    .p50_ms = sb_hist_percentile(h, 0.50) / 1e6,
+	    .p90_ms = sb_hist_percentile(h, 0.90) / 1e6,
+	    .p99_ms = sb_hist_percentile(h, 0.99) / 1e6,
+	    .p999_ms = sb_hist_percentile(h, 0.999) / 1e6,
+	    .max_ms = h->max / 1e6,
+	};
+	sb_wl_add_latency(c->res, &l);
+}
+
+int sb_wl_drop_caches(struct sb_wl_ctx *c)
+{
+	int fd, rc = 0;
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		rc = negerrno();
+	if (fd >= 0)
+		close(fd);
+	sb_wl_extra_bool(c, "caches_dropped", rc == 0);
+	return rc;
+}
+
+void sb_wl_validity(struct sb_wl_ctx *c, uint64_t data_bytes, bool direct)
+{
+	sb_wl_extra_int(c, "data_bytes", (int64_t)data_bytes);
+	sb_wl_extra_int(c, "ram_bytes", (int64_t)c->ram);
+	sb_wl_extra_bool(c, "direct", direct);
+	if (!direct && data_bytes < 2 * c->ram)
+		c->res->flags |= SB_RES_CACHE_AFFECTED;
+}
+
+void *sb_wl_alloc_aligned(size_t len)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 4096, len ? len : 4096))
+		return NULL;
+	memset(p, 0, len);
+	return p;
+}
+
+void sb_pattern_fill(void *buf, uint64_t off, size_t len, uint64_t gen)
+{
+	char *b = buf;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8)
+		*(uint64_t *)(b + i) = sb_pattern_word(off + i, gen);
+	if (i < len) {
+		uint64_t w = sb_pattern_word(off + i, gen);
+		memcpy(b + i, &w, len - i);
+	}
+}
+
+int sb_wl_rmtree_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (fd < 0) {
+		if (errno == ENOTDIR || errno == ELOOP)
+			return unlinkat(dirfd, name, 0) < 0 ? negerrno() : 0;
+		return errno == ENOENT ? 0 : negerrno();
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return negerrno();
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) {
+			int r = sb_wl_rmtree_at(fd, de->d_name);
+			if (r < 0 && rc == 0)
+				rc = r;
+		} else if (unlinkat(fd, de->d_name, 0) < 0 && rc == 0) {
+			rc = negerrno();
+		}
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && rc == 0)
+		rc = negerrno();
+	return rc;
+}
+
+/* ---- phases ---- */
+
+static double ru_secs(const struct rusage *r)
+{
+	return r->ru_utime.tv_sec + r->ru_utime.tv_usec / 1e6 + r->ru_stime.tv_sec +
+	       r->ru_stime.tv_usec / 1e6;
+}
+
+#define PROGRESS_NS 500000000ull
+
+void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->name = name;
+	p->total = total;
+	getrusage(RUSAGE_SELF, &p->ru0);
+	p->t0 = sb_now_ns();
+	p->deadline = p->t0 + c->timeout_ns;
+	p->next_progress = c->tty ? p->t0 + PROGRESS_NS : UINT64_MAX;
+	p->next_check = p->deadline < p->next_progress ? p->deadline : p->next_progress;
+}
+
+bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
+{
+	if (*p->c->env->stop) {
+		p->stopped = true;
+		return true;
+	}
+	if (now >= p->deadline) {
+		p->expired = true;
+		return true;
+	}
+	if (now >= p->next_progress) {
+		double secs = (now - p->t0) / 1e9;
+		char pct[16] = "";
+		if (p->total)
+			snprintf(pct, sizeof(pct), " %3.0f%%",
+				 100.0 * (double)done / (double)p->total);
+		double rate = secs > 0 ? (double)done / secs : 0.0;
+		if (p->bytes)
+			fprintf(stderr, "\r\033[K%s: %s%s %.1f MB/s", p->c->spec->ops->name,
+				p->name, pct, rate / 1048576.0);
+		else
+			fprintf(stderr, "\r\033[K%s: %s%s %.0f/s", p->c->spec->ops->name, p->name,
+				pct, rate);
+		p->shown = true;
+		p->next_progress = now + PROGRESS_NS;
+	}
+	p->next_check = p->deadline < p->next_progress ? p->deadline : p->next_progress;
+	return false;
+}
+
+void sb_phase_end(struct sb_phase *p)
+{
+	struct rusage ru;
+	uint64_t now = sb_now_ns();
+
+	getrusage(RUSAGE_SELF, &ru);
+	p->secs = (now - p->t0) / 1e9;
+	p->cpu_pct = p->secs > 0 ? 100.0 * (ru_secs(&ru) - ru_secs(&p->ru0)) / p->secs : 0;
+	if (*p->c->env->stop)
+		p->stopped = true;
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	if (p->expired || p->stopped) {
+		struct sb_wl_result *r = p->c->res;
+		r->flags |= SB_RES_INCOMPLETE;
+		if (!r->error && asprintf(&r->error, "phase '%s' %s", p->name,
+					  p->stopped ? "interrupted" : "hit its time limit") < 0)
+			r->error = NULL;
+	}
+}
+
+/* ---- running ---- */
+
+static uint64_t system_ram(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), sz = sysconf(_SC_PAGESIZE);
+	return pages > 0 && sz > 0 ? (uint64_t)pages * (uint64_t)sz : 0;
+}
+
+#define DEFAULT_TIMEOUT_MS (3600ull * 1000)
+
+int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,
 		    char **err)
 {
-	struct sb_wl_result *r;
-	size_t n = 0;
-	char **words;
-	int rc;
+	static unsigned seq;
+	static volatile sig_atomic_t never;
+	struct sb_wl_env envc = *env_in, *env = &envc;
+	struct sb_wl_spec s;
+	struct sb_wl_ctx c = {.env = env, .work_fd = -1};
+	char wname[64];
+	int rc, dfd = -1, ti;
 
-	rc = sb_workload_check(spec, err);
+	*out = NULL;
+	*err = NULL;
+	/* The workloads read *stop on their hot paths: give them one to read. */
+	if (!envc.stop)
+		envc.stop = &never;
+	rc = sb_wl_spec_parse(spec, env->quick, &s, err);
 	if (rc < 0)
 		return rc;
-	words = split_words(spec + 8, &n);
-	if (!words || n == 0)
-		return -EINVAL;
-	struct sb_child c = {.argv = (const char *const *)words, .cwd = env->dir,
-			     .log_fd = env->log_fd, .stop = env->stop};
-	rc = sb_spawn_run(&c);
-	r = sb_wl_result_new("command", spec);
-	if (rc == 0) {
-		sb_wl_add_metric(r, "wall", "s", SB_BETTER_LOWER, c.wall_s);
-		sb_wl_add_metric(r, "user", "s", SB_BETTER_LOWER,
-				 c.ru.ru_utime.tv_sec + c.ru.ru_utime.tv_usec / 1e6);
-		sb_wl_add_metric(r, "sys", "s", SB_BETTER_LOWER,
-				 c.ru.ru_stime.tv_sec + c.ru.ru_stime.tv_usec / 1e6);
-		if (c.status != 0) {
-			r->flags |= SB_RES_FAILED;
-			rc = -EIO;
-			if (asprintf(err, "workload '%s': exited with status %d", spec, c.status) < 0)
-				*err = NULL;
-		}
-	} else if (asprintf(err, "workload '%s': cannot start %s: %s", spec, words[0],
-			    strerror(-rc)) < 0) {
-		*err = NULL;
+	c.spec = &s;
+	c.res = sb_wl_result_new(s.ops->name, spec);
+	if (!c.res) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	sb_child_release(&c);
-	for (size_t i = 0; i < n; i++)
-		free(words[i]);
-	free(words);
-	*out = r;
+	if (env->quick)
+		c.res->flags |= SB_RES_QUICK;
+	c.ram = env->ram_bytes ? env->ram_bytes : system_ram();
+	ti = sb_wl_opt_index(s.ops, "timeout");
+	c.timeout_ns = (ti >= 0 && s.v[ti] ? s.v[ti] : DEFAULT_TIMEOUT_MS) * 1000000ull;
+	c.tty = isatty(STDERR_FILENO) && sb_log_level >= SB_LOG_NORMAL;
+
+	dfd = open(env->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		rc = sb_wl_fail(&c, -errno, "%s", env->dir);
+		goto out;
+	}
+	snprintf(wname, sizeof(wname), ".stackbench-%d-%u", (int)getpid(), seq++);
+	if (mkdirat(dfd, wname, 0700) < 0) {
+		rc = sb_wl_fail(&c, -errno, "%s: cannot create a work directory", env->dir);
+		goto out;
+	}
+	if (asprintf(&c.work, "%s/%s", env->dir, wname) < 0) {
+		c.work = NULL;
+		rc = -ENOMEM;
+		goto out_rm;
+	}
+	c.work_fd = openat(dfd, wname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c.work_fd < 0) {
+		rc = sb_wl_fail(&c, -errno, "%s", c.work);
+		goto out_rm;
+	}
+	rc = s.ops->run(&c);
+	if (rc == 0 && *env->stop) {
+		rc = -EINTR;
+		sb_wl_fail(&c, 0, "interrupted");
+	}
+	if (c.res->flags & SB_RES_INCOMPLETE)
+		sb_wl_extra_bool(&c, "incomplete", true);
+out_rm:
+	if (c.work_fd >= 0)
+		close(c.work_fd);
+	{
+		int r = sb_wl_rmtree_at(dfd, wname);
+		if (r < 0 && rc == 0)
+			rc = sb_wl_fail(&c, r, "%s: cannot remove what the workload created",
+					c.work ? c.work : wname);
+	}
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (rc < 0 && c.res) {
+		if (rc == -EINTR)
+			c.res->flags |= SB_RES_INCOMPLETE;
+		else
+			c.res->flags |= SB_RES_FAILED;
+		if (!c.res->error && c.err)
+			c.res->error = strdup(c.err);
+	}
+	if (rc < 0 && asprintf(err, "workload '%s': %s", spec, c.err ? c.err : strerror(-rc)) < 0)
+		*err = NULL;
+	free(c.err);
+	free(c.work);
+	sb_wl_spec_release(&s);
+	*out = c.res;
 	return rc;
+}
+
+/* ---- `list workloads` ---- */
+
+static const char *type_meta(enum sb_wo_type t)
+{
+	switch (t) {
+	case SB_WO_UINT:
+		return "N";
+	case SB_WO_SIZE:
+		return "SIZE";
+	case SB_WO_DURATION:
+		return "TIME";
+	case SB_WO_BOOL:
+		return "0|1";
+	default:
+		return "TEXT";
+	}
 }
 
 int sb_list_workloads(void)
 {
-	printf("command:CMD   run CMD (split into words, no shell) in the mounted file system\n");
-	return 0;
+	struct libscols_table *tb = scols_new_table();
+	int rc = 0;
+
+	if (!tb)
+		return SB_EXIT_FAILED;
+	scols_table_new_column(tb, "WORKLOAD", 0, SCOLS_FL_TREE);
+	scols_table_new_column(tb, "DEFAULT", 0, 0);
+	scols_table_new_column(tb, "QUICK", 0, 0);
+	scols_table_new_column(tb, "DESCRIPTION", 0, SCOLS_FL_WRAP);
+	for (size_t i = 0; i < sb_n_workloads; i++) {
+		const struct sb_wl_ops *ops = sb_workloads[i];
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char form[128];
+		if (ops->arg)
+			snprintf(form, sizeof(form), "%s%s:%s%s", ops->name,
+				 ops->arg_optional ? "[" : "", ops->arg,
+				 ops->arg_optional ? "]" : "");
+		else
+			snprintf(form, sizeof(form), "%s", ops->name);
+		scols_line_set_data(ln, 0, form);
+		scols_line_set_data(ln, 3, ops->summary);
+		for (const struct sb_wl_opt *o = ops->opts; o && o->name; o++) {
+			struct libscols_line *kl = scols_table_new_line(tb, ln);
+			char k[64];
+			snprintf(k, sizeof(k), "%s=%s", o->name, type_meta(o->type));
+			scols_line_set_data(kl, 0, k);
+			scols_line_set_data(kl, 1, o->def ? o->def : "(computed)");
+			scols_line_set_data(kl, 2, o->quick_def ? o->quick_def : "");
+			scols_line_set_data(kl, 3, o->help);
+		}
+	}
+	if (scols_print_table(tb) != 0)
+		rc = SB_EXIT_FAILED;
+	scols_unref_table(tb);
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include "probe/probe-internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static void test_class(void **state)
@@ -18,25 +19,16 @@ static void test_class(void **state)
 		bool rota;
 		enum sb_class want;
 	} cases[] = {
-		{"sda", "sata", true, SB_CLASS_HDD},
-		{"sdb", "sata", false, SB_CLASS_SSD},
-		{"sdc", "scsi", true, SB_CLASS_HDD}, /* virtio-scsi rotation_rate=7200 */
-		{"sdd", "scsi", false, SB_CLASS_SSD},
-		{"sde", "usb", true, SB_CLASS_HDD},
-		{"sdf", NULL, false, SB_CLASS_SSD},
-		{"nvme0n1", "nvme", false, SB_CLASS_NVME},
-		{"nvme0n1p2", NULL, false, SB_CLASS_NVME},
-		{"loop3", "loop", true, SB_CLASS_LOOP},
-		{"loop3", "loop", false, SB_CLASS_LOOP},
-		{"loop3p1", NULL, true, SB_CLASS_LOOP},
-		{"md0", "md", false, SB_CLASS_MD},
-		{"md127", NULL, true, SB_CLASS_MD},
-		{"dm-0", "dm", false, SB_CLASS_DM},
-		{"vda", "virtio", true, SB_CLASS_VIRTUAL},
-		{"vdb", NULL, false, SB_CLASS_VIRTUAL},
-		{"xvda", "xen", true, SB_CLASS_VIRTUAL},
-		{"sr0", "sata", true, SB_CLASS_UNKNOWN},
-		{"zram0", NULL, false, SB_CLASS_UNKNOWN},
+	    {"sda", "sata", true, SB_CLASS_HDD},       {"sdb", "sata", false, SB_CLASS_SSD},
+	    {"sdc", "scsi", true, SB_CLASS_HDD}, /* virtio-scsi rotation_rate=7200 */
+	    {"sdd", "scsi", false, SB_CLASS_SSD},      {"sde", "usb", true, SB_CLASS_HDD},
+	    {"sdf", NULL, false, SB_CLASS_SSD},	       {"nvme0n1", "nvme", false, SB_CLASS_NVME},
+	    {"nvme0n1p2", NULL, false, SB_CLASS_NVME}, {"loop3", "loop", true, SB_CLASS_LOOP},
+	    {"loop3", "loop", false, SB_CLASS_LOOP},   {"loop3p1", NULL, true, SB_CLASS_LOOP},
+	    {"md0", "md", false, SB_CLASS_MD},	       {"md127", NULL, true, SB_CLASS_MD},
+	    {"dm-0", "dm", false, SB_CLASS_DM},	       {"vda", "virtio", true, SB_CLASS_VIRTUAL},
+	    {"vdb", NULL, false, SB_CLASS_VIRTUAL},    {"xvda", "xen", true, SB_CLASS_VIRTUAL},
+	    {"sr0", "sata", true, SB_CLASS_UNKNOWN},   {"zram0", NULL, false, SB_CLASS_UNKNOWN},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_device d = {.name = (char *)cases[i].name,
@@ -61,32 +53,22 @@ static void test_roles(void **state)
 		const char *role;
 		bool want;
 	} cases[] = {
-		{SB_CLASS_LOOP, true, "hdd", true},
-		{SB_CLASS_LOOP, true, "ssd", false},
-		{SB_CLASS_LOOP, false, "ssd", true},
-		{SB_CLASS_LOOP, false, "hdd", false},
-		{SB_CLASS_LOOP, false, "loop", true},
-		{SB_CLASS_LOOP, true, "nvme", false},
-		{SB_CLASS_HDD, true, "hdd", true},
-		{SB_CLASS_HDD, true, "ssd", false},
-		{SB_CLASS_SSD, false, "ssd", true},
-		{SB_CLASS_SSD, false, "hdd", false},
-		{SB_CLASS_NVME, false, "nvme", true},
-		{SB_CLASS_NVME, false, "ssd", true},
-		{SB_CLASS_NVME, false, "hdd", false},
-		{SB_CLASS_VIRTUAL, true, "hdd", true},
-		{SB_CLASS_VIRTUAL, false, "ssd", true},
-		{SB_CLASS_MD, false, "ssd", false},
-		{SB_CLASS_MD, false, "md", true},
-		{SB_CLASS_DM, true, "hdd", false},
-		{SB_CLASS_DM, true, "any", true},
-		{SB_CLASS_UNKNOWN, true, "hdd", false},
-		{SB_CLASS_UNKNOWN, true, "unknown", false},
-		{SB_CLASS_UNKNOWN, false, NULL, true},
-		{SB_CLASS_HDD, true, "tape", false},
+	    {SB_CLASS_LOOP, true, "hdd", true},		{SB_CLASS_LOOP, true, "ssd", false},
+	    {SB_CLASS_LOOP, false, "ssd", true},	{SB_CLASS_LOOP, false, "hdd", false},
+	    {SB_CLASS_LOOP, false, "loop", true},	{SB_CLASS_LOOP, true, "nvme", false},
+	    {SB_CLASS_HDD, true, "hdd", true},		{SB_CLASS_HDD, true, "ssd", false},
+	    {SB_CLASS_SSD, false, "ssd", true},		{SB_CLASS_SSD, false, "hdd", false},
+	    {SB_CLASS_NVME, false, "nvme", true},	{SB_CLASS_NVME, false, "ssd", true},
+	    {SB_CLASS_NVME, false, "hdd", false},	{SB_CLASS_VIRTUAL, true, "hdd", true},
+	    {SB_CLASS_VIRTUAL, false, "ssd", true},	{SB_CLASS_MD, false, "ssd", false},
+	    {SB_CLASS_MD, false, "md", true},		{SB_CLASS_DM, true, "hdd", false},
+	    {SB_CLASS_DM, true, "any", true},		{SB_CLASS_UNKNOWN, true, "hdd", false},
+	    {SB_CLASS_UNKNOWN, true, "unknown", false}, {SB_CLASS_UNKNOWN, false, NULL, true},
+	    {SB_CLASS_HDD, true, "tape", false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sb_device d = {.name = "x", .cls = cases[i].cls, .rotational = cases[i].rota};
+		struct sb_device d = {
+		    .name = "x", .cls = cases[i].cls, .rotational = cases[i].rota};
 		if (sb_device_fits_role(&d, cases[i].role) != cases[i].want)
 			fail_msg("class %s rota=%d role %s: want %d", sb_class_name(cases[i].cls),
 				 cases[i].rota, cases[i].role ? cases[i].role : "NULL",
@@ -145,60 +127,62 @@ static void test_verdict(void **state)
 		unsigned want;
 		const char *reasons[6];
 	} cases[] = {
-		{{{.name = "loop0"}}, 0, {NULL}},
-		{{{.name = "loop0", .mounts = {"/mnt/x"}}}, SB_REFUSE_MOUNTED, {"mounted on /mnt/x"}},
-		{{{.name = "sdb", .mounts = {"/a", "/b"}}}, SB_REFUSE_MOUNTED, {"mounted on /a, /b"}},
-		{{{.name = "sdb", .holders = {"md0"}}, {.name = "md0"}},
-		 SB_REFUSE_HOLDERS,
-		 {"has holders: md0"}},
-		{{{.name = "sdb", .swap = true}}, SB_REFUSE_SWAP, {"active swap"}},
-		{{{.name = "vda", .mounts = {"/"}, .root = true}},
-		 SB_REFUSE_MOUNTED | SB_REFUSE_ROOT,
-		 {"mounted on /", "holds the root file system"}},
-		/* parent of the partition that holds / */
-		{{{.name = "sda"},
-		  {.name = "sda1", .parent = "sda", .mounts = {"/boot"}},
-		  {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
-		 SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
-		 {"holds the root file system", "partitions in use: sda1, sda2"}},
-		/* member of the md array that holds / */
-		{{{.name = "sdc", .holders = {"md0"}}, {.name = "md0", .mounts = {"/"}, .root = true}},
-		 SB_REFUSE_HOLDERS | SB_REFUSE_ROOT,
-		 {"has holders: md0", "holds the root file system"}},
-		/* disk whose partition is an LVM PV under the root LV: sdd -> sdd1 -> dm-0 */
-		{{{.name = "sdd"},
-		  {.name = "sdd1", .parent = "sdd", .holders = {"dm-0"}},
-		  {.name = "dm-0", .mounts = {"/"}, .root = true}},
-		 SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
-		 {"holds the root file system", "partitions in use: sdd1"}},
-		/* a sister partition holding / does not refuse this one */
-		{{{.name = "sda1", .parent = "sda"},
-		  {.name = "sda"},
-		  {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
-		 0,
-		 {NULL}},
-		{{{.name = "sr0", .ro = true}}, SB_REFUSE_READONLY, {"read-only"}},
-		{{{.name = "sde", .sigs = {"ext4"}}}, SB_REFUSE_SIGNATURES, {"carries signatures: ext4"}},
-		{{{.name = "sde", .sigs = {"gpt", "PMBR", "gpt"}}},
+	    {{{.name = "loop0"}}, 0, {NULL}},
+	    {{{.name = "loop0", .mounts = {"/mnt/x"}}}, SB_REFUSE_MOUNTED, {"mounted on /mnt/x"}},
+	    {{{.name = "sdb", .mounts = {"/a", "/b"}}}, SB_REFUSE_MOUNTED, {"mounted on /a, /b"}},
+	    {{{.name = "sdb", .holders = {"md0"}}, {.name = "md0"}},
+	     SB_REFUSE_HOLDERS,
+	     {"has holders: md0"}},
+	    {{{.name = "sdb", .swap = true}}, SB_REFUSE_SWAP, {"active swap"}},
+	    {{{.name = "vda", .mounts = {"/"}, .root = true}},
+	     SB_REFUSE_MOUNTED | SB_REFUSE_ROOT,
+	     {"mounted on /", "holds the root file system"}},
+	    /* parent of the partition that holds / */
+	    {{{.name = "sda"},
+	      {.name = "sda1", .parent = "sda", .mounts = {"/boot"}},
+	      {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
+	     SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
+	     {"holds the root file system", "partitions in use: sda1, sda2"}},
+	    /* member of the md array that holds / */
+	    {{{.name = "sdc", .holders = {"md0"}}, {.name = "md0", .mounts = {"/"}, .root = true}},
+	     SB_REFUSE_HOLDERS | SB_REFUSE_ROOT,
+	     {"has holders: md0", "holds the root file system"}},
+	    /* disk whose partition is an LVM PV under the root LV: sdd -> sdd1 -> dm-0 */
+	    {{{.name = "sdd"},
+	      {.name = "sdd1", .parent = "sdd", .holders = {"dm-0"}},
+	      {.name = "dm-0", .mounts = {"/"}, .root = true}},
+	     SB_REFUSE_ROOT | SB_REFUSE_PARTITIONS,
+	     {"holds the root file system", "partitions in use: sdd1"}},
+	    /* a sister partition holding / does not refuse this one */
+	    {{{.name = "sda1", .parent = "sda"},
+	      {.name = "sda"},
+	      {.name = "sda2", .parent = "sda", .mounts = {"/"}, .root = true}},
+	     0,
+	     {NULL}},
+	    {{{.name = "sr0", .ro = true}}, SB_REFUSE_READONLY, {"read-only"}},
+	    {{{.name = "sde", .sigs = {"ext4"}}},
+	     SB_REFUSE_SIGNATURES,
+	     {"carries signatures: ext4"}},
+	    {{{.name = "sde", .sigs = {"gpt", "PMBR", "gpt"}}},
+	     SB_REFUSE_SIGNATURES,
+	     {"carries signatures: gpt, PMBR"}},
+	    {{{.name = "sdf", .sigs_err = -EACCES}},
+	     SB_REFUSE_UNPROBED,
+	     {"signatures unknown: permission denied"}},
+	    {{{.name = "sdg",
+	       .mounts = {"/x"},
+	       .holders = {"dm-1"},
+	       .swap = true,
+	       .ro = true,
+	       .sigs = {"xfs", "linux_raid_member"}}},
+	     SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_READONLY |
 		 SB_REFUSE_SIGNATURES,
-		 {"carries signatures: gpt, PMBR"}},
-		{{{.name = "sdf", .sigs_err = -EACCES}},
-		 SB_REFUSE_UNPROBED,
-		 {"signatures unknown: permission denied"}},
-		{{{.name = "sdg",
-		   .mounts = {"/x"},
-		   .holders = {"dm-1"},
-		   .swap = true,
-		   .ro = true,
-		   .sigs = {"xfs", "linux_raid_member"}}},
-		 SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_READONLY |
-			 SB_REFUSE_SIGNATURES,
-		 {"mounted on /x", "has holders: dm-1", "active swap", "read-only",
-		  "carries signatures: xfs, linux_raid_member"}},
-		/* a holder cycle in bogus facts must not hang */
-		{{{.name = "dm-2", .holders = {"dm-3"}}, {.name = "dm-3", .holders = {"dm-2"}}},
-		 SB_REFUSE_HOLDERS,
-		 {"has holders: dm-3"}},
+	     {"mounted on /x", "has holders: dm-1", "active swap", "read-only",
+	      "carries signatures: xfs, linux_raid_member"}},
+	    /* a holder cycle in bogus facts must not hang */
+	    {{{.name = "dm-2", .holders = {"dm-3"}}, {.name = "dm-3", .holders = {"dm-2"}}},
+	     SB_REFUSE_HOLDERS,
+	     {"has holders: dm-3"}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_device devs[4];
@@ -235,12 +219,99 @@ static void test_verdict(void **state)
 	assert_null(sb_refuse_name(3));
 }
 
+static void test_transport(void **state)
+{
+	static const struct {
+		const char *name, *path, *bus, *want;
+	} cases[] = {
+	    {"sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda",
+	     NULL, "sata"},
+	    {"sdb",
+	     "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/"
+	     "block/sdb",
+	     NULL, "usb"},
+	    {"sdc",
+	     "/sys/devices/pci0000:00/0000:00:03.0/virtio0/host2/target2:0:0/2:0:0:0/block/sdc",
+	     NULL, "scsi"},
+	    {"sdd", "/sys/devices/pci0000:00/0000:00:1f.2/host0/port-0:0/end_device-0:0/block/sdd",
+	     NULL, "scsi"},
+	    {"sde", "/sys/devices/whatever/block/sde", "ata", "sata"},
+	    {"sdf", "/sys/devices/whatever/block/sdf", "usb", "usb"},
+	    {"vda", "/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda", NULL, "virtio"},
+	    {"vda1", "/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda/vda1", NULL, "virtio"},
+	    {"nvme0n1", "/sys/devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1",
+	     NULL, "nvme"},
+	    {"nvme0n1p1", NULL, NULL, "nvme"},
+	    {"loop0", "/sys/devices/virtual/block/loop0", "usb", "loop"},
+	    {"loop0p1", "/sys/devices/virtual/block/loop0/loop0p1", NULL, "loop"},
+	    {"md127", "/sys/devices/virtual/block/md127", NULL, "md"},
+	    {"dm-0", "/sys/devices/virtual/block/dm-0", NULL, "dm"},
+	    {"xvda", "/sys/devices/vbd-51712/block/xvda", NULL, "xen"},
+	    {"mmcblk0", "/sys/devices/platform/soc/mmc_host/mmc0/mmc0:0001/block/mmcblk0", NULL,
+	     "mmc"},
+	    {"zram0", "/sys/devices/virtual/block/zram0", NULL, ""},
+	    {"sdg", "/sys/devices/whatever/block/sdg", "", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = sb_transport_from(cases[i].name, cases[i].path, cases[i].bus);
+		assert_non_null(got);
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s: transport '%s', want '%s'", cases[i].name, got,
+				 cases[i].want);
+		free(got);
+	}
+}
+
+static void test_scheduler(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"none [mq-deadline] kyber bfq", "mq-deadline"},
+	    {"[none] mq-deadline", "none"},
+	    {"none", "none"},
+	    {"bfq [kyber]", "kyber"},
+	    {"", ""},
+	    {"[broken", "[broken"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = sb_scheduler_in_use(cases[i].in);
+		assert_non_null(got);
+		if (strcmp(got, cases[i].want))
+			fail_msg("'%s': '%s', want '%s'", cases[i].in, got, cases[i].want);
+		free(got);
+	}
+}
+
+static void test_udev_decode(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"QEMU\\x20HARDDISK\\x20\\x20\\x20", "QEMU HARDDISK"},
+	    {"Samsung\\x20SSD\\x20860", "Samsung SSD 860"},
+	    {"\\x20\\x20ATA", "ATA"},
+	    {"plain", "plain"},
+	    {"bad\\xZZ", "bad\\xZZ"},
+	    {"nul\\x00kept", "nul\\x00kept"},
+	    {"cut\\x2", "cut\\x2"},
+	    {"", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		sb_udev_decode(buf);
+		if (strcmp(buf, cases[i].want))
+			fail_msg("'%s': '%s', want '%s'", cases[i].in, buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_class),
-		cmocka_unit_test(test_roles),
-		cmocka_unit_test(test_verdict),
+	    cmocka_unit_test(test_class),     cmocka_unit_test(test_transport),
+	    cmocka_unit_test(test_scheduler), cmocka_unit_test(test_udev_decode),
+	    cmocka_unit_test(test_roles),     cmocka_unit_test(test_verdict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

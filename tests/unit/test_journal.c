@@ -26,24 +26,24 @@ static void test_parse(void **state)
 	static const struct {
 		const char *text;
 		int rc;
-		size_t n;         /* records */
-		unsigned done;    /* bit i: record i has a result */
+		size_t n;      /* records */
+		unsigned done; /* bit i: record i has a result */
 		unsigned torn;
 	} cases[] = {
-		{HDR B1 D1, 0, 1, 1, 0},
-		{HDR B1 D1 B2, 0, 2, 1, 0},
-		/* The writer died in the middle of the last line. */
-		{HDR B1 D1 "{\"rec\":\"begin\",\"step\":2,\"ki", 0, 1, 1, 1},
-		{HDR B1 "{\"rec\":\"do", 0, 1, 0, 1},
-		/* A complete line that is not JSON, in the middle: skipped, counted. */
-		{HDR B1 "garbage\n" D1, 0, 1, 1, 1},
-		/* done without begin, begin twice: not trusted. */
-		{HDR D1, 0, 0, 0, 1},
-		{HDR B1 B1 D1, 0, 1, 1, 1},
-		{"", 0, 0, 0, 0},
-		{HDR, 0, 0, 0, 0},
-		{"hello\n", -EBADMSG, 0, 0, 0},
-		{"{\"journal\":\"other\"}\n", -EBADMSG, 0, 0, 0},
+	    {HDR B1 D1, 0, 1, 1, 0},
+	    {HDR B1 D1 B2, 0, 2, 1, 0},
+	    /* The writer died in the middle of the last line. */
+	    {HDR B1 D1 "{\"rec\":\"begin\",\"step\":2,\"ki", 0, 1, 1, 1},
+	    {HDR B1 "{\"rec\":\"do", 0, 1, 0, 1},
+	    /* A complete line that is not JSON, in the middle: skipped, counted. */
+	    {HDR B1 "garbage\n" D1, 0, 1, 1, 1},
+	    /* done without begin, begin twice: not trusted. */
+	    {HDR D1, 0, 0, 0, 1},
+	    {HDR B1 B1 D1, 0, 1, 1, 1},
+	    {"", 0, 0, 0, 0},
+	    {HDR, 0, 0, 0, 0},
+	    {"hello\n", -EBADMSG, 0, 0, 0},
+	    {"{\"journal\":\"other\"}\n", -EBADMSG, 0, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_jread r;
@@ -113,6 +113,41 @@ static void test_write_and_undo(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A damaged record is refused before layer code sees it; the journal stays. */
+static void test_damaged(void **state)
+{
+	static const char *const recs[] = {
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\"}}\n",
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mkfs\",\"args\":{\"type\":\"xfs\",\"devs\":["
+	    "1]}}\n",
+	    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"nosuch\",\"args\":{}}\n",
+	};
+	static const char *const want[] = {
+	    "undo of step 1 (mount): damaged record: no valid 'dir'",
+	    "undo of step 1 (mkfs): damaged record: no valid 'devs'",
+	    "undo of step 1 (nosuch): unknown kind 'nosuch'",
+	};
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		char dir[] = "/tmp/sbjournal-XXXXXX", path[300];
+		struct sb_exec x;
+		struct stat st;
+		FILE *f;
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/journal", dir);
+		f = fopen(path, "w");
+		fputs(HDR, f);
+		fputs(recs[i], f);
+		fclose(f);
+		sb_exec_init(&x);
+		assert_int_equal(sb_exec_undo_journal(&x, path), -EINVAL);
+		assert_string_equal(x.errmsg, want[i]);
+		sb_exec_release(&x);
+		assert_int_equal(stat(path, &st), 0);
+		unlink(path);
+		rmdir(dir);
+	}
+}
+
 static void test_sha256(void **state)
 {
 	static const struct {
@@ -120,11 +155,11 @@ static void test_sha256(void **state)
 		size_t repeat;
 		const char *hex;
 	} cases[] = {
-		{"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-		{"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
-		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
-		{"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+	    {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+	    {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+	    {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+	     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+	    {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t l = strlen(cases[i].in), n = l * cases[i].repeat;
@@ -140,9 +175,10 @@ static void test_sha256(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_write_and_undo),
-		cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_write_and_undo),
+	    cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_sha256),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

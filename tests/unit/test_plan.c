@@ -35,7 +35,8 @@ static char *render(const char *profile, const char *const *ov, bool loop, bool 
 		fail_msg("%s: %s", profile, err);
 	for (size_t i = 0; i < n; i++) {
 		struct sb_plan plan;
-		struct sb_plan_in in = {.loop = loop, .quick = quick, .devs = devs, .n_devs = n_devs};
+		struct sb_plan_in in = {
+		    .loop = loop, .quick = quick, .devs = devs, .n_devs = n_devs};
 		struct sb_slot *slots;
 		size_t ns;
 		struct sb_exec x;
@@ -98,16 +99,20 @@ static void test_golden(void **state)
 		size_t n;
 		const char *const *extra;
 	} cases[] = {
-		{"md-raid1-ssd-2hdd.devices.txt", "profiles/md-raid1-ssd-2hdd.conf", false, false, md_devs, 3, NULL},
-		{"md-raid1-ssd-2hdd.loop.txt", "profiles/md-raid1-ssd-2hdd.conf", true, true, NULL, 0, NULL},
-		{"lvm-hwraid6.devices.txt", "profiles/lvm-hwraid6.conf", false, false, one_dev, 1, NULL},
-		{"lvm-hwraid6.loop.txt", "profiles/lvm-hwraid6.conf", true, false, NULL, 0, NULL},
-		{"btrfs-raid1-partitions.devices.txt", "profiles/btrfs-raid1-partitions.conf", false, false, nvme, 1, NULL},
-		{"single-disk.loop.txt", "profiles/single-disk.conf", true, true, NULL, 0, NULL},
+	    {"md-raid1-ssd-2hdd.devices.txt", "profiles/md-raid1-ssd-2hdd.conf", false, false,
+	     md_devs, 3, NULL},
+	    {"md-raid1-ssd-2hdd.loop.txt", "profiles/md-raid1-ssd-2hdd.conf", true, true, NULL, 0,
+	     NULL},
+	    {"lvm-hwraid6.devices.txt", "profiles/lvm-hwraid6.conf", false, false, one_dev, 1,
+	     NULL},
+	    {"lvm-hwraid6.loop.txt", "profiles/lvm-hwraid6.conf", true, false, NULL, 0, NULL},
+	    {"btrfs-raid1-partitions.devices.txt", "profiles/btrfs-raid1-partitions.conf", false,
+	     false, nvme, 1, NULL},
+	    {"single-disk.loop.txt", "profiles/single-disk.conf", true, true, NULL, 0, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick, cases[i].devs,
-				   cases[i].n);
+		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick,
+				   cases[i].devs, cases[i].n);
 		check_golden(cases[i].golden, got);
 		free(got);
 	}
@@ -121,21 +126,27 @@ static void test_md_rules(void **state)
 	char *got = render("profiles/md-raid1-ssd-2hdd.conf", ov, false, false, devs, 3);
 	/* Never --chunk for RAID1, always --bitmap, write-mostly before the HDDs. */
 	assert_null(strstr(got, "--chunk"));
-	assert_non_null(strstr(got, "--bitmap=internal --write-behind=16383 /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
+	assert_non_null(strstr(
+	    got,
+	    "--bitmap=internal --write-behind=16383 --assume-clean /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
 	assert_non_null(strstr(got, "mdadm --zero-superblock /dev/sdd"));
 	free(got);
 }
 
 static struct sb_device dev(const char *path, enum sb_class c, bool rot)
 {
-	return (struct sb_device){.path = (char *)path, .name = (char *)path + 5, .cls = c, .rotational = rot};
+	return (struct sb_device){
+	    .path = (char *)path, .name = (char *)path + 5, .cls = c, .rotational = rot};
 }
 
 static void test_roles(void **state)
 {
-	struct sb_device ssd = dev("/dev/sda", SB_CLASS_SSD, false), hdd1 = dev("/dev/sdb", SB_CLASS_HDD, true),
-			 hdd2 = dev("/dev/sdc", SB_CLASS_HDD, true), nv = dev("/dev/nvme0n1", SB_CLASS_NVME, false),
-			 lrot = dev("/dev/loop1", SB_CLASS_LOOP, true), lssd = dev("/dev/loop2", SB_CLASS_LOOP, false);
+	struct sb_device ssd = dev("/dev/sda", SB_CLASS_SSD, false),
+			 hdd1 = dev("/dev/sdb", SB_CLASS_HDD, true),
+			 hdd2 = dev("/dev/sdc", SB_CLASS_HDD, true),
+			 nv = dev("/dev/nvme0n1", SB_CLASS_NVME, false),
+			 lrot = dev("/dev/loop1", SB_CLASS_LOOP, true),
+			 lssd = dev("/dev/loop2", SB_CLASS_LOOP, false);
 	struct sb_slot md[] = {{SB_ROLE_SSD, "ssd"}, {SB_ROLE_HDD, "hdd1"}, {SB_ROLE_HDD, "hdd2"}};
 	struct sb_slot one_any[] = {{SB_ROLE_ANY, "any"}};
 	const struct {
@@ -146,16 +157,21 @@ static void test_roles(void **state)
 		size_t assign[3];
 		const char *why;
 	} cases[] = {
-		{0, {&ssd, &hdd1, &hdd2}, 3, 0, {0, 1, 2}, NULL},
-		/* Out of order: matched by class, the SSD still plays ssd. */
-		{0, {&hdd1, &hdd2, &ssd}, 3, 0, {2, 0, 1}, NULL},
-		{0, {&lrot, &lssd, &hdd2}, 3, 0, {1, 0, 2}, NULL},
-		/* More devices than roles: the extra one is left alone. */
-		{0, {&nv, &hdd1, &ssd, &hdd2}, 4, 0, {2, 1, 3}, NULL},
-		{0, {&ssd, &hdd1}, 2, -EINVAL, {0}, "the profile needs 3 devices, 2 given"},
-		{0, {&ssd, &hdd1, &lssd}, 3, -EINVAL, {0},
-		 "role 'hdd' needs 2 devices, 1 fits (/dev/sda is ssd, /dev/sdb is hdd, /dev/loop2 is non-rotational)"},
-		{1, {&hdd2}, 1, 0, {0}, NULL},
+	    {0, {&ssd, &hdd1, &hdd2}, 3, 0, {0, 1, 2}, NULL},
+	    /* Out of order: matched by class, the SSD still plays ssd. */
+	    {0, {&hdd1, &hdd2, &ssd}, 3, 0, {2, 0, 1}, NULL},
+	    {0, {&lrot, &lssd, &hdd2}, 3, 0, {1, 0, 2}, NULL},
+	    /* More devices than roles: the extra one is left alone. */
+	    {0, {&nv, &hdd1, &ssd, &hdd2}, 4, 0, {2, 1, 3}, NULL},
+	    {0, {&ssd, &hdd1}, 2, -EINVAL, {0}, "the profile needs 3 devices, 2 given"},
+	    {0,
+	     {&ssd, &hdd1, &lssd},
+	     3,
+	     -EINVAL,
+	     {0},
+	     "role 'hdd' needs 2 devices, 1 fits (/dev/sda is ssd, /dev/sdb is hdd, /dev/loop2 is "
+	     "non-rotational)"},
+	    {1, {&hdd2}, 1, 0, {0}, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t assign[3] = {0};
@@ -164,12 +180,13 @@ static void test_roles(void **state)
 		size_t ns = cases[i].slots ? 1 : 3;
 		int r = sb_match_roles(sl, ns, cases[i].devs, cases[i].n, assign, &why);
 		if (r != cases[i].rc)
-			fail_msg("case %zu: rc %d, want %d (%s)", i, r, cases[i].rc, why ? why : "");
+			fail_msg("case %zu: rc %d, want %d (%s)", i, r, cases[i].rc,
+				 why ? why : "");
 		if (r == 0) {
 			for (size_t k = 0; k < ns; k++)
 				if (assign[k] != cases[i].assign[k])
-					fail_msg("case %zu: slot %zu got device %zu, want %zu", i, k, assign[k],
-						 cases[i].assign[k]);
+					fail_msg("case %zu: slot %zu got device %zu, want %zu", i,
+						 k, assign[k], cases[i].assign[k]);
 		} else if (!why || strcmp(why, cases[i].why) != 0) {
 			fail_msg("case %zu: why '%s', want '%s'", i, why ? why : "", cases[i].why);
 		}
@@ -180,9 +197,9 @@ static void test_roles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden),
-		cmocka_unit_test(test_md_rules),
-		cmocka_unit_test(test_roles),
+	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_md_rules),
+	    cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

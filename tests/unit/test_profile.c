@@ -21,77 +21,86 @@ static void test_broken(void **state)
 		const char *text;
 		const char *err;
 	} cases[] = {
-		{"[device]\nany = 1\n", "p.conf:1: unknown section '[device]' (did you mean '[devices]'?)"},
-		{"[zzz]\n", "p.conf:1: unknown section '[zzz]': expected one of [devices], [partition], "
-			    "[md], [lvm], [fs], [mount], [queue], [workloads], [matrix]"},
-		{"any = 1\n", "p.conf:1: expected a '[section]' before 'any = 1'"},
-		{"[devices\n", "p.conf:1: expected '[section]', got '[devices'"},
-		{"# c\n\n[devices]\nssd\n", "p.conf:4: expected 'key = value', got 'ssd'"},
-		{"[devices]\nsdd = 1\n", "p.conf:2: unknown key 'sdd' in [devices] (did you mean 'ssd'?)"},
-		{"[devices]\nssd = two\n",
-		 "p.conf:2: devices.ssd: expected a whole number from 0 to 64, got 'two'"},
-		{"[devices]\nssd =\n", "p.conf:2: devices.ssd: expected a value"},
-		{"[devices]\nssd = 1\nssd = 2\n", "p.conf:3: devices.ssd: already set on line 2"},
-		{"[devices]\nloop.ssd = 2Q\n",
-		 "p.conf:2: devices.loop.ssd: expected a size such as 512M or 2G, got '2Q'"},
-		{BASE "[md]\nlevle = 1\n", "p.conf:6: unknown key 'levle' in [md] (did you mean 'level'?)"},
-		{BASE "[md]\nlevel = 3\n", "p.conf:6: md.level: expected one of 0, 1, 4, 5, 6, 10, got '3'"},
-		{BASE "[md]\nwrite-mostly = hdds\n",
-		 "p.conf:6: md.write-mostly: unknown role 'hdds' (did you mean 'hdd'?)"},
-		{BASE "[md]\nwrite-behind = 20000\n",
-		 "p.conf:6: md.write-behind: expected a whole number from 0 to 16383, got '20000'"},
-		{BASE "[md]\nassume-clean = maybe\n",
-		 "p.conf:6: md.assume-clean: expected yes or no, got 'maybe'"},
-		{BASE "[partition]\nsizes = 60%,50%\n",
-		 "p.conf:6: partition.sizes: percentages add up to 110%, more than 100%"},
-		{BASE "[partition]\nsizes = rest,1G\n",
-		 "p.conf:6: partition.sizes: 'rest' must be the last size, got 'rest,1G'"},
-		{BASE "[lvm]\nvg = my vg\n",
-		 "p.conf:6: lvm.vg: expected a name of letters, digits and _+.-, got 'my vg'"},
-		{BASE "[workloads]\ntime-limit = soon\n",
-		 "p.conf:6: workloads.time-limit: expected a duration such as 30s or 10m, got 'soon'"},
-		{BASE "[matrix]\nfs.tpye = ext4 | xfs\n",
-		 "p.conf:6: unknown key 'tpye' in [fs] (did you mean 'type'?)"},
-		{BASE "[matrix]\nfs.type = ext4 | zfs\n",
-		 "p.conf:6: fs.type: expected one of ext2, ext3, ext4, xfs, btrfs, got 'zfs'"},
-		{BASE "[matrix]\nfs.type = ext4 | ext4\n", "p.conf:6: value 'ext4' listed twice"},
-		{BASE "[matrix]\ndevices.ssd = 1 | 2\n", "p.conf:6: 'devices.ssd' cannot vary in [matrix]"},
-		{BASE "[matrix]\nfs.type = xfs|ext4\nfs.type = btrfs\n",
-		 "p.conf:7: 'fs.type' already in [matrix] on line 6"},
-		{BASE "[matrix]\nfs.type; fs.mkfs = xfs; -K; extra\n",
-		 "p.conf:6: value 'xfs; -K; extra' has more parts than the 2 keys"},
-		{BASE "[matrix]\ntype = xfs\n", "p.conf:6: expected 'section.key', got 'type'"},
-		{BASE "[fs]\n", "p.conf:5: section [fs] appears twice (first on line 3)"},
-		/* Whole-variant checks name the key's line. */
-		{"[devices]\nany = 0\n[fs]\ntype = ext4\n",
-		 "p.conf: [devices]: the stack needs at least one device (ssd = 1, say)"},
-		{"[devices]\nany = 1\n", "p.conf: [fs]: type is required (ext2, ext3, ext4, xfs or btrfs)"},
-		{BASE "[md]\nlevel = 1\n", "p.conf:6: md.level: RAID1 needs at least 2 members, the "
-					   "profile gives 1"},
-		{"[devices]\nssd = 1\nhdd = 1\n[fs]\ntype = xfs\n[md]\nlevel = 1\nchunk = 64k\n",
-		 "p.conf:8: md.chunk: RAID1 has no chunk size"},
-		{"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-mostly = hdd\n",
-		 "p.conf:7: md.write-mostly: no hdd member in the array"},
-		{"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-behind = 100\n",
-		 "p.conf:7: md.write-behind: needs md.write-mostly"},
-		{"[devices]\nssd = 1\nhdd = 1\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-mostly = "
-		 "hdd\nwrite-behind = 9\nbitmap = none\n",
-		 "p.conf:9: md.write-behind: needs md.bitmap = internal"},
-		{"[devices]\nssd = 4\n[fs]\ntype = xfs\n[md]\nlevel = 6\nmembers = hdd\n",
-		 "p.conf:7: md.members: no hdd device in [devices]"},
-		{"[devices]\nssd = 1\n[fs]\ntype = btrfs\ndata = raid1\n",
-		 "p.conf:5: fs.data: raid1 needs at least 2 devices, the stack gives 1"},
-		{BASE "data = raid1\n", "p.conf:5: fs.data: only btrfs has data profiles"},
-		{BASE "[partition]\ncount = 2\nsizes = 1G,rest\n",
-		 "p.conf:7: partition: give either count or sizes, not both"},
-		{BASE "[partition]\n", "p.conf: [partition]: needs count or sizes"},
-		{BASE "[lvm]\nstripes = 2\n", "p.conf:6: lvm.stripes: 2 stripes but only 1 PVs"},
-		{BASE "[workloads]\nrun = nosuch:thing\n",
-		 "p.conf:6: workloads.run: workload 'nosuch:thing': unknown"},
-		/* Every combination of a matrix impossible: the first reason. */
-		{"[devices]\nssd = 1\n[fs]\ntype = btrfs\n[matrix]\nfs.data = raid1 | raid0\n",
-		 "p.conf:6: variant fs.data=raid1: fs.data: raid1 needs at least 2 devices, the "
-		 "stack gives 1"},
+	    {"[device]\nany = 1\n",
+	     "p.conf:1: unknown section '[device]' (did you mean '[devices]'?)"},
+	    {"[zzz]\n",
+	     "p.conf:1: unknown section '[zzz]': expected one of [devices], [partition], "
+	     "[md], [lvm], [fs], [mount], [queue], [workloads], [matrix]"},
+	    {"any = 1\n", "p.conf:1: expected a '[section]' before 'any = 1'"},
+	    {"[devices\n", "p.conf:1: expected '[section]', got '[devices'"},
+	    {"# c\n\n[devices]\nssd\n", "p.conf:4: expected 'key = value', got 'ssd'"},
+	    {"[devices]\nsdd = 1\n",
+	     "p.conf:2: unknown key 'sdd' in [devices] (did you mean 'ssd'?)"},
+	    {"[devices]\nssd = two\n",
+	     "p.conf:2: devices.ssd: expected a whole number from 0 to 64, got 'two'"},
+	    {"[devices]\nssd =\n", "p.conf:2: devices.ssd: expected a value"},
+	    {"[devices]\nssd = 1\nssd = 2\n", "p.conf:3: devices.ssd: already set on line 2"},
+	    {"[devices]\nloop.ssd = 2Q\n",
+	     "p.conf:2: devices.loop.ssd: expected a size such as 512M or 2G, got '2Q'"},
+	    {BASE "[md]\nlevle = 1\n",
+	     "p.conf:6: unknown key 'levle' in [md] (did you mean 'level'?)"},
+	    {BASE "[md]\nlevel = 3\n",
+	     "p.conf:6: md.level: expected one of 0, 1, 4, 5, 6, 10, got '3'"},
+	    {BASE "[md]\nwrite-mostly = hdds\n",
+	     "p.conf:6: md.write-mostly: unknown role 'hdds' (did you mean 'hdd'?)"},
+	    {BASE "[md]\nwrite-behind = 20000\n",
+	     "p.conf:6: md.write-behind: expected a whole number from 0 to 16383, got '20000'"},
+	    {BASE "[md]\nassume-clean = maybe\n",
+	     "p.conf:6: md.assume-clean: expected yes or no, got 'maybe'"},
+	    {BASE "[partition]\nsizes = 60%,50%\n",
+	     "p.conf:6: partition.sizes: percentages add up to 110%, more than 100%"},
+	    {BASE "[partition]\nsizes = rest,1G\n",
+	     "p.conf:6: partition.sizes: 'rest' must be the last size, got 'rest,1G'"},
+	    {BASE "[lvm]\nvg = my vg\n",
+	     "p.conf:6: lvm.vg: expected a name of letters, digits and _+.-, got 'my vg'"},
+	    {BASE "[workloads]\ntime-limit = soon\n",
+	     "p.conf:6: workloads.time-limit: expected a duration such as 30s or 10m, got 'soon'"},
+	    {BASE "[matrix]\nfs.tpye = ext4 | xfs\n",
+	     "p.conf:6: unknown key 'tpye' in [fs] (did you mean 'type'?)"},
+	    {BASE "[matrix]\nfs.type = ext4 | zfs\n",
+	     "p.conf:6: fs.type: expected one of ext2, ext3, ext4, xfs, btrfs, got 'zfs'"},
+	    {BASE "[matrix]\nfs.type = ext4 | ext4\n", "p.conf:6: value 'ext4' listed twice"},
+	    {BASE "[matrix]\ndevices.ssd = 1 | 2\n",
+	     "p.conf:6: 'devices.ssd' cannot vary in [matrix]"},
+	    {BASE "[matrix]\nfs.type = xfs|ext4\nfs.type = btrfs\n",
+	     "p.conf:7: 'fs.type' already in [matrix] on line 6"},
+	    {BASE "[matrix]\nfs.type; fs.mkfs = xfs; -K; extra\n",
+	     "p.conf:6: value 'xfs; -K; extra' has more parts than the 2 keys"},
+	    {BASE "[matrix]\ntype = xfs\n", "p.conf:6: expected 'section.key', got 'type'"},
+	    {BASE "[fs]\n", "p.conf:5: section [fs] appears twice (first on line 3)"},
+	    /* Whole-variant checks name the key's line. */
+	    {"[devices]\nany = 0\n[fs]\ntype = ext4\n",
+	     "p.conf: [devices]: the stack needs at least one device (ssd = 1, say)"},
+	    {"[devices]\nany = 1\n",
+	     "p.conf: [fs]: type is required (ext2, ext3, ext4, xfs or btrfs)"},
+	    {BASE "[md]\nlevel = 1\n", "p.conf:6: md.level: RAID1 needs at least 2 members, the "
+				       "profile gives 1"},
+	    {"[devices]\nssd = 1\nhdd = 1\n[fs]\ntype = xfs\n[md]\nlevel = 1\nchunk = 64k\n",
+	     "p.conf:8: md.chunk: RAID1 has no chunk size"},
+	    {"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-mostly = hdd\n",
+	     "p.conf:7: md.write-mostly: no hdd member in the array"},
+	    {"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-behind = 100\n",
+	     "p.conf:7: md.write-behind: needs md.write-mostly"},
+	    {"[devices]\nssd = 1\nhdd = 1\n[fs]\ntype = xfs\n[md]\nlevel = 1\nwrite-mostly = "
+	     "hdd\nwrite-behind = 9\nbitmap = none\n",
+	     "p.conf:9: md.write-behind: needs md.bitmap = internal"},
+	    {"[devices]\nssd = 4\n[fs]\ntype = xfs\n[md]\nlevel = 6\nmembers = hdd\n",
+	     "p.conf:7: md.members: no hdd device in [devices]"},
+	    {"[devices]\nssd = 1\n[fs]\ntype = btrfs\ndata = raid1\n",
+	     "p.conf:5: fs.data: raid1 needs at least 2 devices, the stack gives 1"},
+	    {BASE "data = raid1\n", "p.conf:5: fs.data: only btrfs has data profiles"},
+	    {"[devices]\nssd = 2\n[fs]\ntype = xfs\n[md]\nlevel = 0\nbitmap = internal\n",
+	     "p.conf:7: md.bitmap: RAID0 has no redundancy to track: use none"},
+	    {BASE "[partition]\ncount = 2\nsizes = 1G,rest\n",
+	     "p.conf:7: partition: give either count or sizes, not both"},
+	    {BASE "[partition]\n", "p.conf: [partition]: needs count or sizes"},
+	    {BASE "[lvm]\nstripes = 2\n", "p.conf:6: lvm.stripes: 2 stripes but only 1 PVs"},
+	    {BASE "[workloads]\nrun = nosuch:thing\n",
+	     "p.conf:6: workloads.run: workload 'nosuch:thing': unknown"},
+	    /* Every combination of a matrix impossible: the first reason. */
+	    {"[devices]\nssd = 1\n[fs]\ntype = btrfs\n[matrix]\nfs.data = raid1 | raid0\n",
+	     "p.conf:6: variant fs.data=raid1: fs.data: raid1 needs at least 2 devices, the "
+	     "stack gives 1"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_profile *p = NULL;
@@ -104,7 +113,8 @@ static void test_broken(void **state)
 			sb_pvariants_free(v, n);
 		}
 		if (r != -EINVAL || !err)
-			fail_msg("case %zu: rc %d, want -EINVAL (err %s)", i, r, err ? err : "none");
+			fail_msg("case %zu: rc %d, want -EINVAL (err %s)", i, r,
+				 err ? err : "none");
 		/* Workload messages come from the workload engine: compare their start. */
 		if (strncmp(err, cases[i].err, strlen(cases[i].err)) != 0)
 			fail_msg("case %zu:\n got: %s\nwant: %s", i, err, cases[i].err);
@@ -115,7 +125,8 @@ static void test_broken(void **state)
 
 static void test_overrides(void **state)
 {
-	static const char *text = "[devices]\nany = 1\n[fs]\ntype = ext4\n[mount]\noptions = noatime\n"
+	static const char *text = "[devices]\nany = 1\n[partition]\ncount = 2\n[fs]\ntype = "
+				  "ext4\n[mount]\noptions = noatime\n"
 				  "[workloads]\nrun = command:true\n[matrix]\n"
 				  "fs.type; fs.mkfs = btrfs | btrfs; -n 4k | ext4 | xfs\n";
 	static const struct {
@@ -123,20 +134,31 @@ static void test_overrides(void **state)
 		const char *err;      /* NULL: ok */
 		const char *names[5]; /* expected variant names */
 	} cases[] = {
-		{{NULL}, NULL, {"fs.type=btrfs", "fs.type=btrfs,fs.mkfs=-n 4k", "fs.type=ext4", "fs.type=xfs"}},
-		{{"fs.type=ext4"}, NULL, {"default"}},
-		{{"fs.type=btrfs"}, NULL, {"default", "fs.mkfs=-n 4k"}},
-		{{"matrix.fs.type=ext4|xfs"}, NULL, {"fs.type=ext4", "fs.type=xfs"}},
-		{{"fs.type=xfs", "matrix.mount.options=noatime|relatime"},
-		 NULL,
-		 {"mount.options=noatime", "mount.options=relatime"}},
-		{{"fs.typo=xfs"}, "-o 'fs.typo=xfs': unknown key 'typo' in [fs] (did you mean 'type'?)", {NULL}},
-		{{"fss.type=xfs"}, "-o 'fss.type=xfs': unknown section '[fss]' (did you mean '[fs]'?)", {NULL}},
-		{{"fs.type"}, "-o 'fs.type': expected section.key=value", {NULL}},
-		{{"fs.type=zfs"}, "-o 'fs.type=zfs': fs.type: expected one of ext2, ext3, ext4, xfs, btrfs, got 'zfs'", {NULL}},
-		{{"fs.type=ext4", "md.level=1"},
-		 "p.conf: -o md.level: md.level: RAID1 needs at least 2 members, the profile gives 1",
-		 {NULL}},
+	    {{NULL},
+	     NULL,
+	     {"fs.type=btrfs", "fs.type=btrfs,fs.mkfs=-n 4k", "fs.type=ext4", "fs.type=xfs"}},
+	    {{"fs.type=ext4"}, NULL, {"default"}},
+	    {{"fs.type=btrfs"}, NULL, {"default", "fs.mkfs=-n 4k"}},
+	    {{"matrix.fs.type=ext4|xfs"}, NULL, {"fs.type=ext4", "fs.type=xfs"}},
+	    {{"fs.type=xfs", "matrix.mount.options=noatime|relatime"},
+	     NULL,
+	     {"mount.options=noatime", "mount.options=relatime"}},
+	    {{"fs.typo=xfs"},
+	     "-o 'fs.typo=xfs': unknown key 'typo' in [fs] (did you mean 'type'?)",
+	     {NULL}},
+	    {{"fss.type=xfs"},
+	     "-o 'fss.type=xfs': unknown section '[fss]' (did you mean '[fs]'?)",
+	     {NULL}},
+	    {{"fs.type"}, "-o 'fs.type': expected section.key=value", {NULL}},
+	    {{"fs.type=zfs"},
+	     "-o 'fs.type=zfs': fs.type: expected one of ext2, ext3, ext4, xfs, btrfs, got 'zfs'",
+	     {NULL}},
+	    {{"fs.type=ext4", "md.level=6"},
+	     "p.conf: -o md.level: md.level: RAID6 needs at least 4 members, the profile gives 2",
+	     {NULL}},
+	    /* -o switches between partition count and sizes. */
+	    {{"fs.type=xfs", "partition.sizes=1G,rest"}, NULL, {"default"}},
+	    {{"fs.type=xfs", "partition.sizes=1G,2G,rest", "md.level=5"}, NULL, {"default"}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_profile *p = NULL;
@@ -151,7 +173,8 @@ static void test_overrides(void **state)
 			r = sb_profile_variants(p, &v, &n, &err);
 		if (cases[i].err) {
 			if (r == 0 || !err || strcmp(err, cases[i].err) != 0)
-				fail_msg("case %zu: got %s, want %s", i, err ? err : "success", cases[i].err);
+				fail_msg("case %zu: got %s, want %s", i, err ? err : "success",
+					 cases[i].err);
 		} else {
 			if (r != 0)
 				fail_msg("case %zu: %s", i, err ? err : "error");
@@ -162,8 +185,8 @@ static void test_overrides(void **state)
 				fail_msg("case %zu: %zu variants, want %zu", i, n, want);
 			for (size_t k = 0; k < n; k++)
 				if (strcmp(v[k].name, cases[i].names[k]) != 0)
-					fail_msg("case %zu: variant %zu is '%s', want '%s'", i, k, v[k].name,
-						 cases[i].names[k]);
+					fail_msg("case %zu: variant %zu is '%s', want '%s'", i, k,
+						 v[k].name, cases[i].names[k]);
 		}
 		free(err);
 		sb_pvariants_free(v, n);
@@ -175,8 +198,8 @@ static void test_overrides(void **state)
 static void test_matrix(void **state)
 {
 	static const char *text =
-		"[devices]\nssd = 1\nhdd = 2\n[md]\nlevel = 1\nwrite-mostly = hdd\n[fs]\ntype = xfs\n"
-		"[matrix]\nmd.write-mostly = none | hdd\nmd.write-behind = 0 | 16383\n";
+	    "[devices]\nssd = 1\nhdd = 2\n[md]\nlevel = 1\nwrite-mostly = hdd\n[fs]\ntype = xfs\n"
+	    "[matrix]\nmd.write-mostly = none | hdd\nmd.write-behind = 0 | 16383\n";
 	static const char *const want[] = {"md.write-mostly=none,md.write-behind=0",
 					   "md.write-mostly=hdd,md.write-behind=0",
 					   "md.write-mostly=hdd,md.write-behind=16383"};
@@ -191,11 +214,13 @@ static void test_matrix(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(v[i].name, want[i]);
 	assert_int_equal(p->n_dropped, 1);
-	assert_string_equal(p->dropped[0], "m.conf:11: variant md.write-mostly=none,md.write-behind=16383: "
-					   "md.write-behind: needs md.write-mostly");
+	assert_string_equal(p->dropped[0],
+			    "m.conf:11: variant md.write-mostly=none,md.write-behind=16383: "
+			    "md.write-behind: needs md.write-mostly");
 	assert_string_equal(sb_cfg_str(&v[2].cfg, K_MD_WRITE_BEHIND), "16383");
-	assert_string_equal(json_object_get_string(json_object_object_get(v[2].params, "md.write-behind")),
-			    "16383");
+	assert_string_equal(
+	    json_object_get_string(json_object_object_get(v[2].params, "md.write-behind")),
+	    "16383");
 	/* Defaults come from the key table. */
 	assert_string_equal(sb_cfg_str(&v[0].cfg, K_MD_BITMAP), "internal");
 	assert_int_equal(sb_cfg_role_count(&v[0].cfg, SB_ROLE_HDD), 2);
@@ -216,7 +241,9 @@ static void test_keys_documented(void **state)
 	for (int k = 0; k < SB_KEY_N; k++) {
 		char *row = sb_key_doc_row(k);
 		if (!strstr(doc, row))
-			fail_msg("doc/profile-format.md lacks (or has an old version of) the row\n%s", row);
+			fail_msg(
+			    "doc/profile-format.md lacks (or has an old version of) the row\n%s",
+			    row);
 		free(row);
 	}
 	free(doc);
@@ -258,9 +285,9 @@ int main(void)
 		return 0;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_broken),        cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_matrix),        cmocka_unit_test(test_keys_documented),
-		cmocka_unit_test(test_shipped),
+	    cmocka_unit_test(test_broken),  cmocka_unit_test(test_overrides),
+	    cmocka_unit_test(test_matrix),  cmocka_unit_test(test_keys_documented),
+	    cmocka_unit_test(test_shipped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,153 @@
+/* fio:JOBFILE: runs fio with JSON output in the work directory and imports
+ * each job's bandwidth, IOPS and completion-latency percentiles. fio's own
+ * JSON is kept in the result's extra ("fio_output") for reference. */
+#include "workload/wl.h"
+#include "util/macro.h"
+#include "util/spawn.h"
+
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { K_TIMEOUT };
+
+static const struct sb_wl_opt fio_opts[] = {
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
+		   "time limit; fio is stopped past it and the result flagged incomplete"},
+    {0},
+};
+
+static double num(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static double pct(json_object *clat, const char *key)
+{
+	json_object *p, *v;
+	if (json_object_object_get_ex(clat, "percentile", &p) &&
+	    json_object_object_get_ex(p, key, &v))
+		return json_object_get_double(v);
+	return 0;
+}
+
+/* One direction (read, write, trim) of one job. */
+static void import_dir(struct sb_wl_ctx *c, const char *job, const char *dir, json_object *d)
+{
+	json_object *clat;
+	char name[256];
+	double ios = num(d, "total_ios");
+
+	if (ios <= 0)
+		return;
+	snprintf(name, sizeof(name), "%s_%s_mbs", job, dir);
+	sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER, num(d, "bw_bytes") / 1048576.0);
+	snprintf(name, sizeof(name), "%s_%s_iops", job, dir);
+	sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER, num(d, "iops"));
+	if (json_object_object_get_ex(d, "clat_ns", &clat)) {
+		snprintf(name, sizeof(name), "%s %s", job, dir);
+		struct sb_latency l = {
+		    .op = name,
+		    .count = (uint64_t)num(clat, "N"),
+		    .min_ms = num(clat, "min") / 1e6,
+		    .max_ms = num(clat, "max") / 1e6,
+		    .mean_ms = num(clat, "mean") / 1e6,
+		    .stdev_ms = num(clat, "stddev") / 1e6,
+		    .p50_ms = pct(clat, "50.000000") / 1e6,
+		    .p90_ms = pct(clat, "90.000000") / 1e6,
+		    .p99_ms = pct(clat, "99.000000") / 1e6,
+		    .p999_ms = pct(clat, "99.900000") / 1e6,
+		};
+		sb_wl_add_latency(c->res, &l);
+	}
+}
+
+/* Imports fio's JSON text; 0 or -EINVAL. */
+int sb_fio_import(struct sb_wl_ctx *c, const char *text)
+{
+	/* fio may print notes before the JSON. */
+	const char *start = strchr(text, '{');
+	json_object *o = start ? json_tokener_parse(start) : NULL, *jobs, *v;
+
+	if (!o || !json_object_object_get_ex(o, "jobs", &jobs) ||
+	    !json_object_is_type(jobs, json_type_array)) {
+		json_object_put(o);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i), *d;
+		const char *jn =
+		    json_object_object_get_ex(j, "jobname", &v) ? json_object_get_string(v) : "job";
+		char job[128];
+		/* numjobs= clones share a name */
+		snprintf(job, sizeof(job), "%s", jn);
+		for (size_t k = 0; k < i; k++) {
+			json_object *o2 = json_object_array_get_idx(jobs, k), *n2;
+			if (json_object_object_get_ex(o2, "jobname", &n2) &&
+			    strcmp(json_object_get_string(n2), jn) == 0)
+				snprintf(job, sizeof(job), "%s.%zu", jn, i);
+		}
+		static const char *const dirs[] = {"read", "write", "trim"};
+		for (size_t k = 0; k < ARRAY_SIZE(dirs); k++)
+			if (json_object_object_get_ex(j, dirs[k], &d))
+				import_dir(c, job, dirs[k], d);
+		if (json_object_object_get_ex(j, "error", &v) && json_object_get_int(v))
+			c->res->flags |= SB_RES_FAILED;
+	}
+	if (json_object_object_get_ex(o, "fio version", &v))
+		sb_wl_extra_str(c, "fio_version", json_object_get_string(v));
+	if (!c->res->extra)
+		sb_wl_extra_bool(c, "imported", true);
+	json_object_object_add(c->res->extra, "fio_output", o);
+	return 0;
+}
+
+static int fio_run(struct sb_wl_ctx *c)
+{
+	char job[PATH_MAX];
+	int rc;
+
+	if (!sb_have_program("fio"))
+		return sb_wl_fail(c, 0, "fio is not installed (Debian package fio)");
+	if (!realpath(c->spec->arg, job) || access(job, R_OK) < 0)
+		return sb_wl_fail(c, -errno, "%s", c->spec->arg);
+	const char *argv[] = {"fio", "--output-format=json", job, NULL};
+	struct sb_child ch = {.argv = argv,
+			      .cwd = c->work,
+			      .capture = true,
+			      .log_fd = c->env->log_fd,
+			      .stop = c->env->stop,
+			      .timeout_ms = (unsigned)(c->timeout_ns / 1000000)};
+	rc = sb_spawn_run(&ch);
+	if (rc < 0) {
+		rc = sb_wl_fail(c, rc, "cannot start fio");
+		goto out;
+	}
+	if (ch.timed_out || ch.stopped) {
+		c->res->flags |= SB_RES_INCOMPLETE;
+		if (!c->res->error)
+			c->res->error = strdup(ch.timed_out ? "hit its time limit" : "interrupted");
+	}
+	if (ch.status != 0 && !ch.timed_out && !ch.stopped) {
+		rc = sb_wl_fail(c, 0, "fio exited with status %d: %s", ch.status,
+				ch.err ? ch.err : "");
+		goto out;
+	}
+	if ((!ch.out || sb_fio_import(c, ch.out) < 0) && !ch.timed_out && !ch.stopped)
+		rc = sb_wl_fail(c, 0, "fio printed no JSON result");
+out:
+	sb_child_release(&ch);
+	return rc;
+}
+
+const struct sb_wl_ops sb_wl_fio = {
+    .name = "fio",
+    .arg = "JOBFILE",
+    .arg_rest = true,
+    .example = "fio:randread.fio",
+    .summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
+	       "percentiles",
+    .opts = fio_opts,
+    .run = fio_run,
+};

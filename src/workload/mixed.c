@@ -1,0 +1,641 @@
+/* mixed:RrWw: the FsOpBench-style test of readers against writers. R read
+ * trees shaped like home directories are built first (untimed); then three
+ * phases, each time= long: 1 reader, R readers, R readers + W writers.
+ * Readers walk their own tree (read dir, lstat, open, read first byte, read
+ * the rest); writers create similar trees (mkdir, create, write first byte,
+ * write the rest, close). Per op type and phase: count, min, max, mean,
+ * stdev, percentiles; read and write rates per phase:
+ *   *_rate_data_mbs: bytes / (time in the data ops / threads)
+ *   *_rate_all_mbs:  bytes / (time in all of the thread's ops / threads),
+ *                    i.e. including readdir, lstat, open and the first byte. */
+#include "workload/tree.h"
+#include "workload/wl.h"
+#include "util/macro.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT };
+
+static const struct sb_wl_opt mixed_opts[] = {
+    [K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
+		 "files in the read trees, all readers together"},
+    [K_MAXFILE] = {"maxfile", SB_WO_SIZE, "16M", "256k", 1, 1ull << 32, "largest file in a tree"},
+    [K_TIME] = {"time", SB_WO_DURATION, "30s", "2s", 1, 0, "length of each phase"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the trees"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
+		   "time limit for building the trees"},
+    {0},
+};
+
+enum op {
+	OP_READDIR,
+	OP_LSTAT,
+	OP_OPEN,
+	OP_RFIRST,
+	OP_RREST,
+	OP_CREATE,
+	OP_WFIRST,
+	OP_WREST,
+	OP_CLOSE,
+	OP_MKDIR,
+	OP_N
+};
+static const char *const op_names[OP_N] = {
+    "read dir",	  "lstat", "open", "read first byte", "read rest", "create", "write first byte",
+    "write rest", "close", "mkdir"};
+
+#define IOBUF (256u << 10)
+
+static int parse_rw(const char *arg, struct sb_wl_spec *s, char **why)
+{
+	unsigned r, w;
+	int n = 0;
+	if (sscanf(arg, "%ur%uw%n", &r, &w, &n) != 2 || arg[n] || r < 1 || r > 64 || w > 64) {
+		if (asprintf(why,
+			     "bad readers/writers '%s': expected RrWw with 1-64 readers and "
+			     "0-64 writers, e.g. 3r3w",
+			     arg) < 0)
+			*why = NULL;
+		return -EINVAL;
+	}
+	s->a[0] = r;
+	s->a[1] = w;
+	return 0;
+}
+
+struct mixed;
+
+struct worker {
+	struct mixed *m;
+	unsigned id;
+	bool writer;
+	uint64_t end; /* phase end */
+	uint64_t bytes, data_ns, all_ns, rounds, bad, files;
+	int err;
+	char *buf;
+	char *names; /* readdir names, reused */
+	size_t names_cap;
+	struct sb_hist h[OP_N];
+	/* writer state */
+	int root_fd;
+	int dir_fd[SB_TREE_MAX_DEPTH + 1];
+};
+
+struct mixed {
+	struct sb_wl_ctx *c;
+	unsigned R, W;
+	uint32_t files_per_tree;
+	uint64_t maxfile, seed;
+	volatile sig_atomic_t *stop;
+};
+
+static inline bool over(struct worker *w, uint64_t now)
+{
+	return now >= w->end || *w->m->stop;
+}
+
+static inline void rec(struct worker *w, enum op op, uint64_t t0, uint64_t t1)
+{
+	sb_hist_add(&w->h[op], t1 - t0);
+	w->all_ns += t1 - t0;
+}
+
+static uint64_t tree_gen_seed(const struct mixed *m, unsigned tree)
+{
+	return m->seed * 1000003u + tree;
+}
+
+/* Reads one file: open, first byte, the rest; checks the content. */
+static int read_file(struct worker *w, int dfd, const char *name, uint64_t size, uint64_t gen)
+{
+	uint64_t t0 = sb_now_ns(), t1, off = 0;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	t1 = sb_now_ns();
+	if (fd < 0)
+		return -errno;
+	rec(w, OP_OPEN, t0, t1);
+	if (size) {
+		t0 = t1;
+		n = read(fd, w->buf, 1);
+		t1 = sb_now_ns();
+		if (n != 1) {
+			close(fd);
+			return n < 0 ? -errno : -EIO;
+		}
+		rec(w, OP_RFIRST, t0, t1);
+		w->data_ns += t1 - t0;
+		{
+			uint64_t first = sb_pattern_word(0, gen);
+			w->bad += (unsigned char)w->buf[0] != (unsigned char)(first & 0xff);
+		}
+		off = 1;
+		if (size > 1) {
+			t0 = t1;
+			/* The rest: a first read up to the sector boundary keeps the
+			 * later reads aligned for the content check. */
+			while (off < size) {
+				size_t want = off < SB_SECTOR ? SB_SECTOR - off : IOBUF;
+				n = read(fd, w->buf, want);
+				if (n <= 0)
+					break;
+				if (off % SB_SECTOR == 0)
+					w->bad += sb_pattern_check(
+					    w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
+				off += (uint64_t)n;
+			}
+			t1 = sb_now_ns();
+			if (n < 0) {
+				close(fd);
+				return -errno;
+			}
+			rec(w, OP_RREST, t0, t1);
+			w->data_ns += t1 - t0;
+		}
+		w->bytes += off;
+	}
+	close(fd);
+	w->files++;
+	return 0;
+}
+
+/* Walks the directory dfd: read dir (all of it, as one op), then lstat each
+ * entry, read files, descend into directories. Returns 1 when time is up. */
+static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
+{
+	uint64_t t0 = sb_now_ns(), t1;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	size_t used = 0;
+	char *names;
+	int rc = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name) + 1;
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (used + l + 1 > w->names_cap) {
+			size_t cap = w->names_cap ? 2 * w->names_cap : 4096;
+			while (cap < used + l + 1)
+				cap *= 2;
+			char *nb = realloc(w->names, cap);
+			if (!nb) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			w->names = nb;
+			w->names_cap = cap;
+		}
+		memcpy(w->names + used, de->d_name, l);
+		used += l;
+	}
+	closedir(d);
+	t1 = sb_now_ns();
+	rec(w, OP_READDIR, t0, t1);
+	if (over(w, t1))
+		return 1;
+	/* Deeper levels reuse the buffer: keep our own copy of this level's names. */
+	names = malloc(used + 1);
+	if (!names)
+		return -ENOMEM;
+	memcpy(names, w->names, used);
+	names[used] = '\0';
+	for (size_t p = 0; p < used && rc == 0; p += strlen(names + p) + 1) {
+		const char *name = names + p;
+		struct stat st;
+		t0 = sb_now_ns();
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -errno;
+			break;
+		}
+		t1 = sb_now_ns();
+		rec(w, OP_LSTAT, t0, t1);
+		if (S_ISDIR(st.st_mode)) {
+			int sub =
+			    openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (sub < 0) {
+				rc = -errno;
+				break;
+			}
+			rc = walk(w, sub, gen, depth + 1);
+			close(sub);
+		} else if (S_ISREG(st.st_mode)) {
+			uint32_t idx = sb_tree_file_index(name);
+			rc = read_file(w, dfd, name, (uint64_t)st.st_size, gen ^ idx);
+		}
+		if (rc == 0 && over(w, sb_now_ns()))
+			rc = 1;
+	}
+	free(names);
+	return rc;
+}
+
+static void *reader_main(void *arg)
+{
+	struct worker *w = arg;
+	struct mixed *m = w->m;
+	char name[32];
+	int fd, rc = 0;
+
+	snprintf(name, sizeof(name), "read%u", w->id);
+	fd = openat(m->c->work_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		w->err = -errno;
+		return NULL;
+	}
+	while (rc == 0 && !over(w, sb_now_ns())) {
+		rc = walk(w, fd, tree_gen_seed(m, w->id), 0);
+		w->rounds += rc == 0;
+	}
+	if (rc < 0)
+		w->err = rc;
+	close(fd);
+	return NULL;
+}
+
+/* Writers: one tree at a time, built through the generator's callback. */
+static int write_entry(void *ud, const struct sb_tree_entry *e)
+{
+	struct worker *w = ud;
+	int pfd = w->dir_fd[e->depth - 1], fd;
+	uint64_t t0 = sb_now_ns(), t1;
+
+	if (over(w, t0))
+		return 1;
+	if (e->dir) {
+		if (mkdirat(pfd, e->name, 0755) < 0)
+			return -errno;
+		t1 = sb_now_ns();
+		rec(w, OP_MKDIR, t0, t1);
+		fd = openat(pfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (w->dir_fd[e->depth] >= 0)
+			close(w->dir_fd[e->depth]);
+		w->dir_fd[e->depth] = fd;
+		return 0;
+	}
+	fd = openat(pfd, e->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	t1 = sb_now_ns();
+	if (fd < 0)
+		return -errno;
+	rec(w, OP_CREATE, t0, t1);
+	if (e->size) {
+		uint64_t off = 0;
+		t0 = t1;
+		if (write(fd, w->buf, 1) != 1)
+			goto werr;
+		t1 = sb_now_ns();
+		rec(w, OP_WFIRST, t0, t1);
+		w->data_ns += t1 - t0;
+		off = 1;
+		if (e->size > 1) {
+			t0 = t1;
+			while (off < e->size) {
+				size_t n = e->size - off < IOBUF ? (size_t)(e->size - off) : IOBUF;
+				if (write(fd, w->buf, n) != (ssize_t)n)
+					goto werr;
+				off += n;
+			}
+			t1 = sb_now_ns();
+			rec(w, OP_WREST, t0, t1);
+			w->data_ns += t1 - t0;
+		}
+		w->bytes += off;
+	}
+	t0 = t1;
+	if (close(fd) < 0)
+		return -errno;
+	t1 = sb_now_ns();
+	rec(w, OP_CLOSE, t0, t1);
+	w->files++;
+	return 0;
+werr : {
+	int e2 = errno ? -errno : -ENOSPC;
+	close(fd);
+	return e2;
+}
+}
+
+static void *writer_main(void *arg)
+{
+	struct worker *w = arg;
+	struct mixed *m = w->m;
+	char name[48], prev[48] = "";
+	int rc = 0;
+
+	/* Writers' data is never read back: one buffer, filled before the clock runs. */
+	sb_pattern_fill(w->buf, 0, IOBUF, 0x5A5A ^ w->id);
+
+	while (rc == 0 && !over(w, sb_now_ns())) {
+		struct sb_tree_params tp = {.seed =
+						tree_gen_seed(m, 500 + w->id) + w->rounds * 7919,
+					    .files = m->files_per_tree,
+					    .maxfile = m->maxfile};
+		/* Keep the space used bounded: the previous tree goes first. */
+		if (prev[0])
+			sb_wl_rmtree_at(m->c->work_fd, prev);
+		snprintf(name, sizeof(name), "write%u.%llu", w->id, (unsigned long long)w->rounds);
+		if (mkdirat(m->c->work_fd, name, 0755) < 0) {
+			rc = -errno;
+			break;
+		}
+		snprintf(prev, sizeof(prev), "%s", name);
+		for (int i = 0; i <= SB_TREE_MAX_DEPTH; i++)
+			w->dir_fd[i] = -1;
+		w->dir_fd[0] = openat(m->c->work_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (w->dir_fd[0] < 0) {
+			rc = -errno;
+			break;
+		}
+		rc = sb_tree_generate(&tp, write_entry, w);
+		for (int i = 0; i <= SB_TREE_MAX_DEPTH; i++)
+			if (w->dir_fd[i] >= 0)
+				close(w->dir_fd[i]);
+		if (rc == 0)
+			w->rounds++;
+	}
+	if (rc < 0)
+		w->err = rc;
+	return NULL;
+}
+
+/* Builds the read trees (untimed). */
+struct build {
+	struct mixed *m;
+	int dir_fd[SB_TREE_MAX_DEPTH + 1];
+	char *buf;
+	uint64_t gen, done, total;
+	struct sb_phase *p;
+};
+
+static int build_entry(void *ud, const struct sb_tree_entry *e)
+{
+	struct build *b = ud;
+	int pfd = b->dir_fd[e->depth - 1], fd;
+
+	if (e->dir) {
+		if (mkdirat(pfd, e->name, 0755) < 0)
+			return -errno;
+		fd = openat(pfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (b->dir_fd[e->depth] >= 0)
+			close(b->dir_fd[e->depth]);
+		b->dir_fd[e->depth] = fd;
+		return 0;
+	}
+	fd = openat(pfd, e->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	for (uint64_t off = 0; off < e->size;) {
+		size_t n = e->size - off < IOBUF ? (size_t)(e->size - off) : IOBUF;
+		sb_pattern_fill(b->buf, off, n, b->gen ^ e->index);
+		if (write(fd, b->buf, n) != (ssize_t)n) {
+			int err = errno ? -errno : -ENOSPC;
+			close(fd);
+			return err;
+		}
+		off += n;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	b->done++;
+	return sb_phase_over(b->p, sb_now_ns(), b->done) ? -ETIMEDOUT : 0;
+}
+
+static int build_trees(struct mixed *m, uint64_t *bytes)
+{
+	struct sb_wl_ctx *c = m->c;
+	struct build b = {.m = m, .buf = sb_wl_alloc_aligned(IOBUF)};
+	struct sb_phase p;
+	int rc = 0;
+
+	if (!b.buf)
+		return -ENOMEM;
+	b.p = &p;
+	sb_phase_begin(c, &p, "building trees", (uint64_t)m->files_per_tree * m->R);
+	for (unsigned r = 0; r < m->R && rc == 0; r++) {
+		char name[32];
+		struct sb_tree_params tp = {
+		    .seed = tree_gen_seed(m, r), .files = m->files_per_tree, .maxfile = m->maxfile};
+		snprintf(name, sizeof(name), "read%u", r);
+		if (mkdirat(c->work_fd, name, 0755) < 0)
+			return free(b.buf), sb_wl_fail(c, -errno, "%s/%s", c->work, name);
+		for (int i = 0; i <= SB_TREE_MAX_DEPTH; i++)
+			b.dir_fd[i] = -1;
+		b.dir_fd[0] = openat(c->work_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		b.gen = tree_gen_seed(m, r);
+		rc = b.dir_fd[0] < 0 ? -errno : sb_tree_generate(&tp, build_entry, &b);
+		for (int i = 0; i <= SB_TREE_MAX_DEPTH; i++)
+			if (b.dir_fd[i] >= 0)
+				close(b.dir_fd[i]);
+	}
+	sb_phase_end(&p);
+	free(b.buf);
+	if (rc == -ETIMEDOUT || p.stopped)
+		return sb_wl_fail(c, -ETIMEDOUT, "building the read trees did not finish");
+	if (rc < 0)
+		return sb_wl_fail(c, rc, "%s: building the read trees", c->work);
+	*bytes = 0;
+	return 0;
+}
+
+/* The cost of measuring one op (two clock reads and a histogram add): the
+ * best of several batches, so that a busy machine does not inflate it. */
+static double measure_overhead_ns(void)
+{
+	struct sb_hist *h = malloc(sizeof(*h));
+	const int batches = 20, n = 10000;
+	double best = 0;
+	uint64_t t0, t1;
+
+	if (!h)
+		return 0;
+	sb_hist_init(h);
+	for (int b = 0; b < batches; b++) {
+		uint64_t s = sb_now_ns();
+		for (int i = 0; i < n; i++) {
+			t0 = sb_now_ns();
+			t1 = sb_now_ns();
+			sb_hist_add(h, t1 - t0);
+		}
+		double per = (double)(sb_now_ns() - s) / n;
+		if (b == 0 || per < best)
+			best = per;
+	}
+	free(h);
+	return best;
+}
+
+static int run_phase(struct mixed *m, const char *label, const char *prefix, unsigned nr,
+		     unsigned nw)
+{
+	struct sb_wl_ctx *c = m->c;
+	const struct sb_wl_spec *sp = c->spec;
+	unsigned n = nr + nw;
+	struct worker *w = calloc(n, sizeof(*w));
+	pthread_t *th = calloc(n, sizeof(*th));
+	struct sb_phase p;
+	unsigned started = 0;
+	int rc = 0;
+
+	if (!w || !th) {
+		free(w);
+		free(th);
+		return -ENOMEM;
+	}
+	if (sp->v[K_DROP])
+		sb_wl_drop_caches(c);
+	sb_phase_begin(c, &p, label, 0);
+	for (unsigned i = 0; i < n; i++) {
+		w[i] = (struct worker){.m = m,
+				       .id = i < nr ? i : i - nr,
+				       .writer = i >= nr,
+				       .end = p.t0 + sp->v[K_TIME] * 1000000ull};
+		for (int k = 0; k < OP_N; k++)
+			sb_hist_init(&w[i].h[k]);
+		w[i].buf = sb_wl_alloc_aligned(IOBUF + 8);
+		if (!w[i].buf ||
+		    pthread_create(&th[i], NULL, w[i].writer ? writer_main : reader_main, &w[i])) {
+			free(w[i].buf);
+			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
+			break;
+		}
+		started++;
+	}
+	struct sb_hist *h = malloc(OP_N * sizeof(*h));
+	uint64_t rb = 0, wb = 0, rdata = 0, rall = 0, wdata = 0, wall = 0, bad = 0, rounds = 0;
+	for (int k = 0; h && k < OP_N; k++)
+		sb_hist_init(&h[k]);
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		for (int k = 0; h && k < OP_N; k++)
+			sb_hist_merge(&h[k], &w[i].h[k]);
+		if (w[i].writer) {
+			wb += w[i].bytes, wdata += w[i].data_ns, wall += w[i].all_ns;
+		} else {
+			rb += w[i].bytes, rdata += w[i].data_ns, rall += w[i].all_ns;
+			rounds += w[i].rounds;
+		}
+		bad += w[i].bad;
+		if (w[i].err && !rc)
+			rc = sb_wl_fail(c, w[i].err, "%s: %s", label,
+					w[i].writer ? "writer" : "reader");
+		free(w[i].buf);
+		free(w[i].names);
+	}
+	sb_phase_end(&p);
+	/* The writers' trees go, untimed. */
+	for (unsigned i = 0; i < nw; i++)
+		for (uint64_t r = 0; r <= w[nr + i].rounds; r++) {
+			char name[48];
+			snprintf(name, sizeof(name), "write%u.%llu", i, (unsigned long long)r);
+			sb_wl_rmtree_at(c->work_fd, name);
+		}
+	if (h) {
+		for (int k = 0; k < OP_N; k++) {
+			char op[96];
+			if (!h[k].count)
+				continue;
+			snprintf(op, sizeof(op), "%s: %s", label, op_names[k]);
+			sb_wl_add_hist(c, op, &h[k]);
+		}
+	}
+	{
+		char name[64];
+		double mb = 1048576.0;
+		snprintf(name, sizeof(name), "%s_read_rate_data_mbs", prefix);
+		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+				 rdata ? rb / mb / (rdata / 1e9 / nr) : 0);
+		snprintf(name, sizeof(name), "%s_read_rate_all_mbs", prefix);
+		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+				 rall ? rb / mb / (rall / 1e9 / nr) : 0);
+		if (nw) {
+			snprintf(name, sizeof(name), "%s_write_rate_data_mbs", prefix);
+			sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+					 wdata ? wb / mb / (wdata / 1e9 / nw) : 0);
+			snprintf(name, sizeof(name), "%s_write_rate_all_mbs", prefix);
+			sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+					 wall ? wb / mb / (wall / 1e9 / nw) : 0);
+		}
+		snprintf(name, sizeof(name), "%s_verify_errors", prefix);
+		sb_wl_extra_int(c, name, (int64_t)bad);
+		snprintf(name, sizeof(name), "%s_read_bytes", prefix);
+		sb_wl_extra_int(c, name, (int64_t)rb);
+		snprintf(name, sizeof(name), "%s_write_bytes", prefix);
+		sb_wl_extra_int(c, name, (int64_t)wb);
+		snprintf(name, sizeof(name), "%s_read_rounds", prefix);
+		sb_wl_extra_int(c, name, (int64_t)rounds);
+	}
+	if (rc == 0 && bad)
+		rc = sb_wl_fail(c, -EIO, "%s: %llu reads returned wrong data", label,
+				(unsigned long long)bad);
+	free(h);
+	free(w);
+	free(th);
+	return rc;
+}
+
+static int mixed_run(struct sb_wl_ctx *c)
+{
+	const struct sb_wl_spec *sp = c->spec;
+	struct mixed m = {.c = c,
+			  .R = (unsigned)sp->a[0],
+			  .W = (unsigned)sp->a[1],
+			  .maxfile = sp->v[K_MAXFILE],
+			  .seed = sp->v[K_SEED],
+			  .stop = c->env->stop};
+	uint64_t bytes = 0;
+	char label[64];
+	int rc;
+
+	m.files_per_tree = (uint32_t)((sp->v[K_FILES] + m.R - 1) / m.R);
+	sb_wl_extra_int(c, "readers", m.R);
+	sb_wl_extra_int(c, "writers", m.W);
+	sb_wl_extra_int(c, "files_per_tree", m.files_per_tree);
+	sb_wl_extra_double(c, "measure_overhead_ns", measure_overhead_ns());
+	rc = build_trees(&m, &bytes);
+	if (rc == 0 && !*c->env->stop)
+		rc = run_phase(&m, "1 reader", "p1", 1, 0);
+	if (rc == 0 && !*c->env->stop && m.R > 1) {
+		snprintf(label, sizeof(label), "%u readers", m.R);
+		rc = run_phase(&m, label, "pR", m.R, 0);
+	}
+	if (rc == 0 && !*c->env->stop && m.W) {
+		snprintf(label, sizeof(label), "%u reader%s + %u writer%s", m.R, m.R > 1 ? "s" : "",
+			 m.W, m.W > 1 ? "s" : "");
+		rc = run_phase(&m, label, "pRW", m.R, m.W);
+	}
+	{
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		sb_wl_extra_int(c, "maxrss_kb", ru.ru_maxrss);
+	}
+	return rc;
+}
+
+const struct sb_wl_ops sb_wl_mixed = {
+    .name = "mixed",
+    .arg = "RrWw",
+    .example = "mixed:3r3w,time=30s",
+    .summary = "FsOpBench-style readers against writers on home-directory-like trees; per-op "
+	       "latency and read/write rates in three phases",
+    .opts = mixed_opts,
+    .parse_arg = parse_rw,
+    .run = mixed_run,
+};

@@ -1,0 +1,388 @@
+/* rand:BS: the iozone-style random test. Random reads, then random writes, of
+ * BS records over a data set, buffered or O_DIRECT, from threads=N threads;
+ * MB/s (2^20 bytes), IOPS and the latency of every operation. The hot path
+ * is pread/pwrite into a preallocated aligned buffer, one clock read per
+ * operation (the end of one is the start of the next) and a histogram add. */
+#include "workload/wl.h"
+#include "util/macro.h"
+#include "util/size.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	K_SIZE,
+	K_OPS,
+	K_TIME,
+	K_THREADS,
+	K_DIRECT,
+	K_READ,
+	K_WRITE,
+	K_FSYNC,
+	K_VERIFY,
+	K_DROP,
+	K_SEED,
+	K_TIMEOUT
+};
+
+static const struct sb_wl_opt rand_opts[] = {
+    [K_SIZE] =
+	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	 "data set; default twice the RAM, smaller is flagged cache-affected unless direct=1"},
+    [K_OPS] = {"ops", SB_WO_UINT, NULL, NULL, 1, 0,
+	       "operations per test (all threads); default size/BS, unlimited with time="},
+    [K_TIME] = {"time", SB_WO_DURATION, "0", NULL, 0, 0, "run each test this long (0: by ops)"},
+    [K_THREADS] = {"threads", SB_WO_UINT, "1", NULL, 1, 256,
+		   "threads, each with its own file descriptor"},
+    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT"},
+    [K_READ] = {"read", SB_WO_BOOL, "1", NULL, 0, 1, "run the random read test"},
+    [K_WRITE] = {"write", SB_WO_BOOL, "1", NULL, 0, 1, "run the random write test"},
+    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "count a final fsync in the write test's time"},
+    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
+		  "check every record read, and read the file back after the writes (untimed)"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before the tests"},
+    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the offsets"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
+};
+
+static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
+{
+	uint64_t bs;
+	if (sb_parse_size(arg, &bs, false, NULL) < 0 || bs < SB_SECTOR || bs % SB_SECTOR ||
+	    bs > (64u << 20)) {
+		if (asprintf(why, "bad record size '%s': a multiple of 512 from 512 to 64M", arg) <
+		    0)
+			*why = NULL;
+		return -EINVAL;
+	}
+	s->a[0] = bs;
+	return 0;
+}
+
+struct rand_job {
+	int fd;
+	uint64_t bs, nblocks;
+	uint64_t *bitmap; /* blocks written, for the read-back check */
+	struct sb_phase *p;
+	volatile sig_atomic_t *stop;
+	uint64_t end_at; /* time= */
+	bool write, verify;
+};
+
+struct rand_thread {
+	const struct rand_job *j;
+	unsigned id;
+	uint64_t n, done, bad, rng;
+	int err;
+	struct sb_hist h;
+};
+
+/* Uniform in [0, n) without a division. */
+static inline uint64_t pick(uint64_t *rng, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)sb_rng_next(rng) * n) >> 64);
+}
+
+static void *rand_main(void *arg)
+{
+	struct rand_thread *t = arg;
+	const struct rand_job *j = t->j;
+	const uint64_t bs = j->bs, nb = j->nblocks, end = j->end_at;
+	char *buf = sb_wl_alloc_aligned(bs);
+	uint64_t t0, t1, i;
+
+	if (!buf) {
+		t->err = -ENOMEM;
+		return NULL;
+	}
+	if (j->write)
+		sb_pattern_fill(buf, 0, bs, 2);
+	t0 = sb_now_ns();
+	for (i = 0; i < t->n; i++) {
+		uint64_t b = pick(&t->rng, nb), off = b * bs;
+		ssize_t r;
+		if (j->write) {
+			sb_pattern_stamp(buf, off, bs, 2);
+			r = pwrite(j->fd, buf, bs, (off_t)off);
+		} else {
+			r = pread(j->fd, buf, bs, (off_t)off);
+		}
+		t1 = sb_now_ns();
+		if (__builtin_expect(r != (ssize_t)bs, 0)) {
+			t->err = r < 0 ? -errno : -EIO;
+			break;
+		}
+		sb_hist_add(&t->h, t1 - t0);
+		if (j->verify) {
+			if (j->write)
+				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
+						  __ATOMIC_RELAXED);
+			else
+				t->bad += sb_pattern_check(buf, off, bs, 1);
+		}
+		if (__builtin_expect(t1 >= end, 0)) {
+			i++;
+			break;
+		}
+		if (t->id == 0) {
+			if (__builtin_expect(sb_phase_over(j->p, t1, i * (t->n ? 1 : 0)), 0)) {
+				i++;
+				break;
+			}
+		} else if (__builtin_expect(t1 >= j->p->deadline || *j->stop, 0)) {
+			if (!*j->stop)
+				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
+			i++;
+			break;
+		}
+		t0 = t1;
+	}
+	t->done = i;
+	free(buf);
+	return NULL;
+}
+
+/* One test (read or write) with all threads. */
+static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path, uint64_t ops,
+		      struct sb_hist *h, uint64_t *bad)
+{
+	const struct sb_wl_spec *sp = c->spec;
+	unsigned n = (unsigned)sp->v[K_THREADS];
+	struct rand_thread *t = calloc(n, sizeof(*t));
+	pthread_t *th = calloc(n, sizeof(*th));
+	int *fds = calloc(n, sizeof(*fds));
+	struct sb_phase p;
+	uint64_t done = 0;
+	int rc = 0;
+	unsigned started = 0;
+
+	if (!t || !th || !fds) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		fds[i] = open(path, (j->write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+					(sp->v[K_DIRECT] ? O_DIRECT : 0));
+		if (fds[i] < 0) {
+			rc = sb_wl_fail(c, -errno, "%s", path);
+			for (unsigned k = 0; k < i; k++)
+				close(fds[k]);
+			goto out;
+		}
+	}
+	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
+		       ops == UINT64_MAX ? 0 : ops / n);
+	j->p = &p;
+	j->end_at = sp->v[K_TIME] ? p.t0 + sp->v[K_TIME] * 1000000ull : UINT64_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		struct rand_job *ji = malloc(sizeof(*ji));
+		if (!ji) {
+			rc = -ENOMEM;
+			break;
+		}
+		*ji = *j;
+		ji->fd = fds[i];
+		t[i] = (struct rand_thread){
+		    .j = ji,
+		    .id = i,
+		    .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
+		    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
+			   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
+		sb_hist_init(&t[i].h);
+		if (pthread_create(&th[i], NULL, rand_main, &t[i]) != 0) {
+			free(ji);
+			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
+			break;
+		}
+		started++;
+	}
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		sb_hist_merge(h, &t[i].h);
+		done += t[i].done;
+		*bad += t[i].bad;
+		if (t[i].err && !rc)
+			rc = sb_wl_fail(c, t[i].err, "%s: %s", path, j->write ? "pwrite" : "pread");
+		free((void *)t[i].j);
+	}
+	if (rc == 0 && j->write && sp->v[K_FSYNC] && fsync(fds[0]) < 0)
+		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	sb_phase_end(&p);
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]);
+	{
+		const char *w = j->write ? "write" : "read";
+		char name[32];
+		double secs = p.secs > 0 ? p.secs : 1e-9;
+		snprintf(name, sizeof(name), "%s_mbs", w);
+		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+				 (double)done * (double)j->bs / 1048576.0 / secs);
+		snprintf(name, sizeof(name), "%s_iops", w);
+		sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER, (double)done / secs);
+		snprintf(name, sizeof(name), "%s_cpu", w);
+		sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p.cpu_pct);
+		snprintf(name, sizeof(name), "%s_ops", w);
+		sb_wl_extra_int(c, name, (int64_t)done);
+	}
+out:
+	free(t);
+	free(th);
+	free(fds);
+	return rc;
+}
+
+/* Lays the data set out sequentially (generation 1), untimed but under the
+ * time limit: past it the data set is what was written so far (*size shrinks)
+ * and the result is flagged incomplete. */
+static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_t bs)
+{
+	const size_t bl = 1u << 20;
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char *buf = sb_wl_alloc_aligned(bl);
+	struct sb_phase p;
+	uint64_t off = 0;
+	int rc = 0;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		return fd < 0 ? sb_wl_fail(c, -errno, "%s", path) : -ENOMEM;
+	}
+	sb_pattern_fill(buf, 0, bl, 1);
+	sb_phase_begin(c, &p, "layout", *size);
+	p.bytes = true;
+	while (off < *size) {
+		size_t n = *size - off < bl ? *size - off : bl;
+		sb_pattern_stamp(buf, off, n, 1);
+		if (write(fd, buf, n) != (ssize_t)n) {
+			rc = sb_wl_fail(c, errno ? -errno : -ENOSPC, "%s: write", path);
+			break;
+		}
+		off += n;
+		if (sb_phase_over(&p, sb_now_ns(), off))
+			break;
+	}
+	if (rc == 0 && fsync(fd) < 0)
+		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	sb_phase_end(&p);
+	if (off < *size) {
+		*size = off / bs * bs;
+		if (rc == 0 && *size == 0)
+			rc = p.stopped ? 0
+				       : sb_wl_fail(c, -ETIMEDOUT,
+						    "laying out the data set took too long");
+	}
+	free(buf);
+	return rc;
+}
+
+/* After the writes: every block holds generation 2 when it was written, else 1. */
+static int read_back(struct sb_wl_ctx *c, const char *path, uint64_t bs, uint64_t nb,
+		     const uint64_t *bitmap, uint64_t *bad, uint64_t *written)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = sb_wl_alloc_aligned(bs);
+	int rc = 0;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		return fd < 0 ? sb_wl_fail(c, -errno, "%s", path) : -ENOMEM;
+	}
+	for (uint64_t b = 0; b < nb && !*c->env->stop; b++) {
+		bool w = bitmap[b / 64] >> (b % 64) & 1;
+		if (pread(fd, buf, bs, (off_t)(b * bs)) != (ssize_t)bs) {
+			rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: read back", path);
+			break;
+		}
+		*bad += sb_pattern_check(buf, b * bs, bs, w ? 2 : 1);
+		*written += w;
+	}
+	free(buf);
+	return rc;
+}
+
+static int rand_run(struct sb_wl_ctx *c)
+{
+	const struct sb_wl_spec *sp = c->spec;
+	uint64_t bs = sp->a[0], size, nb, ops, bad = 0, written = 0;
+	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ uint64_t *bitmap = NULL;
+	struct sb_hist *h = malloc(2 * sizeof(*h));
+	struct rand_job j = {.bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
+	int rc = 0;
+
+	if (!h)
+		return -ENOMEM;
+	sb_hist_init(&h[0]);
+	sb_hist_init(&h[1]);
+	size = sp->v[K_SIZE] ? sp->v[K_SIZE] : 2 * c->ram;
+	nb = size / bs;
+	if (nb == 0) {
+		free(h);
+		return sb_wl_fail(c, 0, "size is smaller than one record");
+	}
+	size = nb * bs;
+	ops = sp->set[K_OPS] ? sp->v[K_OPS] : sp->v[K_TIME] ? UINT64_MAX : nb;
+	if (asprintf(&path, "%s/rand.dat", c->work) < 0 ||
+	    !(bitmap = calloc(nb / 64 + 1, sizeof(*bitmap)))) {
+		free(h);
+		return -ENOMEM;
+	}
+	j.nblocks = nb;
+	j.bitmap = bitmap;
+	sb_wl_validity(c, size, sp->v[K_DIRECT]);
+	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
+	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
+
+	rc = layout(c, path, &size, bs);
+	if (rc == 0 && size / bs < nb) {
+		/* cut short: work on what is there */
+		nb = j.nblocks = size / bs;
+		if (!sp->set[K_OPS] && !sp->v[K_TIME])
+			ops = nb;
+	}
+	if (rc == 0 && nb && sp->v[K_DIRECT]) {
+		int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		if (fd < 0)
+			rc = sb_wl_fail(c, -errno, "%s: O_DIRECT not supported here", c->env->dir);
+		else
+			close(fd);
+	}
+	if (rc == 0 && sp->v[K_DROP])
+		sb_wl_drop_caches(c);
+	if (rc == 0 && sp->v[K_READ] && nb && !*c->env->stop) {
+		j.write = false;
+		rc = rand_phase(c, &j, path, ops, &h[0], &bad);
+	}
+	if (rc == 0 && sp->v[K_WRITE] && nb && !*c->env->stop) {
+		j.write = true;
+		rc = rand_phase(c, &j, path, ops, &h[1], &bad);
+		if (rc == 0 && sp->v[K_VERIFY] && !*c->env->stop)
+			rc = read_back(c, path, bs, nb, bitmap, &bad, &written);
+		sb_wl_extra_int(c, "written_blocks", (int64_t)written);
+	}
+	if (h[0].count)
+		sb_wl_add_hist(c, "random read", &h[0]);
+	if (h[1].count)
+		sb_wl_add_hist(c, "random write", &h[1]);
+	sb_wl_extra_int(c, "verify_errors", (int64_t)bad);
+	if (rc == 0 && bad)
+		rc = sb_wl_fail(c, -EIO, "%s: %llu sectors read back wrong", path,
+				(unsigned long long)bad);
+	free(h);
+	return rc;
+}
+
+const struct sb_wl_ops sb_wl_rand = {
+    .name = "rand",
+    .arg = "BS",
+    .example = "rand:16k,direct=1",
+    .summary = "iozone-style random read and random write of BS records; MB/s, IOPS, latency",
+    .opts = rand_opts,
+    .parse_arg = parse_bs,
+    .run = rand_run,
+};

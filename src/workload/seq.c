@@ -1,0 +1,455 @@
+/* seq: the bonnie++-style sequential test. Per-char write (putc), block
+ * write, rewrite (read a block, change it, seek back, write it), per-char
+ * read (getc), block read, then random seeks from several threads (lseek +
+ * read, one in ten written back). KB/s and %CPU per test, like bonnie++. */
+#include "workload/wl.h"
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	K_SIZE,
+	K_CHUNK,
+	K_PERCHAR,
+	K_SEEKS,
+	K_SEEKERS,
+	K_DIRECT,
+	K_FSYNC,
+	K_VERIFY,
+	K_DROP,
+	K_TIMEOUT
+};
+
+static const struct sb_wl_opt seq_opts[] = {
+    [K_SIZE] =
+	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	 "file size; default twice the RAM (valid figures), smaller is flagged cache-affected"},
+    [K_CHUNK] = {"chunk", SB_WO_SIZE, "8k", NULL, 512, 64ull << 20,
+		 "block size of the block tests (a multiple of 512)"},
+    [K_PERCHAR] = {"perchar", SB_WO_BOOL, "1", NULL, 0, 1, "run the per-char (putc/getc) tests"},
+    [K_SEEKS] = {"seeks", SB_WO_UINT, "8192", "2000", 1, 0, "random seeks in total"},
+    [K_SEEKERS] = {"seekers", SB_WO_UINT, "5", NULL, 1, 64, "threads doing the seeks"},
+    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT for the block tests"},
+    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "count an fsync at the end of each write test in its time"},
+    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
+		  "read the per-char output back (untimed) and check it"},
+    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1,
+		"drop the page cache before each read test (when permitted)"},
+    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
+		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    {0},
+};
+
+struct seq_run {
+	struct sb_wl_ctx *c;
+	const char *path;
+	uint64_t size, chunk, nblocks;
+	bool direct;
+	char *buf;
+	uint64_t bad; /* sectors that failed verification */
+	uint64_t verified;
+};
+
+static void add_rate(struct sb_wl_ctx *c, const char *name, const struct sb_phase *p, double amount,
+		     const char *unit)
+{
+	char cpu[64];
+	snprintf(cpu, sizeof(cpu), "%s_cpu", name);
+	sb_wl_add_metric(c->res, name, unit, SB_BETTER_HIGHER, p->secs > 0 ? amount / p->secs : 0);
+	sb_wl_add_metric(c->res, cpu, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
+}
+
+static int putc_write(struct seq_run *s)
+{
+	struct sb_wl_ctx *c = s->c;
+	struct sb_phase p;
+	uint64_t done = 0;
+	FILE *f = fopen(s->path, "we");
+	int rc = 0;
+
+	if (!f)
+		return sb_wl_fail(c, -errno, "%s", s->path);
+	sb_phase_begin(c, &p, "putc write", s->size);
+	p.bytes = true;
+	for (uint64_t b = 0; b < s->nblocks; b++) {
+		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 0);
+		for (uint64_t i = 0; i < s->chunk; i++)
+			putc_unlocked(s->buf[i], f);
+		done += s->chunk;
+		if (sb_phase_over(&p, sb_now_ns(), done))
+			break;
+	}
+	if (fflush(f) != 0 || (c->spec->v[K_FSYNC] && fsync(fileno(f)) < 0))
+		rc = sb_wl_fail(c, -errno, "%s: write", s->path);
+	if (fclose(f) != 0 && rc == 0)
+		rc = sb_wl_fail(c, -errno, "%s: close", s->path);
+	sb_phase_end(&p);
+	add_rate(c, "putc_write", &p, done / 1024.0, "KB/s");
+	sb_wl_extra_int(c, "putc_bytes", (int64_t)done);
+	if (rc == 0 && c->spec->v[K_VERIFY] && !p.expired && !p.stopped) {
+		int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return sb_wl_fail(c, -errno, "%s", s->path);
+		for (uint64_t b = 0; b < s->nblocks; b++) {
+			if (pread(fd, s->buf, s->chunk, b * s->chunk) != (ssize_t)s->chunk) {
+				rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: read back", s->path);
+				break;
+			}
+			s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 0);
+			s->verified += s->chunk;
+		}
+		close(fd);
+	}
+	return rc;
+}
+
+static int open_block(struct seq_run *s, int flags)
+{
+	int fd = open(s->path, flags | O_CLOEXEC | (s->direct ? O_DIRECT : 0), 0600);
+	if (fd < 0)
+		return sb_wl_fail(s->c, -errno, "%s", s->path);
+	return fd;
+}
+
+static int block_write(struct seq_run *s, struct sb_hist *h)
+{
+	struct sb_wl_ctx *c = s->c;
+	_cleanup_close_ int fd = open_block(s, O_WRONLY | O_CREAT | O_TRUNC);
+	struct sb_phase p;
+	uint64_t b, t0, t1;
+	int rc = 0;
+
+	if (fd < 0)
+		return fd;
+	sb_pattern_fill(s->buf, 0, s->chunk, 1);
+	sb_phase_begin(c, &p, "block write", s->size);
+	p.bytes = true;
+	t0 = sb_now_ns();
+	for (b = 0; b < s->nblocks; b++) {
+		sb_pattern_stamp(s->buf, b * s->chunk, s->chunk, 1);
+		ssize_t n = write(fd, s->buf, s->chunk);
+		t1 = sb_now_ns();
+		if (n != (ssize_t)s->chunk) {
+			rc = sb_wl_fail(c, n < 0 ? -errno : -ENOSPC, "%s: write", s->path);
+			break;
+		}
+		sb_hist_add(h, t1 - t0);
+		t0 = t1;
+		if (sb_phase_over(&p, t1, (b + 1) * s->chunk)) {
+			b++;
+			break;
+		}
+	}
+	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
+		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+	sb_phase_end(&p);
+	add_rate(c, "block_write", &p, b * s->chunk / 1024.0, "KB/s");
+	/* The later tests work on what was written. */
+	if (b < s->nblocks)
+		s->nblocks = b;
+	return rc;
+}
+
+static int rewrite(struct seq_run *s, struct sb_hist *h)
+{
+	struct sb_wl_ctx *c = s->c;
+	_cleanup_close_ int fd = open_block(s, O_RDWR);
+	struct sb_phase p;
+	uint64_t b, t0, t1;
+	int rc = 0;
+
+	if (fd < 0)
+		return fd;
+	sb_phase_begin(c, &p, "rewrite", s->size);
+	p.bytes = true;
+	for (b = 0; b < s->nblocks; b++) {
+		t0 = sb_now_ns();
+		ssize_t n = read(fd, s->buf, s->chunk);
+		if (n != (ssize_t)s->chunk) {
+			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
+			break;
+		}
+		s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 1);
+		s->verified += s->chunk;
+		/* Change every word, as a new generation. */
+		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 2);
+		if (lseek(fd, -(off_t)s->chunk, SEEK_CUR) < 0 ||
+		    write(fd, s->buf, s->chunk) != (ssize_t)s->chunk) {
+			rc = sb_wl_fail(c, -errno, "%s: rewrite", s->path);
+			break;
+		}
+		t1 = sb_now_ns();
+		sb_hist_add(h, t1 - t0);
+		if (sb_phase_over(&p, t1, (b + 1) * s->chunk)) {
+			b++;
+			break;
+		}
+	}
+	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
+		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+	sb_phase_end(&p);
+	add_rate(c, "rewrite", &p, b * s->chunk / 1024.0, "KB/s");
+	sb_wl_extra_int(c, "rewritten_blocks", (int64_t)b);
+	return rc;
+}
+
+static int getc_read(struct seq_run *s)
+{
+	struct sb_wl_ctx *c = s->c;
+	struct sb_phase p;
+	uint64_t done = 0, bad = 0;
+	FILE *f = fopen(s->path, "re");
+	int rc = 0;
+
+	if (!f)
+		return sb_wl_fail(c, -errno, "%s", s->path);
+	sb_phase_begin(c, &p, "getc read", s->size);
+	p.bytes = true;
+	for (uint64_t b = 0; b < s->nblocks && rc == 0; b++) {
+		const unsigned char *exp = (const unsigned char *)s->buf;
+		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 2);
+		for (uint64_t i = 0; i < s->chunk; i++) {
+			int ch = getc_unlocked(f);
+			if (ch == EOF) {
+				rc = sb_wl_fail(c, ferror(f) ? -errno : -EIO, "%s: getc", s->path);
+				break;
+			}
+			bad += ch != exp[i];
+		}
+		done += s->chunk;
+		if (sb_phase_over(&p, sb_now_ns(), done))
+			break;
+	}
+	fclose(f);
+	sb_phase_end(&p);
+	add_rate(c, "getc_read", &p, done / 1024.0, "KB/s");
+	/* Count whole sectors, like the block tests. */
+	s->bad += (bad + SB_SECTOR - 1) / SB_SECTOR;
+	s->verified += done;
+	return rc;
+}
+
+static int block_read(struct seq_run *s, struct sb_hist *h)
+{
+	struct sb_wl_ctx *c = s->c;
+	_cleanup_close_ int fd = open_block(s, O_RDONLY);
+	struct sb_phase p;
+	uint64_t b, t0, t1;
+	int rc = 0;
+
+	if (fd < 0)
+		return fd;
+	sb_phase_begin(c, &p, "block read", s->size);
+	p.bytes = true;
+	t0 = sb_now_ns();
+	for (b = 0; b < s->nblocks; b++) {
+		ssize_t n = read(fd, s->buf, s->chunk);
+		t1 = sb_now_ns();
+		if (n != (ssize_t)s->chunk) {
+			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
+			break;
+		}
+		sb_hist_add(h, t1 - t0);
+		s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 2);
+		s->verified += s->chunk;
+		t0 = sb_now_ns();
+		if (sb_phase_over(&p, t0, (b + 1) * s->chunk)) {
+			b++;
+			break;
+		}
+	}
+	sb_phase_end(&p);
+	add_rate(c, "block_read", &p, b * s->chunk / 1024.0, "KB/s");
+	return rc;
+}
+
+struct seeker {
+	struct seq_run *s;
+	struct sb_phase *p;
+	uint64_t n, done, written, bad;
+	uint64_t rng;
+	struct sb_hist h;
+	int rc;
+};
+
+static void *seeker_main(void *arg)
+{
+	struct seeker *k = arg;
+	struct seq_run *s = k->s;
+	char *buf = sb_wl_alloc_aligned(s->chunk);
+	int fd = open(s->path, O_RDWR | O_CLOEXEC | (s->direct ? O_DIRECT : 0));
+	volatile sig_atomic_t *stop = s->c->env->stop;
+
+	if (!buf || fd < 0) {
+		k->rc = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	for (; k->done < k->n; k->done++) {
+		uint64_t b = sb_rng_next(&k->rng) % s->nblocks, off = b * s->chunk;
+		bool wr = sb_rng_next(&k->rng) % 10 == 0;
+		uint64_t t0 = sb_now_ns(), t1;
+		if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
+		    read(fd, buf, s->chunk) != (ssize_t)s->chunk) {
+			k->rc = -EIO;
+			break;
+		}
+		/* Either what rewrite left or what a seeker wrote back. */
+		if (sb_pattern_check(buf, off, SB_SECTOR, 2) &&
+		    sb_pattern_check(buf, off, SB_SECTOR, 3))
+			k->bad++;
+		if (wr) {
+			sb_pattern_fill(buf, off, s->chunk, 3);
+			if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
+			    write(fd, buf, s->chunk) != (ssize_t)s->chunk) {
+				k->rc = -EIO;
+				break;
+			}
+			k->written++;
+		}
+		t1 = sb_now_ns();
+		sb_hist_add(&k->h, t1 - t0);
+		if (t1 >= k->p->deadline || *stop) {
+			k->done++;
+			if (!*stop)
+				__atomic_store_n(&k->p->expired, true, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int seeks(struct seq_run *s, struct sb_hist *h)
+{
+	struct sb_wl_ctx *c = s->c;
+	unsigned n = (unsigned)c->spec->v[K_SEEKERS];
+	uint64_t total = c->spec->v[K_SEEKS], done = 0, written = 0;
+	struct seeker *k = calloc(n, sizeof(*k));
+	pthread_t *th = calloc(n, sizeof(*th));
+	struct sb_phase p;
+	int rc = 0;
+
+	if (!k || !th) {
+		free(k);
+		free(th);
+		return -ENOMEM;
+	}
+	sb_phase_begin(c, &p, "seeks", total);
+	for (unsigned i = 0; i < n; i++) {
+		k[i] = (struct seeker){.s = s,
+				       .p = &p,
+				       .n = total / n + (i < total % n),
+				       .rng = 0x2545F4914F6CDD1Dull * (i + 1)};
+		sb_hist_init(&k[i].h);
+		if (pthread_create(&th[i], NULL, seeker_main, &k[i]) != 0) {
+			n = i;
+			rc = sb_wl_fail(c, -EAGAIN, "cannot start seeker threads");
+			break;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		sb_hist_merge(h, &k[i].h);
+		done += k[i].done;
+		written += k[i].written;
+		s->bad += k[i].bad;
+		if (k[i].rc && !rc)
+			rc = sb_wl_fail(c, k[i].rc, "%s: seeks", s->path);
+	}
+	sb_phase_end(&p);
+	add_rate(c, "seeks", &p, (double)done, "seeks/s");
+	sb_wl_extra_int(c, "seeks_written", (int64_t)written);
+	free(k);
+	free(th);
+	return rc;
+}
+
+static int seq_run(struct sb_wl_ctx *c)
+{
+	const struct sb_wl_spec *sp = c->spec;
+	struct seq_run s = {.c = c, .chunk = sp->v[K_CHUNK], .direct = sp->v[K_DIRECT]};
+	struct sb_hist *h = malloc(4 * sizeof(*h));
+	_cleanup_free_ char *path = NULL;
+	static const char *const ops[] = {"block write", "rewrite", "block read", "seek"};
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	for (int i = 0; i < 4; i++)
+		sb_hist_init(&h[i]);
+	if (s.chunk % SB_SECTOR) {
+		free(h);
+		return sb_wl_fail(c, 0, "chunk=%llu is not a multiple of %u",
+				  (unsigned long long)s.chunk, SB_SECTOR);
+	}
+	s.size = sp->set[K_SIZE] || sp->v[K_SIZE] ? sp->v[K_SIZE] : 2 * c->ram;
+	s.nblocks = s.size / s.chunk;
+	if (s.nblocks == 0) {
+		free(h);
+		return sb_wl_fail(c, 0, "size is smaller than one chunk");
+	}
+	s.size = s.nblocks * s.chunk;
+	if (asprintf(&path, "%s/seq.dat", c->work) < 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	s.path = path;
+	s.buf = sb_wl_alloc_aligned(s.chunk);
+	if (!s.buf) {
+		free(h);
+		return -ENOMEM;
+	}
+	sb_wl_validity(c, s.size, s.direct);
+	sb_wl_extra_int(c, "chunk", (int64_t)s.chunk);
+	sb_wl_extra_int(c, "seeks", (int64_t)sp->v[K_SEEKS]);
+	sb_wl_extra_int(c, "seekers", (int64_t)sp->v[K_SEEKERS]);
+
+	rc = sp->v[K_PERCHAR] ? putc_write(&s) : 0;
+	if (rc == 0 && !*c->env->stop)
+		rc = block_write(&s, &h[0]);
+	if (rc == 0 && !*c->env->stop) {
+		if (sp->v[K_DROP])
+			sb_wl_drop_caches(c);
+		rc = rewrite(&s, &h[1]);
+	}
+	if (rc == 0 && !*c->env->stop && sp->v[K_PERCHAR]) {
+		if (sp->v[K_DROP])
+			sb_wl_drop_caches(c);
+		rc = getc_read(&s);
+	}
+	if (rc == 0 && !*c->env->stop) {
+		if (sp->v[K_DROP])
+			sb_wl_drop_caches(c);
+		rc = block_read(&s, &h[2]);
+	}
+	if (rc == 0 && !*c->env->stop && s.nblocks)
+		rc = seeks(&s, &h[3]);
+	for (int i = 0; i < 4; i++)
+		if (h[i].count)
+			sb_wl_add_hist(c, ops[i], &h[i]);
+	sb_wl_extra_int(c, "verified_bytes", (int64_t)s.verified);
+	sb_wl_extra_int(c, "verify_errors", (int64_t)s.bad);
+	if (rc == 0 && s.bad)
+		rc = sb_wl_fail(c, -EIO, "%s: %llu sectors read back wrong", s.path,
+				(unsigned long long)s.bad);
+	free(s.buf);
+	free(h);
+	return rc;
+}
+
+const struct sb_wl_ops sb_wl_seq = {
+    .name = "seq",
+    .example = "seq,size=4G",
+    .summary = "bonnie++-style sequential test: putc write, block write, rewrite, getc read, "
+	       "block read, random seeks; KB/s and %CPU",
+    .opts = seq_opts,
+    .run = seq_run,
+};

@@ -1,0 +1,185 @@
+/* Inside the workload engine: the ops struct every workload fills, the
+ * option tables that drive spec parsing, --help of `list workloads` and
+ * "did you mean", and the helpers the workloads share (phases with CPU%,
+ * time limits and progress; data patterns; the private work directory). */
+#pragma once
+
+#include "workload/hist.h"
+#include "workload/workload.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <time.h>
+
+enum sb_wo_type { SB_WO_UINT, SB_WO_SIZE, SB_WO_DURATION, SB_WO_BOOL, SB_WO_STRING };
+
+/* One key of a workload spec ("direct=1"). */
+struct sb_wl_opt {
+	const char *name;
+	enum sb_wo_type type;
+	const char *def;       /* default as the user would write it; NULL: computed (see help) */
+	const char *quick_def; /* default under --quick; NULL: same as def */
+	uint64_t min, max;     /* accepted range of the parsed value (max 0: unbounded) */
+	const char *help;
+};
+
+#define SB_WL_MAX_OPTS 16
+
+struct sb_wl_spec;
+struct sb_wl_ctx;
+
+struct sb_wl_ops {
+	const char *name;
+	const char *arg; /* metavar of ARG ("BS", "RrWw"); NULL when it takes none */
+	bool arg_optional;
+	bool arg_rest;	     /* ARG is free text (a command line): commas belong to it
+				unless what follows is one of the workload's keys */
+	const char *example; /* a valid spec, for error messages */
+	const char *summary;
+	const struct sb_wl_opt *opts;
+	/* Validates and decodes ARG into spec->a[]; 0 or -EINVAL with *why set. */
+	int (*parse_arg)(const char *arg, struct sb_wl_spec *s, char **why);
+	int (*run)(struct sb_wl_ctx *c);
+};
+
+struct sb_wl_spec {
+	const struct sb_wl_ops *ops;
+	char *text;
+	char *arg;
+	uint64_t a[4]; /* ARG decoded by parse_arg */
+	uint64_t v[SB_WL_MAX_OPTS];
+	char *s[SB_WL_MAX_OPTS];  /* SB_WO_STRING values */
+	bool set[SB_WL_MAX_OPTS]; /* given by the user (else the default) */
+};
+
+/* The registry (workload.c), in the order `list workloads` shows. */
+extern const struct sb_wl_ops *const sb_workloads[];
+extern const size_t sb_n_workloads;
+extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command,
+    sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
+
+const struct sb_wl_ops *sb_wl_find(const char *name);
+/* Parses NAME[:ARG][,key=value...]. Returns 0 or -EINVAL with *err naming
+ * the spec and the expected form. Pure: no I/O. */
+int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **err);
+void sb_wl_spec_release(struct sb_wl_spec *s);
+/* Index of key name in the spec's option table (the workloads use their own
+ * enum in table order; this is for tests and adapters). -1 when absent. */
+int sb_wl_opt_index(const struct sb_wl_ops *ops, const char *name);
+
+/* A running workload. */
+struct sb_wl_ctx {
+	const struct sb_wl_env *env;
+	const struct sb_wl_spec *spec;
+	struct sb_wl_result *res;
+	char *work; /* private directory inside env->dir, removed afterwards */
+	int work_fd;
+	uint64_t ram;	     /* bytes: env->ram_bytes or the system's */
+	uint64_t timeout_ns; /* per phase */
+	bool tty;	     /* progress on stderr */
+	char *err;	     /* why it failed (the caller prefixes the spec) */
+};
+
+/* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),
+ * its time limit and progress line. */
+struct sb_phase {
+	struct sb_wl_ctx *c;
+	const char *name;
+	uint64_t t0, deadline, next_check, next_progress;
+	uint64_t total; /* units of work for the percentage; 0: unknown */
+	bool bytes;	/* the units are bytes: the rate shows as MB/s */
+	struct rusage ru0;
+	double secs, cpu_pct;
+	bool expired; /* hit its time limit */
+	bool stopped; /* interrupted */
+	bool shown;   /* a progress line is on the terminal */
+};
+
+static inline uint64_t sb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total);
+bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done);
+/* Called on the hot path with a time already taken: true when the phase must
+ * stop (time limit or interrupt). Cheap unless a check is due. */
+static inline bool sb_phase_over(struct sb_phase *p, uint64_t now, uint64_t done)
+{
+	if (now < p->next_check && !*p->c->env->stop)
+		return false;
+	return sb_phase_check_slow(p, now, done);
+}
+/* Ends the phase: sets secs and cpu_pct, flags the result incomplete when the
+ * phase was cut short. */
+void sb_phase_end(struct sb_phase *p);
+
+/* The data written by the built-in workloads. Every 512-byte sector starts
+ * with a tag word that depends on its file offset and a generation; the other
+ * words depend on their place in the sector and the generation. So a read can
+ * verify where its data came from by looking at one word per sector (cheap
+ * enough for the timed path), and a rewrite (a new generation) changes every
+ * word. Offsets are multiples of 8. */
+#define SB_SECTOR 512u
+static inline uint64_t sb_pattern_word(uint64_t off, uint64_t gen)
+{
+	if (off % SB_SECTOR == 0)
+		return ((off >> 9) + 1) * 0x9E3779B97F4A7C15ull ^ (gen * 0xD6E8FEB86659FD93ull);
+	return ((off % SB_SECTOR) * 0xBF58476D1CE4E5B9ull) ^ ((gen + 1) * 0x94D049BB133111EBull);
+}
+/* Fills len bytes (any length) as written at file offset off. */
+void sb_pattern_fill(void *buf, uint64_t off, size_t len, uint64_t gen);
+/* Re-tags a buffer already filled for generation gen so it belongs at off
+ * (off and len multiples of SB_SECTOR): one store per sector. */
+static inline void sb_pattern_stamp(void *buf, uint64_t off, size_t len, uint64_t gen)
+{
+	for (size_t s = 0; s + 8 <= len; s += SB_SECTOR)
+		*(uint64_t *)((char *)buf + s) = sb_pattern_word(off + s, gen);
+}
+/* Number of sectors in buf whose tag is not the one of generation gen at off. */
+static inline uint64_t sb_pattern_check(const void *buf, uint64_t off, size_t len, uint64_t gen)
+{
+	uint64_t bad = 0;
+	for (size_t s = 0; s + 8 <= len; s += SB_SECTOR)
+		bad += *(const uint64_t *)((const char *)buf + s) != sb_pattern_word(off + s, gen);
+	return bad;
+}
+
+/* Helpers for the workloads. */
+int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h);
+void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v);
+void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v);
+void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v);
+void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v);
+/* sync, then drop the page cache when permitted; returns 0 or -errno. */
+int sb_wl_drop_caches(struct sb_wl_ctx *c);
+/* Flags the result cache-affected when size < 2x RAM and not direct. */
+void sb_wl_validity(struct sb_wl_ctx *c, uint64_t data_bytes, bool direct);
+void *sb_wl_alloc_aligned(size_t len);
+/* Removes a directory tree below dirfd (used for the work directory and by
+ * workloads between rounds). */
+int sb_wl_rmtree_at(int dirfd, const char *name);
+/* CMD split on blanks into a NULL-terminated argv (no quoting, no shell). */
+char **sb_wl_split_words(const char *s, size_t *n);
+void sb_wl_free_words(char **argv);
+/* Adapters' parsers (bonnie.c, fio.c): 0 (or a count) or -EINVAL. */
+int sb_iozone_import(struct sb_wl_result *r, const char *out);
+int sb_fio_import(struct sb_wl_ctx *c, const char *text);
+/* Pseudo random numbers, per thread. */
+static inline uint64_t sb_rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
