@@ -82,7 +82,8 @@ clean:
 
 # The headline job: md RAID1 of an SSD and two HDDs, benchmarked and torn
 # down (on loop devices when the kernel has md, in the VM runner otherwise).
-demo: all
+# No `all` prerequisite: tools/demo installs the build dependencies first.
+demo:
 	tools/demo
 
 # Speed and memory figures against fio and bonnie++ (not timed tests).

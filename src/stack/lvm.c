@@ -35,7 +35,7 @@ static int lvm_run(struct sb_exec *x, const char *const *argv, int *status)
 	for (size_t i = 1; argv[i]; i++)
 		sb_vec_add(&v, argv[i]);
 	r = status ? sb_exec_cmd_quiet(x, (const char *const *)v.v, status)
-		   : lvm_run(x, (const char *const *)v.v, NULL);
+		   : sb_exec_cmd(x, (const char *const *)v.v);
 	sb_vec_free(&v);
 	return r;
 }

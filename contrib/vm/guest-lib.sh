@@ -1,0 +1,56 @@
+# Helpers for test scripts running inside the VM runner's guest (sourced):
+# disks by role, and the "nothing left" checks for md, dm, LVM and signatures.
+
+vm_fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The runner's scratch disks by probed role (SCSI names do not follow the
+# runner's command line): sets VM_SSDS and VM_HDDS (arrays of /dev/sdX).
+vm_disks() {
+	local b
+	VM_SSDS=() VM_HDDS=()
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] || continue
+		if [ "$(cat "$b/queue/rotational")" = 0 ]; then
+			VM_SSDS+=("/dev/${b##*/}")
+		else
+			VM_HDDS+=("/dev/${b##*/}")
+		fi
+	done
+}
+
+# vm_nothing_left WHAT DISK...: no md array, no dm device, no LVM, no mount of
+# the disks, no stackbench journal, and no signature (md superblock, LVM label,
+# file system, partition table) on any of the disks.
+vm_nothing_left() {
+	local what=$1 d sig
+	shift
+	grep -q '^md' /proc/mdstat && vm_fail "$what: md arrays left: $(grep '^md' /proc/mdstat | tr '\n' ' ')"
+	d=$(dmsetup ls 2>/dev/null | grep -v 'No devices found' || true)
+	[ -z "$d" ] || vm_fail "$what: dm devices left: $d"
+	d=$(pvs --noheadings -o pv_name 2>/dev/null)
+	[ -z "$d" ] || vm_fail "$what: LVM PVs left: $d"
+	for d in "$@"; do
+		findmnt -rn -S "$d" >/dev/null && vm_fail "$what: $d still mounted"
+		ls "/sys/block/${d#/dev/}/holders" | grep . >/dev/null && vm_fail "$what: $d still has holders"
+		sig=$(wipefs -n "$d" 2>/dev/null | tail -n +2)
+		[ -z "$sig" ] || vm_fail "$what: signatures left on $d: $sig"
+		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "$what: md superblock left on $d"
+		ls "/sys/block/${d#/dev/}/" | grep "^${d#/dev/}[0-9]" >/dev/null && vm_fail "$what: partitions left on $d"
+	done
+	if [ -d "${STACKBENCH_STATE_DIR:-/run/stackbench}" ]; then
+		d=$(find "${STACKBENCH_STATE_DIR:-/run/stackbench}" -name journal 2>/dev/null)
+		[ -z "$d" ] || vm_fail "$what: journal left: $d"
+	fi
+	findmnt -rn -o TARGET | grep stackbench >/dev/null && vm_fail "$what: stackbench mounts left: $(findmnt -rn -o TARGET | grep stackbench)"
+	return 0
+}
+
+# vm_shuffle ITEM...: the items in an order that differs from the given one.
+vm_shuffle() {
+	local out
+	while :; do
+		out=$(printf '%s\n' "$@" | shuf | tr '\n' ' ')
+		[ $# -lt 2 ] || [ "$out" != "$* " ] && break
+	done
+	echo "${out% }"
+}

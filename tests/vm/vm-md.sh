@@ -1,0 +1,181 @@
+#!/bin/bash
+# md-raid1-ssd-2hdd for real, in the VM runner on an SSD and two throttled
+# HDDs (one boot): every variant builds the array with the HDDs write-mostly
+# and write-behind as the variant says, xfs mounted with the profile's options,
+# the SSD serves the reads whatever the --devices order; failure at every
+# step, kill -9 then teardown --all, and a member of an active array refused:
+# each time nothing is left (no array, no md superblock, no mount). Also
+# lvm-hwraid6 --loop (md RAID6 over four loops under LVM). No udevd here;
+# vm-md-udev.sh runs the same with udevd.
+
+PROFILE=profiles/md-raid1-ssd-2hdd.conf
+
+# --inspect FACTS: the workload of the run, in the mounted file system: one
+# line of facts about the stack under it.
+if [ "${1:-}" = --inspect ]; then
+	set -euo pipefail
+	src=$(findmnt -no SOURCE --target .)
+	md=$(basename "$(realpath "/sys/dev/block/$(printf '%d:%d' "0x$(stat -Lc %t "$src")" "0x$(stat -Lc %T "$src")")")")
+	line="fs=$(findmnt -no FSTYPE --target .) opts=$(findmnt -no OPTIONS --target .)"
+	line+=" backlog=$(cat "/sys/block/$md/md/bitmap/backlog" 2>/dev/null || echo none)"
+	ssd_wm=0 hdd_wm=0 ssd_r=0 hdd_r=0
+	declare -A r0
+	for m in /sys/block/"$md"/md/dev-*; do
+		d=${m##*/dev-}
+		r0[$d]=$(awk '{ print $1 }' "/sys/block/$d/stat")
+	done
+	# Direct reads of the array: which members serve them.
+	dd if="/dev/$md" of=/dev/null bs=64k count=200 iflag=direct status=none
+	for m in /sys/block/"$md"/md/dev-*; do
+		d=${m##*/dev-}
+		n=$(($(awk '{ print $1 }' "/sys/block/$d/stat") - r0[$d]))
+		if [ "$(cat "/sys/block/$d/queue/rotational")" = 0 ]; then
+			ssd_r=$((ssd_r + n))
+			grep -qw write_mostly "$m/state" && ssd_wm=$((ssd_wm + 1))
+		else
+			hdd_r=$((hdd_r + n))
+			grep -qw write_mostly "$m/state" && hdd_wm=$((hdd_wm + 1))
+		fi
+	done
+	echo "$line ssd_wm=$ssd_wm hdd_wm=$hdd_wm ssd_reads=$ssd_r hdd_reads=$hdd_r" >>"$2"
+	exit 0
+fi
+
+if [ "${1:-}" = --guest ]; then
+	set -euo pipefail
+	. contrib/vm/guest-lib.sh
+	SB=./stackbench
+	export STACKBENCH_STATE_DIR=/run/stackbench-test
+	vm_disks
+	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 2 ] || vm_fail "want 1 SSD and 2 HDDs, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"
+	ALL=("${VM_SSDS[@]}" "${VM_HDDS[@]}")
+	# Never in role order (ssd, hdd, hdd): roles must come from probing.
+	DEVS=${VM_HDDS[0]},${VM_SSDS[0]},${VM_HDDS[1]}
+	FAST=(-o md.assume-clean=yes)
+	t0=$SECONDS
+
+	# 1. Every variant, with the inspector as the workload.
+	facts=/run/facts
+	: >"$facts"
+	rc=0
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" --results /run/res1 \
+		-o "workloads.run=command:bash $PWD/tests/vm/vm-md.sh --inspect $facts" >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "run exited $rc"; }
+	cat "$facts"
+	# variant: write-mostly none/hdd, write-behind 0/16383 (without
+	# write-mostly it is left out by the profile).
+	want=("ssd_wm=0 hdd_wm=0 backlog=0" "ssd_wm=0 hdd_wm=2 backlog=0" "ssd_wm=0 hdd_wm=2 backlog=16383")
+	[ "$(wc -l <"$facts")" = ${#want[@]} ] || vm_fail "want ${#want[@]} variants, the workload ran $(wc -l <"$facts") times"
+	i=0
+	while read -r l; do
+		for w in ${want[$i]} fs=xfs; do
+			[[ " $l " == *" $w "* ]] || vm_fail "variant $((i + 1)): want $w, got: $l"
+		done
+		for o in noatime logbufs=8 logbsize=256k; do
+			[[ "$l" =~ opts=[^\ ]*$o ]] || vm_fail "variant $((i + 1)): mount option $o missing: $l"
+		done
+		# The SSD is the read-preferred member; with write-mostly HDDs, the only one.
+		[[ "$l" =~ ssd_reads=([0-9]+)\ hdd_reads=([0-9]+) ]] || vm_fail "no read counts: $l"
+		[ "${BASH_REMATCH[1]}" -ge 200 ] || vm_fail "variant $((i + 1)): the SSD served ${BASH_REMATCH[1]} of 200 reads"
+		if [ $i -gt 0 ]; then
+			[ "${BASH_REMATCH[2]}" = 0 ] || vm_fail "variant $((i + 1)): write-mostly HDDs served ${BASH_REMATCH[2]} reads"
+		fi
+		i=$((i + 1))
+	done <"$facts"
+	vm_nothing_left "after run" "${ALL[@]}"
+	echo "ok: every variant (${i}), devices given as $DEVS ($((SECONDS - t0))s)"
+
+	# 2. Failure at every step of one variant: exit 1, nothing left.
+	t0=$SECONDS
+	ONE=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=16383 -o workloads.run=command:true)
+	n=$($SB plan "$PROFILE" --devices "$DEVS" "${FAST[@]}" "${ONE[@]}" | grep -cE '^ +[0-9]+  ')
+	[ "$n" -ge 3 ] || vm_fail "plan has $n steps, want at least mdadm-create, mkfs, mount"
+	for s in $(seq 1 "$n"); do
+		rc=0
+		STACKBENCH_FAIL_STEP=$s $SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${ONE[@]}" \
+			--results "/run/res-fail$s" >/run/out 2>&1 || rc=$?
+		[ $rc = 1 ] || { cat /run/out; vm_fail "STACKBENCH_FAIL_STEP=$s: exit $rc, want 1"; }
+		vm_nothing_left "failure at step $s/$n" "${ALL[@]}"
+	done
+	echo "ok: failure at each of $n steps leaves nothing ($((SECONDS - t0))s)"
+
+	# 3. kill -9 while the workload runs, then teardown --all (twice).
+	t0=$SECONDS
+	KILL=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=16383 -o "workloads.run=command:sleep 600")
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${KILL[@]}" --results /run/res-kill \
+		>/run/out 2>&1 &
+	pid=$!
+	for _ in $(seq 1 600); do
+		pgrep -P "$pid" -x sleep >/dev/null && break
+		sleep 0.2
+	done
+	pgrep -P "$pid" -x sleep >/dev/null || { cat /run/out; vm_fail "the workload never started"; }
+	grep -q '^md' /proc/mdstat || vm_fail "no array while the workload runs"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	rc=0
+	$SB teardown --all >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "teardown --all exited $rc"; }
+	vm_nothing_left "after kill -9 and teardown --all" "${ALL[@]}"
+	rc=0
+	$SB teardown --all >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "second teardown --all exited $rc"; }
+	echo "ok: kill -9, teardown --all, twice ($((SECONDS - t0))s)"
+
+	# 4. A member of an active array is refused (exit 3) and nothing is written.
+	mdadm --create /dev/md/sbsafety --run --level=1 --raid-devices=2 --assume-clean --metadata=1.2 \
+		"${VM_SSDS[0]}" "${VM_HDDS[0]}" >/dev/null 2>&1 || vm_fail "cannot build the array for the safety check"
+	sum=$(dd if="${VM_HDDS[1]}" bs=1M count=4 status=none | md5sum)
+	rc=0
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${ONE[@]}" >/run/out 2>&1 || rc=$?
+	[ $rc = 3 ] || { cat /run/out; vm_fail "member of an active array: exit $rc, want 3"; }
+	grep -q "${VM_SSDS[0]}" /run/out || vm_fail "the refusal does not name ${VM_SSDS[0]}: $(cat /run/out)"
+	[ "$(dd if="${VM_HDDS[1]}" bs=1M count=4 status=none | md5sum)" = "$sum" ] || vm_fail "refused run wrote to ${VM_HDDS[1]}"
+	[ "$(grep -c '^md' /proc/mdstat)" = 1 ] || vm_fail "the refused run changed the arrays: $(cat /proc/mdstat)"
+	mdadm --stop /dev/md/sbsafety >/dev/null 2>&1
+	mdadm --zero-superblock "${VM_SSDS[0]}" "${VM_HDDS[0]}"
+	vm_nothing_left "after the safety check" "${ALL[@]}"
+	echo "ok: member of an active md array refused with exit 3"
+
+	# 5. lvm-hwraid6 --loop: its RAID6 volume emulated by md RAID6 over four
+	# loop devices, LVM and btrfs on top; then failure at every step.
+	t0=$SECONDS
+	LVM_PROFILE=profiles/lvm-hwraid6.conf
+	: >"$facts"
+	rc=0
+	$SB run "$LVM_PROFILE" --loop --quick --results /run/res-lvm-loop -o matrix.queue.scheduler=bfq \
+		-o "workloads.run=command:bash $PWD/tests/vm/vm-lvm-btrfs.sh --inspect $facts" >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop run exited $rc"; }
+	cat "$facts"
+	grep -Eq '^fs=btrfs opts=[^ ]*noatime.* lv=sbvg_[-0-9]+/bench ' "$facts" || vm_fail "no btrfs on the LV: $(cat "$facts")"
+	[ "$(grep -o 'loop[0-9]*:bfq' "$facts" | wc -l)" = 4 ] || vm_fail "want bfq on four loop members: $(cat "$facts")"
+	vm_nothing_left "after lvm-hwraid6 --loop" "${ALL[@]}"
+	[ -z "$(losetup -a)" ] || vm_fail "loop devices left: $(losetup -a)"
+	ONE=(-o matrix.queue.scheduler=mq-deadline -o workloads.run=command:true)
+	n=$($SB plan "$LVM_PROFILE" --loop --quick "${ONE[@]}" | grep -cE '^ +[0-9]+  ')
+	[ "$n" -ge 9 ] || vm_fail "lvm-hwraid6 --loop: plan has $n steps, want loops, mdadm-create, LVM, mkfs, mount"
+	for s in $(seq 1 "$n"); do
+		rc=0
+		STACKBENCH_FAIL_STEP=$s $SB run "$LVM_PROFILE" --loop --quick "${ONE[@]}" \
+			--results /run/res-fail >/run/out 2>&1 || rc=$?
+		[ $rc = 1 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop STACKBENCH_FAIL_STEP=$s: exit $rc, want 1"; }
+		vm_nothing_left "lvm-hwraid6 --loop: failure at step $s/$n" "${ALL[@]}"
+		[ -z "$(losetup -a)" ] || vm_fail "lvm-hwraid6 --loop: failure at step $s/$n: loops left: $(losetup -a)"
+	done
+	echo "ok: lvm-hwraid6 --loop (md RAID6 over 4 loops), then failure at each of $n steps ($((SECONDS - t0))s)"
+	exit 0
+fi
+
+. "$SB_TOP/tests/lib.sh"
+RUN="$SB_TOP/contrib/vm/run"
+why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
+[ -f "$SB_TOP/$PROFILE" ] || skip "$PROFILE missing: needs the stack engine (issue 3)"
+"$STACKBENCH" plan "$SB_TOP/$PROFILE" --loop -o workloads.run=command:true >/dev/null 2>&1 ||
+	skip "stackbench plan cannot read $PROFILE: needs the stack engine (issue 3)"
+export TMPDIR=$SB_TMP
+cd "$SB_TOP"
+rc=0
+"$RUN" -v -t 900 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
+[ $rc -eq 0 ] || fail "guest exited $rc"
+[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+pass_msg "md-raid1-ssd-2hdd in the VM"
