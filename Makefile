@@ -31,7 +31,7 @@ LIBOBJS   := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt
+.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt FORCE
 
 all: stackbench
 
@@ -50,6 +50,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS) -lcmocka
 
 -include $(OBJS:.o=.d)
+
+# The version is baked in at compile time: the objects that use it are rebuilt
+# when `git describe` changes (a stamp rewritten only then), so that
+# --version and result sets never show a stale commit.
+VERSION_STAMP := $(BUILD)/.version
+VERSION_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l SB_VERSION $(SRCS)))
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(VERSION_OBJS): $(VERSION_STAMP)
+FORCE:
 
 deps:
 	tools/install-deps
@@ -72,6 +83,8 @@ install: all
 	install -D -m 0755 $(BUILD)/stackbench $(DESTDIR)$(BINDIR)/stackbench
 	install -d $(DESTDIR)$(DATADIR)/profiles
 	install -m 0644 profiles/*.conf $(DESTDIR)$(DATADIR)/profiles/
+	install -D -m 0644 contrib/bash-completion/stackbench \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stackbench
 	if [ -f doc/stackbench.8 ]; then install -D -m 0644 doc/stackbench.8 $(DESTDIR)$(MANDIR)/man8/stackbench.8; fi
 
 fmt:

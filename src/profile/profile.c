@@ -1289,8 +1289,9 @@ char *sb_profile_find(const char *arg)
 	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0) ||
 	    stat(arg, &st) == 0)
 		return strdup(arg);
-	const char *dirs[] = {"profiles", SB_DATADIR "/profiles"};
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+	const char *dirs[8];
+	size_t n = sb_profile_dirs(dirs, ARRAY_SIZE(dirs));
+	for (size_t i = 0; i < n; i++) {
 		if (asprintf(&path, "%s/%s.conf", dirs[i], arg) < 0)
 			return NULL;
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))

@@ -190,4 +190,11 @@ char *sb_key_check_value(enum sb_key_id k, const char *v);
 
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then
  * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */
+/* Where profiles are looked for, in order: ./profiles, $STACKBENCH_PROFILES,
+ * next to the executable (a build tree's profiles/, an installed
+ * ../share/stackbench/profiles) and SB_DATADIR/profiles. Fills dirs (static
+ * strings) and returns how many. */
+size_t sb_profile_dirs(const char *dirs[], size_t max);
+/* "./profiles, /usr/share/stackbench/profiles" for messages; static buffer. */
+const char *sb_profile_dirs_text(void);
 char *sb_profile_find(const char *name_or_path);

@@ -6,6 +6,11 @@
 #include "util/macro.h"
 
 #include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <libsmartcols.h>
 #include <string.h>
 
@@ -42,9 +47,63 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+size_t sb_profile_dirs(const char *dirs[], size_t max)
+{
+	static char exe_parent[PATH_MAX], exe_share[PATH_MAX + 32], exe_build[PATH_MAX + 32];
+	const char *env = getenv("STACKBENCH_PROFILES");
+	char exe[PATH_MAX];
+	ssize_t len;
+	size_t n = 0;
+
+#define ADD(d)                                                                                     \
+	do {                                                                                       \
+		bool dup_ = false;                                                                 \
+		for (size_t k_ = 0; k_ < n; k_++)                                                  \
+			dup_ |= strcmp(dirs[k_], (d)) == 0;                                        \
+		if (!dup_ && n < max)                                                              \
+			dirs[n++] = (d);                                                           \
+	} while (0)
+	ADD("profiles");
+	if (env && *env)
+		ADD(env);
+	/* Next to the executable: run from a build tree (build/stackbench ->
+	 * profiles/) or installed under another prefix than SB_DATADIR's. */
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		snprintf(exe_parent, sizeof(exe_parent), "%s", dirname(exe));
+		snprintf(exe_build, sizeof(exe_build), "%s/../profiles", exe_parent);
+		snprintf(exe_share, sizeof(exe_share), "%s/../share/stackbench/profiles", exe_parent);
+		if (realpath(exe_build, exe) && strlen(exe) < sizeof(exe_build)) {
+			strcpy(exe_build, exe);
+			ADD(exe_build);
+		}
+		if (realpath(exe_share, exe) && strlen(exe) < sizeof(exe_share)) {
+			strcpy(exe_share, exe);
+			ADD(exe_share);
+		}
+	}
+	ADD(SB_DATADIR "/profiles");
+#undef ADD
+	return n;
+}
+
+const char *sb_profile_dirs_text(void)
+{
+	static char buf[4 * PATH_MAX];
+	const char *dirs[8];
+	size_t n = sb_profile_dirs(dirs, ARRAY_SIZE(dirs)), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "", dirs[i]);
+	return buf;
+}
+
 int sb_list_profiles(void)
 {
-	const char *dirs[] = {"profiles", SB_DATADIR "/profiles"};
+	const char *dirs[8];
+	size_t n_dirs = sb_profile_dirs(dirs, ARRAY_SIZE(dirs));
 	struct libscols_table *tb = scols_new_table();
 	char *seen[256];
 	size_t n_seen = 0;
@@ -55,7 +114,7 @@ int sb_list_profiles(void)
 	scols_table_new_column(tb, "NAME", 0, 0);
 	scols_table_new_column(tb, "PATH", 0, 0);
 	scols_table_new_column(tb, "DESCRIPTION", 0, SCOLS_FL_TRUNC);
-	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+	for (size_t d = 0; d < n_dirs; d++) {
 		struct dirent **ents = NULL;
 		int n = scandir(dirs[d], &ents, NULL, alphasort);
 		for (int i = 0; i < n; i++) {
@@ -84,8 +143,7 @@ int sb_list_profiles(void)
 	}
 	qsort(seen, n_seen, sizeof(seen[0]), cmp_str);
 	if (n_seen == 0) {
-		sb_error("list profiles: no profiles found in ./profiles or %s/profiles",
-			 SB_DATADIR);
+		sb_error("list profiles: no profiles found (looked in %s)", sb_profile_dirs_text());
 		r = SB_EXIT_FAILED;
 	} else {
 		scols_print_table(tb);

@@ -179,10 +179,8 @@ static int load_profile(struct ctx *c, const char *arg)
 
 	c->profile_path = sb_profile_find(arg);
 	if (!c->profile_path) {
-		sb_error(
-		    "%s: no such profile (looked in ./profiles and %s/profiles; see 'stackbench "
-		    "list profiles')",
-		    arg, SB_DATADIR);
+		sb_error("%s: no such profile (looked in %s; see 'stackbench list profiles')", arg,
+			 sb_profile_dirs_text());
 		return SB_EXIT_USAGE;
 	}
 	r = sb_profile_load(c->profile_path, &c->prof, &err);
