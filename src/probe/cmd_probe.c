@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "probe/probe-internal.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include "util/opt.h"
 #include "util/size.h"
 #include "util/suggest.h"
@@ -26,17 +27,6 @@ static char *dupn(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static char *get_name(const struct sb_device *d, bool b)
 {
@@ -48,18 +38,18 @@ static char *get_path(const struct sb_device *d, bool b)
 }
 static char *get_majmin(const struct sb_device *d, bool b)
 {
-	return fmt("%u:%u", d->major, d->minor);
+	return sb_asprintf("%u:%u", d->major, d->minor);
 }
 static char *get_size(const struct sb_device *d, bool bytes)
 {
 	char buf[32];
 	if (bytes)
-		return fmt("%llu", (unsigned long long)d->size);
+		return sb_asprintf("%llu", (unsigned long long)d->size);
 	return dupn(sb_format_size(d->size, buf, sizeof(buf)));
 }
 static char *get_rota(const struct sb_device *d, bool b)
 {
-	return fmt("%d", d->rotational);
+	return sb_asprintf("%d", d->rotational);
 }
 static char *get_class(const struct sb_device *d, bool b)
 {
@@ -89,19 +79,19 @@ static char *get_sched(const struct sb_device *d, bool b)
 }
 static char *get_ra(const struct sb_device *d, bool b)
 {
-	return fmt("%u", d->read_ahead_kb);
+	return sb_asprintf("%u", d->read_ahead_kb);
 }
 static char *get_sec(const struct sb_device *d, bool b)
 {
-	return fmt("%u/%u", d->log_sec, d->phys_sec);
+	return sb_asprintf("%u/%u", d->log_sec, d->phys_sec);
 }
 static char *get_disc(const struct sb_device *d, bool b)
 {
-	return fmt("%d", d->discard);
+	return sb_asprintf("%d", d->discard);
 }
 static char *get_ro(const struct sb_device *d, bool b)
 {
-	return fmt("%d", d->readonly);
+	return sb_asprintf("%d", d->readonly);
 }
 static char *get_holders(const struct sb_device *d, bool b)
 {
@@ -138,7 +128,7 @@ static char *get_verdict(const struct sb_device *d, bool b)
 	if (!d->refuse)
 		return strdup("usable");
 	r = sb_strv_join(d->reasons, "; ");
-	return r ? fmt("refused: %s", r) : NULL;
+	return r ? sb_asprintf("refused: %s", r) : NULL;
 }
 static char *get_note(const struct sb_device *d, bool b)
 {

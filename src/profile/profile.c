@@ -3,6 +3,7 @@
 #include "profile/profile.h"
 #include "util/macro.h"
 #include "util/size.h"
+#include "util/strutil.h"
 #include "util/suggest.h"
 #include "workload/workload.h"
 
@@ -23,23 +24,11 @@ static int set_err(char **err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
+	*err = sb_vasprintf(fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
 
-static char *xasprintf(const char *fmt, ...) _printf_(1, 2);
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static const char *pool_add(struct sb_profile *p, const char *s, size_t len)
 {
@@ -144,14 +133,14 @@ static char *check_roles(const char *v, bool allow_all)
 		if (sb_role_lookup(w) < 0) {
 			const char *s = suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
 			if (s)
-				return xasprintf("unknown role '%s' (did you mean '%s'?)", w, s);
-			return xasprintf("unknown role '%s': expected %s", w,
+				return sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s);
+			return sb_asprintf("unknown role '%s': expected %s", w,
 					 allow_all ? "'all' or roles among ssd, hdd, nvme, any"
 						   : "one of ssd, hdd, nvme, any");
 		}
 	}
 	if (n == 0 || (!allow_all && n > 1))
-		return xasprintf("expected %s, got '%s'",
+		return sb_asprintf("expected %s, got '%s'",
 				 allow_all ? "'all' or roles such as 'ssd,hdd'" : "one role", v);
 	return NULL;
 }
@@ -163,26 +152,26 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	bool pct;
 
 	if (!*v)
-		return xasprintf("empty value");
+		return sb_asprintf("empty value");
 	for (const char *c = v; *c; c++)
 		if (iscntrl((unsigned char)*c))
-			return xasprintf("control character in value");
+			return sb_asprintf("control character in value");
 
 	switch (key->type) {
 	case SB_KT_COUNT:
 	case SB_KT_UINT:
 		if (!parse_uint(v, &u) || u < key->min || u > key->max)
-			return xasprintf("expected a whole number from %llu to %llu, got '%s'",
+			return sb_asprintf("expected a whole number from %llu to %llu, got '%s'",
 					 (unsigned long long)key->min, (unsigned long long)key->max,
 					 v);
 		return NULL;
 	case SB_KT_SIZE:
 		if (sb_parse_size(v, &u, false, NULL) < 0 || u == 0)
-			return xasprintf("expected a size such as 512M or 2G, got '%s'", v);
+			return sb_asprintf("expected a size such as 512M or 2G, got '%s'", v);
 		return NULL;
 	case SB_KT_SIZEPCT:
 		if (sb_parse_size(v, &u, true, &pct) < 0 || u == 0)
-			return xasprintf("expected a size such as 20G or a percentage such as "
+			return sb_asprintf("expected a size such as 20G or a percentage such as "
 					 "50%%, got '%s'",
 					 v);
 		return NULL;
@@ -196,31 +185,31 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 		for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			w = trim(w);
 			if (rest)
-				return xasprintf("'rest' must be the last size, got '%s'", v);
+				return sb_asprintf("'rest' must be the last size, got '%s'", v);
 			if (strcmp(w, "rest") == 0) {
 				rest = true;
 				continue;
 			}
 			if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
-				return xasprintf("expected sizes such as '50%%,50%%' or "
+				return sb_asprintf("expected sizes such as '50%%,50%%' or "
 						 "'10G,rest', got '%s'",
 						 w);
 			if (pct)
 				pct_sum += u;
 		}
 		if (pct_sum > 100)
-			return xasprintf("percentages add up to %llu%%, more than 100%%",
+			return sb_asprintf("percentages add up to %llu%%, more than 100%%",
 					 (unsigned long long)pct_sum);
 		return NULL;
 	}
 	case SB_KT_BOOL:
 		if (parse_bool(v) < 0)
-			return xasprintf("expected yes or no, got '%s'", v);
+			return sb_asprintf("expected yes or no, got '%s'", v);
 		return NULL;
 	case SB_KT_CHOICE:
 		if (!in_choices(key->choices, v)) {
 			_cleanup_free_ char *c = choices_text(key->choices);
-			return xasprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
+			return sb_asprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
 		}
 		return NULL;
 	case SB_KT_ROLE:
@@ -230,20 +219,20 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	case SB_KT_NAME:
 		for (const char *c = v; *c; c++)
 			if (!isalnum((unsigned char)*c) && !strchr("_+.-", *c))
-				return xasprintf("expected a name of letters, digits and _+.-, "
+				return sb_asprintf("expected a name of letters, digits and _+.-, "
 						 "got '%s'",
 						 v);
 		if (v[0] == '-')
-			return xasprintf("a name cannot start with '-', got '%s'", v);
+			return sb_asprintf("a name cannot start with '-', got '%s'", v);
 		return NULL;
 	case SB_KT_DURATION:
 		if (sb_parse_duration_ms(v, &u) < 0 || u == 0)
-			return xasprintf("expected a duration such as 30s or 10m, got '%s'", v);
+			return sb_asprintf("expected a duration such as 30s or 10m, got '%s'", v);
 		return NULL;
 	case SB_KT_WORKLOAD: {
 		char *e = NULL;
 		if (sb_workload_check(v, &e) < 0)
-			return e ? e : xasprintf("invalid workload '%s'", v);
+			return e ? e : sb_asprintf("invalid workload '%s'", v);
 		return NULL;
 	}
 	case SB_KT_WORDS:
@@ -288,17 +277,17 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 {
 	const char *s = suggest_key(sec, key);
 	if (s)
-		return xasprintf("unknown key '%s' in [%s] (did you mean '%s'?)", key,
+		return sb_asprintf("unknown key '%s' in [%s] (did you mean '%s'?)", key,
 				 sb_sec_names[sec], s);
-	return xasprintf("unknown key '%s' in [%s]", key, sb_sec_names[sec]);
+	return sb_asprintf("unknown key '%s' in [%s]", key, sb_sec_names[sec]);
 }
 
 static char *unknown_sec_msg(const char *name)
 {
 	const char *s = suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
 	if (s)
-		return xasprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
-	return xasprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
+		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
+	return sb_asprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
 			 "[lvm], [fs], [mount], [queue], [workloads], [matrix]",
 			 name);
 }
@@ -314,7 +303,7 @@ static int lookup_dotted(const char *dotted, bool for_matrix, char **msg)
 		return -ENOMEM;
 	dot = strchr(copy, '.');
 	if (!dot) {
-		*msg = xasprintf("expected 'section.key', got '%s'", dotted);
+		*msg = sb_asprintf("expected 'section.key', got '%s'", dotted);
 		return -EINVAL;
 	}
 	*dot = '\0';
@@ -329,7 +318,7 @@ static int lookup_dotted(const char *dotted, bool for_matrix, char **msg)
 		return -EINVAL;
 	}
 	if (for_matrix && (sb_keys[k].flags & SB_KF_NOMATRIX)) {
-		*msg = xasprintf("'%s' cannot vary in [matrix]", dotted);
+		*msg = sb_asprintf("'%s' cannot vary in [matrix]", dotted);
 		return -EINVAL;
 	}
 	return k;
@@ -462,17 +451,17 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 		if (id < 0)
 			return id;
 		if (d.n_keys == SB_DIM_KEYS) {
-			*msg = xasprintf("at most %d keys can vary together", SB_DIM_KEYS);
+			*msg = sb_asprintf("at most %d keys can vary together", SB_DIM_KEYS);
 			return -EINVAL;
 		}
 		if (dim_has(&d, id)) {
-			*msg = xasprintf("'%s' named twice", trim(k));
+			*msg = sb_asprintf("'%s' named twice", trim(k));
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < p->n_dims; i++)
 			if (dim_has(&p->dims[i], id)) {
 				if (line) {
-					*msg = xasprintf("'%s.%s' already in [matrix] on line %u",
+					*msg = sb_asprintf("'%s.%s' already in [matrix] on line %u",
 							 sb_sec_names[sb_keys[id].sec],
 							 sb_keys[id].name, p->dims[i].line);
 					return -EINVAL;
@@ -487,7 +476,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 		d.keys[d.n_keys++] = id;
 	}
 	if (d.n_keys == 0) {
-		*msg = xasprintf("expected 'section.key = value | value'");
+		*msg = sb_asprintf("expected 'section.key = value | value'");
 		return -EINVAL;
 	}
 	save = NULL;
@@ -511,14 +500,14 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			char *v = trim(part);
 			enum sb_key_id k;
 			if (c >= d.n_keys) {
-				*msg = xasprintf("value '%s' has more parts than the %zu keys",
+				*msg = sb_asprintf("value '%s' has more parts than the %zu keys",
 						 orig, d.n_keys);
 				goto fail;
 			}
 			k = d.keys[c];
 			if (!*v) {
 				if (d.n_keys == 1) {
-					*msg = xasprintf("%s.%s: empty value in [matrix]",
+					*msg = sb_asprintf("%s.%s: empty value in [matrix]",
 							 sb_sec_names[sb_keys[k].sec],
 							 sb_keys[k].name);
 					goto fail;
@@ -528,7 +517,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			if (sb_keys[k].type != SB_KT_WORKLOAD) {
 				char *m = sb_key_check_value(k, v);
 				if (m) {
-					*msg = xasprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
+					*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
 							 sb_keys[k].name, m);
 					free(m);
 					goto fail;
@@ -547,7 +536,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 				same &= (!x && !y) || (x && y && strcmp(x, y) == 0);
 			}
 			if (same) {
-				*msg = xasprintf("value '%s' listed twice", orig);
+				*msg = sb_asprintf("value '%s' listed twice", orig);
 				goto fail;
 			}
 		}
@@ -555,7 +544,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 	}
 	if (d.n == 0) {
 		_cleanup_free_ char *n = dim_name(&d);
-		*msg = xasprintf("%s: expected values separated by '|'", n ? n : "?");
+		*msg = sb_asprintf("%s: expected values separated by '|'", n ? n : "?");
 		goto fail;
 	}
 	struct sb_dim *nd = realloc(p->dims, (p->n_dims + 1) * sizeof(*nd));
@@ -616,7 +605,7 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 		if (*line == '[') {
 			char *end = strchr(line, ']');
 			if (!end || end[1]) {
-				msg = xasprintf("expected '[section]', got '%s'", line);
+				msg = sb_asprintf("expected '[section]', got '%s'", line);
 				goto bad;
 			}
 			*end = '\0';
@@ -626,7 +615,7 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 				goto bad;
 			}
 			if (p->base.has_sec[sec]) {
-				msg = xasprintf("section [%s] appears twice (first on line %u)",
+				msg = sb_asprintf("section [%s] appears twice (first on line %u)",
 						sb_sec_names[sec], p->base.sec_line[sec]);
 				goto bad;
 			}
@@ -635,19 +624,19 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			continue;
 		}
 		if (sec < 0) {
-			msg = xasprintf("expected a '[section]' before '%s'", line);
+			msg = sb_asprintf("expected a '[section]' before '%s'", line);
 			goto bad;
 		}
 		eq = strchr(line, '=');
 		if (!eq) {
-			msg = xasprintf("expected 'key = value', got '%s'", line);
+			msg = sb_asprintf("expected 'key = value', got '%s'", line);
 			goto bad;
 		}
 		*eq = '\0';
 		key = trim(line);
 		val = trim(eq + 1);
 		if (!*key) {
-			msg = xasprintf("expected a key before '='");
+			msg = sb_asprintf("expected a key before '='");
 			goto bad;
 		}
 
@@ -664,13 +653,13 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			goto bad;
 		}
 		if (!*val) {
-			msg = xasprintf("%s.%s: expected a value", sb_sec_names[sec], key);
+			msg = sb_asprintf("%s.%s: expected a value", sb_sec_names[sec], key);
 			goto bad;
 		}
 		/* Workloads are checked once overrides are in (-o may replace them). */
 		char *m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
 		if (m) {
-			msg = xasprintf("%s.%s: %s", sb_sec_names[sec], key, m);
+			msg = sb_asprintf("%s.%s: %s", sb_sec_names[sec], key, m);
 			free(m);
 			goto bad;
 		}
@@ -686,7 +675,7 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			continue;
 		}
 		if (p->base.val[k]) {
-			msg = xasprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
+			msg = sb_asprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
 					p->base.line[k]);
 			goto bad;
 		}
@@ -769,7 +758,7 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 		if (k >= 0) {
 			msg = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
 			if (msg) {
-				char *m = xasprintf("%s: %s", lhs, msg);
+				char *m = sb_asprintf("%s: %s", lhs, msg);
 				free(msg);
 				msg = m;
 			}
@@ -831,14 +820,13 @@ static int verr(struct vctx *v, int k, const char *fmt, ...)
 	va_list ap;
 	_cleanup_free_ char *m = NULL, *where = NULL;
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	m = sb_vasprintf(fmt, ap);
 	va_end(ap);
 	if (k >= 0 && v->c->origin[k] && strcmp(v->c->origin[k], "-o") == 0)
-		where = xasprintf("%s: -o %s.%s", v->p->path, sb_sec_names[sb_keys[k].sec],
+		where = sb_asprintf("%s: -o %s.%s", v->p->path, sb_sec_names[sb_keys[k].sec],
 				  sb_keys[k].name);
 	else if (k >= 0 && v->c->line[k])
-		where = xasprintf("%s:%u", v->p->path, v->c->line[k]);
+		where = sb_asprintf("%s:%u", v->p->path, v->c->line[k]);
 	else
 		where = strdup(v->p->path);
 	if (v->variant)

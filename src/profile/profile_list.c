@@ -49,7 +49,7 @@ static int cmp_str(const void *a, const void *b)
 
 size_t sb_profile_dirs(const char *dirs[], size_t max)
 {
-	static char exe_parent[PATH_MAX], exe_share[PATH_MAX + 32], exe_build[PATH_MAX + 32];
+	static char exe_parent[PATH_MAX], exe_share[PATH_MAX], exe_build[PATH_MAX];
 	const char *env = getenv("STACKBENCH_PROFILES");
 	char exe[PATH_MAX];
 	ssize_t len;
@@ -70,18 +70,15 @@ size_t sb_profile_dirs(const char *dirs[], size_t max)
 	 * profiles/) or installed under another prefix than SB_DATADIR's. */
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
+		char cand[PATH_MAX + 32];
 		exe[len] = '\0';
 		snprintf(exe_parent, sizeof(exe_parent), "%s", dirname(exe));
-		snprintf(exe_build, sizeof(exe_build), "%s/../profiles", exe_parent);
-		snprintf(exe_share, sizeof(exe_share), "%s/../share/stackbench/profiles", exe_parent);
-		if (realpath(exe_build, exe) && strlen(exe) < sizeof(exe_build)) {
-			strcpy(exe_build, exe);
+		snprintf(cand, sizeof(cand), "%s/../profiles", exe_parent);
+		if (realpath(cand, exe_build))
 			ADD(exe_build);
-		}
-		if (realpath(exe_share, exe) && strlen(exe) < sizeof(exe_share)) {
-			strcpy(exe_share, exe);
+		snprintf(cand, sizeof(cand), "%s/../share/stackbench/profiles", exe_parent);
+		if (realpath(cand, exe_share))
 			ADD(exe_share);
-		}
 	}
 	ADD(SB_DATADIR "/profiles");
 #undef ADD

@@ -1,6 +1,7 @@
 /* See report.h: building the comparison table from result sets, the format
  * registry, and the labels and number formatting the formats share. */
 #include "report/report.h"
+#include "util/strutil.h"
 #include "util/macro.h"
 #include "util/suggest.h"
 
@@ -49,8 +50,7 @@ static int fail(char **err, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	free(*err);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
+	*err = sb_vasprintf(fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -4,6 +4,7 @@
 #include "workload/wl.h"
 #include "cmd.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include "util/size.h"
 #include "util/suggest.h"
 
@@ -298,10 +299,9 @@ int sb_workload_check(const char *spec, char **err)
 int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)
 {
 	va_list ap;
-	char *m = NULL;
+	char *m;
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	m = sb_vasprintf(fmt, ap);
 	va_end(ap);
 	if (!c->err) {
 		if (err && m) {
