@@ -516,17 +516,28 @@ static int confirm(struct ctx *c)
 static size_t flock_holders(dev_t dev, ino_t ino, pid_t *pids, size_t max)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/locks", "re");
-	char line[256], type[16];
+	char line[256];
 	size_t n = 0;
 
 	while (f && n < max && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long long i;
-		int pid;
-		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", type, &pid, &maj, &min, &i) == 5 &&
-		    strcmp(type, "FLOCK") == 0 && major(dev) == maj && minor(dev) == min &&
-		    (ino_t)i == ino)
-			pids[n++] = pid;
+		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF" */
+		char *tok[6], *save = NULL, *end;
+		size_t nt = 0;
+		for (char *t = strtok_r(line, " \t\n", &save); t && nt < ARRAY_SIZE(tok);
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[nt++] = t;
+		if (nt < 6 || strcmp(tok[1], "FLOCK") != 0)
+			continue;
+		long pid = strtol(tok[4], &end, 10);
+		unsigned long maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		unsigned long min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		unsigned long long i = strtoull(end + 1, &end, 10);
+		if (*end == '\0' && major(dev) == maj && minor(dev) == min && (ino_t)i == ino)
+			pids[n++] = (pid_t)pid;
 	}
 	return n;
 }
