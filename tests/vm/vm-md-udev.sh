@@ -4,6 +4,6 @@
 # tool's teardown, which must settle udev and stop what udev assembled again
 # before it zeroes superblocks (once: "md127 : inactive loop0[0](S)" was left
 # after a failure at step 5 of lvm-hwraid6 --loop).
-. "$SB_TOP/tests/lib.sh"
+# (No tests/lib.sh here: its private directory would outlive the exec.)
 export SB_VM_UDEV=1
 exec bash "$SB_TOP/tests/vm/vm-md.sh"
