@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -508,6 +509,74 @@ static int confirm(struct ctx *c)
 	return 0;
 }
 
+/* Pids that hold a flock on the inode dev:ino, from /proc/locks (lines of
+ * waiters, "N: -> FLOCK ...", are not holders and do not parse). */
+static size_t flock_holders(dev_t dev, ino_t ino, pid_t *pids, size_t max)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/locks", "re");
+	char line[256];
+	size_t n = 0;
+
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF" */
+		char *tok[6], *save = NULL, *end;
+		size_t nt = 0;
+		for (char *t = strtok_r(line, " \t\n", &save); t && nt < ARRAY_SIZE(tok);
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[nt++] = t;
+		if (nt < 6 || strcmp(tok[1], "FLOCK") != 0)
+			continue;
+		long pid = strtol(tok[4], &end, 10);
+		unsigned long maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		unsigned long min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		unsigned long long i = strtoull(end + 1, &end, 10);
+		if (*end == '\0' && major(dev) == maj && minor(dev) == min && (ino_t)i == ino)
+			pids[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
+/* Is the holder of fd's flock a stackbench run, that is a process that also
+ * holds the lock of a run in the state directory? */
+static bool run_holds(int fd)
+{
+	DIR *d = NULL;
+	pid_t dev_pids[16], run_pids[16];
+	bool found = false;
+	size_t n_dev, n_run;
+	struct dirent *e;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	n_dev = flock_holders(st.st_dev, st.st_ino, dev_pids, ARRAY_SIZE(dev_pids));
+	d = n_dev ? opendir(state_dir()) : NULL;
+	while (d && !found && (e = readdir(d))) {
+		char lock[4096];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(lock, sizeof(lock), "%s/%s/lock", state_dir(), e->d_name);
+		if (stat(lock, &st) < 0)
+			continue;
+		n_run = flock_holders(st.st_dev, st.st_ino, run_pids, ARRAY_SIZE(run_pids));
+		for (size_t i = 0; i < n_run; i++)
+			for (size_t k = 0; k < n_dev; k++)
+				found |= run_pids[i] == dev_pids[k];
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* udevd probes a disk (blkid) under a shared flock after every close that
+ * wrote to it, so a run started right after a teardown can find the lock
+ * taken for a moment: wait that long, but not for another run. */
+#define LOCK_WAIT_MS 5000
+
 /* Holding an exclusive flock on each whole device keeps two runs apart. */
 static int lock_devices(struct ctx *c, int *fds)
 {
@@ -529,11 +598,27 @@ static int lock_devices(struct ctx *c, int *fds)
 		fds[k] = open(path, O_RDONLY | O_CLOEXEC);
 		if (fds[k] < 0)
 			fds[k] = open(d->path, O_RDONLY | O_CLOEXEC);
-		if (fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) < 0) {
-			sb_error("%s: refusing: another stackbench run (or a tool holding its "
-				 "lock) uses it",
-				 path);
-			return SB_EXIT_REFUSED;
+		for (unsigned waited = 0; fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) < 0;
+		     waited += 100) {
+			if (errno != EWOULDBLOCK) {
+				sb_error_errno(negerrno(), "%s: cannot lock", path);
+				return SB_EXIT_FAILED;
+			}
+			if (run_holds(fds[k])) {
+				sb_error("%s: refusing: another stackbench run uses it", path);
+				return SB_EXIT_REFUSED;
+			}
+			if (waited >= LOCK_WAIT_MS) {
+				sb_error("%s: refusing: another program (udev, a tool) has held its "
+					 "lock for %u s",
+					 path, LOCK_WAIT_MS / 1000);
+				return SB_EXIT_REFUSED;
+			}
+			if (g_stop)
+				return SB_EXIT_INTERRUPTED;
+			if (waited == 0)
+				sb_verbose("%s: locked by another program: waiting", path);
+			nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
 		}
 		snprintf(locked[n_locked++], sizeof(locked[0]), "%s", path);
 	}

@@ -2,13 +2,18 @@
  * asks (stdin is /dev/null anyway): --run, --bitmap always, --chunk never
  * for RAID1, --write-mostly in front of the members that get it, and
  * --write-behind only with an internal bitmap. Undo stops the array and
- * zeroes the superblock of every member (a stopped member keeps it). */
+ * zeroes the superblock of every member (a stopped member keeps it); with
+ * udevd running it first stops what udev assembled again from a member. */
 #include "stack/stack.h"
 #include "util/macro.h"
 #include "util/size.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,9 +115,100 @@ static int run(json_object *a, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* Can udevd handle events of member m now? Not while someone (this run,
+ * on the disks given with --devices) holds an exclusive flock on its whole
+ * disk: udevd then defers them until the lock goes, when the superblocks are
+ * gone, and `udevadm settle` would only wait for its time limit. */
+static bool udev_can_probe(const char *m)
+{
+	_cleanup_free_ char *name = sb_sys_name(m);
+	char sys[PATH_MAX + 16], real[PATH_MAX], dev[PATH_MAX];
+	const char *whole;
+
+	if (!name)
+		return true;
+	snprintf(sys, sizeof(sys), "/sys/class/block/%s", name);
+	whole = name;
+	if (realpath(sys, real)) {
+		snprintf(sys, sizeof(sys), "%s/partition", real);
+		char *slash = strrchr(real, '/');
+		if (access(sys, F_OK) == 0 && slash) {
+			*slash = '\0'; /* a partition: its disk's lock counts */
+			slash = strrchr(real, '/');
+			if (slash)
+				whole = slash + 1;
+		}
+	}
+	snprintf(dev, sizeof(dev), "/dev/%s", whole);
+	_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return true;
+	/* Our own lock, through another open file, conflicts too. */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+		return false;
+	flock(fd, LOCK_UN);
+	return true;
+}
+
+/* With udevd running, its md rules (mdadm --incremental on every device that
+ * shows an md superblock) can assemble a member again right after --stop,
+ * from events the create or the stop queued: wait until udev is done, when
+ * it can do anything with the members at all. */
+static void settle(json_object *a, struct sb_exec *x)
+{
+	const char *argv[] = {"udevadm", "settle", "--timeout=30", NULL};
+	const char *keys[] = {"members", "write_mostly"};
+	bool probe = false;
+	int st;
+
+	if (!x->udev)
+		return;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sb_arg_len(a, keys[k]); i++) {
+			const char *m = sb_arg_idx(a, keys[k], i);
+			probe |= !strstr(m, "${") && udev_can_probe(m);
+		}
+	if (probe)
+		sb_exec_cmd_quiet(x, argv, &st);
+}
+
+/* Stops every md array that holds member m (one udev assembled again, as
+ * "mdX : inactive m[0](S)"). Returns how many it stopped, or -errno. */
+static int stop_holders(struct sb_exec *x, const char *m)
+{
+	_cleanup_free_ char *name = sb_sys_name(m);
+	char dir[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int n = 0, r = 0;
+
+	if (!name)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s/holders", name);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char dev[PATH_MAX];
+		if (strncmp(e->d_name, "md", 2) != 0)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
+		const char *argv[] = {"mdadm", "--stop", dev, NULL};
+		sb_exec_log(x, "%s: %s holds it again (udev assembled it): stopping it\n", m,
+			    e->d_name);
+		r = sb_exec_cmd(x, argv);
+		if (r < 0)
+			break;
+		n++;
+	}
+	closedir(d);
+	return r < 0 ? r : n;
+}
+
 static int undo(json_object *a, json_object *result, struct sb_exec *x)
 {
 	const char *dev = sb_arg_str(a, "dev");
+	const char *keys[] = {"members", "write_mostly"};
 	_cleanup_free_ char *name = NULL;
 	char sys[128];
 	int r, st;
@@ -125,12 +221,30 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 		snprintf(sys, sizeof(sys), "/sys/block/%s/md", name);
 		if (access(sys, F_OK) == 0) {
 			const char *argv[] = {"mdadm", "--stop", dev, NULL};
+			settle(a, x);
 			r = sb_exec_cmd(x, argv);
 			if (r < 0)
 				return r;
 		}
 	}
-	const char *keys[] = {"members", "write_mostly"};
+	/* Whatever udev assembled again must go before the superblocks can;
+	 * a few rounds, as stopping one can queue events for the next. */
+	for (int round = 0; round < 5; round++) {
+		int stopped = 0;
+		settle(a, x);
+		for (size_t k = 0; k < 2; k++)
+			for (size_t i = 0; i < sb_arg_len(a, keys[k]); i++) {
+				const char *m = sb_arg_idx(a, keys[k], i);
+				if (strstr(m, "${"))
+					continue;
+				r = stop_holders(x, m);
+				if (r < 0)
+					return r;
+				stopped += r;
+			}
+		if (!stopped)
+			break;
+	}
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < sb_arg_len(a, keys[k]); i++) {
 			const char *m = sb_arg_idx(a, keys[k], i);
@@ -147,6 +261,8 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 			if (r < 0)
 				return sb_exec_fail(x, r, "%s: cannot wipe: %s", m, strerror(-r));
 		}
+	/* The wipes' events too: the next step (or run) finds udev quiet. */
+	settle(a, x);
 	return 0;
 }
 

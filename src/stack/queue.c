@@ -110,17 +110,23 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 			if (r < 0)
 				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
 						    strerror(-r));
-			/* Whole words only: "bfq" must not match inside another name. */
+			/* Whole words only: "bfq" must not match inside another name.
+			 * The names again, comma-separated, for the message. */
 			bool found = false;
-			char *save = NULL;
+			char *save = NULL, names[300] = "";
+			size_t nl = 0;
 			for (char *w = strtok_r(all, " []", &save); w;
-			     w = strtok_r(NULL, " []", &save))
+			     w = strtok_r(NULL, " []", &save)) {
 				found |= strcmp(w, sched) == 0;
+				if (nl < sizeof(names))
+					nl += (size_t)snprintf(names + nl, sizeof(names) - nl,
+							       "%s%s", nl ? ", " : "", w);
+			}
 			if (!found)
 				return sb_exec_fail(
 				    x, -EINVAL,
 				    "%s: scheduler '%s' not available (the kernel offers: %s)", dev,
-				    sched, all);
+				    sched, nl ? names : "nothing");
 		}
 		qpath(dev, "scheduler", p, sizeof(p));
 		r = sb_sys_write(p, sched);

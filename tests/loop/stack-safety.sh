@@ -64,16 +64,17 @@ expect_exit 0 "$STACKBENCH" run single-disk --devices "$sig" --wipe --yes "${WL[
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "--wipe run: state left: $(ls -A "$STACKBENCH_STATE_DIR")"
 pass_msg "--wipe accepts a device with signatures"
 
-# Another holder of the device's lock (a second run): refused, untouched.
+# Another holder of the device's lock (a tool that keeps it): refused after
+# the wait, untouched. (A holder that is a run: stack-lock-wait.sh.)
 before_p=$(sum "$plain")
 echo 0 >"/sys/block/${plain#/dev/}/queue/rotational"
 exec 9<"$plain"
 flock -x 9
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$plain" --yes "${WL[@]}"
-assert_contains "$OUT" "another stackbench run" "locked device"
+assert_contains "$OUT" "$plain: refusing: another program" "locked device"
 exec 9<&-
 assert_eq "$(sum "$plain")" "$before_p" "locked device unchanged"
-pass_msg "a device locked by another run is refused"
+pass_msg "a device locked by another program is refused"
 
 # Programs missing: all reported with their package, nothing touched.
 mkdir "$SB_TMP/emptybin"

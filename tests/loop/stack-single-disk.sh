@@ -95,6 +95,8 @@ assert_eq "$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) $(cat $q/read_ahead_kb)" "
 	"queue settings restored"
 expect_exit 1 "$STACKBENCH" run single-disk --devices "$dev" --yes -o fs.type=ext4 \
 	-o queue.scheduler=nosuch -o workloads.run=command:true --results "$SB_TMP/res-queue2"
-assert_contains "$OUT" "scheduler 'nosuch' not available" "unknown scheduler"
+# The message lists what the kernel offers as words ("[none] bfq" in sysfs).
+offers=$(sed 's/[][]//g' $q/scheduler | xargs | sed 's/ /, /g')
+assert_contains "$OUT" "$dev: scheduler 'nosuch' not available (the kernel offers: $offers)" "unknown scheduler"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "queue: state left"
 pass_msg "scheduler and read-ahead set during the run and restored"

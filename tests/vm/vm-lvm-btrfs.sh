@@ -49,13 +49,9 @@ fi
 if [ "${1:-}" = --guest ]; then
 	set -euo pipefail
 	. contrib/vm/guest-lib.sh
-	# udevd probes a disk after each teardown and holds its lock meanwhile;
-	# stackbench refuses a locked disk, so wait for udev as a script would.
-	sb_settled() {
-		udevadm settle
-		./stackbench "$@"
-	}
-	SB=sb_settled
+	# No udevadm settle between runs: udevd probes a disk after each
+	# teardown under a shared lock, and stackbench must wait for that itself.
+	SB=./stackbench
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
 	vm_disks
 	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 1 ] || vm_fail "want 1 SSD and 1 HDD, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"
@@ -99,7 +95,7 @@ if [ "${1:-}" = --guest ]; then
 	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants ($((SECONDS - t0))s)"
 
 	# 2. Failure at every step (the --loop form, md RAID6 underneath, is in
-	# vm-md.sh: see vm-md-udev.sh for why not here).
+	# vm-md.sh, and with udevd in vm-md-udev.sh).
 	t0=$SECONDS
 	ONE=(-o matrix.queue.scheduler=mq-deadline -o workloads.run=command:true)
 	for form in "--devices $VOL"; do
