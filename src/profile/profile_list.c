@@ -73,7 +73,10 @@ size_t sb_profile_dirs(const char *dirs[], size_t max)
 		char cand[PATH_MAX + 32];
 		exe[len] = '\0';
 		snprintf(exe_parent, sizeof(exe_parent), "%s", dirname(exe));
+		/* build/stackbench or build/asan/stackbench */
 		snprintf(cand, sizeof(cand), "%s/../profiles", exe_parent);
+		if (!realpath(cand, exe_build))
+			snprintf(cand, sizeof(cand), "%s/../../profiles", exe_parent);
 		if (realpath(cand, exe_build))
 			ADD(exe_build);
 		snprintf(cand, sizeof(cand), "%s/../share/stackbench/profiles", exe_parent);
