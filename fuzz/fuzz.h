@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Built for libFuzzer, a target's entry function is libFuzzer's; built into
  * the replay test, it is sb_fuzz_NAME so that all targets can live in one
@@ -37,4 +39,20 @@ static inline char *sb_fuzz_strndup(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/* Readers that take a path (sb_resultset_read) get the input as a memfd named
+ * through /proc/self/fd: no files written, fast, nothing left behind. Fills
+ * path (at least 64 bytes) and returns it. */
+static inline const char *sb_fuzz_as_path(const void *buf, size_t len, char *path, size_t plen)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = memfd_create("fuzz-input", MFD_CLOEXEC);
+	SB_FUZZ_CHECK(fd >= 0);
+	SB_FUZZ_CHECK(ftruncate(fd, 0) == 0);
+	SB_FUZZ_CHECK(pwrite(fd, buf, len, 0) == (ssize_t)len);
+	snprintf(path, plen, "/proc/self/fd/%d", fd);
+	return path;
 }

@@ -11,16 +11,8 @@
  * one without writing files, so the fuzzer runs fast and leaves nothing. */
 static int result_read_bytes(const void *buf, size_t len, struct sb_resultset **rs, char **err)
 {
-	static int fd = -1;
 	char path[64];
-
-	if (fd < 0)
-		fd = memfd_create("result.json", MFD_CLOEXEC);
-	SB_FUZZ_CHECK(fd >= 0);
-	SB_FUZZ_CHECK(ftruncate(fd, 0) == 0);
-	SB_FUZZ_CHECK(pwrite(fd, buf, len, 0) == (ssize_t)len);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return sb_resultset_read(path, rs, err);
+	return sb_resultset_read(sb_fuzz_as_path(buf, len, path, sizeof(path)), rs, err);
 }
 
 static char *result_text(const struct sb_resultset *rs)
