@@ -57,6 +57,8 @@ static const char *verdict_class(enum sb_verdict v)
 		return "worse";
 	case SB_VERDICT_DIFFERENT:
 		return "diff";
+	case SB_VERDICT_UNRESOLVED:
+		return "unresolved";
 	default:
 		return "same";
 	}
@@ -99,26 +101,30 @@ static char *tick_label(double t, double step, char *buf, size_t size)
 	return buf;
 }
 
-static void short_label(FILE *f, const char *s)
+/* Column labels are short and unique by construction (report.c): shown
+ * whole, never cut; the full name goes into a tooltip. */
+static void col_label(FILE *f, const struct sb_report_col *c)
 {
-	size_t len = strlen(s);
-	if (len <= 22) {
-		esc(f, s);
-		return;
-	}
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.20s", s);
-	esc(f, buf);
-	fputs("…", f);
+	esc(f, c->label);
+}
+
+/* Room for the longest column label at 11px. */
+static double label_width(const struct sb_report *r)
+{
+	size_t max = 4;
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (strlen(r->cols[c].label) > max)
+			max = strlen(r->cols[c].label);
+	return 12 + 6.5 * (double)max;
 }
 
 /* Horizontal bars (variant names can be long): mean, the 95% interval as
  * an error bar, and each repeat as a dot. */
 static void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f)
 {
-	const double lw = 150, cw = 290, top = 8, bh = 18, gap = 10;
+	const double lw = label_width(r), cw = 290, top = 8, bh = 18, gap = 10;
 	double max = 0, h = top + (double)r->n_cols * (bh + gap) + 28, w = lw + cw + 70;
-	char label[128], num[32];
+	char num[32];
 
 	for (size_t c = 0; c < r->n_cols; c++) {
 		const struct sb_report_cell *x = &row->cells[c];
@@ -132,9 +138,8 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 	double step = tick_step(max);
 	max = ceil(max / step) * step;
 
-	sb_report_metric_label(row->workload, row->spec, row->metric, label, sizeof(label));
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
-	esc(f, label);
+	esc(f, row->label);
 	fprintf(f, " <span class=\"unit\">(");
 	esc(f, row->unit);
 	if (row->better != SB_BETTER_NONE)
@@ -157,9 +162,9 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 		double y = top + (double)c * (bh + gap), cy = y + bh / 2;
 		fprintf(f, "<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 			lw - 6, cy + 4);
-		short_label(f, r->cols[c].label);
+		col_label(f, &r->cols[c]);
 		fprintf(f, "<title>");
-		esc(f, r->cols[c].label);
+		esc(f, r->cols[c].full);
 		fprintf(f, "</title></text>\n");
 		if (!x->st.n) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",
@@ -203,8 +208,8 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 static void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f)
 {
 	static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "max"};
-	const double left = 60, pw = 300, top = 10, ph = 180, w = left + pw + 150,
-		     h = top + ph + 40;
+	const double left = 60, pw = 300, top = 10, ph = 180, w = left + pw + 40 + label_width(r),
+		     h = top + ph + 40 + (r->n_cols > 9 ? 18.0 * (double)(r->n_cols - 9) : 0);
 	double lo = INFINITY, hi = 0;
 
 	for (size_t c = 0; c < r->n_cols; c++) {
@@ -228,6 +233,13 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 
 	fprintf(f, "<figure class=\"chart\"><figcaption>Latency percentiles: ");
 	esc(f, l->op);
+	{
+		bool all = true;
+		for (size_t c = 0; c < r->n_cols; c++)
+			all &= l->pooled[c] || !l->cells[c].count;
+		if (!all)
+			fprintf(f, " (averaged over repeats: no histograms in the result)");
+	}
 	fprintf(f,
 		" <span class=\"unit\">(ms, log scale, lower is better)</span></figcaption>\n"
 		"<svg class=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -274,7 +286,7 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 			"<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\">",
 			left + pw + 16, top + 4 + (double)k * 18, color, left + pw + 32,
 			top + 14 + (double)k * 18);
-		short_label(f, r->cols[c].label);
+		col_label(f, &r->cols[c]);
 		fprintf(f, "</text>\n");
 		k++;
 	}
@@ -293,7 +305,7 @@ static const char css[] =
     "table.cmp th.l,table.cmp td.l{text-align:left}"
     "table.cmp tr.wl td{background:#f4f6f8;font-weight:600;text-align:left}"
     "td.better{background:#e3f4e8;color:#1d6b3a}td.worse{background:#fbe4e1;color:#9b2c1f}"
-    "td.diff{background:#fdf1dc}td.base{color:#555}"
+    "td.diff{background:#fdf1dc}td.base{color:#555}td.unresolved{color:#777}"
     ".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}"
     "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px;max-width:530px}"
@@ -310,14 +322,16 @@ static void table(const struct sb_report *r, FILE *f)
 	fprintf(f, "<table class=\"cmp\"><thead><tr><th class=\"l\">Metric</th><th "
 		   "class=\"l\">Unit</th><th class=\"l\">Better</th>");
 	for (size_t c = 0; c < r->n_cols; c++) {
-		fprintf(f, "<th>");
+		fprintf(f, "<th class=\"col\" title=\"");
+		esc(f, r->cols[c].full);
+		fprintf(f, "\">");
 		esc(f, r->cols[c].label);
-		fprintf(f, "%s</th>", c == r->baseline ? " (baseline)" : "");
+		fprintf(f, "%s</th>", r->cols[c].base == c ? " (baseline)" : "");
 	}
 	fprintf(f, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
-		char label[128], cell[160];
+		char cell[160];
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
@@ -328,8 +342,7 @@ static void table(const struct sb_report *r, FILE *f)
 			fprintf(f, "</a></td></tr>\n");
 		}
 		fprintf(f, "<tr><td class=\"l\">");
-		esc(f, sb_report_metric_label(row->workload, row->spec, row->metric, label,
-					      sizeof(label)));
+		esc(f, row->label);
 		fprintf(f, "</td><td class=\"l\">");
 		esc(f, row->unit);
 		fprintf(f, "</td><td class=\"l\">%s</td>",
@@ -338,7 +351,10 @@ static void table(const struct sb_report *r, FILE *f)
 			const struct sb_report_cell *x = &row->cells[c];
 			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));
 			if (!isnan(x->w.p))
-				fprintf(f, " title=\"n=%zu, p=%.3g\"", x->st.n, x->w.p);
+				fprintf(f,
+					" title=\"n=%zu, p=%.3g, adjusted p=%.3g, smallest detectable "
+					"change %.1f%%\"",
+					x->st.n, x->w.p, x->p_adj, x->mde_pct);
 			fprintf(f, ">");
 			esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 			fprintf(f, "</td>");
@@ -350,7 +366,7 @@ static void table(const struct sb_report *r, FILE *f)
 
 static int html_emit(const struct sb_report *r, FILE *f)
 {
-	_cleanup_free_ char *legend = sb_report_legend("±");
+	_cleanup_free_ char *legend = sb_report_legend(r, "±");
 	const char *specs[64];
 	size_t n_specs = sb_report_specs(r, specs, ARRAY_SIZE(specs));
 

@@ -141,6 +141,17 @@ out:
 	return rc;
 }
 
+/* Per job (the '*') and direction, as fio reports them. */
+static const struct sb_wl_metric fio_metrics[] = {
+    {"*_read_mbs", "* read", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_read_iops", "* read IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {"*_write_mbs", "* write", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_write_iops", "* write IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {"*_trim_mbs", "* trim", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_trim_iops", "* trim IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_fio = {
     .name = "fio",
     .arg = "JOBFILE",
@@ -149,5 +160,6 @@ const struct sb_wl_ops sb_wl_fio = {
     .summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
 	       "percentiles",
     .opts = fio_opts,
+    .metrics = fio_metrics,
     .run = fio_run,
 };
