@@ -55,7 +55,7 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 	fprintf(f,
 		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
 		"(+x%% [lo, hi]): change of the mean against the baseline, with the %g%% interval "
-		"of the difference;\n"
+		"of the difference (not adjusted);\n"
 		"*: significantly better (or different, where a metric has no better direction),\n"
 		"!: significantly worse: Welch's t-test with at least %d repeats a side, adjusted "
 		"p < %g over all rows of the column (%s);\n"
