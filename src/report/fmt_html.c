@@ -306,7 +306,7 @@ static const char css[] =
     "table.cmp tr.wl td{background:#f4f6f8;font-weight:600;text-align:left}"
     "td.better{background:#e3f4e8;color:#1d6b3a}td.worse{background:#fbe4e1;color:#9b2c1f}"
     "td.diff{background:#fdf1dc}td.base{color:#555}td.unresolved{color:#777}"
-    ".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
+    ".legend,.meta,.note{color:#555;font-size:.85em;white-space:pre-line}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}"
     "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px;max-width:530px}"
     "figcaption{font-weight:600;font-size:.9em;margin-bottom:.3em}.unit{font-weight:normal;"
@@ -421,7 +421,18 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		esc(f, r->cols[c].label);
 		fprintf(f, " %zu", r->cols[c].n_rep);
 	}
-	fprintf(f, "</p>\n<h2>Comparison</h2>\n");
+	fprintf(f, "</p>\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
+		if (!notes)
+			continue;
+		fprintf(f, "<p class=\"note\">");
+		esc(f, r->cols[c].label);
+		fprintf(f, ": ");
+		esc(f, notes);
+		fprintf(f, "</p>\n");
+	}
+	fprintf(f, "<h2>Comparison</h2>\n");
 	table(r, f);
 	fprintf(f, "<p class=\"legend\">");
 	esc(f, legend);

@@ -18,6 +18,14 @@ static void print_notes(const struct sb_report *r, FILE *f)
 {
 	const char *specs[64];
 	size_t n = sb_report_specs(r, specs, ARRAY_SIZE(specs));
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
+		for (char *p = notes, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+			nl = strchr(p, '\n');
+			fprintf(f, "note: %s: %.*s\n", r->cols[c].label,
+				(int)(nl ? (size_t)(nl - p) : strlen(p)), p);
+		}
+	}
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t s = 0; s < n; s++) {
 			char buf[128];

@@ -93,11 +93,6 @@ static int fail(char **err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int sb_report_read_set(const char *path, struct sb_resultset **out, char **err)
-{
-	return sb_resultset_read(path, out, err);
-}
-
 char *sb_report_set_name(const char *path)
 {
 	_cleanup_free_ char *p = strdup(path ? path : "result");
@@ -998,6 +993,51 @@ char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
 						names[i].name);
 	return buf;
+}
+
+char *sb_report_col_notes(const struct sb_report *r, size_t col)
+{
+	const struct sb_report_col *c = &r->cols[col];
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	bool any = false;
+
+	if (!f)
+		return NULL;
+	for (size_t v = 0; v < c->n_vars; v++) {
+		const struct sb_variant *var = c->vars[v];
+		const struct sb_resultset *set = NULL;
+		for (size_t k = 0; k < r->n_sets && !set; k++)
+			if (var >= r->sets[k]->var && var < r->sets[k]->var + r->sets[k]->n_var)
+				set = r->sets[k];
+		if (set && strcmp(set->command, "import") == 0) {
+			json_object *src = NULL;
+			if (var->params)
+				json_object_object_get_ex(var->params, "source", &src);
+			fprintf(f, "%simported from %s: one figure each (n = %zu), no interval and "
+				   "no test",
+				any ? "\n" : "", src ? json_object_get_string(src) : set->path,
+				var->n_rep);
+			any = true;
+		}
+		for (size_t k = 0; k < var->n_rep; k++)
+			for (size_t w = 0; w < var->rep[k].n_wl; w++) {
+				const struct sb_wl_result *wl = var->rep[k].wl[w];
+				if (!wl->error)
+					continue;
+				fprintf(f, "%s%s: %s%s", any ? "\n" : "", wl->spec, wl->error,
+					var->n_rep > 1 ? "" : "");
+				if (var->n_rep > 1)
+					fprintf(f, " (repeat %zu)", k + 1);
+				any = true;
+			}
+	}
+	if (fclose(f) != 0 || !any) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 unsigned sb_report_col_flags(const struct sb_report *r, size_t col, const char *spec)

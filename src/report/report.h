@@ -142,10 +142,18 @@ void sb_report_free(struct sb_report *r);
  * -EINVAL). */
 int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char **err);
 
-/* Reads a result set for `report`: a result.json (or a directory holding
- * one); in time, other tools' result files too. Same contract as
- * sb_resultset_read. */
+/* Reads a result set for `report` (src/report/import.c): a result.json (or
+ * a directory holding one), a file of bonnie++ CSV lines (1.03, 1.9x, 1.98;
+ * a variant per line, named after its machine field) or fio's JSON output
+ * (a variant named after the file). Imported sets have command "import" and
+ * one repeat per variant. Same contract as sb_resultset_read. */
 int sb_report_read_set(const char *path, struct sb_resultset **out, char **err);
+/* The parsers behind it, pure functions of the text (name is for messages
+ * and the set's path). 0, -EINVAL with *err set, or -ENOMEM. */
+int sb_import_bonnie_csv(const char *text, size_t size, const char *name,
+			 struct sb_resultset **out, char **err);
+int sb_import_fio_json(const char *text, size_t size, const char *name, struct sb_resultset **out,
+		       char **err);
 
 /* A short name for a result set, from its path: the directory holding
  * result.json, or the file name without ".json". */
@@ -173,6 +181,12 @@ size_t sb_report_specs(const struct sb_report *r, const char **specs, size_t max
 
 /* "quick, cache-affected" from SB_RES_* flags; "" when none. */
 char *sb_report_flags_str(unsigned flags, char *buf, size_t size);
+/* The notes on a column that a reader must see beside its figures: that it
+ * was imported from another tool (n = 1, no statistics), and the errors its
+ * workloads recorded (why a result is incomplete, bonnie++'s +++++). One
+ * note per line, "\n"-joined, without the column label; NULL when none
+ * (and when out of memory). */
+char *sb_report_col_notes(const struct sb_report *r, size_t col);
 /* The flags of every repeat of a column's workload spec, ORed. */
 unsigned sb_report_col_flags(const struct sb_report *r, size_t col, const char *spec);
 

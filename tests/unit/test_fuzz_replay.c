@@ -13,6 +13,8 @@
 #include "../../fuzz/fuzz_profile.c"
 #include "../../fuzz/fuzz_journal.c"
 #include "../../fuzz/fuzz_report.c"
+#include "../../fuzz/fuzz_import_bonnie.c"
+#include "../../fuzz/fuzz_import_fio.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -32,6 +34,8 @@ static const struct {
 	{"profile", sb_fuzz_profile},
 	{"journal", sb_fuzz_journal},
 	{"report", sb_fuzz_report},
+	{"import_bonnie", sb_fuzz_import_bonnie},
+	{"import_fio", sb_fuzz_import_fio},
 };
 
 static char *read_all(const char *path, size_t *len)
