@@ -295,6 +295,186 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 #undef Y
 }
 
+/* ---- per-second series (extra.series, written by the workloads) ---- */
+
+static json_object *series_of(const struct sb_wl_result *wl, const char *phase)
+{
+	json_object *all, *ph;
+	if (!wl || !wl->extra || !json_object_object_get_ex(wl->extra, "series", &all) ||
+	    !json_object_is_type(all, json_type_object))
+		return NULL;
+	if (!phase)
+		return all;
+	return json_object_object_get_ex(all, phase, &ph) &&
+		       json_object_is_type(ph, json_type_object)
+		   ? ph
+		   : NULL;
+}
+
+static const struct sb_wl_result *col_wl(const struct sb_report_col *c, size_t v, size_t k,
+					 const char *spec)
+{
+	const struct sb_repeat *rep = &c->vars[v]->rep[k];
+	for (size_t w = 0; w < rep->n_wl; w++)
+		if (strcmp(rep->wl[w]->spec, spec) == 0)
+			return rep->wl[w];
+	return NULL;
+}
+
+/* x[i], y[i] of one series: both arrays, as long as the shorter. */
+static size_t series_xy(json_object *ph, const char *key, json_object **t, json_object **y)
+{
+	if (!json_object_object_get_ex(ph, "t", t) || !json_object_is_type(*t, json_type_array) ||
+	    !json_object_object_get_ex(ph, key, y) || !json_object_is_type(*y, json_type_array))
+		return 0;
+	size_t a = json_object_array_length(*t), b = json_object_array_length(*y);
+	return a < b ? a : b;
+}
+
+static double series_num(json_object *arr, size_t i)
+{
+	json_object *v = json_object_array_get_idx(arr, i);
+	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* One panel: a measure (iops, mbps, p99_ms) over time, a line per variant
+ * and repeat (a variant's repeats share its colour), the warm-up shaded. */
+static void series_panel(const struct sb_report *r, const char *spec, const char *phase,
+			 const char *key, const char *title, FILE *f)
+{
+	const double left = 52, pw = 300, top = 8, ph = 120, w = left + pw + 12, h = top + ph + 30;
+	double tmax = 0, ymax = 0, ramp = 0;
+	size_t lines = 0;
+
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase), *t,
+					    *y, *rp;
+				size_t n = p ? series_xy(p, key, &t, &y) : 0;
+				for (size_t i = 0; i < n; i++) {
+					double x = series_num(t, i), yy = series_num(y, i);
+					if (isfinite(x) && isfinite(yy)) {
+						tmax = fmax(tmax, x);
+						ymax = fmax(ymax, yy);
+					}
+				}
+				if (p && json_object_object_get_ex(p, "ramp_s", &rp))
+					ramp = fmax(ramp, json_object_get_double(rp));
+				lines += n > 0;
+			}
+	if (!lines || !(tmax > 0))
+		return;
+	if (!(ymax > 0))
+		ymax = 1;
+	double ystep = tick_step(ymax), xstep = tick_step(tmax);
+	ymax = ceil(ymax / ystep) * ystep;
+#define SX(x) (left + (x) / tmax * pw)
+#define SY(y) (top + ph - (y) / ymax * ph)
+	fprintf(f, "<figure class=\"chart\"><figcaption>");
+	esc(f, phase);
+	fprintf(f, ": %s <span class=\"unit\">(per interval; warm-up shaded)</span></figcaption>\n",
+		title);
+	fprintf(f,
+		"<svg class=\"series\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		w, h, w, h);
+	if (ramp > 0)
+		fprintf(f,
+			"<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\"><title>warm-up: %g s</title></rect>\n",
+			left, top, SX(fmin(ramp, tmax)) - left, ph, ramp);
+	for (double t = 0; t <= ymax * 1.0000001; t += ystep) {
+		char num[32];
+		fprintf(f,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			left, SY(t), left + pw, SY(t), left - 4, SY(t) + 3,
+			tick_label(t, ystep, num, sizeof(num)));
+	}
+	for (double t = 0; t <= tmax * 1.0000001; t += xstep) {
+		char num[32];
+		fprintf(f,
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ss</text>\n",
+			SX(t), top + ph + 14, tick_label(t, xstep, num, sizeof(num)));
+	}
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase), *t,
+					    *y;
+				size_t n = p ? series_xy(p, key, &t, &y) : 0;
+				if (!n)
+					continue;
+				fprintf(f,
+					"<polyline class=\"sline\" fill=\"none\" stroke=\"%s\" "
+					"points=\"",
+					palette[c % ARRAY_SIZE(palette)]);
+				for (size_t i = 0; i < n; i++) {
+					double x = series_num(t, i), yy = series_num(y, i);
+					if (isfinite(x) && isfinite(yy))
+						fprintf(f, "%.1f,%.1f ", SX(x), SY(yy));
+				}
+				fprintf(f, "\"><title>");
+				esc(f, r->cols[c].label);
+				fprintf(f, ", repeat %zu</title></polyline>\n", k + 1);
+			}
+	fprintf(f, "</svg>");
+	fprintf(f, "<div class=\"skey\">");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[c % ARRAY_SIZE(palette)]);
+		esc(f, r->cols[c].label);
+		fprintf(f, " ");
+	}
+	fprintf(f, "</div></figure>\n");
+#undef SX
+#undef SY
+}
+
+/* Phase names with a series in any column's results of spec, in order. */
+static size_t series_phases(const struct sb_report *r, const char *spec, const char **names,
+			    size_t max)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *all = series_of(col_wl(&r->cols[c], v, k, spec), NULL);
+				if (!all)
+					continue;
+				json_object_object_foreach(all, key, val)
+				{
+					size_t i;
+					(void)val;
+					for (i = 0; i < n; i++)
+						if (strcmp(names[i], key) == 0)
+							break;
+					if (i == n && n < max)
+						names[n++] = key;
+				}
+			}
+	return n;
+}
+
+static void series_charts(const struct sb_report *r, const char *spec, FILE *f)
+{
+	static const struct {
+		const char *key, *title;
+	} measures[] = {{"iops", "IOPS"}, {"mbps", "MB/s"}, {"p99_ms", "p99 latency (ms)"}};
+	const char *phases[64];
+	size_t n = series_phases(r, spec, phases, ARRAY_SIZE(phases));
+
+	if (!n)
+		return;
+	fprintf(f, "<h3>Over time</h3>\n<div class=\"charts\">\n");
+	for (size_t p = 0; p < n; p++)
+		for (size_t m = 0; m < ARRAY_SIZE(measures); m++)
+			series_panel(r, spec, phases[p], measures[m].key, measures[m].title, f);
+	fprintf(f, "</div>\n");
+}
+
 static const char css[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1.5em;"
     "color:#222;max-width:1200px}"
@@ -314,7 +494,9 @@ static const char css[] =
     "svg text{font-size:11px;fill:#333}svg .tick{fill:#777;font-size:10px}"
     "svg .grid{stroke:#e6e6e6}svg .errorbar line{stroke:#222;stroke-width:1.4}"
     "svg .rep{fill:#fff;stroke:#222;stroke-width:.8}svg .pline{stroke-width:2}"
-    "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}";
+    "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}"
+    "svg .warmup{fill:#eee}svg .sline{stroke-width:1.4;opacity:.8}.skey{font-size:.8em;color:#555}"
+    "h3{font-size:1em}";
 
 static void table(const struct sb_report *r, FILE *f)
 {
@@ -461,6 +643,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 			if (strcmp(r->lat[i].spec, specs[s]) == 0)
 				latency_chart(r, &r->lat[i], f);
 		fprintf(f, "</div>\n");
+		series_charts(r, specs[s], f);
 	}
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;
