@@ -905,7 +905,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 					if (strcmp(r->rows[i].spec, specs[k]) == 0 &&
 					    (r->rows[i].lat != SB_LAT_NONE) == lat)
 						sorted[at++] = r->rows[i];
-		if (at == r->n_rows)
+		if (at && at == r->n_rows)
 			memcpy(r->rows, sorted, at * sizeof(*sorted));
 		free(sorted);
 	}

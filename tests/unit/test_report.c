@@ -433,12 +433,88 @@ static void test_golden_inputs(void **state)
 	}
 }
 
+/* Column labels: short, unique, never cut; what differs between the
+ * variants when the names are long; letters with a legend when even that
+ * is too long. */
+static void test_labels(void **state)
+{
+	static const struct {
+		const char *names[3];
+		const char *params[3][3]; /* key=value pairs */
+		const char *labels;	  /* joined by '|' */
+		bool legend;
+	} cases[] = {
+	    {{"ext4", "xfs", "btrfs"}, {{"fs.type=ext4"}, {"fs.type=xfs"}, {"fs.type=btrfs"}},
+	     "ext4|xfs|btrfs", false},
+	    /* the md demo: names share a long prefix, so cutting them made two alike */
+	    {{"md.write-mostly=none,mount.options=noatime,logbufs=8,logbsize=256k",
+	      "md.write-mostly=hdd,md.write-behind=0,mount.options=noatime,logbufs=8,logbsize=256k",
+	      "md.write-mostly=hdd,md.write-behind=16383,mount.options=noatime,logbufs=8,"
+	      "logbsize=256k"},
+	     {{"md.write-mostly=none", "mount.options=noatime"},
+	      {"md.write-mostly=hdd", "md.write-behind=0", "mount.options=noatime"},
+	      {"md.write-mostly=hdd", "md.write-behind=16383", "mount.options=noatime"}},
+	     "write-mostly=none|write-mostly=hdd write-behind=0|write-mostly=hdd write-behind=16383",
+	     true},
+	    /* two keys with the same last part keep their sections */
+	    {{"a-very-long-variant-name-number-one-of-three", "a-very-long-variant-name-number-two-of-three",
+	      "a-very-long-variant-name-number-three-of-three"},
+	     {{"md.size=1", "fs.size=1"}, {"md.size=2", "fs.size=1"}, {"md.size=2", "fs.size=3"}},
+	     "md.size=1 fs.size=1|md.size=2 fs.size=1|md.size=2 fs.size=3", true},
+	    /* too long even so: letters */
+	    {{"x-very-long-variant-name-number-one-of-three-xxxxxxxxxxxx",
+	      "x-very-long-variant-name-number-two-of-three-xxxxxxxxxxxx",
+	      "x-very-long-variant-name-number-three-of-three-xxxxxxxxxx"},
+	     {{"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode64"},
+	      {"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode32"},
+	      {"mount.options=relatime,logbufs=8,logbsize=256k,nobarrier,inode64"}},
+	     "A|B|C", true},
+	};
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		struct sb_resultset *rs = sb_resultset_new("run");
+		struct sb_report *r = NULL;
+		char *err = NULL, got[512] = "";
+		for (int v = 0; v < 3; v++) {
+			json_object *p = json_object_new_object();
+			for (int k = 0; k < 3 && cases[i].params[v][k]; k++) {
+				char key[128];
+				const char *eq = strchr(cases[i].params[v][k], '=');
+				snprintf(key, sizeof(key), "%.*s", (int)(eq - cases[i].params[v][k]),
+					 cases[i].params[v][k]);
+				json_object_object_add(p, key, json_object_new_string(eq + 1));
+			}
+			struct sb_variant *var = sb_resultset_variant(rs, cases[i].names[v], p);
+			struct sb_wl_result *w = sb_wl_result_new("command", "command:true");
+			sb_wl_add_metric(w, "wall", "s", SB_BETTER_LOWER, 1);
+			assert_int_equal(sb_variant_add_repeat(var, 0, &w, 1), 0);
+		}
+		assert_int_equal(sb_report_build(&rs, 1, NULL, &r, &err), 0);
+		for (size_t c = 0; c < r->n_cols; c++) {
+			strcat(got, c ? "|" : "");
+			strcat(got, r->cols[c].label);
+			assert_string_equal(r->cols[c].full, cases[i].names[c]);
+		}
+		if (strcmp(got, cases[i].labels) != 0)
+			fail_msg("case %zu: labels '%s', want '%s'", i, got, cases[i].labels);
+		assert_int_equal(r->legend_needed, cases[i].legend);
+		char *legend = sb_report_legend(r, "+-");
+		if (cases[i].legend) {
+			char want[256];
+			snprintf(want, sizeof(want), "%s = %s", r->cols[1].label, cases[i].names[1]);
+			assert_non_null(strstr(legend, want));
+		}
+		free(legend);
+		sb_report_free(r);
+		sb_resultset_free(rs);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
 	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
-	    cmocka_unit_test(test_golden_inputs),
+	    cmocka_unit_test(test_golden_inputs), cmocka_unit_test(test_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
