@@ -54,8 +54,9 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 		return NULL;
 	fprintf(f,
 		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
-		"(+x%% [lo, hi]): change of the mean against the baseline, with the %g%% interval "
-		"of the difference (not adjusted);\n"
+		"(+x%% [lo, hi] mde y%%): change of the mean against the baseline, with the %g%% "
+		"interval of the difference (not adjusted) and, where unmarked, the smallest "
+		"change the run could have detected;\n"
 		"*: significantly better (or different, where a metric has no better direction),\n"
 		"!: significantly worse: Welch's t-test with at least %d repeats a side, adjusted "
 		"p < %g over all rows of the column (%s);\n"
@@ -169,7 +170,7 @@ char *sb_report_fmt_num(double v, char *buf, size_t size)
 char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_report_cell *c,
 			 const char *pm, char *buf, size_t size)
 {
-	char m[32], ci[40] = "", ch[64] = "";
+	char m[32], ci[40] = "", ch[96] = "";
 
 	if (c->st.n == 0) {
 		snprintf(buf, size, "-");
@@ -182,9 +183,14 @@ char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_
 			 sb_report_fmt_num(c->st.ci95, tmp, sizeof(tmp)));
 	}
 	if (r->cols[col].base != col && isfinite(c->change)) {
+		/* unmarked: how small a change the run could have seen */
+		char mde[32] = "";
+		if (!c->significant && isfinite(c->mde_pct))
+			snprintf(mde, sizeof(mde), " mde %.*f%%", c->mde_pct < 10 ? 1 : 0,
+				 c->mde_pct);
 		if (isfinite(c->change_lo))
-			snprintf(ch, sizeof(ch), " (%+.1f%% [%+.0f, %+.0f])%s", c->change,
-				 c->change_lo, c->change_hi, sb_verdict_marker(c->verdict));
+			snprintf(ch, sizeof(ch), " (%+.1f%% [%+.0f, %+.0f]%s)%s", c->change,
+				 c->change_lo, c->change_hi, mde, sb_verdict_marker(c->verdict));
 		else
 			snprintf(ch, sizeof(ch), " (%+.1f%%)%s", c->change,
 				 sb_verdict_marker(c->verdict));

@@ -186,18 +186,18 @@ static void test_table(void **state)
 	     0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9% [+8, +12])*"},
 	    /* n = 2: never tested, so never "no difference" */
 	    {"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN,
-	     SB_VERDICT_UNRESOLVED, "50500 +-6353 (-50.0% [-52, -48])?"},
+	     SB_VERDICT_UNRESOLVED, "50500 +-6353 (-50.0% [-52, -48] mde 3.2%)?"},
 	    /* the same mean, but the run could not have seen 5% */
 	    {"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0,
-	     SB_VERDICT_UNRESOLVED, "21.0 +-2.48 (+0.0% [-11, +11])?"},
+	     SB_VERDICT_UNRESOLVED, "21.0 +-2.48 (+0.0% [-11, +11] mde 14%)?"},
 	    {"seq", "block_read", "xfs", 3, 151000, 2484.13771175033, -24.5, 4.61722379989937e-7,
 	     SB_VERDICT_WORSE, "151000 +-2484 (-24.5% [-26, -23])!"},
 	    {"seq", "seeks", "xfs", 0, NAN, NAN, NAN, NAN, SB_VERDICT_NA, "-"},
 	    {"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0,
-	     SB_VERDICT_UNRESOLVED, "5000 +-124 (+0.0% [-4, +4])?"},
+	     SB_VERDICT_UNRESOLVED, "5000 +-124 (+0.0% [-4, +4] mde 5.4%)?"},
 	    /* p 0.019 alone, but one of 9 rows tested: Holm needs p < 0.05 / 9 */
 	    {"command:make", "wall", "xfs", 3, 8.1, 0.248413771175032, -19.000000000000004,
-	     0.0190548029143426, SB_VERDICT_UNRESOLVED, "8.10 +-0.248 (-19.0% [-31, -7])?"},
+	     0.0190548029143426, SB_VERDICT_UNRESOLVED, "8.10 +-0.248 (-19.0% [-31, -7] mde 15%)?"},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		size_t c = col(r, cases[i].col);
