@@ -208,10 +208,11 @@ int cmd_report(int argc, char **argv)
 				bad, bad > 1 ? "s" : "", rep->check_pct);
 			code = SB_EXIT_FAILED;
 		} else {
-			fprintf(stderr,
-				"stackbench: check: no headline figure significantly worse than the "
-				"baseline by more than %g%%\n",
-				rep->check_pct);
+			fprintf(
+			    stderr,
+			    "stackbench: check: no headline figure significantly worse than the "
+			    "baseline by more than %g%%\n",
+			    rep->check_pct);
 		}
 	}
 out:

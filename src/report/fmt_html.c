@@ -334,7 +334,8 @@ static size_t series_xy(json_object *ph, const char *key, json_object **t, json_
 static double series_num(json_object *arr, size_t i)
 {
 	json_object *v = json_object_array_get_idx(arr, i);
-	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+	if (!v ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
 		return NAN;
 	return json_object_get_double(v);
 }
@@ -351,8 +352,8 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t v = 0; v < r->cols[c].n_vars; v++)
 			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase), *t,
-					    *y, *rp;
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase),
+					    *t, *y, *rp;
 				size_t n = p ? series_xy(p, key, &t, &y) : 0;
 				for (size_t i = 0; i < n; i++) {
 					double x = series_num(t, i), yy = series_num(y, i);
@@ -388,23 +389,25 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 			left, top, SX(fmin(ramp, tmax)) - left, ph, ramp);
 	for (double t = 0; t <= ymax * 1.0000001; t += ystep) {
 		char num[32];
-		fprintf(f,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			left, SY(t), left + pw, SY(t), left - 4, SY(t) + 3,
-			tick_label(t, ystep, num, sizeof(num)));
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		    left, SY(t), left + pw, SY(t), left - 4, SY(t) + 3,
+		    tick_label(t, ystep, num, sizeof(num)));
 	}
 	for (double t = 0; t <= tmax * 1.0000001; t += xstep) {
 		char num[32];
 		fprintf(f,
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%ss</text>\n",
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%ss</text>\n",
 			SX(t), top + ph + 14, tick_label(t, xstep, num, sizeof(num)));
 	}
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t v = 0; v < r->cols[c].n_vars; v++)
 			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase), *t,
-					    *y;
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase),
+					    *t, *y;
 				size_t n = p ? series_xy(p, key, &t, &y) : 0;
 				if (!n)
 					continue;
@@ -424,7 +427,8 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 	fprintf(f, "</svg>");
 	fprintf(f, "<div class=\"skey\">");
 	for (size_t c = 0; c < r->n_cols; c++) {
-		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[c % ARRAY_SIZE(palette)]);
+		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ",
+			palette[c % ARRAY_SIZE(palette)]);
 		esc(f, r->cols[c].label);
 		fprintf(f, " ");
 	}
@@ -533,10 +537,11 @@ static void table(const struct sb_report *r, FILE *f)
 			const struct sb_report_cell *x = &row->cells[c];
 			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));
 			if (!isnan(x->w.p))
-				fprintf(f,
-					" title=\"n=%zu, p=%.3g, adjusted p=%.3g, smallest detectable "
-					"change %.1f%%\"",
-					x->st.n, x->w.p, x->p_adj, x->mde_pct);
+				fprintf(
+				    f,
+				    " title=\"n=%zu, p=%.3g, adjusted p=%.3g, smallest detectable "
+				    "change %.1f%%\"",
+				    x->st.n, x->w.p, x->p_adj, x->mde_pct);
 			fprintf(f, ">");
 			esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 			fprintf(f, "</td>");

@@ -41,7 +41,8 @@ static json_object *cell_json(const struct sb_report *r, size_t c, const struct 
 	json_object_object_add(o, "mde", num(x->diff.mde));
 	json_object_object_add(o, "mde_pct", num(x->mde_pct));
 	json_object_object_add(o, "pooled", num(x->pooled));
-	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->cols[c].base].label));
+	json_object_object_add(o, "baseline",
+			       json_object_new_string(r->cols[r->cols[c].base].label));
 	json_object_object_add(o, "significant", json_object_new_boolean(x->significant));
 	json_object_object_add(o, "verdict", json_object_new_string(sb_verdict_name(x->verdict)));
 	for (size_t i = 0; i < x->st.n; i++)

@@ -60,7 +60,8 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 			}
 		fprintf(f, "  <testsuite name=\"");
 		xesc(f, r->cols[c].full);
-		fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", t, fl);
+		fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", t,
+			fl);
 		for (size_t i = 0; i < r->n_rows; i++) {
 			const struct sb_report_row *row = &r->rows[i];
 			_cleanup_free_ char *desc = NULL;
@@ -81,7 +82,8 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 				xesc(f, desc);
 				fprintf(f, "\">");
 				xesc(f, desc);
-				fprintf(f, "\nthreshold %g%%, %s correction, alpha %g</failure>\n    ",
+				fprintf(f,
+					"\nthreshold %g%%, %s correction, alpha %g</failure>\n    ",
 					r->check_pct, sb_correction_name(r->correction), r->alpha);
 			} else {
 				fprintf(f, "\n      <system-out>");

@@ -93,10 +93,11 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		if (r->cols[c].base == c)
 			continue;
 		sb_report_tally(r, c, &t);
-		fprintf(f, "%s vs %s: %zu row%s tested, %zu marked (%s, alpha %g), %zu not resolved\n",
+		fprintf(f,
+			"%s vs %s: %zu row%s tested, %zu marked (%s, alpha %g), %zu not resolved\n",
 			r->cols[c].label, r->cols[r->cols[c].base].label, t.tested,
-			t.tested == 1 ? "" : "s", t.marked,
-			sb_correction_name(r->correction), r->alpha, t.unresolved);
+			t.tested == 1 ? "" : "s", t.marked, sb_correction_name(r->correction),
+			r->alpha, t.unresolved);
 	}
 	print_notes(r, f);
 	legend = sb_report_legend(r, pm);

@@ -206,12 +206,18 @@ static char *too_fast_note(const char **f98)
 	static const struct {
 		int field;
 		const char *what;
-	} rates[] = {{B_PUTC, "putc_write"},	   {B_PUTC + 2, "block_write"},
-		     {B_PUTC + 4, "rewrite"},	   {B_PUTC + 6, "getc_read"},
-		     {B_PUTC + 8, "block_read"},   {B_PUTC + 10, "seeks"},
-		     {B98_NUM_FILES + 5, "seq_create"}, {B98_NUM_FILES + 7, "seq_stat"},
-		     {B98_NUM_FILES + 9, "seq_delete"}, {B98_NUM_FILES + 11, "rand_create"},
-		     {B98_NUM_FILES + 13, "rand_stat"}, {B98_NUM_FILES + 15, "rand_delete"}};
+	} rates[] = {{B_PUTC, "putc_write"},
+		     {B_PUTC + 2, "block_write"},
+		     {B_PUTC + 4, "rewrite"},
+		     {B_PUTC + 6, "getc_read"},
+		     {B_PUTC + 8, "block_read"},
+		     {B_PUTC + 10, "seeks"},
+		     {B98_NUM_FILES + 5, "seq_create"},
+		     {B98_NUM_FILES + 7, "seq_stat"},
+		     {B98_NUM_FILES + 9, "seq_delete"},
+		     {B98_NUM_FILES + 11, "rand_create"},
+		     {B98_NUM_FILES + 13, "rand_stat"},
+		     {B98_NUM_FILES + 15, "rand_delete"}};
 	char *s = NULL;
 	size_t len = 0, n = 0;
 	FILE *o = open_memstream(&s, &len);
@@ -228,8 +234,8 @@ static char *too_fast_note(const char **f98)
 	return s;
 }
 
-int sb_import_bonnie_csv(const char *text, size_t size, const char *name,
-			 struct sb_resultset **out, char **err)
+int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct sb_resultset **out,
+			 char **err)
 {
 	struct sb_resultset *rs = import_set(name, "bonnie++");
 	const char *p = text, *end = text + size;
@@ -290,8 +296,8 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name,
 		char *note = too_fast_note(f98);
 		if (note)
 			wl[wl[1]->n_metrics || !wl[0]->n_metrics ? 1 : 0]->error = note;
-		_cleanup_free_ char *src = sb_asprintf("%s line %zu (bonnie++ %s CSV)", name, lineno,
-						       form);
+		_cleanup_free_ char *src =
+		    sb_asprintf("%s line %zu (bonnie++ %s CSV)", name, lineno, form);
 		if (!src || (r = add_variant(rs, f98[B_NAME], src, wl, 2)) < 0) {
 			sb_wl_result_free(wl[0]);
 			sb_wl_result_free(wl[1]);

@@ -13,8 +13,8 @@
 #include <string.h>
 
 const struct sb_report_format *const sb_report_formats[] = {
-    &sb_report_text, &sb_report_csv,   &sb_report_json,  &sb_report_html,
-    &sb_report_bonnie, &sb_report_junit, NULL,
+    &sb_report_text,  &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie,
+    &sb_report_junit, NULL,
 };
 
 const struct sb_report_format *sb_report_format_find(const char *name)
@@ -27,8 +27,9 @@ const struct sb_report_format *sb_report_format_find(const char *name)
 
 const char *sb_correction_name(enum sb_correction c)
 {
-	static const char *const names[] = {
-	    [SB_CORRECTION_HOLM] = "holm", [SB_CORRECTION_BH] = "bh", [SB_CORRECTION_NONE] = "none"};
+	static const char *const names[] = {[SB_CORRECTION_HOLM] = "holm",
+					    [SB_CORRECTION_BH] = "bh",
+					    [SB_CORRECTION_NONE] = "none"};
 	return names[c];
 }
 
@@ -139,9 +140,12 @@ const char *sb_verdict_marker(enum sb_verdict v)
 const char *sb_verdict_name(enum sb_verdict v)
 {
 	static const char *const names[] = {
-	    [SB_VERDICT_BASELINE] = "baseline", [SB_VERDICT_NA] = "n/a",
-	    [SB_VERDICT_SAME] = "same",		[SB_VERDICT_BETTER] = "better",
-	    [SB_VERDICT_WORSE] = "worse",	[SB_VERDICT_DIFFERENT] = "different",
+	    [SB_VERDICT_BASELINE] = "baseline",
+	    [SB_VERDICT_NA] = "n/a",
+	    [SB_VERDICT_SAME] = "same",
+	    [SB_VERDICT_BETTER] = "better",
+	    [SB_VERDICT_WORSE] = "worse",
+	    [SB_VERDICT_DIFFERENT] = "different",
 	    [SB_VERDICT_UNRESOLVED] = "not resolved",
 	};
 	return names[v];
@@ -334,7 +338,8 @@ static char **differing_labels(const struct sb_report *r)
 			for (size_t k = 0; k < n_keys; k++)
 				known |= strcmp(keys[k], key) == 0;
 			for (size_t o = 0; o < r->n_cols && !known; o++)
-				differs |= !same_str(param(&r->cols[o], key), param(&r->cols[c], key));
+				differs |=
+				    !same_str(param(&r->cols[o], key), param(&r->cols[c], key));
 			if (differs && !known && n_keys < ARRAY_SIZE(keys))
 				keys[n_keys++] = key;
 		}
@@ -593,7 +598,8 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 				else
 					poolable = false;
 			} else {
-				const struct sb_metric *m = wl ? sb_wl_find_metric(wl, row->metric) : NULL;
+				const struct sb_metric *m =
+				    wl ? sb_wl_find_metric(wl, row->metric) : NULL;
 				if (!m || !isfinite(m->value))
 					continue;
 				x = m->value;
@@ -608,8 +614,10 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 	cell->w = (struct sb_welch){NAN, NAN, NAN};
 	cell->diff = (struct sb_diff){NAN, NAN, NAN, NAN};
 	if (poolable && n && pool->count) {
-		static const double q[] = {[SB_LAT_P50] = 0.5, [SB_LAT_P99] = 0.99,
-					   [SB_LAT_P999] = 0.999, [SB_LAT_MAX] = 1};
+		static const double q[] = {[SB_LAT_P50] = 0.5,
+					   [SB_LAT_P99] = 0.99,
+					   [SB_LAT_P999] = 0.999,
+					   [SB_LAT_MAX] = 1};
 		cell->pooled = sb_hist_percentile(pool, q[row->lat]) / 1e6;
 	}
 	free(pool);
@@ -714,8 +722,8 @@ static int fill_lat(const struct sb_report_col *c, const struct sb_report_latrow
 	*out = (struct sb_latency){.min_ms = INFINITY, .max_ms = -INFINITY};
 	for (size_t v = 0; v < c->n_vars; v++)
 		for (size_t k = 0; k < c->vars[v]->n_rep; k++) {
-			const struct sb_latency *x = find_lat(find_wl(&c->vars[v]->rep[k], l->spec),
-							      l->op);
+			const struct sb_latency *x =
+			    find_lat(find_wl(&c->vars[v]->rep[k], l->spec), l->op);
 			if (!x)
 				continue;
 			n++;
@@ -801,7 +809,8 @@ static void pick_bases(struct sb_report *r)
 			continue;
 		}
 		for (size_t b = 0; b < r->n_cols; b++)
-			if (r->cols[b].set == 0 && strcmp(r->cols[b].variant, r->cols[c].variant) == 0)
+			if (r->cols[b].set == 0 &&
+			    strcmp(r->cols[b].variant, r->cols[c].variant) == 0)
 				r->cols[c].base = b;
 	}
 	r->cols[r->baseline].base = r->baseline;
@@ -892,7 +901,8 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		/* metrics and latency rows of one spec next to each other */
 		const char *specs[256];
 		size_t n_specs = 0, at = 0;
-		struct sb_report_row *sorted = malloc((r->n_rows ? r->n_rows : 1) * sizeof(*sorted));
+		struct sb_report_row *sorted =
+		    malloc((r->n_rows ? r->n_rows : 1) * sizeof(*sorted));
 		if (!sorted) {
 			ret = -ENOMEM;
 			goto out;
@@ -1021,8 +1031,9 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 			json_object *src = NULL;
 			if (var->params)
 				json_object_object_get_ex(var->params, "source", &src);
-			fprintf(f, "%simported from %s: one figure each (n = %zu), no interval and "
-				   "no test",
+			fprintf(f,
+				"%simported from %s: one figure each (n = %zu), no interval and "
+				"no test",
 				any ? "\n" : "", src ? json_object_get_string(src) : set->path,
 				var->n_rep);
 			any = true;

@@ -48,7 +48,7 @@ struct sb_report_col {
 	char *full;  /* what it stands for, in full: "set:variant" */
 	const char *variant;
 	size_t base; /* the column it is compared with (itself for a baseline) */
-	size_t set; /* index of the (first) result set it comes from */
+	size_t set;  /* index of the (first) result set it comes from */
 	const struct sb_variant **vars;
 	size_t n_vars;
 	size_t n_rep; /* repeats over all pooled variants */
@@ -59,10 +59,10 @@ struct sb_report_cell {
 	struct sb_stats st;
 	double change; /* percent against the baseline mean; NaN when not defined */
 	struct sb_welch w;
-	double p_adj;		/* w.p adjusted over the comparison (NaN: not tested) */
-	struct sb_diff diff;	/* interval of the difference, smallest detectable change */
+	double p_adj;	     /* w.p adjusted over the comparison (NaN: not tested) */
+	struct sb_diff diff; /* interval of the difference, smallest detectable change */
 	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
-	double pooled; /* latency rows: the percentile of the merged histograms (NaN: none) */
+	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
 	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
 	enum sb_verdict verdict;
 	unsigned flags; /* union of the SB_RES_* flags of the contributing repeats */
@@ -78,8 +78,8 @@ struct sb_report_row {
 	char *unit;
 	enum sb_better better;
 	bool headline;
-	char *op;		/* latency rows: the operation */
-	enum sb_lat_stat lat;	/* latency rows: which percentile; NONE for a metric */
+	char *op;		      /* latency rows: the operation */
+	enum sb_lat_stat lat;	      /* latency rows: which percentile; NONE for a metric */
 	struct sb_report_cell *cells; /* n_cols */
 };
 
@@ -105,8 +105,8 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
-	bool baseline_set; /* sets[0] is a stored baseline: columns compare with its
-			      same-named variant */
+	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
+			       same-named variant */
 	bool legend_needed; /* some label is not the full name */
 };
 
@@ -150,8 +150,8 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 int sb_report_read_set(const char *path, struct sb_resultset **out, char **err);
 /* The parsers behind it, pure functions of the text (name is for messages
  * and the set's path). 0, -EINVAL with *err set, or -ENOMEM. */
-int sb_import_bonnie_csv(const char *text, size_t size, const char *name,
-			 struct sb_resultset **out, char **err);
+int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct sb_resultset **out,
+			 char **err);
 int sb_import_fio_json(const char *text, size_t size, const char *name, struct sb_resultset **out,
 		       char **err);
 

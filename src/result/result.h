@@ -20,10 +20,10 @@ enum sb_better { SB_BETTER_NONE = 0, SB_BETTER_HIGHER, SB_BETTER_LOWER };
 
 /* Flags of one workload's result. */
 enum {
-	SB_RES_QUICK = 1 << 0,          /* --quick: shrunk sizes and times */
+	SB_RES_QUICK = 1 << 0,		/* --quick: shrunk sizes and times */
 	SB_RES_CACHE_AFFECTED = 1 << 1, /* data set smaller than 2x RAM and not O_DIRECT */
-	SB_RES_INCOMPLETE = 1 << 2,     /* a phase hit its time limit or was interrupted */
-	SB_RES_FAILED = 1 << 3,         /* the workload failed; metrics may be partial */
+	SB_RES_INCOMPLETE = 1 << 2,	/* a phase hit its time limit or was interrupted */
+	SB_RES_FAILED = 1 << 3,		/* the workload failed; metrics may be partial */
 };
 
 struct sb_metric {
@@ -50,9 +50,9 @@ struct sb_latency {
 
 struct sb_wl_result {
 	char *workload; /* registry name: "seq", "meta", "rand", "mixed", "command", "fio"... */
-	char *spec;     /* as the user wrote it */
+	char *spec;	/* as the user wrote it */
 	unsigned flags;
-	char *error;    /* why it failed or is incomplete, when it did */
+	char *error; /* why it failed or is incomplete, when it did */
 	struct sb_metric *metrics;
 	size_t n_metrics;
 	struct sb_latency *lat;
@@ -68,7 +68,7 @@ struct sb_repeat {
 };
 
 struct sb_variant {
-	char *name;          /* "md.write-behind=16383,mount.options=noatime" */
+	char *name;	     /* "md.write-behind=16383,mount.options=noatime" */
 	json_object *params; /* {"md.write-behind": "16383", ...} */
 	struct sb_repeat *rep;
 	size_t n_rep;
@@ -78,7 +78,7 @@ struct sb_resultset {
 	int version;
 	char *tool_version;
 	char *created;
-	char *command;        /* "run" or "bench" */
+	char *command;	      /* "run" or "bench" */
 	json_object *host;    /* hostname, kernel, cpu, ncpu, ram_bytes */
 	json_object *profile; /* path, sha256, values (run only) */
 	json_object *target;  /* bench: dir, fstype, options, source */
@@ -115,8 +115,7 @@ struct sb_variant *sb_resultset_variant(struct sb_resultset *rs, const char *nam
 					json_object *params /* taken */);
 /* Appends a repeat with the given workload results (ownership of the array's
  * elements is taken). */
-int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl,
-			  size_t n);
+int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl, size_t n);
 json_object *sb_resultset_to_json(const struct sb_resultset *rs);
 /* Writes DIR/result.json atomically (temporary file, fsync, rename). */
 int sb_resultset_write(const struct sb_resultset *rs, const char *dir);

@@ -180,8 +180,8 @@ bool sb_stats_significant(const struct sb_stats *a, const struct sb_stats *b,
 	       w->p < SB_STATS_ALPHA;
 }
 
-int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha,
-		    double power, struct sb_diff *out)
+int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha, double power,
+		    struct sb_diff *out)
 {
 	*out = (struct sb_diff){NAN, NAN, NAN, NAN};
 	if (a->n < 2 || b->n < 2 || isnan(a->stdev) || isnan(b->stdev))

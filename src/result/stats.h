@@ -49,8 +49,8 @@ int sb_welch_test(const struct sb_stats *a, const struct sb_stats *b, struct sb_
 struct sb_diff {
 	double diff, lo, hi, mde;
 };
-int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha,
-		    double power, struct sb_diff *out);
+int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha, double power,
+		    struct sb_diff *out);
 #define SB_STATS_POWER 0.8
 
 /* Adjusted p-values of a family of n tests (NaN entries are not part of

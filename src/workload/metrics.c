@@ -100,7 +100,8 @@ int sb_wl_result_describe(struct sb_wl_result *r)
 		char match[256];
 		if (m->label)
 			continue;
-		const struct sb_wl_metric *d = sb_wl_metric_find(ops, m->name, match, sizeof(match));
+		const struct sb_wl_metric *d =
+		    sb_wl_metric_find(ops, m->name, match, sizeof(match));
 		if (!d) {
 			rc = sb_metric_describe(m, m->name, false, NULL);
 			continue;

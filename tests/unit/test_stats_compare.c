@@ -124,12 +124,11 @@ static double gauss(uint64_t *s)
 
 /* A bonnie-style table: 12 rates and their 12 %CPU twins. */
 static const char *const aa_metrics[] = {
-    "putc_write",      "block_write",	  "rewrite",	      "getc_read",
-    "block_read",      "seeks",		  "putc_write_cpu",   "block_write_cpu",
-    "rewrite_cpu",     "getc_read_cpu",	  "block_read_cpu",   "seeks_cpu",
-    "seq_create",      "seq_stat",	  "seq_delete",	      "rand_create",
-    "rand_stat",       "rand_delete",	  "seq_create_cpu",   "seq_stat_cpu",
-    "seq_delete_cpu",  "rand_create_cpu", "rand_stat_cpu",    "rand_delete_cpu",
+    "putc_write",     "block_write",	 "rewrite",	    "getc_read",       "block_read",
+    "seeks",	      "putc_write_cpu",	 "block_write_cpu", "rewrite_cpu",     "getc_read_cpu",
+    "block_read_cpu", "seeks_cpu",	 "seq_create",	    "seq_stat",	       "seq_delete",
+    "rand_create",    "rand_stat",	 "rand_delete",	    "seq_create_cpu",  "seq_stat_cpu",
+    "seq_delete_cpu", "rand_create_cpu", "rand_stat_cpu",   "rand_delete_cpu",
 };
 
 static struct sb_resultset *aa_set(uint64_t *seed, size_t reps)
@@ -193,7 +192,8 @@ static void test_aa_false_alarms(void **state)
 	assert_true(none > 0.4);
 	/* 5% noise and 4 repeats cannot resolve 5%: nearly every row is "not
 	 * resolved" (a few pass for "same" on a lucky low spread) */
-	print_message("not resolved: %zu of %zu rows\n", unres_holm, (size_t)1000 * N_OF(aa_metrics));
+	print_message("not resolved: %zu of %zu rows\n", unres_holm,
+		      (size_t)1000 * N_OF(aa_metrics));
 	assert_true(unres_holm >= 0.95 * 1000 * N_OF(aa_metrics));
 }
 
@@ -323,7 +323,7 @@ static void test_v2_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_adjust),	     cmocka_unit_test(test_detectable),
+	    cmocka_unit_test(test_adjust),	    cmocka_unit_test(test_detectable),
 	    cmocka_unit_test(test_aa_false_alarms), cmocka_unit_test(test_hist_pool),
 	    cmocka_unit_test(test_v2_roundtrip),
 	};
