@@ -361,11 +361,13 @@ out:
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric meta_metrics[] = {
     {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create"},
-    {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "seq create"},
+    {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false,
+     "seq create"},
     {"seq_stat", "Sequential Create Read", "ops/s", SB_BETTER_HIGHER, true, "seq stat"},
     {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat"},
     {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete"},
-    {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "seq delete"},
+    {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false,
+     "seq delete"},
     {"rand_create", "Random Create Create", "ops/s", SB_BETTER_HIGHER, true, "rand create"},
     {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create"},
     {"rand_stat", "Random Create Read", "ops/s", SB_BETTER_HIGHER, true, "rand stat"},

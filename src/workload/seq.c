@@ -448,9 +448,11 @@ static int seq_run(struct sb_wl_ctx *c)
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric seq_metrics[] = {
     {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write"},
-    {"putc_write_cpu", "Sequential Output Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "putc write"},
+    {"putc_write_cpu", "Sequential Output Per Chr %CP", "%CPU", SB_BETTER_LOWER, false,
+     "putc write"},
     {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write"},
-    {"block_write_cpu", "Sequential Output Block %CP", "%CPU", SB_BETTER_LOWER, false, "block write"},
+    {"block_write_cpu", "Sequential Output Block %CP", "%CPU", SB_BETTER_LOWER, false,
+     "block write"},
     {"rewrite", "Sequential Output Rewrite", "KB/s", SB_BETTER_HIGHER, true, "rewrite"},
     {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite"},
     {"getc_read", "Sequential Input Per Chr", "KB/s", SB_BETTER_HIGHER, true, "getc read"},
