@@ -976,19 +976,40 @@ size_t sb_report_failures(const struct sb_report *r)
 	return n;
 }
 
+/* "%+.1f" or "-" for a figure that is not defined. */
+static const char *pct_str(double v, char *buf, size_t size)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%+.1f", v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+static const char *p_str(double v, char *buf, size_t size)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.3g", v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
 char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_row *row,
 			      size_t col)
 {
 	const struct sb_report_cell *x = &row->cells[col];
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
-	char m1[32], m2[32];
-	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%+.1f%%, interval %+.1f..%+.1f%%, "
-			   "p %.3g, adjusted %.3g, n %zu vs %zu)",
+	char m1[32], m2[32], ch[32], lo[32], hi[32], p[32], pa[32];
+	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, p %s, adjusted %s, "
+			   "n %zu vs %zu)",
 			   row->spec, row->label, r->cols[col].label,
 			   sb_report_fmt_num(x->st.mean, m1, sizeof(m1)),
 			   r->cols[r->cols[col].base].label,
-			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit, x->change,
-			   x->change_lo, x->change_hi, x->w.p, x->p_adj, x->st.n, b->st.n);
+			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
+			   pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
+			   pct_str(x->change_hi, hi, sizeof(hi)), p_str(x->w.p, p, sizeof(p)),
+			   p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
 }
 
 char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
