@@ -9,14 +9,41 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 'f', OPT_BASELINE = 'b', OPT_MERGE = 'm' };
+enum {
+	OPT_FORMAT = 'f',
+	OPT_BASELINE = 'b',
+	OPT_MERGE = 'm',
+	OPT_CORRECTION = 256,
+	OPT_ALPHA,
+	OPT_RESOLVE,
+	OPT_CHECK,
+	OPT_THRESHOLD,
+	OPT_BASELINE_SET,
+};
 
 struct report_args {
 	const struct sb_report_format *fmt;
 	struct sb_report_opts opts;
+	bool check;
+	const char *baseline_set;
 };
+
+/* A number in (lo, hi]. */
+static int parse_num(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || !(v > lo) || v > hi)
+		return sb_usage_error("report", "--%s '%s': expected a number above %g, at most %g",
+				      opt, arg, lo, hi);
+	*out = v;
+	return 0;
+}
 
 static int on_opt(int key, const char *arg, void *ud)
 {
@@ -43,6 +70,28 @@ static int on_opt(int key, const char *arg, void *ud)
 	case OPT_MERGE:
 		a->opts.merge = true;
 		return 0;
+	case OPT_CORRECTION:
+		if (sb_correction_from_name(arg, &a->opts.correction) < 0)
+			return sb_usage_error("report",
+					      "--correction '%s': expected holm, bh or none", arg);
+		return 0;
+	case OPT_ALPHA:
+		return parse_num("alpha", arg, 0, 0.5, &a->opts.alpha);
+	case OPT_RESOLVE:
+		return parse_num("resolve", arg, 0, 1000, &a->opts.resolve_pct);
+	case OPT_THRESHOLD:
+		if (strcmp(arg, "0") == 0) {
+			a->opts.check_pct = 1e-9; /* any significant regression */
+			return 0;
+		}
+		return parse_num("threshold", arg, 0, 1000, &a->opts.check_pct);
+	case OPT_CHECK:
+		a->check = true;
+		return 0;
+	case OPT_BASELINE_SET:
+		a->baseline_set = arg;
+		a->opts.baseline_set = true;
+		return 0;
 	}
 	return 2;
 }
@@ -56,12 +105,27 @@ int cmd_report(int argc, char **argv)
 	     "compare against this variant (SET:VARIANT when ambiguous; default: the first)"},
 	    {"merge", OPT_MERGE, NULL,
 	     "pool same-named variants of different result sets as more repeats"},
+	    {"baseline-set", OPT_BASELINE_SET, "DIR",
+	     "a stored result set as the baseline: each variant is compared with its namesake "
+	     "there (else with its first variant, or --baseline)"},
+	    {"correction", OPT_CORRECTION, "METHOD",
+	     "holm (default: family-wise error), bh (false discovery rate) or none, over the "
+	     "rows of each comparison"},
+	    {"alpha", OPT_ALPHA, "P", "significance level (default 0.05)"},
+	    {"resolve", OPT_RESOLVE, "PCT",
+	     "call a row without a mark 'not resolved' when the smallest change the run could "
+	     "have detected is above PCT% (default 5)"},
+	    {"check", OPT_CHECK, NULL,
+	     "exit 1 when a headline metric of any variant is significantly worse than its "
+	     "baseline by more than the threshold; print those rows on stderr"},
+	    {"threshold", OPT_THRESHOLD, "PCT", "--check's threshold in percent (default 5)"},
 	    {0},
 	};
 	struct report_args a = {.fmt = &sb_report_text};
 	struct sb_cmdline cl = {
 	    "report",
-	    "[--format FORMAT] [--baseline VARIANT] RESULTS...",
+	    "[--format FORMAT] [--baseline VARIANT] [--baseline-set DIR] [--check [--threshold "
+	    "PCT]] RESULTS...",
 	    "Compare result sets (result.json files or directories holding one): "
 	    "one row per metric,\none column per variant, with 95% confidence "
 	    "intervals and Welch's t-test against the baseline.",
@@ -88,16 +152,17 @@ int cmd_report(int argc, char **argv)
 		return sb_usage_error("report", "expected at least one result set");
 	setlocale(LC_CTYPE, "");
 
-	sets = calloc((size_t)n, sizeof(*sets));
+	sets = calloc((size_t)n + 1, sizeof(*sets));
 	if (!sets)
 		return sb_error_errno(-ENOMEM, "report"), SB_EXIT_FAILED;
-	for (int i = 0; i < n; i++) {
-		r = sb_resultset_read(rest[i], &sets[n_sets], &err);
+	for (int i = a.baseline_set ? -1 : 0; i < n; i++) {
+		const char *path = i < 0 ? a.baseline_set : rest[i];
+		r = sb_report_read_set(path, &sets[n_sets], &err);
 		if (r < 0) {
 			if (err)
 				sb_error("%s", err);
 			else
-				sb_error_errno(r, "%s", rest[i]);
+				sb_error_errno(r, "%s", path);
 			code = r == -ENOMEM ? SB_EXIT_FAILED : SB_EXIT_USAGE;
 			goto out;
 		}
@@ -121,6 +186,34 @@ int cmd_report(int argc, char **argv)
 	} else if (r < 0) {
 		sb_error_errno(r, "report: %s format", a.fmt->name);
 		code = SB_EXIT_FAILED;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		sb_error_errno(-EIO, "report: stdout");
+		code = SB_EXIT_FAILED;
+	}
+	if (code == SB_EXIT_OK && a.check) {
+		size_t bad = sb_report_failures(rep);
+		for (size_t i = 0; i < rep->n_rows; i++)
+			for (size_t c = 0; c < rep->n_cols; c++) {
+				char *d;
+				if (!sb_report_cell_fails(rep, &rep->rows[i], c))
+					continue;
+				d = sb_report_cell_describe(rep, &rep->rows[i], c);
+				fprintf(stderr, "stackbench: check: worse: %s\n", d ? d : "?");
+				free(d);
+			}
+		if (bad) {
+			fprintf(stderr,
+				"stackbench: check: %zu headline figure%s significantly worse than "
+				"the baseline by more than %g%%\n",
+				bad, bad > 1 ? "s" : "", rep->check_pct);
+			code = SB_EXIT_FAILED;
+		} else {
+			fprintf(
+			    stderr,
+			    "stackbench: check: no headline figure significantly worse than the "
+			    "baseline by more than %g%%\n",
+			    rep->check_pct);
+		}
 	}
 out:
 	free(err);

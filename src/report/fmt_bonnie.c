@@ -30,7 +30,7 @@ static int bonnie_emit(const struct sb_report *r, FILE *f)
 				}
 				if (!seq && !meta)
 					continue;
-				char *line = sb_bonnie_csv_line(seq, meta, col->label);
+				char *line = sb_bonnie_csv_line(seq, meta, col->full);
 				if (!line)
 					return -ENOMEM;
 				fprintf(f, "%s\n", line);

@@ -34,22 +34,22 @@ static void number(FILE *f, double v)
 static int csv_emit(const struct sb_report *r, FILE *f)
 {
 	static const char *const head[] = {
-	    "workload", "spec",	      "metric",	 "label",	"unit",	   "better", "variant",
-	    "set",	"n",	      "mean",	 "stdev",	"min",	   "max",    "ci95",
-	    "rse",	"change_pct", "p_value", "significant", "verdict",
+	    "workload", "spec",	      "metric",	     "label",	    "unit",    "better",
+	    "variant",	"set",	      "n",	     "mean",	    "stdev",   "min",
+	    "max",	"ci95",	      "rse",	     "change_pct",  "p_value", "significant",
+	    "verdict",	"p_adjusted", "diff_lo_pct", "diff_hi_pct", "mde_pct", "headline",
+	    "pooled",	"baseline",
 	};
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		field(f, head[i], i + 1 == sizeof(head) / sizeof(head[0]));
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
-		char label[128];
-		sb_report_metric_label(row->workload, row->spec, row->metric, label, sizeof(label));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_cell *cell = &row->cells[c];
 			field(f, row->workload, false);
 			field(f, row->spec, false);
 			field(f, row->metric, false);
-			field(f, label, false);
+			field(f, row->label, false);
 			field(f, row->unit, false);
 			field(f, sb_better_name(row->better), false);
 			field(f, r->cols[c].label, false);
@@ -64,7 +64,14 @@ static int csv_emit(const struct sb_report *r, FILE *f)
 			number(f, cell->change);
 			number(f, cell->w.p);
 			fprintf(f, "%s,", cell->significant ? "true" : "false");
-			field(f, sb_verdict_name(cell->verdict), true);
+			field(f, sb_verdict_name(cell->verdict), false);
+			number(f, cell->p_adj);
+			number(f, cell->change_lo);
+			number(f, cell->change_hi);
+			number(f, cell->mde_pct);
+			fprintf(f, "%s,", row->headline ? "true" : "false");
+			number(f, cell->pooled);
+			field(f, r->cols[r->cols[c].base].label, true);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

@@ -57,6 +57,8 @@ static const char *verdict_class(enum sb_verdict v)
 		return "worse";
 	case SB_VERDICT_DIFFERENT:
 		return "diff";
+	case SB_VERDICT_UNRESOLVED:
+		return "unresolved";
 	default:
 		return "same";
 	}
@@ -99,26 +101,30 @@ static char *tick_label(double t, double step, char *buf, size_t size)
 	return buf;
 }
 
-static void short_label(FILE *f, const char *s)
+/* Column labels are short and unique by construction (report.c): shown
+ * whole, never cut; the full name goes into a tooltip. */
+static void col_label(FILE *f, const struct sb_report_col *c)
 {
-	size_t len = strlen(s);
-	if (len <= 22) {
-		esc(f, s);
-		return;
-	}
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.20s", s);
-	esc(f, buf);
-	fputs("…", f);
+	esc(f, c->label);
+}
+
+/* Room for the longest column label at 11px. */
+static double label_width(const struct sb_report *r)
+{
+	size_t max = 4;
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (strlen(r->cols[c].label) > max)
+			max = strlen(r->cols[c].label);
+	return 12 + 6.5 * (double)max;
 }
 
 /* Horizontal bars (variant names can be long): mean, the 95% interval as
  * an error bar, and each repeat as a dot. */
 static void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f)
 {
-	const double lw = 150, cw = 290, top = 8, bh = 18, gap = 10;
+	const double lw = label_width(r), cw = 290, top = 8, bh = 18, gap = 10;
 	double max = 0, h = top + (double)r->n_cols * (bh + gap) + 28, w = lw + cw + 70;
-	char label[128], num[32];
+	char num[32];
 
 	for (size_t c = 0; c < r->n_cols; c++) {
 		const struct sb_report_cell *x = &row->cells[c];
@@ -132,9 +138,8 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 	double step = tick_step(max);
 	max = ceil(max / step) * step;
 
-	sb_report_metric_label(row->workload, row->spec, row->metric, label, sizeof(label));
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
-	esc(f, label);
+	esc(f, row->label);
 	fprintf(f, " <span class=\"unit\">(");
 	esc(f, row->unit);
 	if (row->better != SB_BETTER_NONE)
@@ -157,9 +162,9 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 		double y = top + (double)c * (bh + gap), cy = y + bh / 2;
 		fprintf(f, "<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 			lw - 6, cy + 4);
-		short_label(f, r->cols[c].label);
+		col_label(f, &r->cols[c]);
 		fprintf(f, "<title>");
-		esc(f, r->cols[c].label);
+		esc(f, r->cols[c].full);
 		fprintf(f, "</title></text>\n");
 		if (!x->st.n) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",
@@ -203,8 +208,8 @@ static void bar_chart(const struct sb_report *r, const struct sb_report_row *row
 static void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f)
 {
 	static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "max"};
-	const double left = 60, pw = 300, top = 10, ph = 180, w = left + pw + 150,
-		     h = top + ph + 40;
+	const double left = 60, pw = 300, top = 10, ph = 180, w = left + pw + 40 + label_width(r),
+		     h = top + ph + 40 + (r->n_cols > 9 ? 18.0 * (double)(r->n_cols - 9) : 0);
 	double lo = INFINITY, hi = 0;
 
 	for (size_t c = 0; c < r->n_cols; c++) {
@@ -228,6 +233,13 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 
 	fprintf(f, "<figure class=\"chart\"><figcaption>Latency percentiles: ");
 	esc(f, l->op);
+	{
+		bool all = true;
+		for (size_t c = 0; c < r->n_cols; c++)
+			all &= l->pooled[c] || !l->cells[c].count;
+		if (!all)
+			fprintf(f, " (averaged over repeats: no histograms in the result)");
+	}
 	fprintf(f,
 		" <span class=\"unit\">(ms, log scale, lower is better)</span></figcaption>\n"
 		"<svg class=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -274,13 +286,197 @@ static void latency_chart(const struct sb_report *r, const struct sb_report_latr
 			"<text class=\"vlabel\" x=\"%.1f\" y=\"%.1f\">",
 			left + pw + 16, top + 4 + (double)k * 18, color, left + pw + 32,
 			top + 14 + (double)k * 18);
-		short_label(f, r->cols[c].label);
+		col_label(f, &r->cols[c]);
 		fprintf(f, "</text>\n");
 		k++;
 	}
 	fprintf(f, "</svg></figure>\n");
 #undef X
 #undef Y
+}
+
+/* ---- per-second series (extra.series, written by the workloads) ---- */
+
+static json_object *series_of(const struct sb_wl_result *wl, const char *phase)
+{
+	json_object *all, *ph;
+	if (!wl || !wl->extra || !json_object_object_get_ex(wl->extra, "series", &all) ||
+	    !json_object_is_type(all, json_type_object))
+		return NULL;
+	if (!phase)
+		return all;
+	return json_object_object_get_ex(all, phase, &ph) &&
+		       json_object_is_type(ph, json_type_object)
+		   ? ph
+		   : NULL;
+}
+
+static const struct sb_wl_result *col_wl(const struct sb_report_col *c, size_t v, size_t k,
+					 const char *spec)
+{
+	const struct sb_repeat *rep = &c->vars[v]->rep[k];
+	for (size_t w = 0; w < rep->n_wl; w++)
+		if (strcmp(rep->wl[w]->spec, spec) == 0)
+			return rep->wl[w];
+	return NULL;
+}
+
+/* x[i], y[i] of one series: both arrays, as long as the shorter. */
+static size_t series_xy(json_object *ph, const char *key, json_object **t, json_object **y)
+{
+	if (!json_object_object_get_ex(ph, "t", t) || !json_object_is_type(*t, json_type_array) ||
+	    !json_object_object_get_ex(ph, key, y) || !json_object_is_type(*y, json_type_array))
+		return 0;
+	size_t a = json_object_array_length(*t), b = json_object_array_length(*y);
+	return a < b ? a : b;
+}
+
+static double series_num(json_object *arr, size_t i)
+{
+	json_object *v = json_object_array_get_idx(arr, i);
+	if (!v ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* One panel: a measure (iops, mbps, p99_ms) over time, a line per variant
+ * and repeat (a variant's repeats share its colour), the warm-up shaded. */
+static void series_panel(const struct sb_report *r, const char *spec, const char *phase,
+			 const char *key, const char *title, FILE *f)
+{
+	const double left = 52, pw = 300, top = 8, ph = 120, w = left + pw + 12, h = top + ph + 30;
+	double tmax = 0, ymax = 0, ramp = 0;
+	size_t lines = 0;
+
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase),
+					    *t, *y, *rp;
+				size_t n = p ? series_xy(p, key, &t, &y) : 0;
+				for (size_t i = 0; i < n; i++) {
+					double x = series_num(t, i), yy = series_num(y, i);
+					if (isfinite(x) && isfinite(yy)) {
+						tmax = fmax(tmax, x);
+						ymax = fmax(ymax, yy);
+					}
+				}
+				if (p && json_object_object_get_ex(p, "ramp_s", &rp))
+					ramp = fmax(ramp, json_object_get_double(rp));
+				lines += n > 0;
+			}
+	if (!lines || !(tmax > 0))
+		return;
+	if (!(ymax > 0))
+		ymax = 1;
+	double ystep = tick_step(ymax), xstep = tick_step(tmax);
+	ymax = ceil(ymax / ystep) * ystep;
+#define SX(x) (left + (x) / tmax * pw)
+#define SY(y) (top + ph - (y) / ymax * ph)
+	fprintf(f, "<figure class=\"chart\"><figcaption>");
+	esc(f, phase);
+	fprintf(f, ": %s <span class=\"unit\">(per interval; warm-up shaded)</span></figcaption>\n",
+		title);
+	fprintf(f,
+		"<svg class=\"series\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		w, h, w, h);
+	if (ramp > 0)
+		fprintf(f,
+			"<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\"><title>warm-up: %g s</title></rect>\n",
+			left, top, SX(fmin(ramp, tmax)) - left, ph, ramp);
+	for (double t = 0; t <= ymax * 1.0000001; t += ystep) {
+		char num[32];
+		fprintf(
+		    f,
+		    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		    left, SY(t), left + pw, SY(t), left - 4, SY(t) + 3,
+		    tick_label(t, ystep, num, sizeof(num)));
+	}
+	for (double t = 0; t <= tmax * 1.0000001; t += xstep) {
+		char num[32];
+		fprintf(f,
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%ss</text>\n",
+			SX(t), top + ph + 14, tick_label(t, xstep, num, sizeof(num)));
+	}
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *p = series_of(col_wl(&r->cols[c], v, k, spec), phase),
+					    *t, *y;
+				size_t n = p ? series_xy(p, key, &t, &y) : 0;
+				if (!n)
+					continue;
+				fprintf(f,
+					"<polyline class=\"sline\" fill=\"none\" stroke=\"%s\" "
+					"points=\"",
+					palette[c % ARRAY_SIZE(palette)]);
+				for (size_t i = 0; i < n; i++) {
+					double x = series_num(t, i), yy = series_num(y, i);
+					if (isfinite(x) && isfinite(yy))
+						fprintf(f, "%.1f,%.1f ", SX(x), SY(yy));
+				}
+				fprintf(f, "\"><title>");
+				esc(f, r->cols[c].label);
+				fprintf(f, ", repeat %zu</title></polyline>\n", k + 1);
+			}
+	fprintf(f, "</svg>");
+	fprintf(f, "<div class=\"skey\">");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ",
+			palette[c % ARRAY_SIZE(palette)]);
+		esc(f, r->cols[c].label);
+		fprintf(f, " ");
+	}
+	fprintf(f, "</div></figure>\n");
+#undef SX
+#undef SY
+}
+
+/* Phase names with a series in any column's results of spec, in order. */
+static size_t series_phases(const struct sb_report *r, const char *spec, const char **names,
+			    size_t max)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				json_object *all = series_of(col_wl(&r->cols[c], v, k, spec), NULL);
+				if (!all)
+					continue;
+				json_object_object_foreach(all, key, val)
+				{
+					size_t i;
+					(void)val;
+					for (i = 0; i < n; i++)
+						if (strcmp(names[i], key) == 0)
+							break;
+					if (i == n && n < max)
+						names[n++] = key;
+				}
+			}
+	return n;
+}
+
+static void series_charts(const struct sb_report *r, const char *spec, FILE *f)
+{
+	static const struct {
+		const char *key, *title;
+	} measures[] = {{"iops", "IOPS"}, {"mbps", "MB/s"}, {"p99_ms", "p99 latency (ms)"}};
+	const char *phases[64];
+	size_t n = series_phases(r, spec, phases, ARRAY_SIZE(phases));
+
+	if (!n)
+		return;
+	fprintf(f, "<h3>Over time</h3>\n<div class=\"charts\">\n");
+	for (size_t p = 0; p < n; p++)
+		for (size_t m = 0; m < ARRAY_SIZE(measures); m++)
+			series_panel(r, spec, phases[p], measures[m].key, measures[m].title, f);
+	fprintf(f, "</div>\n");
 }
 
 static const char css[] =
@@ -293,8 +489,8 @@ static const char css[] =
     "table.cmp th.l,table.cmp td.l{text-align:left}"
     "table.cmp tr.wl td{background:#f4f6f8;font-weight:600;text-align:left}"
     "td.better{background:#e3f4e8;color:#1d6b3a}td.worse{background:#fbe4e1;color:#9b2c1f}"
-    "td.diff{background:#fdf1dc}td.base{color:#555}"
-    ".legend,.meta{color:#555;font-size:.85em;white-space:pre-line}"
+    "td.diff{background:#fdf1dc}td.base{color:#555}td.unresolved{color:#777}"
+    ".legend,.meta,.note{color:#555;font-size:.85em;white-space:pre-line}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em}"
     "figure.chart{margin:0;padding:.5em;border:1px solid #eee;border-radius:4px;max-width:530px}"
     "figcaption{font-weight:600;font-size:.9em;margin-bottom:.3em}.unit{font-weight:normal;"
@@ -302,7 +498,9 @@ static const char css[] =
     "svg text{font-size:11px;fill:#333}svg .tick{fill:#777;font-size:10px}"
     "svg .grid{stroke:#e6e6e6}svg .errorbar line{stroke:#222;stroke-width:1.4}"
     "svg .rep{fill:#fff;stroke:#222;stroke-width:.8}svg .pline{stroke-width:2}"
-    "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}";
+    "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}"
+    "svg .warmup{fill:#eee}svg .sline{stroke-width:1.4;opacity:.8}.skey{font-size:.8em;color:#555}"
+    "h3{font-size:1em}";
 
 static void table(const struct sb_report *r, FILE *f)
 {
@@ -310,14 +508,16 @@ static void table(const struct sb_report *r, FILE *f)
 	fprintf(f, "<table class=\"cmp\"><thead><tr><th class=\"l\">Metric</th><th "
 		   "class=\"l\">Unit</th><th class=\"l\">Better</th>");
 	for (size_t c = 0; c < r->n_cols; c++) {
-		fprintf(f, "<th>");
+		fprintf(f, "<th class=\"col\" title=\"");
+		esc(f, r->cols[c].full);
+		fprintf(f, "\">");
 		esc(f, r->cols[c].label);
-		fprintf(f, "%s</th>", c == r->baseline ? " (baseline)" : "");
+		fprintf(f, "%s</th>", r->cols[c].base == c ? " (baseline)" : "");
 	}
 	fprintf(f, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
-		char label[128], cell[160];
+		char cell[160];
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
@@ -328,8 +528,7 @@ static void table(const struct sb_report *r, FILE *f)
 			fprintf(f, "</a></td></tr>\n");
 		}
 		fprintf(f, "<tr><td class=\"l\">");
-		esc(f, sb_report_metric_label(row->workload, row->spec, row->metric, label,
-					      sizeof(label)));
+		esc(f, row->label);
 		fprintf(f, "</td><td class=\"l\">");
 		esc(f, row->unit);
 		fprintf(f, "</td><td class=\"l\">%s</td>",
@@ -338,7 +537,11 @@ static void table(const struct sb_report *r, FILE *f)
 			const struct sb_report_cell *x = &row->cells[c];
 			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));
 			if (!isnan(x->w.p))
-				fprintf(f, " title=\"n=%zu, p=%.3g\"", x->st.n, x->w.p);
+				fprintf(
+				    f,
+				    " title=\"n=%zu, p=%.3g, adjusted p=%.3g, smallest detectable "
+				    "change %.1f%%\"",
+				    x->st.n, x->w.p, x->p_adj, x->mde_pct);
 			fprintf(f, ">");
 			esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 			fprintf(f, "</td>");
@@ -350,7 +553,7 @@ static void table(const struct sb_report *r, FILE *f)
 
 static int html_emit(const struct sb_report *r, FILE *f)
 {
-	_cleanup_free_ char *legend = sb_report_legend("±");
+	_cleanup_free_ char *legend = sb_report_legend(r, "±");
 	const char *specs[64];
 	size_t n_specs = sb_report_specs(r, specs, ARRAY_SIZE(specs));
 
@@ -405,7 +608,18 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		esc(f, r->cols[c].label);
 		fprintf(f, " %zu", r->cols[c].n_rep);
 	}
-	fprintf(f, "</p>\n<h2>Comparison</h2>\n");
+	fprintf(f, "</p>\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
+		if (!notes)
+			continue;
+		fprintf(f, "<p class=\"note\">");
+		esc(f, r->cols[c].label);
+		fprintf(f, ": ");
+		esc(f, notes);
+		fprintf(f, "</p>\n");
+	}
+	fprintf(f, "<h2>Comparison</h2>\n");
 	table(r, f);
 	fprintf(f, "<p class=\"legend\">");
 	esc(f, legend);
@@ -434,6 +648,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 			if (strcmp(r->lat[i].spec, specs[s]) == 0)
 				latency_chart(r, &r->lat[i], f);
 		fprintf(f, "</div>\n");
+		series_charts(r, specs[s], f);
 	}
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;

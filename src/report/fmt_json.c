@@ -32,6 +32,17 @@ static json_object *cell_json(const struct sb_report *r, size_t c, const struct 
 	json_object_object_add(o, "p_value", num(x->w.p));
 	json_object_object_add(o, "welch_t", num(x->w.t));
 	json_object_object_add(o, "welch_df", num(x->w.df));
+	json_object_object_add(o, "p_adjusted", num(x->p_adj));
+	json_object_object_add(o, "diff", num(x->diff.diff));
+	json_object_object_add(o, "diff_lo", num(x->diff.lo));
+	json_object_object_add(o, "diff_hi", num(x->diff.hi));
+	json_object_object_add(o, "diff_lo_pct", num(x->change_lo));
+	json_object_object_add(o, "diff_hi_pct", num(x->change_hi));
+	json_object_object_add(o, "mde", num(x->diff.mde));
+	json_object_object_add(o, "mde_pct", num(x->mde_pct));
+	json_object_object_add(o, "pooled", num(x->pooled));
+	json_object_object_add(o, "baseline",
+			       json_object_new_string(r->cols[r->cols[c].base].label));
 	json_object_object_add(o, "significant", json_object_new_boolean(x->significant));
 	json_object_object_add(o, "verdict", json_object_new_string(sb_verdict_name(x->verdict)));
 	for (size_t i = 0; i < x->st.n; i++)
@@ -47,10 +58,15 @@ static int json_emit(const struct sb_report *r, FILE *f)
 	json_object *lat = json_object_new_array();
 
 	json_object_object_add(o, "format", json_object_new_string("stackbench-report"));
-	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "version", json_object_new_int(2));
 	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->baseline].label));
-	json_object_object_add(o, "alpha", json_object_new_double(SB_STATS_ALPHA));
+	json_object_object_add(o, "alpha", json_object_new_double(r->alpha));
 	json_object_object_add(o, "min_n", json_object_new_int(SB_STATS_MIN_N));
+	json_object_object_add(o, "correction",
+			       json_object_new_string(sb_correction_name(r->correction)));
+	json_object_object_add(o, "power", json_object_new_double(SB_STATS_POWER));
+	json_object_object_add(o, "resolve_pct", json_object_new_double(r->resolve_pct));
+	json_object_object_add(o, "baseline_set", json_object_new_boolean(r->baseline_set));
 	for (size_t s = 0; s < r->n_sets; s++) {
 		const struct sb_resultset *rs = r->sets[s];
 		json_object *so = json_object_new_object();
@@ -69,6 +85,7 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		const struct sb_report_col *col = &r->cols[c];
 		json_object *vo = json_object_new_object();
 		json_object_object_add(vo, "label", json_object_new_string(col->label));
+		json_object_object_add(vo, "name", json_object_new_string(col->full));
 		json_object_object_add(vo, "variant", json_object_new_string(col->variant));
 		json_object_object_add(vo, "set", json_object_new_string(r->set_names[col->set]));
 		json_object_object_add(vo, "repeats", json_object_new_uint64(col->n_rep));
@@ -79,14 +96,13 @@ static int json_emit(const struct sb_report *r, FILE *f)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		json_object *ro = json_object_new_object(), *cells = json_object_new_array();
-		char label[128];
 		json_object_object_add(ro, "workload", json_object_new_string(row->workload));
 		json_object_object_add(ro, "spec", json_object_new_string(row->spec));
 		json_object_object_add(ro, "metric", json_object_new_string(row->metric));
-		json_object_object_add(
-		    ro, "label",
-		    json_object_new_string(sb_report_metric_label(
-			row->workload, row->spec, row->metric, label, sizeof(label))));
+		json_object_object_add(ro, "label", json_object_new_string(row->label));
+		json_object_object_add(ro, "headline", json_object_new_boolean(row->headline));
+		if (row->op)
+			json_object_object_add(ro, "op", json_object_new_string(row->op));
 		json_object_object_add(ro, "unit", json_object_new_string(row->unit));
 		json_object_object_add(ro, "better",
 				       json_object_new_string(sb_better_name(row->better)));
@@ -106,6 +122,8 @@ static int json_emit(const struct sb_report *r, FILE *f)
 			json_object_object_add(co, "variant",
 					       json_object_new_string(r->cols[c].label));
 			json_object_object_add(co, "count", json_object_new_uint64(l->count));
+			json_object_object_add(co, "pooled",
+					       json_object_new_boolean(r->lat[i].pooled[c]));
 			if (l->count) {
 				json_object_object_add(co, "min_ms", num(l->min_ms));
 				json_object_object_add(co, "mean_ms", num(l->mean_ms));

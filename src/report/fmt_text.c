@@ -18,6 +18,14 @@ static void print_notes(const struct sb_report *r, FILE *f)
 {
 	const char *specs[64];
 	size_t n = sb_report_specs(r, specs, ARRAY_SIZE(specs));
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
+		for (char *p = notes, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+			nl = strchr(p, '\n');
+			fprintf(f, "note: %s: %.*s\n", r->cols[c].label,
+				(int)(nl ? (size_t)(nl - p) : strlen(p)), p);
+		}
+	}
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t s = 0; s < n; s++) {
 			char buf[128];
@@ -49,8 +57,6 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		struct libscols_line *ln;
-		char label[128];
-
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
@@ -60,14 +66,12 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		ln = scols_table_new_line(tb, parent);
 		if (!ln)
 			return -ENOMEM;
-		scols_line_set_data(ln, 0,
-				    sb_report_metric_label(row->workload, row->spec, row->metric,
-							   label, sizeof(label)));
+		scols_line_set_data(ln, 0, row->label);
 		scols_line_set_data(ln, 1, row->unit);
 		scols_line_set_data(
 		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
 		for (size_t c = 0; c < r->n_cols; c++) {
-			char cell[128];
+			char cell[160];
 			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
 			if (scols_line_set_data(ln, 3 + c, cell) < 0)
 				return -ENOMEM;
@@ -78,12 +82,25 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	else if (scols_print_table(tb) < 0)
 		return -EIO;
 
-	fprintf(f, "\nbaseline: %s\nrepeats:", r->cols[r->baseline].label);
+	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
+		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"
+				: "");
 	for (size_t c = 0; c < r->n_cols; c++)
 		fprintf(f, "%s %s %zu", c ? "," : "", r->cols[c].label, r->cols[c].n_rep);
 	fprintf(f, "\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		struct sb_report_tally t;
+		if (r->cols[c].base == c)
+			continue;
+		sb_report_tally(r, c, &t);
+		fprintf(f,
+			"%s vs %s: %zu row%s tested, %zu marked (%s, alpha %g), %zu not resolved\n",
+			r->cols[c].label, r->cols[r->cols[c].base].label, t.tested,
+			t.tested == 1 ? "" : "s", t.marked, sb_correction_name(r->correction),
+			r->alpha, t.unresolved);
+	}
 	print_notes(r, f);
-	legend = sb_report_legend(pm);
+	legend = sb_report_legend(r, pm);
 	if (!legend)
 		return -ENOMEM;
 	fprintf(f, "%s\n", legend);

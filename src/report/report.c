@@ -4,6 +4,7 @@
 #include "util/strutil.h"
 #include "util/macro.h"
 #include "util/suggest.h"
+#include "workload/workload.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -12,7 +13,8 @@
 #include <string.h>
 
 const struct sb_report_format *const sb_report_formats[] = {
-    &sb_report_text, &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie, NULL,
+    &sb_report_text,  &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie,
+    &sb_report_junit, NULL,
 };
 
 const struct sb_report_format *sb_report_format_find(const char *name)
@@ -23,18 +25,56 @@ const struct sb_report_format *sb_report_format_find(const char *name)
 	return NULL;
 }
 
-char *sb_report_legend(const char *pm)
+const char *sb_correction_name(enum sb_correction c)
 {
-	char *s;
-	if (asprintf(
-		&s,
-		"mean %sci: 95%% confidence interval (Student t) over the repeats;\n"
-		"(+x%%): change of the mean against the baseline;\n"
-		"*: significantly better (or different, where a metric has no better direction),\n"
-		"!: significantly worse: Welch's t-test p < 0.05 with at least 3 repeats a side;\n"
-		"-: no value",
-		pm) < 0)
+	static const char *const names[] = {[SB_CORRECTION_HOLM] = "holm",
+					    [SB_CORRECTION_BH] = "bh",
+					    [SB_CORRECTION_NONE] = "none"};
+	return names[c];
+}
+
+int sb_correction_from_name(const char *s, enum sb_correction *out)
+{
+	for (enum sb_correction c = SB_CORRECTION_HOLM; c <= SB_CORRECTION_NONE; c++)
+		if (strcmp(s, sb_correction_name(c)) == 0)
+			return *out = c, 0;
+	return -EINVAL;
+}
+
+char *sb_report_legend(const struct sb_report *r, const char *pm)
+{
+	static const char *const how[] = {
+	    [SB_CORRECTION_HOLM] = "Holm-Bonferroni (family-wise error)",
+	    [SB_CORRECTION_BH] = "Benjamini-Hochberg (false discovery rate)",
+	    [SB_CORRECTION_NONE] = "no correction: each row on its own",
+	};
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
 		return NULL;
+	fprintf(f,
+		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
+		"(+x%% [lo, hi] mde y%%): change of the mean against the baseline, with the %g%% "
+		"interval of the difference (not adjusted) and, where unmarked, the smallest "
+		"change the run could have detected;\n"
+		"*: significantly better (or different, where a metric has no better direction),\n"
+		"!: significantly worse: Welch's t-test with at least %d repeats a side, adjusted "
+		"p < %g over all rows of the column (%s);\n"
+		"?: not resolved: no mark, but the smallest change the run could have detected "
+		"(%g%% power) is more than %g%%, or too few repeats: no mark does not mean no "
+		"difference;\n"
+		"-: no value",
+		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), SB_STATS_MIN_N, r->alpha,
+		how[r->correction], 100 * SB_STATS_POWER, r->resolve_pct);
+	if (r->legend_needed)
+		for (size_t c = 0; c < r->n_cols; c++)
+			if (strcmp(r->cols[c].label, r->cols[c].full) != 0)
+				fprintf(f, "\n%s = %s", r->cols[c].label, r->cols[c].full);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -82,105 +122,6 @@ char *sb_report_set_name(const char *path)
 	return strdup(base);
 }
 
-static const struct {
-	const char *workload; /* NULL: any (bonnie++ names are shared with its adapter) */
-	const char *metric;
-	const char *label;
-} labels[] = {
-    {NULL, "putc_write", "Sequential Output Per Chr"},
-    {NULL, "block_write", "Sequential Output Block"},
-    {NULL, "rewrite", "Sequential Output Rewrite"},
-    {NULL, "getc_read", "Sequential Input Per Chr"},
-    {NULL, "block_read", "Sequential Input Block"},
-    {NULL, "seeks", "Random Seeks"},
-    {NULL, "seq_create", "Sequential Create Create"},
-    {NULL, "seq_stat", "Sequential Create Read"},
-    {NULL, "seq_delete", "Sequential Create Delete"},
-    {NULL, "rand_create", "Random Create Create"},
-    {NULL, "rand_stat", "Random Create Read"},
-    {NULL, "rand_delete", "Random Create Delete"},
-    {"rand", "read_mbs", "Random Read"},
-    {"rand", "read_iops", "Random Read IOPS"},
-    {"rand", "write_mbs", "Random Write"},
-    {"rand", "write_iops", "Random Write IOPS"},
-    {"rand", "read_cpu", "Random Read %CPU"},
-    {"rand", "write_cpu", "Random Write %CPU"},
-    {"command", "wall", "Wall time"},
-    {"command", "user", "User time"},
-    {"command", "sys", "System time"},
-};
-
-static const char *find_label(const char *workload, const char *metric, size_t len)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(labels); i++) {
-		if (labels[i].workload && (!workload || strcmp(labels[i].workload, workload) != 0))
-			continue;
-		if (strncmp(labels[i].metric, metric, len) == 0 && labels[i].metric[len] == '\0')
-			return labels[i].label;
-	}
-	return NULL;
-}
-
-/* mixed (FsOpBench-style): PHASE_RATE, e.g. "pRW_write_rate_all_mbs"; the
- * phases named as the workload names them, with R and W from "mixed:RrWw". */
-static const char *mixed_label(const char *spec, const char *metric, char *buf, size_t size)
-{
-	static const struct {
-		const char *suffix, *rate;
-	} rates[] = {
-	    {"read_rate_data_mbs", "read rate (data)"},
-	    {"read_rate_all_mbs", "read rate (incl. readdir + open + first byte)"},
-	    {"write_rate_data_mbs", "write rate (data)"},
-	    {"write_rate_all_mbs", "write rate (incl. open + first byte + mkdir)"},
-	};
-	unsigned nr = 0, nw = 0;
-	char readers[32] = "readers", phase[64];
-	const char *rest;
-
-	if (spec && sscanf(spec, "mixed:%ur%uw", &nr, &nw) == 2 && nr > 0) {
-		snprintf(readers, sizeof(readers), "%u reader%s", nr, nr > 1 ? "s" : "");
-		snprintf(phase, sizeof(phase), "%s + %u writer%s", readers, nw, nw != 1 ? "s" : "");
-	} else {
-		snprintf(phase, sizeof(phase), "readers + writers");
-	}
-	if (strncmp(metric, "p1_", 3) == 0)
-		rest = metric + 3, snprintf(phase, sizeof(phase), "1 reader");
-	else if (strncmp(metric, "pRW_", 4) == 0)
-		rest = metric + 4;
-	else if (strncmp(metric, "pR_", 3) == 0)
-		rest = metric + 3, snprintf(phase, sizeof(phase), "%s", readers);
-	else
-		return NULL;
-	for (size_t r = 0; r < ARRAY_SIZE(rates); r++)
-		if (strcmp(rest, rates[r].suffix) == 0) {
-			snprintf(buf, size, "%s: %s", phase, rates[r].rate);
-			return buf;
-		}
-	return NULL;
-}
-
-const char *sb_report_metric_label(const char *workload, const char *spec, const char *metric,
-				   char *buf, size_t size)
-{
-	size_t len = strlen(metric);
-	const char *l = find_label(workload, metric, len);
-
-	if (l) {
-		snprintf(buf, size, "%s", l);
-		return buf;
-	}
-	/* the %CPU twin of a labelled metric, named as bonnie++ heads it */
-	if (len > 4 && strcmp(metric + len - 4, "_cpu") == 0 &&
-	    (l = find_label(workload, metric, len - 4))) {
-		snprintf(buf, size, "%s %%CP", l);
-		return buf;
-	}
-	if (workload && strcmp(workload, "mixed") == 0 && mixed_label(spec, metric, buf, size))
-		return buf;
-	snprintf(buf, size, "%s", metric);
-	return buf;
-}
-
 const char *sb_verdict_marker(enum sb_verdict v)
 {
 	switch (v) {
@@ -189,6 +130,8 @@ const char *sb_verdict_marker(enum sb_verdict v)
 		return "*";
 	case SB_VERDICT_WORSE:
 		return "!";
+	case SB_VERDICT_UNRESOLVED:
+		return "?";
 	default:
 		return "";
 	}
@@ -197,9 +140,13 @@ const char *sb_verdict_marker(enum sb_verdict v)
 const char *sb_verdict_name(enum sb_verdict v)
 {
 	static const char *const names[] = {
-	    [SB_VERDICT_BASELINE] = "baseline", [SB_VERDICT_NA] = "n/a",
-	    [SB_VERDICT_SAME] = "same",		[SB_VERDICT_BETTER] = "better",
-	    [SB_VERDICT_WORSE] = "worse",	[SB_VERDICT_DIFFERENT] = "different",
+	    [SB_VERDICT_BASELINE] = "baseline",
+	    [SB_VERDICT_NA] = "n/a",
+	    [SB_VERDICT_SAME] = "same",
+	    [SB_VERDICT_BETTER] = "better",
+	    [SB_VERDICT_WORSE] = "worse",
+	    [SB_VERDICT_DIFFERENT] = "different",
+	    [SB_VERDICT_UNRESOLVED] = "not resolved",
 	};
 	return names[v];
 }
@@ -227,7 +174,7 @@ char *sb_report_fmt_num(double v, char *buf, size_t size)
 char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_report_cell *c,
 			 const char *pm, char *buf, size_t size)
 {
-	char m[32], ci[40] = "", ch[40] = "";
+	char m[32], ci[40] = "", ch[96] = "";
 
 	if (c->st.n == 0) {
 		snprintf(buf, size, "-");
@@ -239,8 +186,21 @@ char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_
 		snprintf(ci, sizeof(ci), " %s%s", pm,
 			 sb_report_fmt_num(c->st.ci95, tmp, sizeof(tmp)));
 	}
-	if (col != r->baseline && isfinite(c->change))
-		snprintf(ch, sizeof(ch), " (%+.1f%%)%s", c->change, sb_verdict_marker(c->verdict));
+	if (r->cols[col].base != col && isfinite(c->change)) {
+		/* unmarked: how small a change the run could have seen */
+		char mde[32] = "";
+		if (!c->significant && isfinite(c->mde_pct))
+			snprintf(mde, sizeof(mde), " mde %.*f%%", c->mde_pct < 10 ? 1 : 0,
+				 c->mde_pct);
+		if (isfinite(c->change_lo))
+			snprintf(ch, sizeof(ch), " (%+.1f%% [%+.0f, %+.0f]%s)%s", c->change,
+				 c->change_lo, c->change_hi, mde, sb_verdict_marker(c->verdict));
+		else
+			snprintf(ch, sizeof(ch), " (%+.1f%%)%s", c->change,
+				 sb_verdict_marker(c->verdict));
+	} else if (r->cols[col].base != col && c->verdict == SB_VERDICT_UNRESOLVED) {
+		snprintf(ch, sizeof(ch), " ?");
+	}
 	snprintf(buf, size, "%s%s%s", m, ci, ch);
 	return buf;
 }
@@ -276,6 +236,7 @@ void sb_report_free(struct sb_report *r)
 	free(r->set_names);
 	for (size_t i = 0; i < r->n_cols; i++) {
 		free(r->cols[i].label);
+		free(r->cols[i].full);
 		free(r->cols[i].vars);
 	}
 	free(r->cols);
@@ -286,13 +247,16 @@ void sb_report_free(struct sb_report *r)
 		free(r->rows[i].spec);
 		free(r->rows[i].workload);
 		free(r->rows[i].metric);
+		free(r->rows[i].label);
 		free(r->rows[i].unit);
+		free(r->rows[i].op);
 	}
 	free(r->rows);
 	for (size_t i = 0; i < r->n_lat; i++) {
 		free(r->lat[i].spec);
 		free(r->lat[i].op);
 		free(r->lat[i].cells);
+		free(r->lat[i].pooled);
 	}
 	free(r->lat);
 	free(r);
@@ -303,9 +267,11 @@ static int add_col(struct sb_report *r, size_t set, const struct sb_variant *v, 
 	struct sb_report_col *c = NULL;
 	const struct sb_variant **vars;
 
-	if (merge)
+	/* a stored baseline set is never pooled with the sets it judges */
+	if (merge && !(r->baseline_set && set == 0))
 		for (size_t i = 0; i < r->n_cols; i++)
-			if (strcmp(r->cols[i].variant, v->name) == 0)
+			if (strcmp(r->cols[i].variant, v->name) == 0 &&
+			    !(r->baseline_set && r->cols[i].set == 0))
 				c = &r->cols[i];
 	if (!c) {
 		c = realloc(r->cols, (r->n_cols + 1) * sizeof(*c));
@@ -324,23 +290,150 @@ static int add_col(struct sb_report *r, size_t set, const struct sb_variant *v, 
 	return 0;
 }
 
+static bool labels_unique(const struct sb_report *r, char **labels)
+{
+	for (size_t i = 0; i < r->n_cols; i++) {
+		if (!labels[i] || !*labels[i] || strlen(labels[i]) > SB_REPORT_LABEL_MAX)
+			return false;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(labels[i], labels[k]) == 0)
+				return false;
+	}
+	return true;
+}
+
+static const char *param(const struct sb_report_col *c, const char *key)
+{
+	json_object *v;
+	json_object *p = c->vars[0]->params;
+	if (!p || !json_object_object_get_ex(p, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* "write-mostly=hdd write-behind=16383": the params whose values differ
+ * between the columns, each key shortened to its last dotted part unless
+ * that would make two keys alike. */
+static char **differing_labels(const struct sb_report *r)
+{
+	const char *keys[64];
+	size_t n_keys = 0;
+	char **out = calloc(r->n_cols, sizeof(*out));
+
+	if (!out)
+		return NULL;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		json_object *p = r->cols[c].vars[0]->params;
+		if (!p || !json_object_is_type(p, json_type_object))
+			continue;
+		json_object_object_foreach(p, key, val)
+		{
+			(void)val;
+			bool differs = false, known = false;
+			for (size_t k = 0; k < n_keys; k++)
+				known |= strcmp(keys[k], key) == 0;
+			for (size_t o = 0; o < r->n_cols && !known; o++)
+				differs |=
+				    !same_str(param(&r->cols[o], key), param(&r->cols[c], key));
+			if (differs && !known && n_keys < ARRAY_SIZE(keys))
+				keys[n_keys++] = key;
+		}
+	}
+	for (size_t c = 0; c < r->n_cols; c++) {
+		char *s = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&s, &len);
+		if (!f)
+			continue;
+		for (size_t k = 0, first = 1; k < n_keys; k++) {
+			const char *v = param(&r->cols[c], keys[k]), *dot = strrchr(keys[k], '.');
+			const char *shown = dot ? dot + 1 : keys[k];
+			for (size_t o = 0; o < n_keys; o++) {
+				const char *od = strrchr(keys[o], '.');
+				if (o != k && strcmp(od ? od + 1 : keys[o], shown) == 0)
+					shown = keys[k];
+			}
+			if (!v)
+				continue;
+			fprintf(f, "%s%s=%s", first ? "" : " ", shown, v);
+			first = 0;
+		}
+		if (fclose(f) == 0)
+			out[c] = s;
+		else
+			free(s);
+	}
+	return out;
+}
+
+static void free_labels(char **l, size_t n)
+{
+	for (size_t i = 0; l && i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* Short unique labels, never cut: the variant names when short and unique;
+ * else the keys that differ; else SET:VARIANT; else letters A, B... with the
+ * full names in the legend. */
 static int label_cols(struct sb_report *r)
 {
+	char **cand = calloc(r->n_cols, sizeof(*cand));
+	int ret = 0;
+
+	if (!cand)
+		return -ENOMEM;
 	for (size_t i = 0; i < r->n_cols; i++) {
 		struct sb_report_col *c = &r->cols[i];
 		size_t same = 0;
 		for (size_t k = 0; k < r->n_cols; k++)
 			same += strcmp(r->cols[k].variant, c->variant) == 0;
-		if (same > 1) {
-			if (asprintf(&c->label, "%s:%s", r->set_names[c->set], c->variant) < 0)
-				c->label = NULL;
-		} else {
-			c->label = strdup(c->variant);
+		if (same > 1)
+			c->full = sb_asprintf("%s:%s", r->set_names[c->set], c->variant);
+		else
+			c->full = strdup(c->variant);
+		cand[i] = strdup(c->variant);
+		if (!c->full || !cand[i]) {
+			ret = -ENOMEM;
+			goto out;
 		}
-		if (!c->label)
-			return -ENOMEM;
 	}
-	return 0;
+	if (!labels_unique(r, cand)) {
+		char **d = differing_labels(r);
+		if (d && labels_unique(r, d)) {
+			free_labels(cand, r->n_cols);
+			cand = d;
+		} else {
+			free_labels(d, r->n_cols);
+			for (size_t i = 0; i < r->n_cols; i++) {
+				free(cand[i]);
+				cand[i] = strdup(r->cols[i].full);
+			}
+		}
+	}
+	if (!labels_unique(r, cand))
+		for (size_t i = 0; i < r->n_cols; i++) {
+			free(cand[i]);
+			cand[i] = i < 26 ? sb_asprintf("%c", (char)('A' + i))
+					 : sb_asprintf("%c%zu", (char)('A' + i % 26), i / 26);
+		}
+	for (size_t i = 0; i < r->n_cols; i++) {
+		if (!cand[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r->cols[i].label = TAKE_PTR(cand[i]);
+		if (strcmp(r->cols[i].label, r->cols[i].full) != 0)
+			r->legend_needed = true;
+	}
+out:
+	free_labels(cand, r->n_cols);
+	return ret;
 }
 
 static int name_sets(struct sb_report *r)
@@ -379,6 +472,17 @@ static const struct sb_wl_result *find_wl(const struct sb_repeat *rep, const cha
 	return NULL;
 }
 
+static struct sb_report_row *new_row(struct sb_report *r)
+{
+	struct sb_report_row *row = realloc(r->rows, (r->n_rows + 1) * sizeof(*row));
+	if (!row)
+		return NULL;
+	r->rows = row;
+	row = &r->rows[r->n_rows++];
+	*row = (struct sb_report_row){.cells = calloc(r->n_cols, sizeof(struct sb_report_cell))};
+	return row;
+}
+
 static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const struct sb_metric *m)
 {
 	struct sb_report_row *row;
@@ -387,26 +491,28 @@ static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const str
 		if (strcmp(r->rows[i].spec, wl->spec) == 0 &&
 		    strcmp(r->rows[i].metric, m->name) == 0)
 			return 0;
-	row = realloc(r->rows, (r->n_rows + 1) * sizeof(*row));
+	row = new_row(r);
 	if (!row)
 		return -ENOMEM;
-	r->rows = row;
-	row = &r->rows[r->n_rows];
-	*row = (struct sb_report_row){
-	    .spec = strdup(wl->spec),
-	    .workload = strdup(wl->workload),
-	    .metric = strdup(m->name),
-	    .unit = strdup(m->unit),
-	    .better = m->better,
-	    .cells = calloc(r->n_cols, sizeof(struct sb_report_cell)),
-	};
-	r->n_rows++;
-	if (!row->spec || !row->workload || !row->metric || !row->unit || !row->cells)
+	row->spec = strdup(wl->spec);
+	row->workload = strdup(wl->workload);
+	row->metric = strdup(m->name);
+	row->label = strdup(m->label ? m->label : m->name);
+	row->unit = strdup(m->unit);
+	row->better = m->better;
+	row->headline = sb_metric_is_headline(wl, m);
+	if (!row->spec || !row->workload || !row->metric || !row->label || !row->unit ||
+	    !row->cells)
 		return -ENOMEM;
 	return 0;
 }
 
-static int add_latrow(struct sb_report *r, const char *spec, const char *op)
+static const char *const lat_names[] = {
+    [SB_LAT_P50] = "p50", [SB_LAT_P99] = "p99", [SB_LAT_P999] = "p99.9", [SB_LAT_MAX] = "max"};
+
+/* p50, p99, p99.9 and max of an operation: rows like the metrics (lower is
+ * better), so that they get intervals, tests and marks too. */
+static int add_latrow(struct sb_report *r, const char *spec, const char *workload, const char *op)
 {
 	struct sb_report_latrow *l;
 
@@ -419,46 +525,143 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *op)
 	r->lat = l;
 	l = &r->lat[r->n_lat++];
 	*l = (struct sb_report_latrow){strdup(spec), strdup(op),
-				       calloc(r->n_cols, sizeof(struct sb_latency))};
-	if (!l->spec || !l->op || !l->cells)
+				       calloc(r->n_cols, sizeof(struct sb_latency)),
+				       calloc(r->n_cols, sizeof(bool))};
+	if (!l->spec || !l->op || !l->cells || !l->pooled)
 		return -ENOMEM;
+	for (enum sb_lat_stat k = SB_LAT_P50; k <= SB_LAT_MAX; k++) {
+		struct sb_report_row *row = new_row(r);
+		if (!row)
+			return -ENOMEM;
+		row->spec = strdup(spec);
+		row->workload = strdup(workload);
+		row->metric = sb_asprintf("latency:%s:%s", op, lat_names[k]);
+		row->label = sb_asprintf("%s %s", op, lat_names[k]);
+		row->unit = strdup("ms");
+		row->better = SB_BETTER_LOWER;
+		row->op = strdup(op);
+		row->lat = k;
+		if (!row->spec || !row->workload || !row->metric || !row->label || !row->unit ||
+		    !row->op || !row->cells)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+static const struct sb_latency *find_lat(const struct sb_wl_result *wl, const char *op)
+{
+	for (size_t i = 0; wl && i < wl->n_lat; i++)
+		if (strcmp(wl->lat[i].op, op) == 0)
+			return &wl->lat[i];
+	return NULL;
+}
+
+static double lat_value(const struct sb_latency *l, enum sb_lat_stat k)
+{
+	static const double q[] = {[SB_LAT_P50] = 0.5, [SB_LAT_P99] = 0.99, [SB_LAT_P999] = 0.999};
+	if (!l->count)
+		return NAN;
+	if (k == SB_LAT_MAX)
+		return l->max_ms;
+	if (l->hist)
+		return sb_hist_percentile(l->hist, q[k]) / 1e6;
+	return k == SB_LAT_P50 ? l->p50_ms : k == SB_LAT_P99 ? l->p99_ms : l->p999_ms;
 }
 
 static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *row,
 		     struct sb_report_cell *cell)
 {
+	struct sb_hist *pool = NULL;
+	bool poolable = row->lat != SB_LAT_NONE;
+
 	cell->values = calloc(c->n_rep ? c->n_rep : 1, sizeof(double));
 	if (!cell->values)
 		return -ENOMEM;
+	if (poolable && !(pool = malloc(sizeof(*pool)))) {
+		free(cell->values);
+		cell->values = NULL;
+		return -ENOMEM;
+	}
+	if (pool)
+		sb_hist_init(pool);
 	size_t n = 0;
 	for (size_t v = 0; v < c->n_vars; v++)
 		for (size_t k = 0; k < c->vars[v]->n_rep; k++) {
 			const struct sb_wl_result *wl = find_wl(&c->vars[v]->rep[k], row->spec);
-			const struct sb_metric *m = wl ? sb_wl_find_metric(wl, row->metric) : NULL;
-			if (!m || !isfinite(m->value))
-				continue;
+			double x;
+			if (row->lat) {
+				const struct sb_latency *l = find_lat(wl, row->op);
+				if (!l || !isfinite(x = lat_value(l, row->lat)))
+					continue;
+				if (l->hist)
+					sb_hist_merge(pool, l->hist);
+				else
+					poolable = false;
+			} else {
+				const struct sb_metric *m =
+				    wl ? sb_wl_find_metric(wl, row->metric) : NULL;
+				if (!m || !isfinite(m->value))
+					continue;
+				x = m->value;
+			}
 			cell->flags |= wl->flags;
-			cell->values[n++] = m->value;
+			cell->values[n++] = x;
 		}
 	sb_stats_compute(cell->values, n, &cell->st);
-	cell->change = NAN;
+	cell->change = cell->change_lo = cell->change_hi = cell->mde_pct = NAN;
+	cell->p_adj = NAN;
+	cell->pooled = NAN;
 	cell->w = (struct sb_welch){NAN, NAN, NAN};
+	cell->diff = (struct sb_diff){NAN, NAN, NAN, NAN};
+	if (poolable && n && pool->count) {
+		static const double q[] = {[SB_LAT_P50] = 0.5,
+					   [SB_LAT_P99] = 0.99,
+					   [SB_LAT_P999] = 0.999,
+					   [SB_LAT_MAX] = 1};
+		cell->pooled = sb_hist_percentile(pool, q[row->lat]) / 1e6;
+	}
+	free(pool);
 	return 0;
 }
 
-static void compare(const struct sb_report_row *row, const struct sb_report_cell *base,
+static double pct_of(double base, double d)
+{
+	return isfinite(base) && base != 0 && isfinite(d) ? d / fabs(base) * 100 : NAN;
+}
+
+/* The test of one cell against its baseline; the verdict waits for the
+ * correction over the column (decide). */
+static void compare(const struct sb_report *r, const struct sb_report_cell *base,
 		    struct sb_report_cell *cell)
 {
-	if (cell->st.n == 0 || base->st.n == 0) {
-		cell->verdict = SB_VERDICT_NA;
+	cell->verdict = SB_VERDICT_NA;
+	if (cell->st.n == 0 || base->st.n == 0)
 		return;
-	}
 	cell->change = sb_rel_change(base->st.mean, cell->st.mean);
 	sb_welch_test(&base->st, &cell->st, &cell->w);
-	cell->significant = sb_stats_significant(&base->st, &cell->st, &cell->w);
+	sb_diff_compute(&base->st, &cell->st, r->alpha, SB_STATS_POWER, &cell->diff);
+	cell->change_lo = pct_of(base->st.mean, cell->diff.lo);
+	cell->change_hi = pct_of(base->st.mean, cell->diff.hi);
+	cell->mde_pct = pct_of(base->st.mean, cell->diff.mde);
+	if (cell->diff.mde == 0)
+		cell->mde_pct = 0;
+}
+
+static bool testable(const struct sb_report_cell *base, const struct sb_report_cell *cell)
+{
+	return base->st.n >= SB_STATS_MIN_N && cell->st.n >= SB_STATS_MIN_N && !isnan(cell->w.p);
+}
+
+static void decide(const struct sb_report *r, const struct sb_report_row *row,
+		   const struct sb_report_cell *base, struct sb_report_cell *cell)
+{
+	if (cell->verdict == SB_VERDICT_NA && (cell->st.n == 0 || base->st.n == 0))
+		return;
+	cell->significant = testable(base, cell) && cell->p_adj < r->alpha;
 	if (!cell->significant)
-		cell->verdict = SB_VERDICT_SAME;
+		cell->verdict = testable(base, cell) && cell->mde_pct <= r->resolve_pct
+				    ? SB_VERDICT_SAME
+				    : SB_VERDICT_UNRESOLVED;
 	else if (row->better == SB_BETTER_NONE)
 		cell->verdict = SB_VERDICT_DIFFERENT;
 	else if ((cell->st.mean > base->st.mean) == (row->better == SB_BETTER_HIGHER))
@@ -467,44 +670,93 @@ static void compare(const struct sb_report_row *row, const struct sb_report_cell
 		cell->verdict = SB_VERDICT_WORSE;
 }
 
-/* Latency summaries of the repeats, averaged: the percentiles of different
- * repeats cannot be merged exactly without their histograms, and their mean
- * is what a reader compares anyway. Counts are summed, min/max are extremes. */
-static void fill_lat(const struct sb_report_col *c, const struct sb_report_latrow *l,
-		     struct sb_latency *out)
+/* One family per column: every row it is tested on against its baseline. */
+static int correct(struct sb_report *r, size_t c)
 {
+	double *p = calloc(r->n_rows ? r->n_rows : 1, sizeof(*p));
+	double *adj = calloc(r->n_rows ? r->n_rows : 1, sizeof(*adj));
+	int ret = 0;
+
+	if (!p || !adj) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_cell *b = &r->rows[i].cells[r->cols[c].base];
+		const struct sb_report_cell *x = &r->rows[i].cells[c];
+		p[i] = testable(b, x) ? x->w.p : NAN;
+	}
+	switch (r->correction) {
+	case SB_CORRECTION_HOLM:
+		ret = sb_p_adjust_holm(p, r->n_rows, adj);
+		break;
+	case SB_CORRECTION_BH:
+		ret = sb_p_adjust_bh(p, r->n_rows, adj);
+		break;
+	default:
+		memcpy(adj, p, r->n_rows * sizeof(*adj));
+	}
+	for (size_t i = 0; ret == 0 && i < r->n_rows; i++) {
+		r->rows[i].cells[c].p_adj = adj[i];
+		decide(r, &r->rows[i], &r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
+	}
+out:
+	free(p);
+	free(adj);
+	return ret;
+}
+
+/* Percentiles of the merged histograms where every repeat has one; else
+ * (version 1 files) the repeats' percentiles averaged. Counts summed,
+ * min/max are extremes. */
+static int fill_lat(const struct sb_report_col *c, const struct sb_report_latrow *l,
+		    struct sb_latency *out, bool *pooled)
+{
+	struct sb_hist *h = malloc(sizeof(*h));
 	size_t n = 0;
+	bool all = true;
+
+	if (!h)
+		return -ENOMEM;
+	sb_hist_init(h);
 	*out = (struct sb_latency){.min_ms = INFINITY, .max_ms = -INFINITY};
 	for (size_t v = 0; v < c->n_vars; v++)
 		for (size_t k = 0; k < c->vars[v]->n_rep; k++) {
-			const struct sb_wl_result *wl = find_wl(&c->vars[v]->rep[k], l->spec);
-			for (size_t i = 0; wl && i < wl->n_lat; i++) {
-				const struct sb_latency *x = &wl->lat[i];
-				if (strcmp(x->op, l->op) != 0)
-					continue;
-				n++;
-				out->count += x->count;
-				out->min_ms = fmin(out->min_ms, x->min_ms);
-				out->max_ms = fmax(out->max_ms, x->max_ms);
-				out->mean_ms += x->mean_ms;
-				out->stdev_ms += x->stdev_ms;
-				out->p50_ms += x->p50_ms;
-				out->p90_ms += x->p90_ms;
-				out->p99_ms += x->p99_ms;
-				out->p999_ms += x->p999_ms;
-				break;
-			}
+			const struct sb_latency *x =
+			    find_lat(find_wl(&c->vars[v]->rep[k], l->spec), l->op);
+			if (!x)
+				continue;
+			n++;
+			if (x->hist)
+				sb_hist_merge(h, x->hist);
+			else
+				all = false;
+			out->count += x->count;
+			out->min_ms = fmin(out->min_ms, x->min_ms);
+			out->max_ms = fmax(out->max_ms, x->max_ms);
+			out->mean_ms += x->mean_ms;
+			out->stdev_ms += x->stdev_ms;
+			out->p50_ms += x->p50_ms;
+			out->p90_ms += x->p90_ms;
+			out->p99_ms += x->p99_ms;
+			out->p999_ms += x->p999_ms;
 		}
+	*pooled = false;
 	if (n == 0) {
 		*out = (struct sb_latency){0};
-		return;
+	} else if (all && h->count) {
+		sb_latency_from_hist(out, h);
+		*pooled = true;
+	} else {
+		out->mean_ms /= (double)n;
+		out->stdev_ms /= (double)n;
+		out->p50_ms /= (double)n;
+		out->p90_ms /= (double)n;
+		out->p99_ms /= (double)n;
+		out->p999_ms /= (double)n;
 	}
-	out->mean_ms /= (double)n;
-	out->stdev_ms /= (double)n;
-	out->p50_ms /= (double)n;
-	out->p90_ms /= (double)n;
-	out->p99_ms /= (double)n;
-	out->p999_ms /= (double)n;
+	free(h);
+	return 0;
 }
 
 static int pick_baseline(struct sb_report *r, const char *name, char **err)
@@ -518,7 +770,9 @@ static int pick_baseline(struct sb_report *r, const char *name, char **err)
 	}
 	for (size_t i = 0; i < r->n_cols; i++) {
 		labels_[i] = r->cols[i].label;
-		if (strcmp(r->cols[i].label, name) == 0) {
+		if (r->baseline_set && r->cols[i].set != 0)
+			continue;
+		if (strcmp(r->cols[i].label, name) == 0 || strcmp(r->cols[i].full, name) == 0) {
 			r->baseline = i;
 			return 0;
 		}
@@ -535,11 +789,46 @@ static int pick_baseline(struct sb_report *r, const char *name, char **err)
 		return fail(err,
 			    "baseline '%s' is ambiguous: it is in several result sets; name one "
 			    "as SET:VARIANT (e.g. '%s')",
-			    name, r->cols[hit].label);
+			    name, r->cols[hit].full);
 	const char *sug = sb_suggest(name, labels_, r->n_cols);
 	if (sug)
 		return fail(err, "unknown baseline variant '%s' (did you mean '%s'?)", name, sug);
 	return fail(err, "unknown baseline variant '%s'", name);
+}
+
+/* Which column each column is compared with: the baseline; with a stored
+ * baseline set, the same-named variant of that set when there is one. */
+static void pick_bases(struct sb_report *r)
+{
+	for (size_t c = 0; c < r->n_cols; c++) {
+		r->cols[c].base = r->baseline;
+		if (!r->baseline_set)
+			continue;
+		if (r->cols[c].set == 0) {
+			r->cols[c].base = c;
+			continue;
+		}
+		for (size_t b = 0; b < r->n_cols; b++)
+			if (r->cols[b].set == 0 &&
+			    strcmp(r->cols[b].variant, r->cols[c].variant) == 0)
+				r->cols[c].base = b;
+	}
+	r->cols[r->baseline].base = r->baseline;
+}
+
+/* Version 1 files carry no labels: the workloads' tables give them. */
+static int describe_sets(struct sb_resultset **sets, size_t n_sets)
+{
+	for (size_t s = 0; s < n_sets; s++)
+		for (size_t v = 0; v < sets[s]->n_var; v++)
+			for (size_t k = 0; k < sets[s]->var[v].n_rep; k++)
+				for (size_t w = 0; w < sets[s]->var[v].rep[k].n_wl; w++) {
+					int ret =
+					    sb_wl_result_describe(sets[s]->var[v].rep[k].wl[w]);
+					if (ret < 0)
+						return ret;
+				}
+	return 0;
 }
 
 int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_report_opts *o,
@@ -552,6 +841,14 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		return -ENOMEM;
 	r->sets = sets;
 	r->n_sets = n_sets;
+	r->correction = o ? o->correction : SB_CORRECTION_HOLM;
+	r->alpha = o && o->alpha > 0 ? o->alpha : SB_STATS_ALPHA;
+	r->resolve_pct = o && o->resolve_pct > 0 ? o->resolve_pct : SB_REPORT_RESOLVE_PCT;
+	r->check_pct = o && o->check_pct > 0 ? o->check_pct : SB_REPORT_CHECK_PCT;
+	r->baseline_set = o && o->baseline_set && n_sets > 1;
+	ret = describe_sets(sets, n_sets);
+	if (ret < 0)
+		goto out;
 	ret = name_sets(r);
 	if (ret < 0)
 		goto out;
@@ -572,9 +869,11 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	ret = pick_baseline(r, o ? o->baseline : NULL, err);
 	if (ret < 0)
 		goto out;
+	pick_bases(r);
 
 	/* Rows in order of first appearance, so that the report follows the
-	 * order the workloads ran in. */
+	 * order the workloads ran in; each workload's latency rows after its
+	 * metrics. */
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t v = 0; v < r->cols[c].n_vars; v++)
 			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
@@ -584,29 +883,133 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 					for (size_t m = 0; m < wl->n_metrics; m++)
 						if ((ret = add_row(r, wl, &wl->metrics[m])) < 0)
 							goto out;
+				}
+			}
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					const struct sb_wl_result *wl = rep->wl[w];
 					for (size_t l = 0; l < wl->n_lat; l++)
-						if ((ret = add_latrow(r, wl->spec, wl->lat[l].op)) <
-						    0)
+						if ((ret = add_latrow(r, wl->spec, wl->workload,
+								      wl->lat[l].op)) < 0)
 							goto out;
 				}
 			}
+	{
+		/* metrics and latency rows of one spec next to each other */
+		const char *specs[256];
+		size_t n_specs = 0, at = 0;
+		struct sb_report_row *sorted =
+		    malloc((r->n_rows ? r->n_rows : 1) * sizeof(*sorted));
+		if (!sorted) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < r->n_rows; i++) {
+			size_t k;
+			for (k = 0; k < n_specs; k++)
+				if (strcmp(specs[k], r->rows[i].spec) == 0)
+					break;
+			if (k == n_specs && n_specs < ARRAY_SIZE(specs))
+				specs[n_specs++] = r->rows[i].spec;
+		}
+		for (size_t k = 0; k < n_specs; k++)
+			for (int lat = 0; lat < 2; lat++)
+				for (size_t i = 0; i < r->n_rows; i++)
+					if (strcmp(r->rows[i].spec, specs[k]) == 0 &&
+					    (r->rows[i].lat != SB_LAT_NONE) == lat)
+						sorted[at++] = r->rows[i];
+		if (at && at == r->n_rows)
+			memcpy(r->rows, sorted, at * sizeof(*sorted));
+		free(sorted);
+	}
 	for (size_t i = 0; i < r->n_rows; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if ((ret = fill_cell(&r->cols[c], &r->rows[i], &r->rows[i].cells[c])) < 0)
 				goto out;
-	for (size_t i = 0; i < r->n_rows; i++)
-		for (size_t c = 0; c < r->n_cols; c++)
-			if (c != r->baseline)
-				compare(&r->rows[i], &r->rows[i].cells[r->baseline],
-					&r->rows[i].cells[c]);
+	for (size_t c = 0; c < r->n_cols; c++) {
+		if (r->cols[c].base == c)
+			continue;
+		for (size_t i = 0; i < r->n_rows; i++)
+			compare(r, &r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
+		if ((ret = correct(r, c)) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < r->n_lat; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
-			fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c]);
+			if ((ret = fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c],
+					    &r->lat[i].pooled[c])) < 0)
+				goto out;
 	*out = TAKE_PTR(r);
 	ret = 0;
 out:
 	sb_report_free(r);
 	return ret;
+}
+
+void sb_report_tally(const struct sb_report *r, size_t col, struct sb_report_tally *t)
+{
+	*t = (struct sb_report_tally){0};
+	for (size_t i = 0; i < r->n_rows && r->cols[col].base != col; i++) {
+		const struct sb_report_cell *x = &r->rows[i].cells[col];
+		t->tested += !isnan(x->p_adj);
+		t->marked += x->significant;
+		t->unresolved += x->verdict == SB_VERDICT_UNRESOLVED;
+	}
+}
+
+bool sb_report_cell_fails(const struct sb_report *r, const struct sb_report_row *row, size_t col)
+{
+	const struct sb_report_cell *x = &row->cells[col];
+	return r->cols[col].base != col && row->headline && x->verdict == SB_VERDICT_WORSE &&
+	       isfinite(x->change) && fabs(x->change) > r->check_pct;
+}
+
+size_t sb_report_failures(const struct sb_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_rows; i++)
+		for (size_t c = 0; c < r->n_cols; c++)
+			n += sb_report_cell_fails(r, &r->rows[i], c);
+	return n;
+}
+
+/* "%+.1f" or "-" for a figure that is not defined. */
+static const char *pct_str(double v, char *buf, size_t size)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%+.1f", v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+static const char *p_str(double v, char *buf, size_t size)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.3g", v);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_row *row,
+			      size_t col)
+{
+	const struct sb_report_cell *x = &row->cells[col];
+	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
+	char m1[32], m2[32], ch[32], lo[32], hi[32], p[32], pa[32];
+	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, p %s, adjusted %s, "
+			   "n %zu vs %zu)",
+			   row->spec, row->label, r->cols[col].label,
+			   sb_report_fmt_num(x->st.mean, m1, sizeof(m1)),
+			   r->cols[r->cols[col].base].label,
+			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
+			   pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
+			   pct_str(x->change_hi, hi, sizeof(hi)), p_str(x->w.p, p, sizeof(p)),
+			   p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
 }
 
 char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
@@ -627,6 +1030,52 @@ char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
 						names[i].name);
 	return buf;
+}
+
+char *sb_report_col_notes(const struct sb_report *r, size_t col)
+{
+	const struct sb_report_col *c = &r->cols[col];
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	bool any = false;
+
+	if (!f)
+		return NULL;
+	for (size_t v = 0; v < c->n_vars; v++) {
+		const struct sb_variant *var = c->vars[v];
+		const struct sb_resultset *set = NULL;
+		for (size_t k = 0; k < r->n_sets && !set; k++)
+			if (var >= r->sets[k]->var && var < r->sets[k]->var + r->sets[k]->n_var)
+				set = r->sets[k];
+		if (set && strcmp(set->command, "import") == 0) {
+			json_object *src = NULL;
+			if (var->params)
+				json_object_object_get_ex(var->params, "source", &src);
+			fprintf(f,
+				"%simported from %s: one figure each (n = %zu), no interval and "
+				"no test",
+				any ? "\n" : "", src ? json_object_get_string(src) : set->path,
+				var->n_rep);
+			any = true;
+		}
+		for (size_t k = 0; k < var->n_rep; k++)
+			for (size_t w = 0; w < var->rep[k].n_wl; w++) {
+				const struct sb_wl_result *wl = var->rep[k].wl[w];
+				if (!wl->error)
+					continue;
+				fprintf(f, "%s%s: %s%s", any ? "\n" : "", wl->spec, wl->error,
+					var->n_rep > 1 ? "" : "");
+				if (var->n_rep > 1)
+					fprintf(f, " (repeat %zu)", k + 1);
+				any = true;
+			}
+	}
+	if (fclose(f) != 0 || !any) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 unsigned sb_report_col_flags(const struct sb_report *r, size_t col, const char *spec)

@@ -18,13 +18,37 @@ enum sb_verdict {
 	SB_VERDICT_BETTER,	 /* significant, in the metric's better direction */
 	SB_VERDICT_WORSE,	 /* significant, the other way */
 	SB_VERDICT_DIFFERENT,	 /* significant, metric without a better direction */
+	SB_VERDICT_UNRESOLVED,	 /* not significant, and the run could not have seen a
+				    change of resolve_pct (or too few repeats to test) */
 };
+
+/* How the p-values of one comparison (one column against its baseline,
+ * every row of it) are adjusted for testing many rows at once. */
+enum sb_correction {
+	SB_CORRECTION_HOLM = 0, /* Holm-Bonferroni: family-wise error <= alpha */
+	SB_CORRECTION_BH,	/* Benjamini-Hochberg: false discovery rate <= alpha */
+	SB_CORRECTION_NONE,	/* each row at alpha on its own */
+};
+const char *sb_correction_name(enum sb_correction c);
+int sb_correction_from_name(const char *s, enum sb_correction *out);
+
+/* A row without a mark is "not resolved" when the smallest change it could
+ * have detected is larger than this, in percent of the baseline. */
+#define SB_REPORT_RESOLVE_PCT 5.0
+/* --check: a headline row fails when significantly worse by more than this. */
+#define SB_REPORT_CHECK_PCT 5.0
+/* A column label longer than this becomes a letter with a legend. */
+#define SB_REPORT_LABEL_MAX 40
 
 /* One variant column; with --merge it pools same-named variants of several sets. */
 struct sb_report_col {
-	char *label; /* unique: the variant name, or "set:variant" when ambiguous */
+	char *label; /* unique and short: the variant name, the keys that differ
+			("write-mostly=hdd write-behind=16383"), "set:variant",
+			or a letter (A, B...) explained in the legend */
+	char *full;  /* what it stands for, in full: "set:variant" */
 	const char *variant;
-	size_t set; /* index of the (first) result set it comes from */
+	size_t base; /* the column it is compared with (itself for a baseline) */
+	size_t set;  /* index of the (first) result set it comes from */
 	const struct sb_variant **vars;
 	size_t n_vars;
 	size_t n_rep; /* repeats over all pooled variants */
@@ -35,25 +59,37 @@ struct sb_report_cell {
 	struct sb_stats st;
 	double change; /* percent against the baseline mean; NaN when not defined */
 	struct sb_welch w;
-	bool significant;
+	double p_adj;	     /* w.p adjusted over the comparison (NaN: not tested) */
+	struct sb_diff diff; /* interval of the difference, smallest detectable change */
+	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
+	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
+	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
 	enum sb_verdict verdict;
 	unsigned flags; /* union of the SB_RES_* flags of the contributing repeats */
 };
 
+enum sb_lat_stat { SB_LAT_NONE = 0, SB_LAT_P50, SB_LAT_P99, SB_LAT_P999, SB_LAT_MAX };
+
 struct sb_report_row {
 	char *spec; /* the workload spec, as run: "rand:16k,direct=1" */
 	char *workload;
-	char *metric;
+	char *metric; /* latency rows: "latency:OP:p99" */
+	char *label;  /* from result.json (or the workload's table for version 1) */
 	char *unit;
 	enum sb_better better;
+	bool headline;
+	char *op;		      /* latency rows: the operation */
+	enum sb_lat_stat lat;	      /* latency rows: which percentile; NONE for a metric */
 	struct sb_report_cell *cells; /* n_cols */
 };
 
-/* Latency percentiles of one operation, averaged over a column's repeats. */
+/* Latency percentiles of one operation over a column's repeats: of the
+ * merged histograms (pooled = true), or for version 1 files averaged. */
 struct sb_report_latrow {
 	char *spec;
 	char *op;
 	struct sb_latency *cells; /* n_cols; count == 0 where the column has none */
+	bool *pooled;		  /* n_cols */
 };
 
 struct sb_report {
@@ -67,12 +103,33 @@ struct sb_report {
 	size_t n_rows;
 	struct sb_report_latrow *lat;
 	size_t n_lat;
+	enum sb_correction correction;
+	double alpha, resolve_pct, check_pct;
+	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
+			       same-named variant */
+	bool legend_needed; /* some label is not the full name */
 };
 
 struct sb_report_opts {
 	const char *baseline; /* column label or variant name; NULL: the first column */
 	bool merge;	      /* pool same-named variants of different sets as repeats */
+	bool baseline_set;    /* sets[0] is the baseline set (--baseline-set) */
+	enum sb_correction correction;
+	double alpha;	    /* 0: SB_STATS_ALPHA */
+	double resolve_pct; /* 0: SB_REPORT_RESOLVE_PCT */
+	double check_pct;   /* 0: SB_REPORT_CHECK_PCT */
 };
+
+/* --check: whether the cell of a headline row is significantly worse than
+ * its baseline (after the correction) by more than r->check_pct. */
+bool sb_report_cell_fails(const struct sb_report *r, const struct sb_report_row *row, size_t col);
+/* The number of failing cells over the table. */
+size_t sb_report_failures(const struct sb_report *r);
+/* One line describing a failing (or any) cell, for --check and JUnit:
+ * "seq: Sequential Output Block: xfs 101000 vs ext4 111000 KB/s (-9.0%,
+ * interval -12.1..-5.9%, p 0.0003 adjusted 0.002)". Allocated. */
+char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_row *row,
+			      size_t col);
 
 /* Builds the table over the sets (borrowed: they must outlive the report).
  * Returns 0, -EINVAL with *err set (unknown or ambiguous baseline, no
@@ -85,15 +142,27 @@ void sb_report_free(struct sb_report *r);
  * -EINVAL). */
 int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char **err);
 
+/* Reads a result set for `report` (src/report/import.c): a result.json (or
+ * a directory holding one), a file of bonnie++ CSV lines (1.03, 1.9x, 1.98;
+ * a variant per line, named after its machine field) or fio's JSON output
+ * (a variant named after the file). Imported sets have command "import" and
+ * one repeat per variant. Same contract as sb_resultset_read. */
+int sb_report_read_set(const char *path, struct sb_resultset **out, char **err);
+/* The parsers behind it, pure functions of the text (name is for messages
+ * and the set's path). 0, -EINVAL with *err set, or -ENOMEM. */
+int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct sb_resultset **out,
+			 char **err);
+int sb_import_fio_json(const char *text, size_t size, const char *name, struct sb_resultset **out,
+		       char **err);
+
 /* A short name for a result set, from its path: the directory holding
  * result.json, or the file name without ".json". */
 char *sb_report_set_name(const char *path);
-/* Human label of a metric, as bonnie++ and FsOpBench users know it
- * ("Sequential Output Block", "Random Seeks %CP", "3 readers + 3 writers:
- * write rate (data)"; the spec gives mixed's counts; may be NULL); the metric
- * name itself when there is none. */
-const char *sb_report_metric_label(const char *workload, const char *spec, const char *metric,
-				   char *buf, size_t size);
+/* Counts of one column's comparison: rows tested, marked, not resolved. */
+struct sb_report_tally {
+	size_t tested, marked, unresolved;
+};
+void sb_report_tally(const struct sb_report *r, size_t col, struct sb_report_tally *t);
 /* Marker after a cell's change: "*" significantly better (or different,
  * when the metric has no better direction), "!" significantly worse, "". */
 const char *sb_verdict_marker(enum sb_verdict v);
@@ -112,6 +181,12 @@ size_t sb_report_specs(const struct sb_report *r, const char **specs, size_t max
 
 /* "quick, cache-affected" from SB_RES_* flags; "" when none. */
 char *sb_report_flags_str(unsigned flags, char *buf, size_t size);
+/* The notes on a column that a reader must see beside its figures: that it
+ * was imported from another tool (n = 1, no statistics), and the errors its
+ * workloads recorded (why a result is incomplete, bonnie++'s +++++). One
+ * note per line, "\n"-joined, without the column label; NULL when none
+ * (and when out of memory). */
+char *sb_report_col_notes(const struct sb_report *r, size_t col);
 /* The flags of every repeat of a column's workload spec, ORed. */
 unsigned sb_report_col_flags(const struct sb_report *r, size_t col, const char *spec);
 
@@ -122,11 +197,12 @@ struct sb_report_format {
 };
 
 extern const struct sb_report_format sb_report_text, sb_report_csv, sb_report_json, sb_report_html,
-    sb_report_bonnie;
+    sb_report_bonnie, sb_report_junit;
 /* The registry, in the order --help lists them; NULL-terminated. */
 extern const struct sb_report_format *const sb_report_formats[];
 const struct sb_report_format *sb_report_format_find(const char *name);
 
 /* The legend printed under text tables and in HTML, lines joined by "\n"
- * (allocated; NULL when out of memory). */
-char *sb_report_legend(const char *pm);
+ * (allocated; NULL when out of memory): the marks, the test, the
+ * correction, and what each short column label stands for. */
+char *sb_report_legend(const struct sb_report *r, const char *pm);

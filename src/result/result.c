@@ -4,6 +4,7 @@
 #include "util/macro.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <math.h>
@@ -75,7 +76,8 @@ int sb_wl_add_metric(struct sb_wl_result *r, const char *name, const char *unit,
 		return -ENOMEM;
 	r->metrics = m;
 	m = &r->metrics[r->n_metrics];
-	*m = (struct sb_metric){xstrdup(name), xstrdup(unit), better, value};
+	*m = (struct sb_metric){.name = xstrdup(name), .unit = xstrdup(unit), .better = better,
+				.value = value};
 	if (!m->name || !m->unit) {
 		free(m->name);
 		free(m->unit);
@@ -83,6 +85,29 @@ int sb_wl_add_metric(struct sb_wl_result *r, const char *name, const char *unit,
 	}
 	r->n_metrics++;
 	return 0;
+}
+
+int sb_metric_describe(struct sb_metric *m, const char *label, bool headline, const char *phase)
+{
+	free(m->label);
+	free(m->phase);
+	m->label = xstrdup(label);
+	m->phase = xstrdup(phase);
+	m->headline = headline;
+	return (label && !m->label) || (phase && !m->phase) ? -ENOMEM : 0;
+}
+
+void sb_latency_from_hist(struct sb_latency *l, const struct sb_hist *h)
+{
+	l->count = h->count;
+	l->min_ms = h->count ? (double)h->min / 1e6 : 0;
+	l->mean_ms = sb_hist_mean(h) / 1e6;
+	l->stdev_ms = sb_hist_stdev(h) / 1e6;
+	l->p50_ms = sb_hist_percentile(h, 0.50) / 1e6;
+	l->p90_ms = sb_hist_percentile(h, 0.90) / 1e6;
+	l->p99_ms = sb_hist_percentile(h, 0.99) / 1e6;
+	l->p999_ms = sb_hist_percentile(h, 0.999) / 1e6;
+	l->max_ms = (double)h->max / 1e6;
 }
 
 int sb_wl_add_latency(struct sb_wl_result *r, const struct sb_latency *l)
@@ -94,8 +119,17 @@ int sb_wl_add_latency(struct sb_wl_result *r, const struct sb_latency *l)
 	p = &r->lat[r->n_lat];
 	*p = *l;
 	p->op = xstrdup(l->op);
+	p->hist = NULL;
 	if (!p->op)
 		return -ENOMEM;
+	if (l->hist) {
+		p->hist = malloc(sizeof(*p->hist));
+		if (!p->hist) {
+			free(p->op);
+			return -ENOMEM;
+		}
+		*p->hist = *l->hist;
+	}
 	r->n_lat++;
 	return 0;
 }
@@ -115,9 +149,13 @@ void sb_wl_result_free(struct sb_wl_result *r)
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		free(r->metrics[i].name);
 		free(r->metrics[i].unit);
+		free(r->metrics[i].label);
+		free(r->metrics[i].phase);
 	}
-	for (size_t i = 0; i < r->n_lat; i++)
+	for (size_t i = 0; i < r->n_lat; i++) {
 		free(r->lat[i].op);
+		free(r->lat[i].hist);
+	}
 	free(r->metrics);
 	free(r->lat);
 	free(r->workload);
@@ -143,6 +181,100 @@ static const struct {
 	{SB_RES_FAILED, "failed"},
 };
 
+static double get_num(json_object *o, const char *key);
+
+/* The bucket pairs on one line even in a pretty-printed file: one number per
+ * line made a mixed run's result.json ten times the size. */
+static int pairs_compact(json_object *arr, struct printbuf *pb, int level, int flags)
+{
+	printbuf_strappend(pb, "[");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *p = json_object_array_get_idx(arr, i);
+		char buf[64];
+		int n = snprintf(buf, sizeof(buf), "%s[%d,%" PRIu64 "]", i ? "," : "",
+				 json_object_get_int(json_object_array_get_idx(p, 0)),
+				 json_object_get_uint64(json_object_array_get_idx(p, 1)));
+		printbuf_memappend(pb, buf, n);
+	}
+	printbuf_strappend(pb, "]");
+	return 0;
+}
+
+/* Sparse: only the buckets that hold values, as [index, count] pairs; the
+ * exact count, min, max, sum and sum of squares beside them. */
+json_object *sb_hist_to_json(const struct sb_hist *h)
+{
+	json_object *o = json_object_new_object(), *b = json_object_new_array();
+	json_object_object_add(o, "sub_bits", json_object_new_int(SB_HIST_SUB_BITS));
+	json_object_object_add(o, "count", json_object_new_uint64(h->count));
+	json_object_object_add(o, "min_ns", json_object_new_uint64(h->count ? h->min : 0));
+	json_object_object_add(o, "max_ns", json_object_new_uint64(h->max));
+	json_object_object_add(o, "sum_ns", json_object_new_double(h->sum));
+	json_object_object_add(o, "sumsq_ns2", json_object_new_double(h->sumsq));
+	for (unsigned i = 0; i < SB_HIST_BUCKETS; i++) {
+		if (!h->b[i])
+			continue;
+		json_object *pair = json_object_new_array();
+		json_object_array_add(pair, json_object_new_int((int)i));
+		json_object_array_add(pair, json_object_new_uint64(h->b[i]));
+		json_object_array_add(b, pair);
+	}
+	json_object_set_serializer(b, pairs_compact, NULL, NULL);
+	json_object_object_add(o, "buckets", b);
+	return o;
+}
+
+static bool get_u64(json_object *o, const char *key, uint64_t *v)
+{
+	json_object *x;
+	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_int))
+		return false;
+	*v = json_object_get_uint64(x);
+	return json_object_get_int64(x) >= 0 || *v > INT64_MAX;
+}
+
+int sb_hist_from_json(json_object *o, struct sb_hist *h, char **why)
+{
+	json_object *b, *x;
+	uint64_t total = 0;
+
+	sb_hist_init(h);
+	if (!json_object_is_type(o, json_type_object))
+		return *why = strdup("\"hist\": expected an object"), -EINVAL;
+	if (!json_object_object_get_ex(o, "sub_bits", &x) || json_object_get_int(x) != SB_HIST_SUB_BITS)
+		return *why = strdup("\"hist\": expected \"sub_bits\": 5"), -EINVAL;
+	if (!get_u64(o, "count", &h->count) || !get_u64(o, "min_ns", &h->min) ||
+	    !get_u64(o, "max_ns", &h->max))
+		return *why = strdup("\"hist\": expected integer count, min_ns and max_ns"),
+		       -EINVAL;
+	h->sum = get_num(o, "sum_ns");
+	h->sumsq = get_num(o, "sumsq_ns2");
+	if (!json_object_object_get_ex(o, "buckets", &b) || !json_object_is_type(b, json_type_array))
+		return *why = strdup("\"hist\": expected a \"buckets\" array"), -EINVAL;
+	for (size_t i = 0; i < json_object_array_length(b); i++) {
+		json_object *p = json_object_array_get_idx(b, i), *ix, *cx;
+		int64_t idx;
+		if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2 ||
+		    !json_object_is_type(ix = json_object_array_get_idx(p, 0), json_type_int) ||
+		    !json_object_is_type(cx = json_object_array_get_idx(p, 1), json_type_int) ||
+		    (idx = json_object_get_int64(ix)) < 0 || idx >= SB_HIST_BUCKETS ||
+		    json_object_get_int64(cx) < 0)
+			return *why = strdup("\"hist\": bucket: expected [index 0..1919, count]"),
+			       -EINVAL;
+		h->b[idx] += json_object_get_uint64(cx);
+		total += json_object_get_uint64(cx);
+	}
+	if (total != h->count)
+		return *why = strdup("\"hist\": the bucket counts do not add up to \"count\""),
+		       -EINVAL;
+	if (!h->count)
+		h->min = UINT64_MAX, h->max = 0;
+	else if (h->min > h->max || !isfinite(h->sum) || !isfinite(h->sumsq))
+		return *why = strdup("\"hist\": min_ns above max_ns, or sums not numbers"),
+		       -EINVAL;
+	return 0;
+}
+
 json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 {
 	json_object *o = json_object_new_object(), *flags = json_object_new_array();
@@ -163,6 +295,12 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		json_object_object_add(mo, "unit", json_object_new_string(m->unit));
 		json_object_object_add(mo, "better", json_object_new_string(sb_better_name(m->better)));
 		json_object_object_add(mo, "value", num(m->value));
+		if (m->label) {
+			json_object_object_add(mo, "label", json_object_new_string(m->label));
+			json_object_object_add(mo, "headline", json_object_new_boolean(m->headline));
+		}
+		if (m->phase)
+			json_object_object_add(mo, "phase", json_object_new_string(m->phase));
 		json_object_array_add(metrics, mo);
 	}
 	json_object_object_add(o, "metrics", metrics);
@@ -179,6 +317,8 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		json_object_object_add(lo, "p99_ms", num(l->p99_ms));
 		json_object_object_add(lo, "p999_ms", num(l->p999_ms));
 		json_object_object_add(lo, "max_ms", num(l->max_ms));
+		if (l->hist)
+			json_object_object_add(lo, "hist", sb_hist_to_json(l->hist));
 		json_object_array_add(lat, lo);
 	}
 	json_object_object_add(o, "latency", lat);
@@ -252,8 +392,18 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 			sb_wl_result_free(r);
 			return fail(err, w, "metric %zu: expected \"name\" and \"unit\" strings", i);
 		}
-		sb_wl_add_metric(r, name, unit, better_from_name(get_str(m, "better")),
-				 get_num(m, "value"));
+		if (sb_wl_add_metric(r, name, unit, better_from_name(get_str(m, "better")),
+				     get_num(m, "value")) < 0) {
+			sb_wl_result_free(r);
+			return -ENOMEM;
+		}
+		json_object *hl = json_object_object_get(m, "headline");
+		if (get_str(m, "label") &&
+		    sb_metric_describe(&r->metrics[r->n_metrics - 1], get_str(m, "label"),
+				       hl && json_object_get_boolean(hl), get_str(m, "phase")) < 0) {
+			sb_wl_result_free(r);
+			return -ENOMEM;
+		}
 	}
 	if (json_object_object_get_ex(o, "latency", &arr) && json_object_is_type(arr, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {
@@ -275,7 +425,30 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 				sb_wl_result_free(r);
 				return fail(err, w, "latency %zu: expected an \"op\" string", i);
 			}
-			sb_wl_add_latency(r, &lat);
+			json_object *ho;
+			struct sb_hist *h = NULL;
+			if (json_object_object_get_ex(l, "hist", &ho) && ho) {
+				char *why = NULL;
+				h = malloc(sizeof(*h));
+				if (!h) {
+					sb_wl_result_free(r);
+					return -ENOMEM;
+				}
+				if (sb_hist_from_json(ho, h, &why) < 0) {
+					free(h);
+					sb_wl_result_free(r);
+					fail(err, w, "latency '%s': %s", lat.op, why ? why : "bad");
+					free(why);
+					return -EINVAL;
+				}
+				lat.hist = h;
+			}
+			int ar = sb_wl_add_latency(r, &lat);
+			free(h);
+			if (ar < 0) {
+				sb_wl_result_free(r);
+				return ar;
+			}
 		}
 	if (json_object_object_get_ex(o, "extra", &v))
 		r->extra = json_object_get(v);
@@ -568,9 +741,11 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 		r = fail(err, file, "expected an integer \"version\"");
 		goto out;
 	}
-	if (json_object_get_int(v) != SB_RESULT_VERSION) {
-		r = fail(err, file, "result format version %d is not supported (this is version %d)",
-			 json_object_get_int(v), SB_RESULT_VERSION);
+	if (json_object_get_int(v) < SB_RESULT_VERSION_MIN ||
+	    json_object_get_int(v) > SB_RESULT_VERSION) {
+		r = fail(err, file,
+			 "result format version %d is not supported (this reads versions %d to %d)",
+			 json_object_get_int(v), SB_RESULT_VERSION_MIN, SB_RESULT_VERSION);
 		goto out;
 	}
 	rs = calloc(1, sizeof(*rs));
@@ -578,7 +753,7 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 		r = -ENOMEM;
 		goto out;
 	}
-	rs->version = SB_RESULT_VERSION;
+	rs->version = json_object_get_int(v);
 	rs->tool_version = xstrdup(get_str(o, "tool_version") ?: "unknown");
 	rs->created = xstrdup(get_str(o, "created") ?: "");
 	rs->command = xstrdup(get_str(o, "command") ?: "run");
@@ -667,7 +842,8 @@ out:
 }
 
 /* Secondary figures that are often near zero, where a relative error says
- * nothing: a command's CPU times (its wall time is the headline). */
+ * nothing: a command's CPU times (its wall time is the headline). Only for
+ * version 1 files, whose metrics do not say. */
 static const struct {
 	const char *workload, *metric;
 } not_headline[] = {
@@ -675,8 +851,10 @@ static const struct {
 	{"command", "sys"},
 };
 
-static bool headline(const struct sb_wl_result *wl, const struct sb_metric *m)
+bool sb_metric_is_headline(const struct sb_wl_result *wl, const struct sb_metric *m)
 {
+	if (m->label)
+		return m->headline;
 	if (m->better == SB_BETTER_NONE || strcmp(m->unit, "%CPU") == 0)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(not_headline); i++)
@@ -686,7 +864,29 @@ static bool headline(const struct sb_wl_result *wl, const struct sb_metric *m)
 	return true;
 }
 
-double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric)
+/* The per-metric figure --repeat auto looks at. */
+typedef double (*spread_fn)(const struct sb_stats *st);
+
+static double rse_of(const struct sb_stats *st)
+{
+	/* a metric that is 0 every time is as stable as can be */
+	return st->n >= 2 && st->mean == 0 && st->stdev == 0 ? 0 : st->rse;
+}
+
+static double halfwidth_of(const struct sb_stats *st)
+{
+	if (st->n < 2)
+		return NAN;
+	if (st->stdev == 0)
+		return 0;
+	if (st->mean == 0)
+		return INFINITY;
+	double n = (double)st->n;
+	return sb_t_quantile(0.975, 2 * n - 2) * st->stdev * sqrt(2 / n) / fabs(st->mean);
+}
+
+static double worst_headline(const struct sb_variant *v, spread_fn fn, const char **spec,
+			     const char **metric)
 {
 	double worst = -1;
 	double vals[v->n_rep ? v->n_rep : 1];
@@ -699,7 +899,7 @@ double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const c
 				bool seen = false;
 				size_t n = 0;
 				struct sb_stats st;
-				if (!headline(wl, m))
+				if (!sb_metric_is_headline(wl, m))
 					continue;
 				/* each (spec, metric) once: at its first repeat */
 				for (size_t j = 0; j < k && !seen; j++)
@@ -719,17 +919,16 @@ double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const c
 						break;
 					}
 				sb_stats_compute(vals, n, &st);
-				/* a metric that is 0 every time is as stable as can be */
-				double rse = st.n >= 2 && st.mean == 0 && st.stdev == 0 ? 0 : st.rse;
-				if (isnan(rse)) {
+				double x = fn(&st);
+				if (isnan(x)) {
 					if (spec)
 						*spec = wl->spec;
 					if (metric)
 						*metric = m->name;
 					return NAN;
 				}
-				if (rse > worst) {
-					worst = rse;
+				if (x > worst) {
+					worst = x;
 					if (spec)
 						*spec = wl->spec;
 					if (metric)
@@ -740,12 +939,23 @@ double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const c
 	return worst < 0 ? 0 : worst;
 }
 
+double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric)
+{
+	return worst_headline(v, rse_of, spec, metric);
+}
+
+double sb_variant_max_diff_halfwidth(const struct sb_variant *v, const char **spec,
+				     const char **metric)
+{
+	return worst_headline(v, halfwidth_of, spec, metric);
+}
+
 bool sb_variant_needs_repeat(const struct sb_variant *v, size_t cap)
 {
 	if (v->n_rep >= cap)
 		return false;
 	if (v->n_rep < SB_REPEAT_AUTO_MIN)
 		return true;
-	double rse = sb_variant_max_rse(v, NULL, NULL);
-	return !(rse < SB_REPEAT_AUTO_RSE);
+	double hw = sb_variant_max_diff_halfwidth(v, NULL, NULL);
+	return !(hw < SB_REPEAT_AUTO_HALFWIDTH);
 }

@@ -2,22 +2,28 @@
  * and its JSON form (result.json, documented in doc/result-format.md). */
 #pragma once
 
+#include "workload/hist.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define SB_RESULT_FORMAT "stackbench-result"
-#define SB_RESULT_VERSION 1
+/* 2: metrics carry label, headline and phase; latency carries the repeat's
+ * histogram. Version 1 files are still read (labels then come from the
+ * workloads' metric tables, percentiles from the summaries). */
+#define SB_RESULT_VERSION 2
+#define SB_RESULT_VERSION_MIN 1
 
 enum sb_better { SB_BETTER_NONE = 0, SB_BETTER_HIGHER, SB_BETTER_LOWER };
 
 /* Flags of one workload's result. */
 enum {
-	SB_RES_QUICK = 1 << 0,          /* --quick: shrunk sizes and times */
+	SB_RES_QUICK = 1 << 0,		/* --quick: shrunk sizes and times */
 	SB_RES_CACHE_AFFECTED = 1 << 1, /* data set smaller than 2x RAM and not O_DIRECT */
-	SB_RES_INCOMPLETE = 1 << 2,     /* a phase hit its time limit or was interrupted */
-	SB_RES_FAILED = 1 << 3,         /* the workload failed; metrics may be partial */
+	SB_RES_INCOMPLETE = 1 << 2,	/* a phase hit its time limit or was interrupted */
+	SB_RES_FAILED = 1 << 3,		/* the workload failed; metrics may be partial */
 };
 
 struct sb_metric {
@@ -25,6 +31,11 @@ struct sb_metric {
 	char *unit; /* "KB/s", "%CPU", "ops/s", "IOPS", "MB/s", "ms", "s" */
 	enum sb_better better;
 	double value;
+	/* From the workload's metric table (src/workload/metrics.c); NULL/false
+	 * in a version 1 file until sb_wl_result_describe() fills them. */
+	char *label;   /* "Sequential Output Block", "3 readers: read rate (data)" */
+	bool headline; /* a figure a comparison (and --check) is about */
+	char *phase;   /* the workload phase it was measured in, or NULL */
 };
 
 /* Latency summary of one operation type, in milliseconds. */
@@ -32,13 +43,16 @@ struct sb_latency {
 	char *op; /* "read dir", "create", "random read" */
 	uint64_t count;
 	double min_ms, mean_ms, stdev_ms, p50_ms, p90_ms, p99_ms, p999_ms, max_ms;
+	/* The repeat's histogram (nanoseconds), so that repeats and --merge
+	 * pool exactly; NULL in a version 1 file. Owned. */
+	struct sb_hist *hist;
 };
 
 struct sb_wl_result {
 	char *workload; /* registry name: "seq", "meta", "rand", "mixed", "command", "fio"... */
-	char *spec;     /* as the user wrote it */
+	char *spec;	/* as the user wrote it */
 	unsigned flags;
-	char *error;    /* why it failed or is incomplete, when it did */
+	char *error; /* why it failed or is incomplete, when it did */
 	struct sb_metric *metrics;
 	size_t n_metrics;
 	struct sb_latency *lat;
@@ -54,7 +68,7 @@ struct sb_repeat {
 };
 
 struct sb_variant {
-	char *name;          /* "md.write-behind=16383,mount.options=noatime" */
+	char *name;	     /* "md.write-behind=16383,mount.options=noatime" */
 	json_object *params; /* {"md.write-behind": "16383", ...} */
 	struct sb_repeat *rep;
 	size_t n_rep;
@@ -64,7 +78,7 @@ struct sb_resultset {
 	int version;
 	char *tool_version;
 	char *created;
-	char *command;        /* "run" or "bench" */
+	char *command;	      /* "run" or "bench" */
 	json_object *host;    /* hostname, kernel, cpu, ncpu, ram_bytes */
 	json_object *profile; /* path, sha256, values (run only) */
 	json_object *target;  /* bench: dir, fstype, options, source */
@@ -79,11 +93,21 @@ struct sb_resultset {
 struct sb_wl_result *sb_wl_result_new(const char *workload, const char *spec);
 int sb_wl_add_metric(struct sb_wl_result *r, const char *name, const char *unit,
 		     enum sb_better better, double value);
+/* Copies l (and l->hist when set). */
 int sb_wl_add_latency(struct sb_wl_result *r, const struct sb_latency *l);
+/* Sets the label, headline and phase of a metric already added. */
+int sb_metric_describe(struct sb_metric *m, const char *label, bool headline, const char *phase);
+/* The summary of a histogram (ns) in milliseconds, as stored in latency[]. */
+void sb_latency_from_hist(struct sb_latency *l, const struct sb_hist *h);
 const struct sb_metric *sb_wl_find_metric(const struct sb_wl_result *r, const char *name);
 void sb_wl_result_free(struct sb_wl_result *r);
 json_object *sb_wl_result_to_json(const struct sb_wl_result *r);
 int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err);
+
+/* A histogram in result.json: sparse [index, count] pairs plus the exact
+ * count, min, max and sums. from_json: 0 or -EINVAL with *why allocated. */
+json_object *sb_hist_to_json(const struct sb_hist *h);
+int sb_hist_from_json(json_object *o, struct sb_hist *h, char **why);
 
 /* Result sets. */
 struct sb_resultset *sb_resultset_new(const char *command);
@@ -91,8 +115,7 @@ struct sb_variant *sb_resultset_variant(struct sb_resultset *rs, const char *nam
 					json_object *params /* taken */);
 /* Appends a repeat with the given workload results (ownership of the array's
  * elements is taken). */
-int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl,
-			  size_t n);
+int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl, size_t n);
 json_object *sb_resultset_to_json(const struct sb_resultset *rs);
 /* Writes DIR/result.json atomically (temporary file, fsync, rename). */
 int sb_resultset_write(const struct sb_resultset *rs, const char *dir);
@@ -105,16 +128,26 @@ void sb_resultset_free(struct sb_resultset *rs);
 json_object *sb_host_facts(void);
 const char *sb_better_name(enum sb_better b);
 
-/* --repeat auto, as the Phoronix Test Suite does it: repeat a variant until
- * the relative standard error of each of its headline metrics (those with a
- * better direction, except %CPU and a command's user and sys times) is below
- * SB_REPEAT_AUTO_RSE, with at least
- * SB_REPEAT_AUTO_MIN and at most a cap of repeats. */
-#define SB_REPEAT_AUTO_RSE 0.025
+/* Whether m is a headline figure: its table's word when the result carries
+ * one, else (version 1 files) a figure with a better direction, not %CPU,
+ * not a command's user or sys time. */
+bool sb_metric_is_headline(const struct sb_wl_result *wl, const struct sb_metric *m);
+
+/* --repeat auto: repeat a variant until, for each of its headline metrics,
+ * the 95% confidence interval of a difference against a variant as noisy as
+ * itself is narrow enough: t(0.975, 2n-2) * sd * sqrt(2/n) / |mean| below
+ * SB_REPEAT_AUTO_HALFWIDTH (the same 5% a report calls "resolved"), with at
+ * least SB_REPEAT_AUTO_MIN and at most a cap of repeats. A lucky low spread
+ * at n = 3 does not stop it: the t quantile at 4 degrees of freedom is 2.78. */
+#define SB_REPEAT_AUTO_HALFWIDTH 0.05
 #define SB_REPEAT_AUTO_MIN 3
 #define SB_REPEAT_AUTO_MAX 10
 /* The largest relative standard error among v's headline metrics (NaN while
  * any has fewer than 2 values); *spec and *metric name it when not NULL. */
 double sb_variant_max_rse(const struct sb_variant *v, const char **spec, const char **metric);
+/* The largest relative half-width of the difference interval above, among
+ * v's headline metrics (NaN while any has fewer than 2 values). */
+double sb_variant_max_diff_halfwidth(const struct sb_variant *v, const char **spec,
+				     const char **metric);
 /* Whether v needs another repeat under --repeat auto with this cap. */
 bool sb_variant_needs_repeat(const struct sb_variant *v, size_t cap);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 size_t sb_stats_compute(const double *x, size_t n, struct sb_stats *out)
 {
@@ -177,4 +178,83 @@ bool sb_stats_significant(const struct sb_stats *a, const struct sb_stats *b,
 {
 	return a->n >= SB_STATS_MIN_N && b->n >= SB_STATS_MIN_N && !isnan(w->p) &&
 	       w->p < SB_STATS_ALPHA;
+}
+
+int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha, double power,
+		    struct sb_diff *out)
+{
+	*out = (struct sb_diff){NAN, NAN, NAN, NAN};
+	if (a->n < 2 || b->n < 2 || isnan(a->stdev) || isnan(b->stdev))
+		return -EDOM;
+	double va = a->stdev * a->stdev / (double)a->n, vb = b->stdev * b->stdev / (double)b->n;
+	double se = sqrt(va + vb), df;
+
+	out->diff = b->mean - a->mean;
+	if (se == 0) {
+		out->lo = out->hi = out->diff;
+		out->mde = 0;
+		return 0;
+	}
+	df = (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+	double ta = sb_t_quantile(1 - alpha / 2, df);
+	out->lo = out->diff - ta * se;
+	out->hi = out->diff + ta * se;
+	out->mde = (ta + sb_t_quantile(power, df)) * se;
+	return 0;
+}
+
+/* Indexes of the finite p-values, sorted by p (insertion sort: a report's
+ * family has tens to a few hundred members). */
+static size_t order(const double *p, size_t n, size_t *ix)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(p[i]))
+			continue;
+		size_t k = m++;
+		while (k > 0 && p[ix[k - 1]] > p[i]) {
+			ix[k] = ix[k - 1];
+			k--;
+		}
+		ix[k] = i;
+	}
+	return m;
+}
+
+int sb_p_adjust_holm(const double *p, size_t n, double *adj)
+{
+	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), m;
+	double run = 0;
+	if (!ix)
+		return -ENOMEM;
+	m = order(p, n, ix);
+	for (size_t i = 0; i < n; i++)
+		adj[i] = NAN;
+	/* p_(k) * (m - k + 1), made monotone from the smallest up */
+	for (size_t k = 0; k < m; k++) {
+		double v = fmin(1, p[ix[k]] * (double)(m - k));
+		run = fmax(run, v);
+		adj[ix[k]] = run;
+	}
+	free(ix);
+	return 0;
+}
+
+int sb_p_adjust_bh(const double *p, size_t n, double *adj)
+{
+	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), m;
+	double run = 1;
+	if (!ix)
+		return -ENOMEM;
+	m = order(p, n, ix);
+	for (size_t i = 0; i < n; i++)
+		adj[i] = NAN;
+	/* p_(k) * m / k, made monotone from the largest down */
+	for (size_t k = m; k-- > 0;) {
+		double v = fmin(1, p[ix[k]] * (double)m / (double)(k + 1));
+		run = fmin(run, v);
+		adj[ix[k]] = run;
+	}
+	free(ix);
+	return 0;
 }

@@ -41,6 +41,24 @@ double sb_t_quantile(double p, double df);
  * either side has fewer than 2 values (out->p is then NaN). */
 int sb_welch_test(const struct sb_stats *a, const struct sb_stats *b, struct sb_welch *out);
 
+/* The difference b - a with its confidence interval at 1 - alpha (Welch's
+ * t, Welch-Satterthwaite df), and the smallest true difference the test
+ * would detect with the given power (two-sided, at alpha):
+ *   mde = (t(1 - alpha/2, df) + t(power, df)) * se.
+ * Fields are NaN when either side has fewer than 2 values. */
+struct sb_diff {
+	double diff, lo, hi, mde;
+};
+int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double alpha, double power,
+		    struct sb_diff *out);
+#define SB_STATS_POWER 0.8
+
+/* Adjusted p-values of a family of n tests (NaN entries are not part of
+ * the family and stay NaN): Holm's step-down (family-wise error) when bh is
+ * false, Benjamini-Hochberg's step-up (false discovery rate) when true. */
+int sb_p_adjust_holm(const double *p, size_t n, double *adj);
+int sb_p_adjust_bh(const double *p, size_t n, double *adj);
+
 /* Relative change of x against base, in percent; NaN when base is 0 or NaN. */
 double sb_rel_change(double base, double x);
 

@@ -174,7 +174,27 @@ const struct sb_wl_ops sb_wl_bonnie = {
     .summary = "run bonnie++ ARGS in the directory under test; its CSV imported as seq and meta "
 	       "figures",
     .opts = tool_opts,
+    .metrics_of = {"seq", "meta"},
     .run = bonnie_run,
+};
+
+/* iozone's columns per record size (the '*': "4"). */
+static const struct sb_wl_metric iozone_metrics[] = {
+    {"r*k_write", "iozone write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_rewrite", "iozone rewrite (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_read", "iozone read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_reread", "iozone reread (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_random_read", "iozone random read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_random_write", "iozone random write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
+    {"r*k_bkwd_read", "iozone bkwd read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_record_rewrite", "iozone record rewrite (record *k)", "KB/s", SB_BETTER_HIGHER, false,
+     NULL},
+    {"r*k_stride_read", "iozone stride read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_fwrite", "iozone fwrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_frewrite", "iozone frewrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_fread", "iozone fread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_freread", "iozone freread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {0},
 };
 
 const struct sb_wl_ops sb_wl_iozone = {
@@ -186,5 +206,6 @@ const struct sb_wl_ops sb_wl_iozone = {
     .summary = "run iozone ARGS on a file in the directory under test; its table imported "
 	       "(KB/s per test and record size)",
     .opts = tool_opts,
+    .metrics = iozone_metrics,
     .run = iozone_run,
 };

@@ -137,21 +137,15 @@ static void fmt_num(char *buf, size_t len, double v)
 /* seq and meta: one row per test, bonnie-like (rate, %CPU, latency). */
 static void print_bonnie_table(const struct sb_wl_result *r)
 {
+	/* Which latency record goes with which rate; the labels come with the
+	 * figures (the workloads' metric tables). */
 	static const struct {
-		const char *metric, *label, *lat;
+		const char *metric, *lat;
 	} rows[] = {
-	    {"putc_write", "Sequential Output Per Chr", NULL},
-	    {"block_write", "Sequential Output Block", "block write"},
-	    {"rewrite", "Sequential Output Rewrite", "rewrite"},
-	    {"getc_read", "Sequential Input Per Chr", NULL},
-	    {"block_read", "Sequential Input Block", "block read"},
-	    {"seeks", "Random Seeks", "seek"},
-	    {"seq_create", "Sequential Create", "seq create"},
-	    {"seq_stat", "Sequential Stat", "seq stat"},
-	    {"seq_delete", "Sequential Delete", "seq delete"},
-	    {"rand_create", "Random Create", "rand create"},
-	    {"rand_stat", "Random Stat", "rand stat"},
-	    {"rand_delete", "Random Delete", "rand delete"},
+	    {"putc_write", NULL},	 {"block_write", "block write"}, {"rewrite", "rewrite"},
+	    {"getc_read", NULL},	 {"block_read", "block read"},	 {"seeks", "seek"},
+	    {"seq_create", "seq create"}, {"seq_stat", "seq stat"},	 {"seq_delete", "seq delete"},
+	    {"rand_create", "rand create"}, {"rand_stat", "rand stat"}, {"rand_delete", "rand delete"},
 	};
 	struct libscols_table *tb = scols_new_table();
 	if (!tb)
@@ -171,7 +165,7 @@ static void print_bonnie_table(const struct sb_wl_result *r)
 		snprintf(cname, sizeof(cname), "%s_cpu", rows[i].metric);
 		cpu = sb_wl_find_metric(r, cname);
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		scols_line_set_data(ln, 0, rows[i].label);
+		scols_line_set_data(ln, 0, m->label ? m->label : m->name);
 		fmt_num(b, sizeof(b), m->value);
 		scols_line_set_data(ln, 1, b);
 		scols_line_set_data(ln, 2, m->unit);
@@ -212,8 +206,9 @@ static void print_fsopbench(const struct sb_wl_result *r)
 	}
 	for (size_t i = 0; i < r->n_metrics; i++)
 		if (strstr(r->metrics[i].name, "_rate_"))
-			printf("%s %.2f %s\n", r->metrics[i].name, r->metrics[i].value,
-			       r->metrics[i].unit);
+			printf("%s %.2f %s\n",
+			       r->metrics[i].label ? r->metrics[i].label : r->metrics[i].name,
+			       r->metrics[i].value, r->metrics[i].unit);
 }
 
 static void print_generic(const struct sb_wl_result *r)
@@ -227,7 +222,8 @@ static void print_generic(const struct sb_wl_result *r)
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		char b[32];
-		scols_line_set_data(ln, 0, r->metrics[i].name);
+		scols_line_set_data(ln, 0, r->metrics[i].label ? r->metrics[i].label
+							       : r->metrics[i].name);
 		fmt_num(b, sizeof(b), r->metrics[i].value);
 		scols_line_set_data(ln, 1, b);
 		scols_line_set_data(ln, 2, r->metrics[i].unit);

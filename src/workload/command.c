@@ -91,6 +91,14 @@ out:
 	return rc;
 }
 
+/* The wall time is the headline; CPU times are often near zero. */
+static const struct sb_wl_metric command_metrics[] = {
+    {"wall", "Wall time", "s", SB_BETTER_LOWER, true, NULL},
+    {"user", "User time", "s", SB_BETTER_LOWER, false, NULL},
+    {"sys", "System time", "s", SB_BETTER_LOWER, false, NULL},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_command = {
     .name = "command",
     .arg = "CMD",
@@ -99,6 +107,7 @@ const struct sb_wl_ops sb_wl_command = {
     .summary = "run CMD (split into words, no shell) in the directory under test; wall, user, "
 	       "sys seconds",
     .opts = command_opts,
+    .metrics = command_metrics,
     .parse_arg = parse_cmd,
     .run = command_run,
 };

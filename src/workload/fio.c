@@ -5,7 +5,9 @@
 #include "util/macro.h"
 #include "util/spawn.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,6 +32,44 @@ static double pct(json_object *clat, const char *key)
 	    json_object_object_get_ex(p, key, &v))
 		return json_object_get_double(v);
 	return 0;
+}
+
+/* fio's json+ latency bins ("clat_ns": {"bins": {"VALUE_NS": COUNT}}) in
+ * our histogram, so that fio's repeats pool like ours. fio's own buckets
+ * are log-linear too; each bin's value lands in our bucket for it. The
+ * exact count, min, max, mean and stdev are fio's. Returns false when
+ * there are no bins (plain json output) or they do not add up. */
+static bool import_bins(json_object *clat, struct sb_hist *h)
+{
+	json_object *bins;
+	uint64_t n = 0;
+
+	sb_hist_init(h);
+	if (!json_object_object_get_ex(clat, "bins", &bins) ||
+	    !json_object_is_type(bins, json_type_object))
+		return false;
+	json_object_object_foreach(bins, key, val)
+	{
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(key, &end, 10);
+		int64_t cnt = json_object_get_int64(val);
+		if (end == key || *end || errno || cnt < 0 || !json_object_is_type(val, json_type_int))
+			return false;
+		h->b[sb_hist_index(v)] += (uint64_t)cnt;
+		n += (uint64_t)cnt;
+	}
+	double N = num(clat, "N"), mean = num(clat, "mean"), sd = num(clat, "stddev");
+	if (n == 0 || (N > 0 && (uint64_t)N != n))
+		return false;
+	h->count = n;
+	h->min = (uint64_t)num(clat, "min");
+	h->max = (uint64_t)num(clat, "max");
+	if (h->min > h->max)
+		return false;
+	h->sum = mean * (double)n;
+	h->sumsq = (sd * sd + mean * mean) * (double)n;
+	return true;
 }
 
 /* One direction (read, write, trim) of one job. */
@@ -59,7 +99,11 @@ static void import_dir(struct sb_wl_ctx *c, const char *job, const char *dir, js
 		    .p99_ms = pct(clat, "99.000000") / 1e6,
 		    .p999_ms = pct(clat, "99.900000") / 1e6,
 		};
+		struct sb_hist *h = malloc(sizeof(*h));
+		if (h && import_bins(clat, h))
+			l.hist = h;
 		sb_wl_add_latency(c->res, &l);
+		free(h);
 	}
 }
 
@@ -141,6 +185,17 @@ out:
 	return rc;
 }
 
+/* Per job (the '*') and direction, as fio reports them. */
+static const struct sb_wl_metric fio_metrics[] = {
+    {"*_read_mbs", "* read", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_read_iops", "* read IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {"*_write_mbs", "* write", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_write_iops", "* write IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {"*_trim_mbs", "* trim", "MB/s", SB_BETTER_HIGHER, true, "*"},
+    {"*_trim_iops", "* trim IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_fio = {
     .name = "fio",
     .arg = "JOBFILE",
@@ -149,5 +204,6 @@ const struct sb_wl_ops sb_wl_fio = {
     .summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
 	       "percentiles",
     .opts = fio_opts,
+    .metrics = fio_metrics,
     .run = fio_run,
 };

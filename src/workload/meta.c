@@ -358,11 +358,31 @@ out:
 	return rc;
 }
 
+/* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
+static const struct sb_wl_metric meta_metrics[] = {
+    {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create"},
+    {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false,
+     "seq create"},
+    {"seq_stat", "Sequential Create Read", "ops/s", SB_BETTER_HIGHER, true, "seq stat"},
+    {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat"},
+    {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete"},
+    {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false,
+     "seq delete"},
+    {"rand_create", "Random Create Create", "ops/s", SB_BETTER_HIGHER, true, "rand create"},
+    {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create"},
+    {"rand_stat", "Random Create Read", "ops/s", SB_BETTER_HIGHER, true, "rand stat"},
+    {"rand_stat_cpu", "Random Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "rand stat"},
+    {"rand_delete", "Random Create Delete", "ops/s", SB_BETTER_HIGHER, true, "rand delete"},
+    {"rand_delete_cpu", "Random Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "rand delete"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_meta = {
     .name = "meta",
     .example = "meta,files=16,size=4k",
     .summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
 	       "then random order; ops/s and %CPU",
     .opts = meta_opts,
+    .metrics = meta_metrics,
     .run = meta_run,
 };

@@ -636,6 +636,29 @@ static int mixed_run(struct sb_wl_ctx *c)
 	return rc;
 }
 
+/* Rates per phase, named as FsOpBench reports them. */
+static const struct sb_wl_metric mixed_metrics[] = {
+    {"p1_read_rate_data_mbs", "1 reader: read rate (data)", "MB/s", SB_BETTER_HIGHER, true,
+     "1 reader"},
+    {"p1_read_rate_all_mbs", "1 reader: read rate (incl. readdir + open + first byte)", "MB/s",
+     SB_BETTER_HIGHER, true, "1 reader"},
+    {"pR_read_rate_data_mbs", "{0:reader}: read rate (data)", "MB/s", SB_BETTER_HIGHER, true,
+     "{0:reader}"},
+    {"pR_read_rate_all_mbs", "{0:reader}: read rate (incl. readdir + open + first byte)", "MB/s",
+     SB_BETTER_HIGHER, true, "{0:reader}"},
+    {"pRW_read_rate_data_mbs", "{0:reader} + {1:writer}: read rate (data)", "MB/s",
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+    {"pRW_read_rate_all_mbs",
+     "{0:reader} + {1:writer}: read rate (incl. readdir + open + first byte)", "MB/s",
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+    {"pRW_write_rate_data_mbs", "{0:reader} + {1:writer}: write rate (data)", "MB/s",
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+    {"pRW_write_rate_all_mbs",
+     "{0:reader} + {1:writer}: write rate (incl. open + first byte + mkdir)", "MB/s",
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_mixed = {
     .name = "mixed",
     .arg = "RrWw",
@@ -643,6 +666,7 @@ const struct sb_wl_ops sb_wl_mixed = {
     .summary = "FsOpBench-style readers against writers on home-directory-like trees; per-op "
 	       "latency and read/write rates in three phases",
     .opts = mixed_opts,
+    .metrics = mixed_metrics,
     .parse_arg = parse_rw,
     .run = mixed_run,
 };

@@ -378,12 +378,24 @@ static int rand_run(struct sb_wl_ctx *c)
 	return rc;
 }
 
+/* MB/s is the headline; IOPS is the same measurement over the record size. */
+static const struct sb_wl_metric rand_metrics[] = {
+    {"read_mbs", "Random Read", "MB/s", SB_BETTER_HIGHER, true, "random read"},
+    {"read_iops", "Random Read IOPS", "IOPS", SB_BETTER_HIGHER, false, "random read"},
+    {"read_cpu", "Random Read %CPU", "%CPU", SB_BETTER_LOWER, false, "random read"},
+    {"write_mbs", "Random Write", "MB/s", SB_BETTER_HIGHER, true, "random write"},
+    {"write_iops", "Random Write IOPS", "IOPS", SB_BETTER_HIGHER, false, "random write"},
+    {"write_cpu", "Random Write %CPU", "%CPU", SB_BETTER_LOWER, false, "random write"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_rand = {
     .name = "rand",
     .arg = "BS",
     .example = "rand:16k,direct=1",
     .summary = "iozone-style random read and random write of BS records; MB/s, IOPS, latency",
     .opts = rand_opts,
+    .metrics = rand_metrics,
     .parse_arg = parse_bs,
     .run = rand_run,
 };

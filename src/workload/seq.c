@@ -445,11 +445,31 @@ static int seq_run(struct sb_wl_ctx *c)
 	return rc;
 }
 
+/* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
+static const struct sb_wl_metric seq_metrics[] = {
+    {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write"},
+    {"putc_write_cpu", "Sequential Output Per Chr %CP", "%CPU", SB_BETTER_LOWER, false,
+     "putc write"},
+    {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write"},
+    {"block_write_cpu", "Sequential Output Block %CP", "%CPU", SB_BETTER_LOWER, false,
+     "block write"},
+    {"rewrite", "Sequential Output Rewrite", "KB/s", SB_BETTER_HIGHER, true, "rewrite"},
+    {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite"},
+    {"getc_read", "Sequential Input Per Chr", "KB/s", SB_BETTER_HIGHER, true, "getc read"},
+    {"getc_read_cpu", "Sequential Input Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "getc read"},
+    {"block_read", "Sequential Input Block", "KB/s", SB_BETTER_HIGHER, true, "block read"},
+    {"block_read_cpu", "Sequential Input Block %CP", "%CPU", SB_BETTER_LOWER, false, "block read"},
+    {"seeks", "Random Seeks", "seeks/s", SB_BETTER_HIGHER, true, "seeks"},
+    {"seeks_cpu", "Random Seeks %CP", "%CPU", SB_BETTER_LOWER, false, "seeks"},
+    {0},
+};
+
 const struct sb_wl_ops sb_wl_seq = {
     .name = "seq",
     .example = "seq,size=4G",
     .summary = "bonnie++-style sequential test: putc write, block write, rewrite, getc read, "
 	       "block read, random seeks; KB/s and %CPU",
     .opts = seq_opts,
+    .metrics = seq_metrics,
     .run = seq_run,
 };

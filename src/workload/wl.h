@@ -30,6 +30,25 @@ struct sb_wl_opt {
 
 #define SB_WL_MAX_OPTS 16
 
+/* One metric a workload reports: the one table of labels. The labels go into
+ * result.json with each figure, and `report` and `bench` read them from
+ * there (src/workload/metrics.c applies this table after every run, and to
+ * version 1 files). A table ends with a NULL name.
+ * - name: as the workload adds it; one '*' matches any text (fio's job names).
+ * - label, phase: '*' is replaced by the text the name's '*' matched, and
+ *   "{N:word}" by the spec's decoded ARG number N with the word, plural when
+ *   N != 1 ("{0:reader}" of mixed:3r1w: "3 readers").
+ * - headline: a figure a comparison is about (CI's --check gates on these,
+ *   --repeat auto waits for them); %CPU and other side figures are not. */
+struct sb_wl_metric {
+	const char *name;
+	const char *label;
+	const char *unit;
+	enum sb_better better;
+	bool headline;
+	const char *phase;
+};
+
 struct sb_wl_spec;
 struct sb_wl_ctx;
 
@@ -42,6 +61,10 @@ struct sb_wl_ops {
 	const char *example; /* a valid spec, for error messages */
 	const char *summary;
 	const struct sb_wl_opt *opts;
+	const struct sb_wl_metric *metrics;
+	/* Adapters reporting a built-in workload's figures under its names
+	 * (bonnie++: seq and meta): look their metrics up there too. */
+	const char *metrics_of[2];
 	/* Validates and decodes ARG into spec->a[]; 0 or -EINVAL with *why set. */
 	int (*parse_arg)(const char *arg, struct sb_wl_spec *s, char **why);
 	int (*run)(struct sb_wl_ctx *c);
@@ -151,6 +174,11 @@ static inline uint64_t sb_pattern_check(const void *buf, uint64_t off, size_t le
 		bad += *(const uint64_t *)((const char *)buf + s) != sb_pattern_word(off + s, gen);
 	return bad;
 }
+
+/* The declaration of metric name in ops' table (or the tables it borrows);
+ * NULL when undeclared. match receives the text a '*' matched. */
+const struct sb_wl_metric *sb_wl_metric_find(const struct sb_wl_ops *ops, const char *name,
+					     char *match, size_t size);
 
 /* Helpers for the workloads. */
 int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)

@@ -346,18 +346,9 @@ void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
 
 void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h)
 {
-	struct sb_latency l = {
-	    .op = (char *)op,
-	    .count = h->count,
-	    .min_ms = h->count ? h->min / 1e6 : 0,
-	    .mean_ms = sb_hist_mean(h) / 1e6,
-	    .stdev_ms = sb_hist_stdev(h) / 1e6,
-	    .p50_ms = sb_hist_percentile(h, 0.50) / 1e6,
-	    .p90_ms = sb_hist_percentile(h, 0.90) / 1e6,
-	    .p99_ms = sb_hist_percentile(h, 0.99) / 1e6,
-	    .p999_ms = sb_hist_percentile(h, 0.999) / 1e6,
-	    .max_ms = h->max / 1e6,
-	};
+	/* the histogram itself is kept, so repeats pool exactly (compare) */
+	struct sb_latency l = {.op = (char *)op, .hist = (struct sb_hist *)h};
+	sb_latency_from_hist(&l, h);
 	sb_wl_add_latency(c->res, &l);
 }
 
@@ -606,6 +597,8 @@ out:
 	free(c.err);
 	free(c.work);
 	sb_wl_spec_release(&s);
+	if (c.res && sb_wl_result_describe(c.res) < 0 && rc == 0)
+		rc = -ENOMEM; /* labels from the metric table (metrics.c) */
 	*out = c.res;
 	return rc;
 }

@@ -22,6 +22,12 @@ struct sb_wl_env {
  * Returns 0, or -EINVAL with *err naming the spec and the expected form. */
 int sb_workload_check(const char *spec, char **err);
 
+/* Fills the label, headline and phase of each metric of r that has none
+ * from its workload's metric table (after a run, and for version 1 result
+ * files); an undeclared metric is labelled with its name and is not a
+ * headline. 0 or -ENOMEM. */
+int sb_wl_result_describe(struct sb_wl_result *r);
+
 /* Run one workload described by spec in env->dir. On success *out holds the
  * results (possibly flagged incomplete). Returns 0, or -errno with *err set
  * (a result may still be returned in *out, flagged failed). Everything the

@@ -7,9 +7,10 @@
 #   be marked.
 # - A/B: mount -o sync against the default for random 4k writes (a known,
 #   large effect): write IOPS and MB/s marked significantly worse ("!").
-# A correct test at p < 0.05 marks an A/A metric about once in 20, so a
+# The p-values are adjusted over the rows of a comparison (Holm), so a
+# correct report marks an A/A comparison anywhere at most once in 20; a
 # marked A/A run is repeated once and fails only if marked again (see
-# report-honesty.sh).
+# report-honesty.sh). "not resolved" is no mark.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -47,12 +48,16 @@ aa_marked() {
 	run_set "aa$1" "matrix.workloads.time-limit=10m|11m"
 	out=$(verdicts "aa$1") || fail "A/A report"
 	echo "A/A run $1:" $out >&2
-	grep -vqE ' (same|n/a)$' <<<"$out"
+	grep -qE ' (better|worse|different)$' <<<"$out"
 }
 if aa_marked 1; then
 	aa_marked 2 && fail "A/A: identical variants marked significantly different twice in a row"
 fi
 
+# The A/B marks must survive the correction over the 7 rows of a write-only
+# rand workload (3 figures, 4 latency rows) on a loaded shared machine, where
+# buffered async writes vary by 40% between repeats: 7 repeats, not 5.
+REPEATS=7
 run_set ab "matrix.mount.options=noatime|noatime,sync"
 out=$(verdicts ab) || fail "A/B report"
 echo "A/B:" $out
@@ -61,7 +66,7 @@ assert_contains "$out" "write_mbs worse" "sync writes: MB/s marked worse"
 # run's own closing report says so too
 text=$(cat "$SB_TMP/ab.out")
 assert_contains "$text" "baseline: mount.options=noatime" "run prints the report"
-grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+%\)!' ||
+grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+% \[[^]]*\]\)!' ||
 	fail "run's report: write IOPS of the sync variant not marked '!': $text"
 assert_contains "$text" "results: $SB_TMP/ab" "run prints where the results are"
-pass_msg "run --loop: A/A not marked, A/B (mount -o sync) marked worse, $REPEATS interleaved repeats"
+pass_msg "run --loop: A/A not marked, A/B (mount -o sync) marked worse, 5 (A/A) and 7 (A/B) interleaved repeats"

@@ -6,11 +6,12 @@
 # - A/A: two variants that are the same: no metric may be marked.
 # - A/B: mount -o sync against the default for random 4k writes (a known,
 #   large effect): write IOPS and MB/s marked significantly worse ("!").
-# An A/A comparison at p < 0.05 is expected to cry wolf about once in 20 per
-# independent metric even when all is right; so a marked A/A is run once more
-# and fails only when the second run marks something too (together about 1%,
-# while a statistics error such as using the standard deviation for the
-# standard error, or dropping the n >= 3 rule, marks nearly every run).
+# With the p-values adjusted over the rows (Holm), an A/A comparison may be
+# marked anywhere at most once in 20 even when all is right; so a marked A/A
+# is run once more and fails only when the second run marks something too
+# (together about 0.25%, while a statistics error such as using the standard
+# deviation for the standard error, dropping the n >= 3 rule or the
+# correction, marks most runs). "not resolved" is no mark.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -66,12 +67,16 @@ aa_marked() {
 	# shellcheck disable=SC2086
 	out=$("$STACKBENCH" report --merge --format json $dirs | verdicts) || fail "A/A report"
 	echo "A/A run $1:" $out >&2
-	grep -vqE ' (same|n/a)$' <<<"$out"
+	grep -qE ' (better|worse|different)$' <<<"$out"
 }
 if aa_marked 1; then
 	aa_marked 2 && fail "A/A: identical variants marked significantly different twice in a row"
 fi
 
+# The A/B marks must survive the correction over the 7 rows of a write-only
+# rand workload (3 figures, 4 latency rows) on a loaded shared machine, where
+# buffered async writes vary by 40% between repeats: 7 repeats, not 5.
+REPEATS=7
 dirs=$(run_pair ab async sync)
 # shellcheck disable=SC2086
 out=$("$STACKBENCH" report --merge --format json $dirs | verdicts) || fail "A/B report"
@@ -80,7 +85,7 @@ assert_contains "$out" "write_iops worse" "sync writes: IOPS marked worse"
 assert_contains "$out" "write_mbs worse" "sync writes: MB/s marked worse"
 # shellcheck disable=SC2086
 text=$("$STACKBENCH" report --merge $dirs)
-grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+%\)!' ||
+grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+% \[[^]]*\]\)!' ||
 	fail "text report: write_iops of B not marked '!': $text"
 
-pass_msg "A/A not marked, A/B (mount -o sync) marked worse, $REPEATS interleaved repeats each"
+pass_msg "A/A not marked, A/B (mount -o sync) marked worse, 5 (A/A) and 7 (A/B) interleaved repeats each"

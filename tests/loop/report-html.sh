@@ -28,14 +28,15 @@ dom=$(browse --dump-dom "file://$html") || fail "chromium --dump-dom failed: $(t
 [ -n "$dom" ] || fail "empty DOM"
 
 count() { grep -o -- "$1" <<<"$dom" | wc -l; }
-# 6 metric rows -> 6 bar charts over 4 columns; cells with values:
-# block_write 4, block_write_cpu 2, block_read 2, seeks 1, read_iops 2, wall 2
-# = 13 bars; every one of them has n >= 2, hence an error bar.
-assert_eq "$(count '<svg class="bars"')" 6 "bar charts"
-assert_eq "$(count '<rect class="bar ')" 13 "bars"
-assert_eq "$(count '<g class="errorbar">')" 13 "error bars"
-# a dot per repeat: 3+3+2+3 + 3+3 + 3+3 + 3 + 3+3 + 3+3 = 38
-assert_eq "$(count '<circle class="rep"')" 38 "repeat dots"
+# 6 metric rows and 4 latency rows (p50, p99, p99.9, max of random read)
+# -> 10 bar charts over 4 columns; cells with values: block_write 4,
+# block_write_cpu 2, block_read 2, seeks 1, read_iops 2, wall 2, latency
+# 4 x 2 = 21 bars; every one of them has n >= 2, hence an error bar.
+assert_eq "$(count '<svg class="bars"')" 10 "bar charts"
+assert_eq "$(count '<rect class="bar ')" 21 "bars"
+assert_eq "$(count '<g class="errorbar">')" 21 "error bars"
+# a dot per repeat: 3+3+2+3 + 3+3 + 3+3 + 3 + 3+3 + 3+3 = 38, + 8 x 3 = 62
+assert_eq "$(count '<circle class="rep"')" 62 "repeat dots"
 assert_eq "$(count '<svg class="latency"')" 1 "latency charts"
 assert_eq "$(count '<polyline class="pline"')" 2 "latency series (run1:ext4, xfs)"
 assert_contains "$dom" '<rect class="bar better"' "significant improvement coloured"
@@ -47,4 +48,4 @@ browse --screenshot="$SB_TMP/report.png" --window-size=1200,1600 "file://$html" 
 	fail "chromium --screenshot failed"
 size=$(stat -c %s "$SB_TMP/report.png")
 [ "$size" -gt 20000 ] || fail "screenshot suspiciously small ($size bytes)"
-pass_msg "html report rendered by $(basename "$BROWSER"): 6 bar charts, 13 error bars, 1 latency chart"
+pass_msg "html report rendered by $(basename "$BROWSER"): 10 bar charts, 21 error bars, 1 latency chart"

@@ -39,14 +39,19 @@ rows = {(x["spec"], x["metric"]): x for x in r["rows"]}
 bw = {c["variant"]: c for c in rows[("seq", "block_write")]["cells"]}
 assert isinstance(bw["xfs"]["mean"], float) and bw["xfs"]["mean"] == 111000, bw["xfs"]
 assert bw["xfs"]["verdict"] == "better" and bw["xfs"]["significant"] is True
-assert bw["xfs-sync"]["verdict"] == "same" and bw["xfs-sync"]["n"] == 2
+assert bw["xfs-sync"]["verdict"] == "not resolved" and bw["xfs-sync"]["n"] == 2
+assert bw["xfs"]["p_adjusted"] >= bw["xfs"]["p_value"] and bw["xfs"]["mde_pct"] > 0
+assert bw["xfs"]["diff_lo_pct"] < bw["xfs"]["change_pct"] < bw["xfs"]["diff_hi_pct"]
+assert r["correction"] == "holm" and r["version"] == 2
+lat = rows[("rand:4k", "latency:random read:p99")]
+assert lat["better"] == "lower" and lat["cells"][0]["n"] == 3 and lat["headline"] is False
 assert rows[("seq", "block_read")]["cells"][1]["verdict"] == "worse"
 assert rows[("seq", "seeks")]["cells"][1]["n"] == 0 and rows[("seq", "seeks")]["cells"][1]["mean"] is None
 ' || fail "json report content"
 
 # A UTF-8 terminal gets the plus-minus sign.
 out=$(LC_ALL=C.UTF-8 "$STACKBENCH" report $R1)
-assert_contains "$out" "111000 ±2484 (+9.9%)*" "utf-8 text cell"
+assert_contains "$out" "111000 ±2484 (+9.9% [+8, +12])*" "utf-8 text cell"
 
 # Bad input: each a clear error naming the file, exit 2, empty stdout.
 B=$SB_TMP/bad

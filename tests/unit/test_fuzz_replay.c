@@ -14,6 +14,8 @@
 #include "../../fuzz/fuzz_journal.c"
 #include "../../fuzz/fuzz_report.c"
 #include "../../fuzz/fuzz_kmsg.c"
+#include "../../fuzz/fuzz_import_bonnie.c"
+#include "../../fuzz/fuzz_import_fio.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -34,6 +36,8 @@ static const struct {
 	{"journal", sb_fuzz_journal},
 	{"report", sb_fuzz_report},
 	{"kmsg", sb_fuzz_kmsg},
+	{"import_bonnie", sb_fuzz_import_bonnie},
+	{"import_fio", sb_fuzz_import_fio},
 };
 
 static char *read_all(const char *path, size_t *len)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
+#include "workload/workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,7 +83,7 @@ static void add_variant(struct sb_resultset *rs, const char *name, const struct 
 					    "random read", 5000,    0.01 * s,
 					    0.2 * s,	   0.1 * s, 0.15 * s,
 					    0.4 * s,	   1.2 * s, 3.5 * s + 0.1 * (double)k,
-					    9 * s};
+					    9 * s,	   NULL};
 					assert_int_equal(sb_wl_add_latency(w, &l), 0);
 				}
 				if (strcmp(name, "xfs-sync") == 0)
@@ -157,11 +158,20 @@ static void test_table(void **state)
 	assert_int_equal(r->baseline, 0);
 	assert_string_equal(r->cols[0].label, "ext4");
 	assert_string_equal(r->set_names[0], "run1");
-	/* rows in order of first appearance, grouped by workload */
-	assert_int_equal(r->n_rows, 6);
+	/* rows in order of first appearance, grouped by workload, each
+	 * workload's latency rows (p50, p99, p99.9, max) after its metrics */
+	assert_int_equal(r->n_rows, 10);
 	assert_string_equal(r->rows[0].metric, "block_write");
-	assert_string_equal(r->rows[5].metric, "wall");
+	assert_string_equal(r->rows[5].metric, "latency:random read:p50");
+	assert_string_equal(r->rows[5].label, "random read p50");
+	assert_string_equal(r->rows[8].metric, "latency:random read:max");
+	assert_string_equal(r->rows[9].metric, "wall");
 	assert_int_equal(r->n_lat, 1);
+	/* version 1 metrics get their labels from the workloads' tables */
+	assert_string_equal(r->rows[0].label, "Sequential Output Block");
+	assert_true(r->rows[0].headline);
+	assert_false(r->rows[1].headline); /* %CPU */
+	assert_false(r->rows[5].headline); /* latency */
 
 	static const struct {
 		const char *spec, *metric, *col;
@@ -173,18 +183,21 @@ static void test_table(void **state)
 	    {"seq", "block_write", "ext4", 3, 101000, 2484.13771175033, NAN, NAN,
 	     SB_VERDICT_BASELINE, "101000 +-2484"},
 	    {"seq", "block_write", "xfs", 3, 111000, 2484.13771175033, 9.900990099009901,
-	     0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9%)*"},
-	    {"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN, SB_VERDICT_SAME,
-	     "50500 +-6353 (-50.0%)"},
-	    {"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0, SB_VERDICT_SAME,
-	     "21.0 +-2.48 (+0.0%)"},
+	     0.000255216749441927, SB_VERDICT_BETTER, "111000 +-2484 (+9.9% [+8, +12])*"},
+	    /* n = 2: never tested, so never "no difference" */
+	    {"seq", "block_write", "xfs-sync", 2, 50500, 6353.1024941, -50, NAN,
+	     SB_VERDICT_UNRESOLVED, "50500 +-6353 (-50.0% [-52, -48] mde 3.2%)?"},
+	    /* the same mean, but the run could not have seen 5% */
+	    {"seq", "block_write_cpu", "xfs", 3, 21, 2.48413771175033, 0, 1.0,
+	     SB_VERDICT_UNRESOLVED, "21.0 +-2.48 (+0.0% [-11, +11] mde 14%)?"},
 	    {"seq", "block_read", "xfs", 3, 151000, 2484.13771175033, -24.5, 4.61722379989937e-7,
-	     SB_VERDICT_WORSE, "151000 +-2484 (-24.5%)!"},
+	     SB_VERDICT_WORSE, "151000 +-2484 (-24.5% [-26, -23])!"},
 	    {"seq", "seeks", "xfs", 0, NAN, NAN, NAN, NAN, SB_VERDICT_NA, "-"},
-	    {"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0, SB_VERDICT_SAME,
-	     "5000 +-124 (+0.0%)"},
+	    {"rand:4k", "read_iops", "xfs", 3, 5000, 124.206885587517, 0, 1.0,
+	     SB_VERDICT_UNRESOLVED, "5000 +-124 (+0.0% [-4, +4] mde 5.4%)?"},
+	    /* p 0.019 alone, but one of 9 rows tested: Holm needs p < 0.05 / 9 */
 	    {"command:make", "wall", "xfs", 3, 8.1, 0.248413771175032, -19.000000000000004,
-	     0.0190548029143426, SB_VERDICT_BETTER, "8.10 +-0.248 (-19.0%)*"},
+	     0.0190548029143426, SB_VERDICT_UNRESOLVED, "8.10 +-0.248 (-19.0% [-31, -7] mde 15%)?"},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		size_t c = col(r, cases[i].col);
@@ -211,8 +224,17 @@ static void test_table(void **state)
 		assert_string_equal(sb_report_fmt_cell(r, c, x, "+-", buf, sizeof(buf)),
 				    cases[i].text);
 	}
-	/* latency averaged over the repeats: p99.9 3.5 + 0.1 k for k = 0..2 */
+	/* the adjusted p of block_write: Holm over the 9 rows xfs is tested on;
+	 * the smallest of them (block_read's 4.6e-7, then the latency rows with
+	 * p 0) come first, so block_write's step is m - 5 = 4 at most... */
+	{
+		const struct sb_report_cell *x = &row(r, "seq", "block_write")->cells[1];
+		assert_true(x->p_adj >= x->w.p * 4 - 1e-12 && x->p_adj <= x->w.p * 9 + 1e-12);
+	}
+	/* no histograms in a version 1 file: averaged, and said so */
 	near(r->lat[0].cells[0].p999_ms, 3.6, "p999 avg");
+	assert_false(r->lat[0].pooled[0]);
+	assert_true(isnan(row(r, "rand:4k", "latency:random read:p99.9")->cells[0].pooled));
 	assert_int_equal(r->lat[0].cells[0].count, 15000);
 	assert_int_equal(r->lat[0].cells[2].count, 0);
 	/* flags reach the cells */
@@ -245,7 +267,7 @@ static void test_columns_and_baseline(void **state)
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_report *r = NULL;
 		char *err = NULL, labels[256] = "";
-		struct sb_report_opts o = {cases[i].baseline, cases[i].merge};
+		struct sb_report_opts o = {.baseline = cases[i].baseline, .merge = cases[i].merge};
 		int rc = sb_report_build(sets, 2, &o, &r, &err);
 		if (rc != cases[i].rc)
 			fail_msg("case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, err);
@@ -293,39 +315,52 @@ static void test_helpers(void **state)
 		assert_string_equal(n, names[i].name);
 		free(n);
 	}
+	/* labels from the workloads' metric tables (src/workload/metrics.c) */
 	static const struct {
 		const char *workload, *metric, *label;
 		const char *spec;
+		bool headline;
 	} labels[] = {
-	    {"seq", "block_write", "Sequential Output Block", NULL},
-	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP", NULL},
-	    {"seq", "seeks", "Random Seeks", NULL},
-	    {"meta", "seq_stat", "Sequential Create Read", NULL},
-	    {"meta", "rand_delete_cpu", "Random Create Delete %CP", NULL},
-	    {"rand", "read_iops", "Random Read IOPS", NULL},
-	    {"command", "wall", "Wall time", NULL},
-	    {"mixed", "wall", "wall", NULL},
-	    {"rand", "write_cpu", "Random Write %CPU", NULL},
-	    {"rand", "read_mbs_cpu", "Random Read %CP", NULL},
-	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)", "mixed:3r3w"},
+	    {"seq", "block_write", "Sequential Output Block", NULL, true},
+	    {"seq", "putc_write_cpu", "Sequential Output Per Chr %CP", NULL, false},
+	    {"seq", "seeks", "Random Seeks", NULL, true},
+	    {"meta", "seq_stat", "Sequential Create Read", NULL, true},
+	    {"meta", "rand_delete_cpu", "Random Create Delete %CP", NULL, false},
+	    {"bonnie++", "seq_create", "Sequential Create Create", "bonnie++", true},
+	    {"bonnie++", "block_read_cpu", "Sequential Input Block %CP", "bonnie++", false},
+	    {"rand", "read_iops", "Random Read IOPS", "rand:4k", false},
+	    {"rand", "read_mbs", "Random Read", "rand:4k", true},
+	    {"command", "wall", "Wall time", "command:true", true},
+	    {"command", "user", "User time", "command:true", false},
+	    {"mixed", "wall", "wall", NULL, false},
+	    {"rand", "write_cpu", "Random Write %CPU", "rand:4k", false},
+	    {"mixed", "p1_read_rate_data_mbs", "1 reader: read rate (data)", "mixed:3r3w", true},
 	    {"mixed", "pRW_write_rate_all_mbs",
-	     "readers + writers: write rate (incl. open + first byte + mkdir)", NULL},
+	     "readers + writers: write rate (incl. open + first byte + mkdir)", "mixed", true},
 	    {"mixed", "pRW_write_rate_data_mbs", "3 readers + 3 writers: write rate (data)",
-	     "mixed:3r3w,time=30s"},
+	     "mixed:3r3w,time=30s", true},
 	    {"mixed", "pRW_read_rate_all_mbs",
-	     "2 readers + 1 writer: read rate (incl. readdir + open + first byte)", "mixed:2r1w"},
-	    {"mixed", "pR_read_rate_data_mbs", "3 readers: read rate (data)", "mixed:3r3w"},
-	    {"mixed", "pR_read_rate_data_mbs", "readers: read rate (data)", "mixed"},
-	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs", NULL},
-	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs", NULL},
-	    {"mixed", "read_rate", "read_rate", NULL},
-	    {"seq", "_cpu", "_cpu", NULL},
+	     "2 readers + 1 writer: read rate (incl. readdir + open + first byte)", "mixed:2r1w",
+	     true},
+	    {"mixed", "pR_read_rate_data_mbs", "3 readers: read rate (data)", "mixed:3r3w", true},
+	    {"mixed", "pX_read_rate_data_mbs", "pX_read_rate_data_mbs", "mixed:1r1w", false},
+	    {"seq", "p1_read_rate_data_mbs", "p1_read_rate_data_mbs", NULL, false},
+	    {"fio", "randread_read_iops", "randread read IOPS", "fio:x.fio", false},
+	    {"fio", "seq.1_write_mbs", "seq.1 write", "fio:x.fio", true},
+	    {"fio", "_read_mbs", "_read_mbs", "fio:x.fio", false},
+	    {"iozone", "r16k_random_read", "iozone random read (record 16k)", "iozone", true},
+	    {"nosuch", "x", "x", NULL, false},
+	    {"seq", "_cpu", "_cpu", NULL, false},
 	};
 	for (size_t i = 0; i < N_OF(labels); i++) {
-		char buf[128];
-		assert_string_equal(sb_report_metric_label(labels[i].workload, labels[i].spec,
-							   labels[i].metric, buf, sizeof(buf)),
-				    labels[i].label);
+		struct sb_wl_result *w = sb_wl_result_new(labels[i].workload, labels[i].spec);
+		assert_int_equal(sb_wl_add_metric(w, labels[i].metric, "x", SB_BETTER_HIGHER, 1), 0);
+		assert_int_equal(sb_wl_result_describe(w), 0);
+		if (strcmp(w->metrics[0].label, labels[i].label) != 0 ||
+		    w->metrics[0].headline != labels[i].headline)
+			fail_msg("%s %s: label '%s' headline %d", labels[i].workload,
+				 labels[i].metric, w->metrics[0].label, w->metrics[0].headline);
+		sb_wl_result_free(w);
 	}
 	static const struct {
 		double v;
@@ -353,7 +388,7 @@ static void test_print(void **state)
 
 	assert_int_equal(sb_report_print(rs, NULL, f, &err), 0);
 	fclose(f);
-	assert_non_null(strstr(buf, "111000 +-2484 (+9.9%)*"));
+	assert_non_null(strstr(buf, "111000 +-2484 (+9.9% [+8, +12])*"));
 	assert_non_null(strstr(buf, "baseline: ext4"));
 	free(buf);
 	f = open_memstream(&buf, &len);
@@ -366,17 +401,21 @@ static void test_print(void **state)
 	sb_resultset_free(rs);
 }
 
-/* The golden inputs are the fixture, written by the result API. */
+/* The golden inputs are the fixture, written by the result API as version 1
+ * files (no labels, no histograms): they prove that version 1 still reads. */
 static void test_golden_inputs(void **state)
 {
 	for (int which = 0; which < 2; which++) {
 		struct sb_resultset *rs = fixture(which), *back = NULL;
 		char dir[128], *err = NULL;
+		rs->version = 1;
 		snprintf(dir, sizeof(dir), GOLDEN "/run%d", which + 1);
 		if (getenv("SB_UPDATE_GOLDEN"))
 			assert_int_equal(sb_resultset_write(rs, dir), 0);
 		if (sb_resultset_read(dir, &back, &err) < 0)
 			fail_msg("%s", err);
+		assert_int_equal(back->version, 1);
+		assert_null(back->var[0].rep[0].wl[0]->metrics[0].label);
 		json_object *a = sb_resultset_to_json(rs), *b = sb_resultset_to_json(back);
 		/* the repeat start times are the only thing the fixture cannot fix */
 		for (size_t v = 0; v < rs->n_var; v++)
@@ -394,12 +433,88 @@ static void test_golden_inputs(void **state)
 	}
 }
 
+/* Column labels: short, unique, never cut; what differs between the
+ * variants when the names are long; letters with a legend when even that
+ * is too long. */
+static void test_labels(void **state)
+{
+	static const struct {
+		const char *names[3];
+		const char *params[3][3]; /* key=value pairs */
+		const char *labels;	  /* joined by '|' */
+		bool legend;
+	} cases[] = {
+	    {{"ext4", "xfs", "btrfs"}, {{"fs.type=ext4"}, {"fs.type=xfs"}, {"fs.type=btrfs"}},
+	     "ext4|xfs|btrfs", false},
+	    /* the md demo: names share a long prefix, so cutting them made two alike */
+	    {{"md.write-mostly=none,mount.options=noatime,logbufs=8,logbsize=256k",
+	      "md.write-mostly=hdd,md.write-behind=0,mount.options=noatime,logbufs=8,logbsize=256k",
+	      "md.write-mostly=hdd,md.write-behind=16383,mount.options=noatime,logbufs=8,"
+	      "logbsize=256k"},
+	     {{"md.write-mostly=none", "mount.options=noatime"},
+	      {"md.write-mostly=hdd", "md.write-behind=0", "mount.options=noatime"},
+	      {"md.write-mostly=hdd", "md.write-behind=16383", "mount.options=noatime"}},
+	     "write-mostly=none|write-mostly=hdd write-behind=0|write-mostly=hdd write-behind=16383",
+	     true},
+	    /* two keys with the same last part keep their sections */
+	    {{"a-very-long-variant-name-number-one-of-three", "a-very-long-variant-name-number-two-of-three",
+	      "a-very-long-variant-name-number-three-of-three"},
+	     {{"md.size=1", "fs.size=1"}, {"md.size=2", "fs.size=1"}, {"md.size=2", "fs.size=3"}},
+	     "md.size=1 fs.size=1|md.size=2 fs.size=1|md.size=2 fs.size=3", true},
+	    /* too long even so: letters */
+	    {{"x-very-long-variant-name-number-one-of-three-xxxxxxxxxxxx",
+	      "x-very-long-variant-name-number-two-of-three-xxxxxxxxxxxx",
+	      "x-very-long-variant-name-number-three-of-three-xxxxxxxxxx"},
+	     {{"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode64"},
+	      {"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode32"},
+	      {"mount.options=relatime,logbufs=8,logbsize=256k,nobarrier,inode64"}},
+	     "A|B|C", true},
+	};
+	for (size_t i = 0; i < N_OF(cases); i++) {
+		struct sb_resultset *rs = sb_resultset_new("run");
+		struct sb_report *r = NULL;
+		char *err = NULL, got[512] = "";
+		for (int v = 0; v < 3; v++) {
+			json_object *p = json_object_new_object();
+			for (int k = 0; k < 3 && cases[i].params[v][k]; k++) {
+				char key[128];
+				const char *eq = strchr(cases[i].params[v][k], '=');
+				snprintf(key, sizeof(key), "%.*s", (int)(eq - cases[i].params[v][k]),
+					 cases[i].params[v][k]);
+				json_object_object_add(p, key, json_object_new_string(eq + 1));
+			}
+			struct sb_variant *var = sb_resultset_variant(rs, cases[i].names[v], p);
+			struct sb_wl_result *w = sb_wl_result_new("command", "command:true");
+			sb_wl_add_metric(w, "wall", "s", SB_BETTER_LOWER, 1);
+			assert_int_equal(sb_variant_add_repeat(var, 0, &w, 1), 0);
+		}
+		assert_int_equal(sb_report_build(&rs, 1, NULL, &r, &err), 0);
+		for (size_t c = 0; c < r->n_cols; c++) {
+			strcat(got, c ? "|" : "");
+			strcat(got, r->cols[c].label);
+			assert_string_equal(r->cols[c].full, cases[i].names[c]);
+		}
+		if (strcmp(got, cases[i].labels) != 0)
+			fail_msg("case %zu: labels '%s', want '%s'", i, got, cases[i].labels);
+		assert_int_equal(r->legend_needed, cases[i].legend);
+		char *legend = sb_report_legend(r, "+-");
+		if (cases[i].legend) {
+			char want[256];
+			snprintf(want, sizeof(want), "%s = %s", r->cols[1].label, cases[i].names[1]);
+			assert_non_null(strstr(legend, want));
+		}
+		free(legend);
+		sb_report_free(r);
+		sb_resultset_free(rs);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
 	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
-	    cmocka_unit_test(test_golden_inputs),
+	    cmocka_unit_test(test_golden_inputs), cmocka_unit_test(test_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

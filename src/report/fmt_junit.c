@@ -1,0 +1,106 @@
+/* JUnit XML report, for CI systems that read it: one test case per
+ * compared variant and headline metric, failing when `report --check` would
+ * fail it (significantly worse than its baseline, after the correction, by
+ * more than the threshold); the failure carries the figures. */
+#include "report/report.h"
+#include "util/macro.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static void xesc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			/* XML 1.0 has no place for other control characters */
+			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+				fputc('?', f);
+			else
+				fputc(ch, f);
+		}
+	}
+}
+
+static int junit_emit(const struct sb_report *r, FILE *f)
+{
+	size_t tests = 0, failures = 0;
+
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t i = 0; i < r->n_rows; i++)
+			if (r->cols[c].base != c && r->rows[i].headline) {
+				tests++;
+				failures += sb_report_cell_fails(r, &r->rows[i], c);
+			}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites name=\"stackbench\" tests=\"%zu\" failures=\"%zu\">\n", tests,
+		failures);
+	for (size_t c = 0; c < r->n_cols; c++) {
+		size_t t = 0, fl = 0;
+		if (r->cols[c].base == c)
+			continue;
+		for (size_t i = 0; i < r->n_rows; i++)
+			if (r->rows[i].headline) {
+				t++;
+				fl += sb_report_cell_fails(r, &r->rows[i], c);
+			}
+		fprintf(f, "  <testsuite name=\"");
+		xesc(f, r->cols[c].full);
+		fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", t,
+			fl);
+		for (size_t i = 0; i < r->n_rows; i++) {
+			const struct sb_report_row *row = &r->rows[i];
+			_cleanup_free_ char *desc = NULL;
+			if (!row->headline)
+				continue;
+			desc = sb_report_cell_describe(r, row, c);
+			if (!desc)
+				return -ENOMEM;
+			fprintf(f, "    <testcase classname=\"");
+			xesc(f, r->cols[c].full);
+			fprintf(f, "\" name=\"");
+			xesc(f, row->spec);
+			fprintf(f, ": ");
+			xesc(f, row->label);
+			fprintf(f, "\">");
+			if (sb_report_cell_fails(r, row, c)) {
+				fprintf(f, "\n      <failure type=\"regression\" message=\"");
+				xesc(f, desc);
+				fprintf(f, "\">");
+				xesc(f, desc);
+				fprintf(f,
+					"\nthreshold %g%%, %s correction, alpha %g</failure>\n    ",
+					r->check_pct, sb_correction_name(r->correction), r->alpha);
+			} else {
+				fprintf(f, "\n      <system-out>");
+				xesc(f, desc);
+				fprintf(f, " [%s]</system-out>\n    ",
+					sb_verdict_name(row->cells[c].verdict));
+			}
+			fprintf(f, "</testcase>\n");
+		}
+		fprintf(f, "  </testsuite>\n");
+	}
+	fprintf(f, "</testsuites>\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+const struct sb_report_format sb_report_junit = {
+    .name = "junit",
+    .help = "JUnit XML for CI: a test case per variant and headline metric (see --check)",
+    .emit = junit_emit,
+};
