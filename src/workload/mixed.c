@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT };
+enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT, K_COMPRESS, K_DEDUPE };
 
 static const struct sb_wl_opt mixed_opts[] = {
     [K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
@@ -31,6 +31,10 @@ static const struct sb_wl_opt mixed_opts[] = {
     [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
     [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
 		   "time limit for building the trees"},
+    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
+		    "percent of the data that compresses (0: none, as random data)"},
+    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
+		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     {0},
 };
 
@@ -100,11 +104,12 @@ struct mixed {
 	uint32_t files_per_tree;
 	uint64_t maxfile, seed;
 	volatile sig_atomic_t *stop;
+	int failed; /* a worker hit an error (ENOSPC...): the phase ends now */
 };
 
 static inline bool over(struct worker *w, uint64_t now)
 {
-	return now >= w->end || *w->m->stop;
+	return now >= w->end || *w->m->stop || __atomic_load_n(&w->m->failed, __ATOMIC_RELAXED);
 }
 
 static inline void rec(struct worker *w, enum op op, uint64_t t0, uint64_t t1)
@@ -140,7 +145,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 		rec(w, OP_RFIRST, t0, t1);
 		w->data_ns += t1 - t0;
 		{
-			uint64_t first = sb_pattern_word(0, gen);
+			uint64_t first = sb_data_tag(&w->m->c->data, 0, gen);
 			w->bad += (unsigned char)w->buf[0] != (unsigned char)(first & 0xff);
 		}
 		off = 1;
@@ -154,7 +159,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 				if (n <= 0)
 					break;
 				if (off % SB_SECTOR == 0)
-					w->bad += sb_pattern_check(
+					w->bad += sb_data_check(&w->m->c->data,
 					    w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
 				off += (uint64_t)n;
 			}
@@ -268,8 +273,10 @@ static void *reader_main(void *arg)
 		rc = walk(w, fd, tree_gen_seed(m, w->id), 0);
 		w->rounds += rc == 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		w->err = rc;
+		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
+	}
 	close(fd);
 	return NULL;
 }
@@ -283,6 +290,13 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 
 	if (over(w, t0))
 		return 1;
+	if (!e->dir && e->size) {
+		sb_data_fill(&w->m->c->data, w->buf, 0,
+			     e->size < IOBUF ? (size_t)e->size : IOBUF,
+			     0x5A5A0000ull ^ ((uint64_t)w->id << 40) ^ w->files ^
+				 (w->rounds << 20));
+		t0 = sb_now_ns();
+	}
 	if (e->dir) {
 		if (mkdirat(pfd, e->name, 0755) < 0)
 			return -errno;
@@ -345,8 +359,9 @@ static void *writer_main(void *arg)
 	char name[48], prev[48] = "";
 	int rc = 0;
 
-	/* Writers' data is never read back: one buffer, filled before the clock runs. */
-	sb_pattern_fill(w->buf, 0, IOBUF, 0x5A5A ^ w->id);
+	/* Writers' data is never read back; it is refilled for each file
+	 * (before the file's clock runs; data.h), and a file larger than the
+	 * buffer repeats it. */
 
 	while (rc == 0 && !over(w, sb_now_ns())) {
 		struct sb_tree_params tp = {.seed =
@@ -376,8 +391,10 @@ static void *writer_main(void *arg)
 		if (rc == 0)
 			w->rounds++;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		w->err = rc;
+		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
+	}
 	return NULL;
 }
 
@@ -411,7 +428,7 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 		return -errno;
 	for (uint64_t off = 0; off < e->size;) {
 		size_t n = e->size - off < IOBUF ? (size_t)(e->size - off) : IOBUF;
-		sb_pattern_fill(b->buf, off, n, b->gen ^ e->index);
+		sb_data_fill(&b->m->c->data, b->buf, off, n, b->gen ^ e->index);
 		if (write(fd, b->buf, n) != (ssize_t)n) {
 			int err = errno ? -errno : -ENOSPC;
 			close(fd);
