@@ -6,10 +6,10 @@
  *
  * Every 512-byte sector still starts with the tag word of sb_pattern_word()
  * (its offset and generation), so verification stays one load per sector
- * (sb_pattern_check). The other 63 words come from wyrand seeded by (seed,
- * sector, generation): the same (seed, offset, generation) always gives the
- * same bytes, however a buffer is split, so a byte-wise check (getc, meta)
- * can regenerate what it expects.
+ * (sb_pattern_check). The other words come from xoshiro256+ seeded by (seed,
+ * 4 KiB block, generation): the same (seed, offset, generation) always gives
+ * the same bytes, however a buffer is split, so a byte-wise check (getc,
+ * meta) can regenerate what it expects.
  *
  * compress=PCT: the last PCT% of each sector (at most all but the tag) is
  * zeros, so zstd compresses a 128 KiB chunk to about (100 - PCT)% of it.
