@@ -704,8 +704,12 @@ static void phase_devstat(struct sb_phase *p)
 		uint64_t top = sb_devstat_top_bytes(c->devs, p->dev0, now, false);
 		if ((double)top < CACHE_READ_SHARE * (double)p->rbytes) {
 			c->res->flags |= SB_RES_CACHE_AFFECTED;
-			json_object_object_add(extra_obj(c, "cache_affected_by"), "device",
-					       json_object_new_string(p->name));
+			json_object *by = extra_obj(c, "cache_affected_by"), *ph;
+			if (!json_object_object_get_ex(by, "device", &ph)) {
+				ph = json_object_new_array();
+				json_object_object_add(by, "device", ph);
+			}
+			json_object_array_add(ph, json_object_new_string(p->name));
 		}
 	}
 	free(now);
