@@ -94,7 +94,7 @@ static int putc_write(struct seq_run *s)
 		/* A write error (ENOSPC, EIO) ends the test now: putc goes on
 		 * failing cheaply, and the loop would spin to the end of the size. */
 		if (ferror_unlocked(f)) {
-			rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: write", s->path);
+			rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: putc write", s->path);
 			break;
 		}
 		done += s->chunk;
