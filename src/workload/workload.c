@@ -3,6 +3,7 @@
  * the helpers shared by the workloads (phases, patterns, cleanup). */
 #include "workload/wl.h"
 #include "workload/devstat.h"
+#include "workload/effconf.h"
 #include "cmd.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -846,6 +847,10 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		free(c.devs);
 		c.devs = NULL;
 	}
+	/* What the kernel applied, once per run (a few ms; programs with a time
+	 * limit). */
+	json_object_object_add(extra(&c), "config",
+			       sb_effconf_capture(env->dir, c.devs, env->log_fd));
 
 	dfd = open(env->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
