@@ -136,7 +136,10 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 			char *save = NULL;
 			for (char *t = strtok_r(buf, ".,=: ", &save); t;
 			     t = strtok_r(NULL, ".,=: ", &save))
-				if (strcmp(t, word) == 0)
+				/* "nossd" asks about ssd, and "ssd" about nossd */
+				if (strcmp(t, word) == 0 ||
+				    (strncmp(t, "no", 2) == 0 && strcmp(t + 2, word) == 0) ||
+				    (strncmp(word, "no", 2) == 0 && strcmp(word + 2, t) == 0))
 					return true;
 			/* a whole section asked for: mkfs options change the geometry,
 			 * md keys the md state */

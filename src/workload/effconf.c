@@ -67,7 +67,10 @@ json_object *sb_effconf_parse_xfs_info(const char *text)
 			char *eq = strchr(line, '=');
 			if (!eq || eq - line >= (long)sizeof(section))
 				continue;
-			snprintf(section, sizeof(section), "%.*s", (int)(eq - line), line);
+			int sl = (int)(eq - line);
+			while (sl && isspace((unsigned char)line[sl - 1]))
+				sl--;
+			snprintf(section, sizeof(section), "%.*s", sl, line);
 			s = eq + 1;
 			/* the section's own value (a device, "version 2"): skip the first word */
 			while (*s && !isspace((unsigned char)*s))
