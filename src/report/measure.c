@@ -13,6 +13,11 @@ static const char *str_of(json_object *o)
 	return o ? json_object_get_string(o) : NULL;
 }
 
+static bool is_obj(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_object);
+}
+
 static void put(json_object *flat, const char *key, const char *val)
 {
 	if (val)
@@ -31,9 +36,9 @@ json_object *sb_measure_config_flat(json_object *cfg)
 	json_object *flat = json_object_new_object(), *m, *v;
 	char key[256];
 
-	if (!cfg)
+	if (!is_obj(cfg))
 		return flat;
-	if (json_object_object_get_ex(cfg, "mount", &m)) {
+	if (json_object_object_get_ex(cfg, "mount", &m) && is_obj(m)) {
 		if (json_object_object_get_ex(m, "fstype", &v))
 			put(flat, "mount.fstype", str_of(v));
 		if (json_object_object_get_ex(m, "options", &v) && str_of(v)) {
@@ -49,7 +54,7 @@ json_object *sb_measure_config_flat(json_object *cfg)
 			free(opts);
 		}
 	}
-	if (json_object_object_get_ex(cfg, "geometry", &m)) {
+	if (json_object_object_get_ex(cfg, "geometry", &m) && is_obj(m)) {
 		json_object_object_foreach(m, k, val)
 		{
 			snprintf(key, sizeof(key), "geometry.%s", k);
@@ -57,14 +62,18 @@ json_object *sb_measure_config_flat(json_object *cfg)
 				put(flat, key, str_of(val));
 		}
 	}
-	if (json_object_object_get_ex(cfg, "md", &m)) {
+	if (json_object_object_get_ex(cfg, "md", &m) && is_obj(m)) {
 		int i = 0;
 		json_object_object_foreach(m, name, md)
 		{
 			(void)name;
+			if (!is_obj(md))
+				continue;
 			json_object_object_foreach(md, k, val)
 			{
 				if (strcmp(k, "members") == 0) {
+					if (!is_obj(val))
+						continue;
 					/* member names change; their states, sorted, do not */
 					const char *st[64];
 					size_t n = 0, len = 1;
@@ -93,11 +102,13 @@ json_object *sb_measure_config_flat(json_object *cfg)
 			i++;
 		}
 	}
-	if (json_object_object_get_ex(cfg, "queue", &m)) {
+	if (json_object_object_get_ex(cfg, "queue", &m) && is_obj(m)) {
 		int i = 0;
 		json_object_object_foreach(m, name, q)
 		{
 			(void)name;
+			if (!is_obj(q))
+				continue;
 			json_object_object_foreach(q, k, val)
 			{
 				snprintf(key, sizeof(key), "queue%d.%s", i, k);
@@ -106,7 +117,7 @@ json_object *sb_measure_config_flat(json_object *cfg)
 			i++;
 		}
 	}
-	if (json_object_object_get_ex(cfg, "sysctl", &m)) {
+	if (json_object_object_get_ex(cfg, "sysctl", &m) && is_obj(m)) {
 		json_object_object_foreach(m, k, val)
 		{
 			snprintf(key, sizeof(key), "sysctl.%s", k);
@@ -122,13 +133,13 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 {
 	json_object *sides[2] = {pa, pb};
 	for (int s = 0; s < 2; s++) {
-		if (!sides[s])
+		if (!is_obj(sides[s]))
 			continue;
 		json_object_object_foreach(sides[s], k, v)
 		{
 			json_object *ov = NULL;
 			const char *val = str_of(v);
-			if (sides[1 - s] && json_object_object_get_ex(sides[1 - s], k, &ov) &&
+			if (is_obj(sides[1 - s]) && json_object_object_get_ex(sides[1 - s], k, &ov) &&
 			    val && str_of(ov) && strcmp(val, str_of(ov)) == 0)
 				continue; /* same on both sides: not the difference asked for */
 			char buf[512];
@@ -226,13 +237,16 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 	return out;
 }
 
-static int64_t num(json_object *o, const char *k)
+/* Counters from the file: never negative; sums are unsigned (a corrupt file
+ * gives odd shares, not overflow). */
+static uint64_t num(json_object *o, const char *k)
 {
 	json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+	int64_t x = json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+	return x > 0 ? (uint64_t)x : 0;
 }
 
-static void ratio(FILE *f, const char *what, int64_t dev, int64_t wl)
+static void ratio(FILE *f, const char *what, uint64_t dev, uint64_t wl)
 {
 	if (wl > 0)
 		fprintf(f, " %s %.2fx", what, (double)dev / (double)wl);
@@ -240,7 +254,7 @@ static void ratio(FILE *f, const char *what, int64_t dev, int64_t wl)
 		fprintf(f, " %s -", what);
 }
 
-static void pct(FILE *f, int64_t part, int64_t all)
+static void pct(FILE *f, uint64_t part, uint64_t all)
 {
 	if (all > 0)
 		fprintf(f, "%.0f%%", 100.0 * (double)part / (double)all);
@@ -262,11 +276,11 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
 		json_object_object_foreach(devstat, phase, ph)
 		{
 			json_object *devs;
-			if (!json_object_object_get_ex(ph, "devices", &devs) ||
+			if (!is_obj(ph) || !json_object_object_get_ex(ph, "devices", &devs) ||
 			    !json_object_is_type(devs, json_type_array))
 				continue;
 			size_t n = json_object_array_length(devs);
-			int64_t tr = 0, tw = 0;
+			uint64_t tr = 0, tw = 0;
 			for (size_t i = 0; i < n; i++) {
 				json_object *d = json_object_array_get_idx(devs, i), *p;
 				if (json_object_object_get_ex(d, "parent", &p) && p)
@@ -274,8 +288,9 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
 				tr += num(d, "read_bytes");
 				tw += num(d, "write_bytes");
 			}
-			int64_t wr = num(ph, "workload_read_bytes"), ww = num(ph, "workload_write_bytes");
-			if (tr + tw + wr + ww < SHARE_MIN_BYTES)
+			uint64_t wr = num(ph, "workload_read_bytes"), ww = num(ph, "workload_write_bytes");
+			if (tr < SHARE_MIN_BYTES && tw < SHARE_MIN_BYTES && wr < SHARE_MIN_BYTES &&
+			    ww < SHARE_MIN_BYTES)
 				continue;
 			fprintf(f, "%s%s: top device/workload bytes:", prefix, phase);
 			ratio(f, "read", tr, wr);
@@ -287,7 +302,7 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
 				if (!json_object_object_get_ex(d, "parent", &p) || !p ||
 				    !json_object_object_get_ex(d, "name", &nm))
 					continue;
-				int64_t sr = 0, sw = 0, sri = 0, swi = 0;
+				uint64_t sr = 0, sw = 0, sri = 0, swi = 0;
 				for (size_t k = 0; k < n; k++) {
 					json_object *e = json_object_array_get_idx(devs, k), *q;
 					if (json_object_object_get_ex(e, "parent", &q) && q &&

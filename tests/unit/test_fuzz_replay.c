@@ -13,6 +13,7 @@
 #include "../../fuzz/fuzz_profile.c"
 #include "../../fuzz/fuzz_journal.c"
 #include "../../fuzz/fuzz_report.c"
+#include "../../fuzz/fuzz_measure.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -32,6 +33,7 @@ static const struct {
 	{"profile", sb_fuzz_profile},
 	{"journal", sb_fuzz_journal},
 	{"report", sb_fuzz_report},
+	{"measure", sb_fuzz_measure},
 };
 
 static char *read_all(const char *path, size_t *len)
