@@ -563,6 +563,8 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		free(w[i].buf);
 		free(w[i].names);
 	}
+	p.rbytes = rb;
+	p.wbytes = wb;
 	sb_phase_end(&p);
 	/* The writers' trees go, untimed. */
 	for (unsigned i = 0; i < nw; i++)
