@@ -25,10 +25,13 @@ static void put(json_object *flat, const char *key, const char *val)
 }
 
 /* Values naming a device, a path or an identity differ between any two
- * runs and say nothing about the configuration. */
+ * runs and say nothing about the configuration; btrfs sets incompat bits
+ * (BIG_METADATA...) at its first mount, so they depend on when the
+ * superblock was read. */
 static bool incidental(const char *key, const char *val)
 {
-	return strcasestr(key, "uuid") || (val && strstr(val, "/dev/"));
+	return strcasestr(key, "uuid") || strstr(key, "incompat_flags") ||
+	       (val && strstr(val, "/dev/"));
 }
 
 json_object *sb_measure_config_flat(json_object *cfg)
