@@ -89,6 +89,7 @@ struct worker {
 	uint64_t end; /* phase end */
 	uint64_t bytes, data_ns, all_ns, rounds, bad, files;
 	int err;
+	int *running; /* the phase's count of working threads */
 	char *buf;
 	char *names; /* readdir names, reused */
 	size_t names_cap;
@@ -171,7 +172,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 			rec(w, OP_RREST, t0, t1);
 			w->data_ns += t1 - t0;
 		}
-		w->bytes += off;
+		__atomic_fetch_add(&w->bytes, off, __ATOMIC_RELAXED);
 	}
 	close(fd);
 	w->files++;
@@ -278,6 +279,7 @@ static void *reader_main(void *arg)
 		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
 	}
 	close(fd);
+	__atomic_fetch_sub(w->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -336,7 +338,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 			rec(w, OP_WREST, t0, t1);
 			w->data_ns += t1 - t0;
 		}
-		w->bytes += off;
+		__atomic_fetch_add(&w->bytes, off, __ATOMIC_RELAXED);
 	}
 	t0 = t1;
 	if (close(fd) < 0)
@@ -395,6 +397,7 @@ static void *writer_main(void *arg)
 		w->err = rc;
 		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
 	}
+	__atomic_fetch_sub(w->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -506,6 +509,21 @@ static double measure_overhead_ns(void)
 	return best;
 }
 
+struct mixed_live {
+	struct worker *w;
+	unsigned n;
+};
+
+/* Bytes read and written by all workers so far (the series' units). */
+static uint64_t mixed_live(void *arg)
+{
+	const struct mixed_live *l = arg;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		sum += __atomic_load_n(&l->w[i].bytes, __ATOMIC_RELAXED);
+	return sum;
+}
+
 static int run_phase(struct mixed *m, const char *label, const char *prefix, unsigned nr,
 		     unsigned nw)
 {
@@ -526,22 +544,30 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 	if (sp->v[K_DROP])
 		sb_wl_drop_caches(c);
 	sb_phase_begin(c, &p, label, 0);
+	struct mixed_live live = {.w = w, .n = n};
+	p.bytes = true;
+	p.progress = mixed_live;
+	p.progress_arg = &live;
 	for (unsigned i = 0; i < n; i++) {
 		w[i] = (struct worker){.m = m,
 				       .id = i < nr ? i : i - nr,
 				       .writer = i >= nr,
-				       .end = p.t0 + sp->v[K_TIME] * 1000000ull};
+				       .end = p.t0 + sp->v[K_TIME] * 1000000ull,
+				       .running = &p.running};
 		for (int k = 0; k < OP_N; k++)
 			sb_hist_init(&w[i].h[k]);
 		w[i].buf = sb_wl_alloc_aligned(IOBUF + 8);
+		__atomic_fetch_add(&p.running, 1, __ATOMIC_RELAXED);
 		if (!w[i].buf ||
 		    pthread_create(&th[i], NULL, w[i].writer ? writer_main : reader_main, &w[i])) {
+			__atomic_fetch_sub(&p.running, 1, __ATOMIC_RELAXED);
 			free(w[i].buf);
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
 			break;
 		}
 		started++;
 	}
+	sb_phase_sample_threads(&p);
 	struct sb_hist *h = malloc(OP_N * sizeof(*h));
 	uint64_t rb = 0, wb = 0, rdata = 0, rall = 0, wdata = 0, wall = 0, bad = 0, rounds = 0;
 	for (int k = 0; h && k < OP_N; k++)
@@ -565,6 +591,7 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 	}
 	p.rbytes = rb;
 	p.wbytes = wb;
+	p.done = rb + wb;
 	sb_phase_end(&p);
 	/* The writers' trees go, untimed. */
 	for (unsigned i = 0; i < nw; i++)

@@ -304,6 +304,7 @@ struct seeker {
 	struct seq_run *s;
 	struct sb_phase *p;
 	uint64_t n, done, written, bad;
+	uint64_t live; /* seeks so far, for the series */
 	uint64_t rng;
 	struct sb_hist h;
 	int rc;
@@ -345,6 +346,7 @@ static void *seeker_main(void *arg)
 		}
 		t1 = sb_now_ns();
 		sb_hist_add(&k->h, t1 - t0);
+		__atomic_store_n(&k->live, k->done + 1, __ATOMIC_RELAXED);
 		if (t1 >= k->p->deadline || *stop) {
 			k->done++;
 			if (!*stop)
@@ -356,7 +358,22 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	__atomic_fetch_sub(&k->p->running, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+struct seek_live {
+	struct seeker *k;
+	unsigned n;
+};
+
+static uint64_t seek_live(void *arg)
+{
+	const struct seek_live *l = arg;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		sum += __atomic_load_n(&l->k[i].live, __ATOMIC_RELAXED);
+	return sum;
 }
 
 static int seeks(struct seq_run *s, struct sb_hist *h)
@@ -375,18 +392,26 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 		return -ENOMEM;
 	}
 	sb_phase_begin(c, &p, "seeks", total);
+	struct seek_live live = {.k = k, .n = n};
+	p.progress = seek_live;
+	p.progress_arg = &live;
+	p.op_bytes = s->chunk;
 	for (unsigned i = 0; i < n; i++) {
 		k[i] = (struct seeker){.s = s,
 				       .p = &p,
 				       .n = total / n + (i < total % n),
 				       .rng = 0x2545F4914F6CDD1Dull * (i + 1)};
 		sb_hist_init(&k[i].h);
+		__atomic_fetch_add(&p.running, 1, __ATOMIC_RELAXED);
 		if (pthread_create(&th[i], NULL, seeker_main, &k[i]) != 0) {
+			__atomic_fetch_sub(&p.running, 1, __ATOMIC_RELAXED);
 			n = i;
+			live.n = i;
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start seeker threads");
 			break;
 		}
 	}
+	sb_phase_sample_threads(&p);
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
 		sb_hist_merge(h, &k[i].h);
@@ -398,6 +423,7 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 	}
 	p.rbytes = done * s->chunk;
 	p.wbytes = written * s->chunk;
+	p.done = done;
 	sb_phase_end(&p);
 	add_rate(c, "seeks", &p, (double)done, 1, "seeks/s");
 	sb_wl_extra_int(c, "seeks_written", (int64_t)written);

@@ -121,6 +121,7 @@ struct sb_phase {
 	uint64_t ramp_t, ramp_done;
 	bool ramped;
 	struct sb_devsnap *dev0; /* device counters at the start */
+	int running;		 /* threads still working (sb_phase_sample_threads) */
 };
 
 static inline uint64_t sb_now_ns(void)
@@ -145,6 +146,11 @@ static inline bool sb_phase_over(struct sb_phase *p, uint64_t now, uint64_t done
  * extra, and flags cache-affected when the top device read clearly less
  * than the workload did. done: the units done (for the ramp). */
 void sb_phase_end(struct sb_phase *p);
+/* For phases whose threads do not call sb_phase_over (mixed, seq's seeks):
+ * the calling thread sleeps and takes the per-second samples from
+ * p->progress until p->running drops to 0 (each thread decrements it as it
+ * ends) or the run is stopped. */
+void sb_phase_sample_threads(struct sb_phase *p);
 /* done / seconds after the ramp (the whole phase when no ramp was passed). */
 double sb_phase_rate(const struct sb_phase *p, double done);
 /* Checks that bytes more fit in the file system under c->env->dir before a

@@ -675,6 +675,28 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 	return false;
 }
 
+void sb_phase_sample_threads(struct sb_phase *p)
+{
+	while (__atomic_load_n(&p->running, __ATOMIC_ACQUIRE) > 0 && !*p->c->env->stop) {
+		uint64_t now = sb_now_ns(), wait = 100000000ull;
+		if (now >= p->next_sample) {
+			uint64_t done = p->progress ? p->progress(p->progress_arg) : 0;
+			sample(p, now, done);
+			if (!p->ramped && p->c->ramp_ns && now - p->t0 >= p->c->ramp_ns) {
+				p->ramped = true;
+				p->ramp_t = now;
+				p->ramp_done = done;
+			}
+			while (p->next_sample <= now)
+				p->next_sample += SAMPLE_NS;
+		}
+		if (p->next_sample - now < wait)
+			wait = p->next_sample - now;
+		struct timespec ts = {0, (long)wait};
+		nanosleep(&ts, NULL);
+	}
+}
+
 double sb_phase_rate(const struct sb_phase *p, double done)
 {
 	double secs = p->secs;

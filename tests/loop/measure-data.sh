@@ -4,7 +4,9 @@
 # (ENOSPC) ends the run promptly with a clear error instead of spinning;
 # on btrfs with compress=zstd the default data (compress=0) reaches the
 # device uncompressed (top device writes >= 0.95x what the workload wrote,
-# from extra.devstat), while compress=50 visibly shrinks it.
+# from extra.devstat), while compress=80 visibly shrinks it (btrfs compress,
+# unlike compress-force, skips data its entropy heuristic judges hard to
+# compress: 50 % zeros + 50 % random is borderline for it).
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -74,7 +76,7 @@ SB_MOUNTS+=("$bm")
 share() { # result phase -> top device write bytes / workload write bytes
 	jq -r "$w.extra.devstat[\"$2\"] | ([.devices[] | select(.kind == \"top\") | .write_bytes] | add) / .workload_write_bytes" "$1/result.json"
 }
-for pct in 0 50; do
+for pct in 0 80; do
 	res="$SB_TMP/res-btrfs-$pct"
 	expect_exit 0 "$STACKBENCH" bench "$bm" --quick --results "$res" \
 		-w "seq,size=128M,chunk=128k,perchar=0,seeks=100,compress=$pct"
@@ -84,7 +86,7 @@ for pct in 0 50; do
 	if [ $pct = 0 ]; then
 		awk -v s="$s" 'BEGIN { exit !(s >= 0.95) }' || fail "compress=0: the device wrote only $s x"
 	else
-		awk -v s="$s" 'BEGIN { exit !(s < 0.8) }' || fail "compress=50: the device wrote $s x"
+		awk -v s="$s" 'BEGIN { exit !(s < 0.5) }' || fail "compress=80: the device wrote $s x"
 	fi
 done
 pass_msg "btrfs compress=zstd: default data reaches the device uncompressed"
