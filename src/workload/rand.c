@@ -82,6 +82,7 @@ struct rand_job {
 	volatile sig_atomic_t *stop;
 	uint64_t end_at; /* time= */
 	bool write, verify;
+	int *failed; /* set by the first thread whose I/O fails: all stop */
 };
 
 struct rand_thread {
@@ -126,6 +127,7 @@ static void *rand_main(void *arg)
 		t1 = sb_now_ns();
 		if (__builtin_expect(r != (ssize_t)bs, 0)) {
 			t->err = r < 0 ? -errno : -EIO;
+			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
 			break;
 		}
 		sb_hist_add(&t->h, t1 - t0);
@@ -137,7 +139,7 @@ static void *rand_main(void *arg)
 				t->bad += sb_data_check(j->data, buf, off, bs, 1);
 		}
 		__atomic_store_n(&t->live, i + 1, __ATOMIC_RELAXED);
-		if (__builtin_expect(t1 >= end, 0)) {
+		if (__builtin_expect(t1 >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED), 0)) {
 			i++;
 			break;
 		}
@@ -184,7 +186,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	int *fds = calloc(n, sizeof(*fds));
 	struct sb_phase p;
 	uint64_t done = 0;
-	int rc = 0;
+	int rc = 0, failed = 0;
 	unsigned started = 0;
 
 	if (!t || !th || !fds) {
@@ -204,6 +206,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
 	j->p = &p;
+	j->failed = &failed;
 	struct live_sum ls = {.t = t, .n = n};
 	p.progress = live_total;
 	p.progress_arg = &ls;
@@ -265,7 +268,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		sb_wl_extra_int(c, name, (int64_t)done);
 	}
 out:
-	j->p = NULL; /* p dies with this call */
+	j->p = NULL; /* p and failed die with this call */
+	j->failed = NULL;
 	free(t);
 	free(th);
 	free(fds);
