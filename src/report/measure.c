@@ -84,7 +84,8 @@ json_object *sb_measure_config_flat(json_object *cfg)
 					{
 						(void)mk;
 						if (n < ARRAY_SIZE(st))
-							st[n++] = str_of(ms), len += strlen(st[n - 1]) + 1;
+							st[n++] = str_of(ms),
+							len += strlen(st[n - 1]) + 1;
 					}
 					qsort(st, n, sizeof(*st),
 					      (int (*)(const void *, const void *))strcmp);
@@ -142,8 +143,9 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 		{
 			json_object *ov = NULL;
 			const char *val = str_of(v);
-			if (is_obj(sides[1 - s]) && json_object_object_get_ex(sides[1 - s], k, &ov) &&
-			    val && str_of(ov) && strcmp(val, str_of(ov)) == 0)
+			if (is_obj(sides[1 - s]) &&
+			    json_object_object_get_ex(sides[1 - s], k, &ov) && val && str_of(ov) &&
+			    strcmp(val, str_of(ov)) == 0)
 				continue; /* same on both sides: not the difference asked for */
 			char buf[512];
 			snprintf(buf, sizeof(buf), "%s,%s", k, val ? val : "");
@@ -221,9 +223,13 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 					continue;
 				if (asked(k, v[base].params, v[i].params))
 					continue;
-				const char *bv = s == 0 ? str_of(val) : (in_other ? str_of(o) : NULL);
-				const char *iv = s == 0 ? (in_other ? str_of(o) : NULL) : str_of(val);
-				fprintf(f, "note: %s vs %s: %s is %s vs %s, which no parameter asked for\n",
+				const char *bv =
+				    s == 0 ? str_of(val) : (in_other ? str_of(o) : NULL);
+				const char *iv =
+				    s == 0 ? (in_other ? str_of(o) : NULL) : str_of(val);
+				fprintf(f,
+					"note: %s vs %s: %s is %s vs %s, which no parameter asked "
+					"for\n",
 					v[base].label, v[i].label, k, bv ? bv : "(unset)",
 					iv ? iv : "(unset)");
 			}
@@ -291,7 +297,8 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
 				tr += num(d, "read_bytes");
 				tw += num(d, "write_bytes");
 			}
-			uint64_t wr = num(ph, "workload_read_bytes"), ww = num(ph, "workload_write_bytes");
+			uint64_t wr = num(ph, "workload_read_bytes"),
+				 ww = num(ph, "workload_write_bytes");
 			if (tr < SHARE_MIN_BYTES && tw < SHARE_MIN_BYTES && wr < SHARE_MIN_BYTES &&
 			    ww < SHARE_MIN_BYTES)
 				continue;
@@ -316,7 +323,8 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
 						swi += num(e, "write_ios");
 					}
 				}
-				fprintf(f, "%s  %s under %s: reads ", prefix, str_of(nm), str_of(p));
+				fprintf(f, "%s  %s under %s: reads ", prefix, str_of(nm),
+					str_of(p));
 				pct(f, num(d, "read_bytes"), sr);
 				fputs(" of bytes, ", f);
 				pct(f, num(d, "read_ios"), sri);

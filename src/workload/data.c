@@ -85,7 +85,8 @@ __attribute__((target_clones("avx2", "default"))) static void xo_fill(char *w, u
 static void gen_block(const struct sb_data *d, char *w, uint64_t blk, uint64_t gen)
 {
 	uint64_t src = source_block(d, blk, &gen);
-	xo_fill(w, mix64(d->seed ^ src * 0x9E3779B97F4A7C15ull ^ (gen + 1) * 0xC2B2AE3D27D4EB4Full));
+	xo_fill(w,
+		mix64(d->seed ^ src * 0x9E3779B97F4A7C15ull ^ (gen + 1) * 0xC2B2AE3D27D4EB4Full));
 	for (unsigned j = 0; j < PER_BLOCK; j++) {
 		uint64_t tag = sb_pattern_word((src * PER_BLOCK + j) * SB_SECTOR, gen);
 		memcpy(w + j * SB_SECTOR, &tag, 8);

@@ -26,8 +26,8 @@
 
 struct sb_data {
 	uint64_t seed;
-	unsigned compress; /* 0..100 */
-	unsigned dedupe;   /* 0..100 */
+	unsigned compress;   /* 0..100 */
+	unsigned dedupe;     /* 0..100 */
 	unsigned zero_bytes; /* derived by sb_data_init: zeros at the end of each sector */
 };
 

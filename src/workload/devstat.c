@@ -148,8 +148,7 @@ int sb_devstack_build(const char *sysroot, const char *const *top, size_t ntop,
 }
 
 /* The btrfs members of the file system that has dev among its devices. */
-static int btrfs_members(const char *root, const char *dev, char names[][64], size_t max,
-			 size_t *n)
+static int btrfs_members(const char *root, const char *dev, char names[][64], size_t max, size_t *n)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/fs/btrfs", root);
@@ -162,7 +161,8 @@ static int btrfs_members(const char *root, const char *dev, char names[][64], si
 	while (rc < 0 && (fe = readdir(fsd))) {
 		if (fe->d_name[0] == '.' || strcmp(fe->d_name, "features") == 0)
 			continue;
-		if (snprintf(p, sizeof(p), "%s/fs/btrfs/%s/devices/%s", root, fe->d_name, dev) >= (int)sizeof(p))
+		if (snprintf(p, sizeof(p), "%s/fs/btrfs/%s/devices/%s", root, fe->d_name, dev) >=
+		    (int)sizeof(p))
 			continue;
 		if (access(p, F_OK) != 0)
 			continue;
@@ -191,8 +191,8 @@ static bool under(const char *path, const char *mnt)
 	return strncmp(path, mnt, l) == 0 && (path[l] == '/' || path[l] == '\0');
 }
 
-int sb_devstack_tops(const char *mountinfo, const char *sysroot, const char *dir,
-		     char names[][64], size_t max, size_t *n)
+int sb_devstack_tops(const char *mountinfo, const char *sysroot, const char *dir, char names[][64],
+		     size_t max, size_t *n)
 {
 	struct libmnt_table *tb = mnt_new_table();
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_BACKWARD);
@@ -214,8 +214,7 @@ int sb_devstack_tops(const char *mountinfo, const char *sysroot, const char *dir
 	/* The last mount (backward: the newest first) with the longest target. */
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
 		const char *t = mnt_fs_get_target(fs);
-		if (t && under(real, t) &&
-		    (!best || strlen(t) > strlen(mnt_fs_get_target(best))))
+		if (t && under(real, t) && (!best || strlen(t) > strlen(mnt_fs_get_target(best))))
 			best = fs;
 	}
 	if (!best) {
@@ -292,8 +291,7 @@ json_object *sb_devstat_json(const struct sb_devstack *st, const struct sb_devsn
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	json_object_object_add(o, "workload_read_bytes", json_object_new_int64((int64_t)wl_read));
-	json_object_object_add(o, "workload_write_bytes",
-			       json_object_new_int64((int64_t)wl_write));
+	json_object_object_add(o, "workload_write_bytes", json_object_new_int64((int64_t)wl_write));
 	for (size_t i = 0; i < st->n && i < a->n && i < b->n; i++) {
 		const struct sb_dev *dv = &st->dev[i];
 		json_object *e = json_object_new_object();
@@ -301,10 +299,9 @@ json_object *sb_devstat_json(const struct sb_devstack *st, const struct sb_devsn
 		json_object_object_add(e, "name", json_object_new_string(dv->name));
 		json_object_object_add(e, "kind", json_object_new_string(dv->kind));
 		json_object_object_add(e, "type", json_object_new_string(dv->type));
-		json_object_object_add(e, "parent",
-				       dv->parent < 0
-					   ? NULL
-					   : json_object_new_string(st->dev[dv->parent].name));
+		json_object_object_add(
+		    e, "parent",
+		    dv->parent < 0 ? NULL : json_object_new_string(st->dev[dv->parent].name));
 		I("read_ios", d(a, b, i, SB_ST_READ_IOS));
 		I("read_merges", d(a, b, i, SB_ST_READ_MERGES));
 		I("read_bytes", d(a, b, i, SB_ST_READ_SECTORS) * 512);
@@ -342,7 +339,8 @@ bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len)
 		char p[PATH_MAX], buf[128];
 		const char *name = st->dev[i].name;
 		if (strcmp(st->dev[i].type, "md") == 0) {
-			snprintf(p, sizeof(p), "%s/class/block/%s/md/sync_action", st->sysroot, name);
+			snprintf(p, sizeof(p), "%s/class/block/%s/md/sync_action", st->sysroot,
+				 name);
 			if (read_small(p, buf, sizeof(buf)) > 0 && strcmp(buf, "idle") != 0) {
 				snprintf(why, len, "%s: md %s", name, buf);
 				return true;

@@ -63,8 +63,8 @@ int sb_devstack_build(const char *sysroot, const char *const *top, size_t ntop,
 /* The top device names of the file system mounted at or above dir, from
  * mountinfo (and /sys/fs/btrfs/UUID/devices for btrfs): 0 (count in *n),
  * -ENODEV when the mount has no block device (tmpfs). */
-int sb_devstack_tops(const char *mountinfo, const char *sysroot, const char *dir,
-		     char names[][64], size_t max, size_t *n);
+int sb_devstack_tops(const char *mountinfo, const char *sysroot, const char *dir, char names[][64],
+		     size_t max, size_t *n);
 /* Both of the above for a real directory. */
 int sb_devstack_for_dir(const char *dir, struct sb_devstack *st);
 int sb_devstack_snap(const struct sb_devstack *st, struct sb_devsnap *s);

@@ -57,8 +57,8 @@ json_object *sb_effconf_parse_xfs_info(const char *text)
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
 		char line[512];
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
-			 p);
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
 		p = eol ? eol + 1 : NULL;
 		/* A line starting with a word and '=' opens a section (meta-data=,
 		 * data=, naming=, log=, realtime=); indented lines continue it. */
@@ -78,7 +78,8 @@ json_object *sb_effconf_parse_xfs_info(const char *text)
 		}
 		if (!section[0])
 			continue;
-		for (char *tok = strtok_r(s, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		for (char *tok = strtok_r(s, " \t,", &save); tok;
+		     tok = strtok_r(NULL, " \t,", &save)) {
 			char *eq = strchr(tok, '=');
 			char key[96];
 			if (!eq || eq == tok || !eq[1] || strchr(eq + 1, '/'))
@@ -270,14 +271,24 @@ static char *run_out(const char *const *argv, int log_fd)
 
 static json_object *geometry(const char *fstype, const char *dir, const char *source, int log_fd)
 {
-	static const char *const ext4_keys[] = {
-	    "Filesystem features", "Default mount options", "Block size",	  "Inode size",
-	    "Inode count",	   "Block count",	    "Reserved block count", "Flex block group size",
-	    "RAID stride",	   "RAID stripe width",	    "Journal size",	  "Journal features",
-	    "Lazy init",	   "Filesystem flags",	    NULL};
-	static const char *const btrfs_keys[] = {
-	    "sectorsize", "nodesize",	     "stripesize",	"num_devices",	   "csum_type",
-	    "incompat_flags", "compat_ro_flags", NULL};
+	static const char *const ext4_keys[] = {"Filesystem features",
+						"Default mount options",
+						"Block size",
+						"Inode size",
+						"Inode count",
+						"Block count",
+						"Reserved block count",
+						"Flex block group size",
+						"RAID stride",
+						"RAID stripe width",
+						"Journal size",
+						"Journal features",
+						"Lazy init",
+						"Filesystem flags",
+						NULL};
+	static const char *const btrfs_keys[] = {"sectorsize",	    "nodesize",	 "stripesize",
+						 "num_devices",	    "csum_type", "incompat_flags",
+						 "compat_ro_flags", NULL};
 	char *out = NULL;
 	json_object *o = NULL;
 
@@ -300,10 +311,17 @@ static json_object *geometry(const char *fstype, const char *dir, const char *so
 
 static json_object *md_state(const struct sb_devstack *st)
 {
-	static const char *const files[] = {"level",	   "raid_disks",     "chunk_size",
-					    "layout",	   "array_state",    "sync_action",
-					    "bitmap/location", "bitmap/chunksize", "bitmap/backlog",
-					    "consistency_policy", NULL};
+	static const char *const files[] = {"level",
+					    "raid_disks",
+					    "chunk_size",
+					    "layout",
+					    "array_state",
+					    "sync_action",
+					    "bitmap/location",
+					    "bitmap/chunksize",
+					    "bitmap/backlog",
+					    "consistency_policy",
+					    NULL};
 	json_object *all = NULL;
 	for (size_t i = 0; st && i < st->n; i++) {
 		if (strcmp(st->dev[i].type, "md") != 0)
@@ -312,8 +330,8 @@ static json_object *md_state(const struct sb_devstack *st)
 		char p[PATH_MAX];
 		for (size_t k = 0; files[k]; k++) {
 			char key[64];
-			snprintf(p, sizeof(p), "%s/class/block/%s/md/%s", st->sysroot, st->dev[i].name,
-				 files[k]);
+			snprintf(p, sizeof(p), "%s/class/block/%s/md/%s", st->sysroot,
+				 st->dev[i].name, files[k]);
 			snprintf(key, sizeof(key), "%s", files[k]);
 			for (char *s = key; *s; s++)
 				if (*s == '/')
@@ -380,9 +398,13 @@ static json_object *queues(const struct sb_devstack *st)
 
 static json_object *sysctls(void)
 {
-	static const char *const names[] = {
-	    "dirty_ratio",	   "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
-	    "dirty_expire_centisecs", "dirty_writeback_centisecs", NULL};
+	static const char *const names[] = {"dirty_ratio",
+					    "dirty_background_ratio",
+					    "dirty_bytes",
+					    "dirty_background_bytes",
+					    "dirty_expire_centisecs",
+					    "dirty_writeback_centisecs",
+					    NULL};
 	json_object *o = json_object_new_object();
 	for (size_t i = 0; names[i]; i++) {
 		char p[128], key[64];

@@ -160,8 +160,9 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 				if (n <= 0)
 					break;
 				if (off % SB_SECTOR == 0)
-					w->bad += sb_data_check(&w->m->c->data,
-					    w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
+					w->bad += sb_data_check(
+					    &w->m->c->data, w->buf, off,
+					    (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
 				off += (uint64_t)n;
 			}
 			t1 = sb_now_ns();
@@ -293,8 +294,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 	if (over(w, t0))
 		return 1;
 	if (!e->dir && e->size) {
-		sb_data_fill(&w->m->c->data, w->buf, 0,
-			     e->size < IOBUF ? (size_t)e->size : IOBUF,
+		sb_data_fill(&w->m->c->data, w->buf, 0, e->size < IOBUF ? (size_t)e->size : IOBUF,
 			     0x5A5A0000ull ^ ((uint64_t)w->id << 40) ^ w->files ^
 				 (w->rounds << 20));
 		t0 = sb_now_ns();

@@ -139,7 +139,8 @@ static void *rand_main(void *arg)
 				t->bad += sb_data_check(j->data, buf, off, bs, 1);
 		}
 		__atomic_store_n(&t->live, i + 1, __ATOMIC_RELAXED);
-		if (__builtin_expect(t1 >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED), 0)) {
+		if (__builtin_expect(t1 >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED),
+				     0)) {
 			i++;
 			break;
 		}
@@ -353,7 +354,8 @@ static int rand_run(struct sb_wl_ctx *c)
 	_cleanup_free_ char *path = NULL;
 	_cleanup_free_ uint64_t *bitmap = NULL;
 	struct sb_hist *h = malloc(2 * sizeof(*h));
-	struct rand_job j = {.data = &c->data, .bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
+	struct rand_job j = {
+	    .data = &c->data, .bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
 	int rc = 0;
 
 	if (!h)

@@ -31,7 +31,8 @@ static long zstd_size(const void *buf, size_t len)
 		return -1;
 	if (write(fd, buf, len) == (ssize_t)len) {
 		const char *argv[] = {"zstd", "-3", "-q", "-c", "--no-check", path, NULL};
-		struct sb_child c = {.argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 20000};
+		struct sb_child c = {
+		    .argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 20000};
 		if (sb_spawn_run(&c) == 0 && c.status == 0)
 			out = (long)c.out_len;
 		sb_child_release(&c);
@@ -68,8 +69,9 @@ static void test_compressibility(void **state)
 			assert_true(z > 0);
 			double r = (double)z / CHUNK;
 			if (r < cases[k].lo || r > cases[k].hi)
-				fail_msg("compress=%u: chunk %u compresses to %.3f, expected %.2f..%.2f",
-					 cases[k].pct, i, r, cases[k].lo, cases[k].hi);
+				fail_msg(
+				    "compress=%u: chunk %u compresses to %.3f, expected %.2f..%.2f",
+				    cases[k].pct, i, r, cases[k].lo, cases[k].hi);
 		}
 	}
 	free(buf);
@@ -116,13 +118,14 @@ static void test_dedupe(void **state)
 		assert_true(sb_data_check(&d, buf, 1ull << 30, len, 3) > 0);
 		qsort(buf, nb, SB_DATA_DEDUPE_BLOCK, cmp_block);
 		for (size_t i = 1; i < nb; i++) {
-			bool same = memcmp(buf + (i - 1) * SB_DATA_DEDUPE_BLOCK,
-					   buf + i * SB_DATA_DEDUPE_BLOCK, SB_DATA_DEDUPE_BLOCK) == 0;
+			bool same =
+			    memcmp(buf + (i - 1) * SB_DATA_DEDUPE_BLOCK,
+				   buf + i * SB_DATA_DEDUPE_BLOCK, SB_DATA_DEDUPE_BLOCK) == 0;
 			dups += same;
-			distinct_pool += !same && i + 1 < nb &&
-					 memcmp(buf + i * SB_DATA_DEDUPE_BLOCK,
-						buf + (i + 1) * SB_DATA_DEDUPE_BLOCK,
-						SB_DATA_DEDUPE_BLOCK) == 0;
+			distinct_pool +=
+			    !same && i + 1 < nb &&
+			    memcmp(buf + i * SB_DATA_DEDUPE_BLOCK,
+				   buf + (i + 1) * SB_DATA_DEDUPE_BLOCK, SB_DATA_DEDUPE_BLOCK) == 0;
 		}
 		double share = 100.0 * (double)dups / nb;
 		if (share < pcts[k] - 5.0 || share > pcts[k] + 5.0)

@@ -177,7 +177,8 @@ static void test_deltas(void **state)
 	/* md read 100 MiB, wrote 10 MiB; sda1 served 3/4 of the reads */
 	put("devices/virtual/block/md127/stat",
 	    "100 0 204800 50 10 0 20480 5 1 60 70 2 0 8 1 3 1\n");
-	put("devices/pci0/block/sda/sda1/stat", "75 1 153600 40 10 0 20480 5 0 50 60 0 0 0 0 0 0\n");
+	put("devices/pci0/block/sda/sda1/stat",
+	    "75 1 153600 40 10 0 20480 5 0 50 60 0 0 0 0 0 0\n");
 	put("devices/virtual/block/md127/md/sync_action", "resync\n");
 	sb_devstack_snap(&st, &b);
 	assert_true(sb_devstack_busy(&st, why, sizeof(why)));

@@ -58,8 +58,8 @@ static void test_keys(void **state)
 				 "Block size:               4096\n"
 				 "Inode size:\t          256\n"
 				 "RAID stride:              16\n";
-	static const char *const e2keys[] = {"Filesystem features", "Block size", "Inode size",
-					     "RAID stride", "Journal size", NULL};
+	static const char *const e2keys[] = {"Filesystem features", "Block size",   "Inode size",
+					     "RAID stride",	    "Journal size", NULL};
 	static const char bt[] = "csum_type\t\t0 (crc32c)\n"
 				 "sectorsize\t\t4096\n"
 				 "nodesize\t\t16384\n"
@@ -227,7 +227,8 @@ static void test_devshare(void **state)
 	json_object *o = json_tokener_parse(ds);
 	char *t = sb_measure_devstat_text(o, "  ");
 	assert_non_null(t);
-	assert_non_null(strstr(t, "  random read: top device/workload bytes: read 1.00x write -\n"));
+	assert_non_null(
+	    strstr(t, "  random read: top device/workload bytes: read 1.00x write -\n"));
 	assert_non_null(strstr(t, "    sda1 under md127: reads 90% of bytes, 90% of IOPS; writes - "
 				  "of bytes, - of IOPS\n"));
 	assert_non_null(strstr(t, "    sdb under md127: reads 5% of bytes"));
@@ -243,8 +244,8 @@ static void test_devshare(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_xfs_info),	cmocka_unit_test(test_keys),
-	    cmocka_unit_test(test_mentions),	cmocka_unit_test(test_config_diff),
+	    cmocka_unit_test(test_xfs_info), cmocka_unit_test(test_keys),
+	    cmocka_unit_test(test_mentions), cmocka_unit_test(test_config_diff),
 	    cmocka_unit_test(test_devshare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
