@@ -602,7 +602,8 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 		nanosleep(&ts, NULL);
 	}
 	json_object *q = json_object_new_object();
-	json_object_object_add(q, "wait_ms", json_object_new_int64((int64_t)((sb_now_ns() - t0) / 1000000)));
+	int64_t waited_ms = (int64_t)((sb_now_ns() - t0) / 1000000);
+	json_object_object_add(q, "wait_ms", json_object_new_int64(waited_ms));
 	json_object_object_add(q, "dirty_kb", json_object_new_int64(dk));
 	json_object_object_add(q, "busy", json_object_new_boolean(busy));
 	if (busy)
