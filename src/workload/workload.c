@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <libsmartcols.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -530,7 +531,7 @@ static void sample(struct sb_phase *p, uint64_t now, uint64_t done)
 	s->t[s->n] = (now - p->t0) / 1e9;
 	s->iops[s->n] = ops / dt;
 	s->mbps[s->n] = bytes / dt / 1048576.0;
-	s->p99[s->n] = p->hist ? interval_p99(s, p->hist) : 0;
+	s->p99[s->n] = p->hist ? interval_p99(s, p->hist) : NAN; /* null: no histogram */
 	s->n++;
 	s->last_t = now;
 	s->last_done = done;
@@ -556,7 +557,7 @@ static json_object *darray(const double *v, size_t n)
 {
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_double(v[i]));
+		json_object_array_add(a, isnan(v[i]) ? NULL : json_object_new_double(v[i]));
 	return a;
 }
 
