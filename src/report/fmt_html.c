@@ -2,6 +2,7 @@
  * network) with the comparison table, a bar chart with 95% error bars and
  * the individual repeats per metric, and latency percentile charts (log
  * scale) for workloads that recorded latency. */
+#include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
 
@@ -435,6 +436,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 				latency_chart(r, &r->lat[i], f);
 		fprintf(f, "</div>\n");
 	}
+	sb_measure_html(r, f);
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;
 }

@@ -37,3 +37,5 @@ char *sb_measure_devstat_text(json_object *devstat, const char *prefix);
 
 /* The hook of the text report: both of the above for the report's columns. */
 void sb_measure_text(const struct sb_report *r, FILE *f);
+/* The hook of the HTML report: the same text in a section of its own. */
+void sb_measure_html(const struct sb_report *r, FILE *f);
