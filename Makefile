@@ -8,7 +8,7 @@ MANDIR    ?= $(PREFIX)/share/man
 DATADIR   ?= $(PREFIX)/share/stackbench
 
 CC        ?= cc
-PKGS      := blkid libudev mount devmapper fdisk smartcols json-c
+PKGS      := blkid libudev mount devmapper fdisk smartcols json-c liburing
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 
 CFLAGS    ?= -O2 -g
@@ -31,7 +31,7 @@ LIBOBJS   := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt FORCE
+.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
 
 all: stackbench
 
@@ -98,6 +98,12 @@ clean:
 # No `all` prerequisite: tools/demo installs the build dependencies first.
 demo:
 	tools/demo
+
+# The Debian package, built by the Debian tools from a copy of the tree
+# (dpkg-buildpackage writes next to the source, so the copy keeps the
+# checkout clean); lintian errors fail. Result: build/deb/stackbench_*.deb
+deb:
+	tools/make-deb
 
 # Speed and memory figures against fio and bonnie++ (not timed tests).
 bench: all

@@ -61,7 +61,7 @@ struct sb_wl_spec {
 /* The registry (workload.c), in the order `list workloads` shows. */
 extern const struct sb_wl_ops *const sb_workloads[];
 extern const size_t sb_n_workloads;
-extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command,
+extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command, sb_wl_kbuild,
     sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
 
 const struct sb_wl_ops *sb_wl_find(const char *name);

@@ -24,7 +24,7 @@
 /* The order `list workloads` shows: built-ins first, then the adapters. */
 const struct sb_wl_ops *const sb_workloads[] = {
     &sb_wl_seq,	    &sb_wl_meta, &sb_wl_rand,	&sb_wl_mixed,
-    &sb_wl_command, &sb_wl_fio,	 &sb_wl_bonnie, &sb_wl_iozone,
+    &sb_wl_command, &sb_wl_kbuild, &sb_wl_fio,	 &sb_wl_bonnie, &sb_wl_iozone,
 };
 const size_t sb_n_workloads = ARRAY_SIZE(sb_workloads);
 

@@ -14,6 +14,7 @@
 #include "../../fuzz/fuzz_journal.c"
 #include "../../fuzz/fuzz_report.c"
 #include "../../fuzz/fuzz_measure.c"
+#include "../../fuzz/fuzz_kmsg.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -34,6 +35,7 @@ static const struct {
 	{"journal", sb_fuzz_journal},
 	{"report", sb_fuzz_report},
 	{"measure", sb_fuzz_measure},
+	{"kmsg", sb_fuzz_kmsg},
 };
 
 static char *read_all(const char *path, size_t *len)

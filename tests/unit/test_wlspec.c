@@ -16,7 +16,7 @@
 static void test_registry_order(void **state)
 {
 	static const char *const want[] = {"seq",     "meta", "rand",	  "mixed",
-					   "command", "fio",  "bonnie++", "iozone"};
+					   "command", "kbuild", "fio",  "bonnie++", "iozone"};
 	assert_int_equal(sb_n_workloads, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < sb_n_workloads; i++) {
 		assert_string_equal(sb_workloads[i]->name, want[i]);

@@ -1,0 +1,104 @@
+/* I/O engines under the workloads, one file per engine behind one ops struct
+ * (fio's ioengine_ops is the model): psync issues one synchronous call per
+ * I/O; io_uring keeps up to qd in flight. The caller owns the struct sb_io
+ * array and the buffers (nothing is allocated per I/O) and does the timing:
+ * t_start when it queues (or when the I/O was due, for open-loop rates),
+ * completion time when reap hands the I/O back. Functions return 0 (or a
+ * count) or -errno; *why says more where a user can act on it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sb_io_op { SB_IO_READ, SB_IO_WRITE };
+
+struct sb_io {
+	void *buf;
+	uint64_t off;
+	uint32_t len;
+	uint32_t done;	    /* bytes moved so far: a short transfer is resubmitted */
+	uint16_t buf_index; /* slot of buf in cfg.bufs (registered buffers) */
+	uint8_t op;	    /* enum sb_io_op */
+	int res;	    /* on completion: bytes (len, or less at end of file) or -errno */
+	uint64_t t_start;   /* the caller's: when it was queued or due */
+	void *user;	    /* the caller's */
+};
+
+struct sb_engine_cfg {
+	int fd;
+	unsigned qd;	      /* I/Os in flight at most (1..4096) */
+	void *const *bufs;    /* buffers the I/Os use, registered when fixed_bufs */
+	size_t n_bufs, buf_len;
+	bool fixed_bufs;      /* io_uring: register bufs (READ_FIXED / WRITE_FIXED) */
+	bool fixed_files;     /* io_uring: register fd */
+	bool hipri;	      /* io_uring: completion polling (IOPOLL), needs O_DIRECT and poll queues */
+	bool sqpoll;	      /* io_uring: a kernel thread submits (SQPOLL) */
+	unsigned batch_submit;   /* queue this many before a submit (0: qd) */
+	unsigned batch_complete; /* reap up to this many per call (0: qd) */
+};
+
+struct sb_engine;
+
+struct sb_engine_ops {
+	const char *name;
+	const char *summary;
+	/* Can this kernel run it? 0, or -errno with *why (io_uring disabled...). */
+	int (*probe)(char **why);
+	int (*init)(struct sb_engine *e, char **why);
+	/* Adds one I/O; it starts by the next submit (psync: at once). */
+	int (*queue)(struct sb_engine *e, struct sb_io *io);
+	/* Issues what was queued. */
+	int (*submit)(struct sb_engine *e);
+	/* Completed I/Os into done[0..max): waits until at least min are there
+	 * (min 0: only what is done now). Returns how many. */
+	int (*reap)(struct sb_engine *e, unsigned min, struct sb_io **done, unsigned max);
+	void (*cleanup)(struct sb_engine *e);
+};
+
+struct sb_engine {
+	const struct sb_engine_ops *ops;
+	struct sb_engine_cfg cfg;
+	unsigned inflight; /* queued and not yet reaped */
+	void *priv;
+};
+
+/* The registry, in the order `list workloads` shows. */
+extern const struct sb_engine_ops sb_engine_psync, sb_engine_io_uring;
+extern const struct sb_engine_ops *const sb_engines[];
+extern const size_t sb_n_engines;
+const struct sb_engine_ops *sb_engine_find(const char *name);
+
+/* init with cfg checked (qd range, buffers given); *why on failure. */
+int sb_engine_init(struct sb_engine *e, const struct sb_engine_ops *ops,
+		   const struct sb_engine_cfg *cfg, char **why);
+void sb_engine_cleanup(struct sb_engine *e);
+
+static inline int sb_engine_queue(struct sb_engine *e, struct sb_io *io)
+{
+	io->done = 0;
+	io->res = 0;
+	int r = e->ops->queue(e, io);
+	if (r == 0)
+		e->inflight++;
+	return r;
+}
+
+static inline int sb_engine_submit(struct sb_engine *e)
+{
+	return e->ops->submit(e);
+}
+
+static inline int sb_engine_reap(struct sb_engine *e, unsigned min, struct sb_io **done,
+				 unsigned max)
+{
+	int n = e->ops->reap(e, min, done, max);
+	if (n > 0)
+		e->inflight -= (unsigned)n;
+	return n;
+}
+
+/* Synchronous transfer of the rest of io (io->done onwards), retrying short
+ * transfers and EINTR, stopping at end of file. Sets io->res. Shared by
+ * psync and by io_uring's fallback for a rejected submission. */
+void sb_io_sync(int fd, struct sb_io *io);
