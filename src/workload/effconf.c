@@ -3,6 +3,7 @@
  * read directly. Nothing here prints. */
 #include "workload/effconf.h"
 #include "util/macro.h"
+#include "util/kmsg.h"
 #include "util/spawn.h"
 
 #include <ctype.h>
@@ -220,21 +221,21 @@ static json_object *kmsg_lines(const struct sb_devstack *st, const char *fstype)
 			break;
 		}
 		rec[r] = '\0';
-		char *msg = strchr(rec, ';');
-		if (!msg)
+		/* The record format is util/kmsg's to parse. */
+		const char *text;
+		size_t tlen;
+		unsigned prio;
+		unsigned long long seq;
+		if (sb_kmsg_parse_record(rec, (size_t)r, &text, &tlen, &prio, &seq) < 0)
 			continue;
-		msg++;
-		char *nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!sb_effconf_mentions(msg, names, n))
+		char *line = strndup(text, tlen);
+		if (!line)
 			continue;
-		/* "pri,seq,usec,flags;": keep the time stamp in seconds */
-		unsigned long long usec = 0;
-		sscanf(rec, "%*u,%*u,%llu", &usec);
-		char *line = NULL;
-		if (asprintf(&line, "[%llu.%06llu] %s", usec / 1000000, usec % 1000000, msg) < 0)
+		if (!sb_effconf_mentions(line, names, n)) {
+			free(line);
 			continue;
+		}
+		const char *msg = line;
 		bool mount = strcasestr(msg, "mount") != NULL;
 		if (nring == ARRAY_SIZE(ring)) {
 			free(ring[0]);
