@@ -406,7 +406,7 @@ struct build {
 	struct mixed *m;
 	int dir_fd[SB_TREE_MAX_DEPTH + 1];
 	char *buf;
-	uint64_t gen, done, total;
+	uint64_t gen, done, total, bytes;
 	struct sb_phase *p;
 };
 
@@ -439,6 +439,7 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 		}
 		off += n;
 	}
+	b->bytes += e->size;
 	if (close(fd) < 0)
 		return -errno;
 	b->done++;
@@ -472,6 +473,7 @@ static int build_trees(struct mixed *m, uint64_t *bytes)
 			if (b.dir_fd[i] >= 0)
 				close(b.dir_fd[i]);
 	}
+	p.wbytes = b.bytes;
 	sb_phase_end(&p);
 	free(b.buf);
 	if (rc == -ETIMEDOUT || p.stopped)
