@@ -2,6 +2,7 @@
  * network) with the comparison table, a bar chart with 95% error bars and
  * the individual repeats per metric, and latency percentile charts (log
  * scale) for workloads that recorded latency. */
+#include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
 
@@ -650,6 +651,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		fprintf(f, "</div>\n");
 		series_charts(r, specs[s], f);
 	}
+	sb_measure_html(r, f);
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;
 }

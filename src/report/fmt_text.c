@@ -1,5 +1,6 @@
 /* Text report: the comparison table through libsmartcols (a tree of
  * workloads and their metrics), then the baseline, notes and legend. */
+#include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
 
@@ -100,6 +101,7 @@ static int text_emit(const struct sb_report *r, FILE *f)
 			r->alpha, t.unresolved);
 	}
 	print_notes(r, f);
+	sb_measure_text(r, f);
 	legend = sb_report_legend(r, pm);
 	if (!legend)
 		return -ENOMEM;

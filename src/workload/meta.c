@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { K_FILES, K_SIZE, K_MINSIZE, K_DIRS, K_SEED, K_TIMEOUT };
+enum { K_FILES, K_SIZE, K_MINSIZE, K_DIRS, K_SEED, K_TIMEOUT, K_COMPRESS, K_DEDUPE };
 
 static const struct sb_wl_opt meta_opts[] = {
     [K_FILES] = {"files", SB_WO_UINT, "16", "1", 1, 1u << 20,
@@ -24,6 +24,10 @@ static const struct sb_wl_opt meta_opts[] = {
     [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
     [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
 		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
+		    "percent of the data that compresses (0: none, as random data)"},
+    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
+		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     {0},
 };
 
@@ -157,7 +161,7 @@ static void check_data(struct meta_run *m, uint32_t i)
 	if (!m->pending)
 		return;
 	m->pending = false;
-	sb_pattern_fill(m->exp, 0, sz, i);
+	sb_data_fill(&m->c->data, m->exp, 0, sz, i);
 	m->bad += memcmp(m->buf, m->exp, sz) != 0;
 }
 
@@ -186,7 +190,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 			/* The name and the data are made before the clock starts. */
 			file_name(name, sizeof(name), rnd, i, m->seed);
 			if (kind == 0 && m->maxsz)
-				sb_pattern_fill(m->buf, 0, file_size(m, i), i);
+				sb_data_fill(&c->data, m->buf, 0, file_size(m, i), i);
 			t0 = sb_now_ns();
 			if (kind == 0) {
 				rc = create_one(m, d, name, file_size(m, i));
@@ -316,6 +320,10 @@ static int meta_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "max_size", (int64_t)m.maxsz);
 	sb_wl_extra_int(c, "min_size", (int64_t)m.minsz);
 	sb_wl_extra_int(c, "dirs", m.ndirs);
+	/* The largest the files can take at once (all created, sizes at most size=). */
+	rc = sb_wl_check_space(c, (uint64_t)m.n * (m.maxsz + m.minsz) / 2);
+	if (rc < 0)
+		goto out;
 
 	rc = meta_test(&m, 0, false, NULL, "seq_create", "seq create");
 	if (rc == 0 && !*c->env->stop)

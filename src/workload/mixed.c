@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT };
+enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT, K_COMPRESS, K_DEDUPE };
 
 static const struct sb_wl_opt mixed_opts[] = {
     [K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
@@ -31,6 +31,10 @@ static const struct sb_wl_opt mixed_opts[] = {
     [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
     [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
 		   "time limit for building the trees"},
+    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
+		    "percent of the data that compresses (0: none, as random data)"},
+    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
+		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     {0},
 };
 
@@ -85,6 +89,7 @@ struct worker {
 	uint64_t end; /* phase end */
 	uint64_t bytes, data_ns, all_ns, rounds, bad, files;
 	int err;
+	int *running; /* the phase's count of working threads */
 	char *buf;
 	char *names; /* readdir names, reused */
 	size_t names_cap;
@@ -100,11 +105,12 @@ struct mixed {
 	uint32_t files_per_tree;
 	uint64_t maxfile, seed;
 	volatile sig_atomic_t *stop;
+	int failed; /* a worker hit an error (ENOSPC...): the phase ends now */
 };
 
 static inline bool over(struct worker *w, uint64_t now)
 {
-	return now >= w->end || *w->m->stop;
+	return now >= w->end || *w->m->stop || __atomic_load_n(&w->m->failed, __ATOMIC_RELAXED);
 }
 
 static inline void rec(struct worker *w, enum op op, uint64_t t0, uint64_t t1)
@@ -140,7 +146,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 		rec(w, OP_RFIRST, t0, t1);
 		w->data_ns += t1 - t0;
 		{
-			uint64_t first = sb_pattern_word(0, gen);
+			uint64_t first = sb_data_tag(&w->m->c->data, 0, gen);
 			w->bad += (unsigned char)w->buf[0] != (unsigned char)(first & 0xff);
 		}
 		off = 1;
@@ -154,8 +160,9 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 				if (n <= 0)
 					break;
 				if (off % SB_SECTOR == 0)
-					w->bad += sb_pattern_check(
-					    w->buf, off, (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
+					w->bad += sb_data_check(
+					    &w->m->c->data, w->buf, off,
+					    (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
 				off += (uint64_t)n;
 			}
 			t1 = sb_now_ns();
@@ -166,7 +173,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 			rec(w, OP_RREST, t0, t1);
 			w->data_ns += t1 - t0;
 		}
-		w->bytes += off;
+		__atomic_fetch_add(&w->bytes, off, __ATOMIC_RELAXED);
 	}
 	close(fd);
 	w->files++;
@@ -268,9 +275,12 @@ static void *reader_main(void *arg)
 		rc = walk(w, fd, tree_gen_seed(m, w->id), 0);
 		w->rounds += rc == 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		w->err = rc;
+		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
+	}
 	close(fd);
+	__atomic_fetch_sub(w->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -283,6 +293,12 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 
 	if (over(w, t0))
 		return 1;
+	if (!e->dir && e->size) {
+		sb_data_fill(&w->m->c->data, w->buf, 0, e->size < IOBUF ? (size_t)e->size : IOBUF,
+			     0x5A5A0000ull ^ ((uint64_t)w->id << 40) ^ w->files ^
+				 (w->rounds << 20));
+		t0 = sb_now_ns();
+	}
 	if (e->dir) {
 		if (mkdirat(pfd, e->name, 0755) < 0)
 			return -errno;
@@ -322,7 +338,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 			rec(w, OP_WREST, t0, t1);
 			w->data_ns += t1 - t0;
 		}
-		w->bytes += off;
+		__atomic_fetch_add(&w->bytes, off, __ATOMIC_RELAXED);
 	}
 	t0 = t1;
 	if (close(fd) < 0)
@@ -345,8 +361,9 @@ static void *writer_main(void *arg)
 	char name[48], prev[48] = "";
 	int rc = 0;
 
-	/* Writers' data is never read back: one buffer, filled before the clock runs. */
-	sb_pattern_fill(w->buf, 0, IOBUF, 0x5A5A ^ w->id);
+	/* Writers' data is never read back; it is refilled for each file
+	 * (before the file's clock runs; data.h), and a file larger than the
+	 * buffer repeats it. */
 
 	while (rc == 0 && !over(w, sb_now_ns())) {
 		struct sb_tree_params tp = {.seed =
@@ -376,8 +393,11 @@ static void *writer_main(void *arg)
 		if (rc == 0)
 			w->rounds++;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		w->err = rc;
+		__atomic_store_n(&m->failed, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_sub(w->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -386,7 +406,7 @@ struct build {
 	struct mixed *m;
 	int dir_fd[SB_TREE_MAX_DEPTH + 1];
 	char *buf;
-	uint64_t gen, done, total;
+	uint64_t gen, done, total, bytes;
 	struct sb_phase *p;
 };
 
@@ -411,7 +431,7 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 		return -errno;
 	for (uint64_t off = 0; off < e->size;) {
 		size_t n = e->size - off < IOBUF ? (size_t)(e->size - off) : IOBUF;
-		sb_pattern_fill(b->buf, off, n, b->gen ^ e->index);
+		sb_data_fill(&b->m->c->data, b->buf, off, n, b->gen ^ e->index);
 		if (write(fd, b->buf, n) != (ssize_t)n) {
 			int err = errno ? -errno : -ENOSPC;
 			close(fd);
@@ -419,6 +439,7 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 		}
 		off += n;
 	}
+	b->bytes += e->size;
 	if (close(fd) < 0)
 		return -errno;
 	b->done++;
@@ -452,6 +473,7 @@ static int build_trees(struct mixed *m, uint64_t *bytes)
 			if (b.dir_fd[i] >= 0)
 				close(b.dir_fd[i]);
 	}
+	p.wbytes = b.bytes;
 	sb_phase_end(&p);
 	free(b.buf);
 	if (rc == -ETIMEDOUT || p.stopped)
@@ -489,6 +511,21 @@ static double measure_overhead_ns(void)
 	return best;
 }
 
+struct mixed_live {
+	struct worker *w;
+	unsigned n;
+};
+
+/* Bytes read and written by all workers so far (the series' units). */
+static uint64_t mixed_live(void *arg)
+{
+	const struct mixed_live *l = arg;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		sum += __atomic_load_n(&l->w[i].bytes, __ATOMIC_RELAXED);
+	return sum;
+}
+
 static int run_phase(struct mixed *m, const char *label, const char *prefix, unsigned nr,
 		     unsigned nw)
 {
@@ -509,22 +546,30 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 	if (sp->v[K_DROP])
 		sb_wl_drop_caches(c);
 	sb_phase_begin(c, &p, label, 0);
+	struct mixed_live live = {.w = w, .n = n};
+	p.bytes = true;
+	p.progress = mixed_live;
+	p.progress_arg = &live;
 	for (unsigned i = 0; i < n; i++) {
 		w[i] = (struct worker){.m = m,
 				       .id = i < nr ? i : i - nr,
 				       .writer = i >= nr,
-				       .end = p.t0 + sp->v[K_TIME] * 1000000ull};
+				       .end = p.t0 + sp->v[K_TIME] * 1000000ull,
+				       .running = &p.running};
 		for (int k = 0; k < OP_N; k++)
 			sb_hist_init(&w[i].h[k]);
 		w[i].buf = sb_wl_alloc_aligned(IOBUF + 8);
+		__atomic_fetch_add(&p.running, 1, __ATOMIC_RELAXED);
 		if (!w[i].buf ||
 		    pthread_create(&th[i], NULL, w[i].writer ? writer_main : reader_main, &w[i])) {
+			__atomic_fetch_sub(&p.running, 1, __ATOMIC_RELAXED);
 			free(w[i].buf);
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
 			break;
 		}
 		started++;
 	}
+	sb_phase_sample_threads(&p);
 	struct sb_hist *h = malloc(OP_N * sizeof(*h));
 	uint64_t rb = 0, wb = 0, rdata = 0, rall = 0, wdata = 0, wall = 0, bad = 0, rounds = 0;
 	for (int k = 0; h && k < OP_N; k++)
@@ -546,6 +591,9 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		free(w[i].buf);
 		free(w[i].names);
 	}
+	p.rbytes = rb;
+	p.wbytes = wb;
+	p.done = rb + wb;
 	sb_phase_end(&p);
 	/* The writers' trees go, untimed. */
 	for (unsigned i = 0; i < nw; i++)

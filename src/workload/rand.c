@@ -24,7 +24,10 @@ enum {
 	K_VERIFY,
 	K_DROP,
 	K_SEED,
-	K_TIMEOUT
+	K_TIMEOUT,
+	K_COMPRESS,
+	K_DEDUPE,
+	K_RAMP
 };
 
 static const struct sb_wl_opt rand_opts[] = {
@@ -47,6 +50,12 @@ static const struct sb_wl_opt rand_opts[] = {
     [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the offsets"},
     [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
 		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
+		    "percent of the data that compresses (0: none, as random data)"},
+    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
+		  "percent of 4 KiB blocks that are duplicates (0: none)"},
+    [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
+		"warm-up at the start of each test left out of its rates"},
     {0},
 };
 
@@ -65,6 +74,7 @@ static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
 }
 
 struct rand_job {
+	const struct sb_data *data;
 	int fd;
 	uint64_t bs, nblocks;
 	uint64_t *bitmap; /* blocks written, for the read-back check */
@@ -72,12 +82,14 @@ struct rand_job {
 	volatile sig_atomic_t *stop;
 	uint64_t end_at; /* time= */
 	bool write, verify;
+	int *failed; /* set by the first thread whose I/O fails: all stop */
 };
 
 struct rand_thread {
 	const struct rand_job *j;
 	unsigned id;
 	uint64_t n, done, bad, rng;
+	uint64_t live; /* operations so far, read by the series sampler */
 	int err;
 	struct sb_hist h;
 };
@@ -100,14 +112,14 @@ static void *rand_main(void *arg)
 		t->err = -ENOMEM;
 		return NULL;
 	}
-	if (j->write)
-		sb_pattern_fill(buf, 0, bs, 2);
 	t0 = sb_now_ns();
 	for (i = 0; i < t->n; i++) {
 		uint64_t b = pick(&t->rng, nb), off = b * bs;
 		ssize_t r;
 		if (j->write) {
-			sb_pattern_stamp(buf, off, bs, 2);
+			/* Fresh data per record, in the record's time (as fio's
+			 * refill_buffers). */
+			sb_data_fill(j->data, buf, off, bs, 2);
 			r = pwrite(j->fd, buf, bs, (off_t)off);
 		} else {
 			r = pread(j->fd, buf, bs, (off_t)off);
@@ -115,6 +127,7 @@ static void *rand_main(void *arg)
 		t1 = sb_now_ns();
 		if (__builtin_expect(r != (ssize_t)bs, 0)) {
 			t->err = r < 0 ? -errno : -EIO;
+			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
 			break;
 		}
 		sb_hist_add(&t->h, t1 - t0);
@@ -123,9 +136,11 @@ static void *rand_main(void *arg)
 				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
 						  __ATOMIC_RELAXED);
 			else
-				t->bad += sb_pattern_check(buf, off, bs, 1);
+				t->bad += sb_data_check(j->data, buf, off, bs, 1);
 		}
-		if (__builtin_expect(t1 >= end, 0)) {
+		__atomic_store_n(&t->live, i + 1, __ATOMIC_RELAXED);
+		if (__builtin_expect(t1 >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED),
+				     0)) {
 			i++;
 			break;
 		}
@@ -147,6 +162,20 @@ static void *rand_main(void *arg)
 	return NULL;
 }
 
+struct live_sum {
+	struct rand_thread *t;
+	unsigned n;
+};
+
+static uint64_t live_total(void *arg)
+{
+	const struct live_sum *l = arg;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		sum += __atomic_load_n(&l->t[i].live, __ATOMIC_RELAXED);
+	return sum;
+}
+
 /* One test (read or write) with all threads. */
 static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path, uint64_t ops,
 		      struct sb_hist *h, uint64_t *bad)
@@ -158,7 +187,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	int *fds = calloc(n, sizeof(*fds));
 	struct sb_phase p;
 	uint64_t done = 0;
-	int rc = 0;
+	int rc = 0, failed = 0;
 	unsigned started = 0;
 
 	if (!t || !th || !fds) {
@@ -178,6 +207,12 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
 	j->p = &p;
+	j->failed = &failed;
+	struct live_sum ls = {.t = t, .n = n};
+	p.progress = live_total;
+	p.progress_arg = &ls;
+	p.op_bytes = j->bs;
+	p.hist = &t[0].h; /* p99 per second from the first thread (the sampler) */
 	j->end_at = sp->v[K_TIME] ? p.t0 + sp->v[K_TIME] * 1000000ull : UINT64_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		struct rand_job *ji = malloc(sizeof(*ji));
@@ -212,6 +247,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	}
 	if (rc == 0 && j->write && sp->v[K_FSYNC] && fsync(fds[0]) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	p.done = done;
+	*(j->write ? &p.wbytes : &p.rbytes) = done * j->bs;
 	sb_phase_end(&p);
 	for (unsigned i = 0; i < n; i++)
 		close(fds[i]);
@@ -220,17 +257,20 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		char name[32];
 		double secs = p.secs > 0 ? p.secs : 1e-9;
 		snprintf(name, sizeof(name), "%s_mbs", w);
+		(void)secs;
 		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-				 (double)done * (double)j->bs / 1048576.0 / secs);
+				 sb_phase_rate(&p, (double)done) * (double)j->bs / 1048576.0);
 		snprintf(name, sizeof(name), "%s_iops", w);
-		sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER, (double)done / secs);
+		sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER,
+				 sb_phase_rate(&p, (double)done));
 		snprintf(name, sizeof(name), "%s_cpu", w);
 		sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p.cpu_pct);
 		snprintf(name, sizeof(name), "%s_ops", w);
 		sb_wl_extra_int(c, name, (int64_t)done);
 	}
 out:
-	j->p = NULL; /* p dies with this call */
+	j->p = NULL; /* p and failed die with this call */
+	j->failed = NULL;
 	free(t);
 	free(th);
 	free(fds);
@@ -253,12 +293,12 @@ static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_
 		free(buf);
 		return fd < 0 ? sb_wl_fail(c, -errno, "%s", path) : -ENOMEM;
 	}
-	sb_pattern_fill(buf, 0, bl, 1);
 	sb_phase_begin(c, &p, "layout", *size);
 	p.bytes = true;
+	p.op_bytes = bl;
 	while (off < *size) {
 		size_t n = *size - off < bl ? *size - off : bl;
-		sb_pattern_stamp(buf, off, n, 1);
+		sb_data_fill(&c->data, buf, off, n, 1);
 		if (write(fd, buf, n) != (ssize_t)n) {
 			rc = sb_wl_fail(c, errno ? -errno : -ENOSPC, "%s: write", path);
 			break;
@@ -269,6 +309,7 @@ static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_
 	}
 	if (rc == 0 && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
+	p.wbytes = p.done = off;
 	sb_phase_end(&p);
 	if (off < *size) {
 		*size = off / bs * bs;
@@ -299,7 +340,7 @@ static int read_back(struct sb_wl_ctx *c, const char *path, uint64_t bs, uint64_
 			rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: read back", path);
 			break;
 		}
-		*bad += sb_pattern_check(buf, b * bs, bs, w ? 2 : 1);
+		*bad += sb_data_check(&c->data, buf, b * bs, bs, w ? 2 : 1);
 		*written += w;
 	}
 	free(buf);
@@ -313,7 +354,8 @@ static int rand_run(struct sb_wl_ctx *c)
 	_cleanup_free_ char *path = NULL;
 	_cleanup_free_ uint64_t *bitmap = NULL;
 	struct sb_hist *h = malloc(2 * sizeof(*h));
-	struct rand_job j = {.bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
+	struct rand_job j = {
+	    .data = &c->data, .bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
 	int rc = 0;
 
 	if (!h)
@@ -338,6 +380,11 @@ static int rand_run(struct sb_wl_ctx *c)
 	sb_wl_validity(c, size, sp->v[K_DIRECT]);
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
 	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
+	rc = sb_wl_check_space(c, size);
+	if (rc < 0) {
+		free(h);
+		return rc;
+	}
 
 	rc = layout(c, path, &size, bs);
 	if (rc == 0 && size / bs < nb) {

@@ -21,7 +21,10 @@ enum {
 	K_FSYNC,
 	K_VERIFY,
 	K_DROP,
-	K_TIMEOUT
+	K_TIMEOUT,
+	K_COMPRESS,
+	K_DEDUPE,
+	K_RAMP
 };
 
 static const struct sb_wl_opt seq_opts[] = {
@@ -42,6 +45,12 @@ static const struct sb_wl_opt seq_opts[] = {
 		"drop the page cache before each read test (when permitted)"},
     [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
 		   "time limit of each test; past it the test stops and is flagged incomplete"},
+    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
+		    "percent of the data that compresses (0: none, as random data)"},
+    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
+		  "percent of 4 KiB blocks that are duplicates (0: none)"},
+    [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
+		"warm-up at the start of each test left out of its rate"},
     {0},
 };
 
@@ -55,12 +64,13 @@ struct seq_run {
 	uint64_t verified;
 };
 
-static void add_rate(struct sb_wl_ctx *c, const char *name, const struct sb_phase *p, double amount,
-		     const char *unit)
+/* done in the phase's units, scale to the metric's (bytes -> KB). */
+static void add_rate(struct sb_wl_ctx *c, const char *name, const struct sb_phase *p, double done,
+		     double scale, const char *unit)
 {
 	char cpu[64];
 	snprintf(cpu, sizeof(cpu), "%s_cpu", name);
-	sb_wl_add_metric(c->res, name, unit, SB_BETTER_HIGHER, p->secs > 0 ? amount / p->secs : 0);
+	sb_wl_add_metric(c->res, name, unit, SB_BETTER_HIGHER, sb_phase_rate(p, done) * scale);
 	sb_wl_add_metric(c->res, cpu, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
 }
 
@@ -76,20 +86,29 @@ static int putc_write(struct seq_run *s)
 		return sb_wl_fail(c, -errno, "%s", s->path);
 	sb_phase_begin(c, &p, "putc write", s->size);
 	p.bytes = true;
+	p.op_bytes = 1;
 	for (uint64_t b = 0; b < s->nblocks; b++) {
-		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 0);
+		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 0);
 		for (uint64_t i = 0; i < s->chunk; i++)
 			putc_unlocked(s->buf[i], f);
+		/* A write error (ENOSPC, EIO) ends the test now: putc goes on
+		 * failing cheaply, and the loop would spin to the end of the size. */
+		if (ferror_unlocked(f)) {
+			rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: putc write", s->path);
+			break;
+		}
 		done += s->chunk;
 		if (sb_phase_over(&p, sb_now_ns(), done))
 			break;
 	}
 	if (fflush(f) != 0 || (c->spec->v[K_FSYNC] && fsync(fileno(f)) < 0))
-		rc = sb_wl_fail(c, -errno, "%s: write", s->path);
+		if (rc == 0)
+			rc = sb_wl_fail(c, -errno, "%s: write", s->path);
 	if (fclose(f) != 0 && rc == 0)
 		rc = sb_wl_fail(c, -errno, "%s: close", s->path);
+	p.wbytes = p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "putc_write", &p, done / 1024.0, "KB/s");
+	add_rate(c, "putc_write", &p, done, 1 / 1024.0, "KB/s");
 	sb_wl_extra_int(c, "putc_bytes", (int64_t)done);
 	if (rc == 0 && c->spec->v[K_VERIFY] && !p.expired && !p.stopped) {
 		int fd = open(s->path, O_RDONLY | O_CLOEXEC);
@@ -100,7 +119,7 @@ static int putc_write(struct seq_run *s)
 				rc = sb_wl_fail(c, errno ? -errno : -EIO, "%s: read back", s->path);
 				break;
 			}
-			s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 0);
+			s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 0);
 			s->verified += s->chunk;
 		}
 		close(fd);
@@ -126,12 +145,16 @@ static int block_write(struct seq_run *s, struct sb_hist *h)
 
 	if (fd < 0)
 		return fd;
-	sb_pattern_fill(s->buf, 0, s->chunk, 1);
 	sb_phase_begin(c, &p, "block write", s->size);
 	p.bytes = true;
+	p.op_bytes = s->chunk;
+	p.hist = h;
 	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
-		sb_pattern_stamp(s->buf, b * s->chunk, s->chunk, 1);
+		/* Fresh data per block (counted in the block's time, as fio's
+		 * refill_buffers would be): a compressing or deduplicating layer
+		 * must not see the same block twice. */
+		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 1);
 		ssize_t n = write(fd, s->buf, s->chunk);
 		t1 = sb_now_ns();
 		if (n != (ssize_t)s->chunk) {
@@ -147,8 +170,9 @@ static int block_write(struct seq_run *s, struct sb_hist *h)
 	}
 	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+	p.wbytes = p.done = b * s->chunk;
 	sb_phase_end(&p);
-	add_rate(c, "block_write", &p, b * s->chunk / 1024.0, "KB/s");
+	add_rate(c, "block_write", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
 	/* The later tests work on what was written. */
 	if (b < s->nblocks)
 		s->nblocks = b;
@@ -167,6 +191,8 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 		return fd;
 	sb_phase_begin(c, &p, "rewrite", s->size);
 	p.bytes = true;
+	p.op_bytes = s->chunk;
+	p.hist = h;
 	for (b = 0; b < s->nblocks; b++) {
 		t0 = sb_now_ns();
 		ssize_t n = read(fd, s->buf, s->chunk);
@@ -174,10 +200,10 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
 			break;
 		}
-		s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 1);
+		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 1);
 		s->verified += s->chunk;
 		/* Change every word, as a new generation. */
-		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 2);
+		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 2);
 		if (lseek(fd, -(off_t)s->chunk, SEEK_CUR) < 0 ||
 		    write(fd, s->buf, s->chunk) != (ssize_t)s->chunk) {
 			rc = sb_wl_fail(c, -errno, "%s: rewrite", s->path);
@@ -192,8 +218,9 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 	}
 	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+	p.rbytes = p.wbytes = p.done = b * s->chunk;
 	sb_phase_end(&p);
-	add_rate(c, "rewrite", &p, b * s->chunk / 1024.0, "KB/s");
+	add_rate(c, "rewrite", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
 	sb_wl_extra_int(c, "rewritten_blocks", (int64_t)b);
 	return rc;
 }
@@ -210,9 +237,10 @@ static int getc_read(struct seq_run *s)
 		return sb_wl_fail(c, -errno, "%s", s->path);
 	sb_phase_begin(c, &p, "getc read", s->size);
 	p.bytes = true;
+	p.op_bytes = 1;
 	for (uint64_t b = 0; b < s->nblocks && rc == 0; b++) {
 		const unsigned char *exp = (const unsigned char *)s->buf;
-		sb_pattern_fill(s->buf, b * s->chunk, s->chunk, 2);
+		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 2);
 		for (uint64_t i = 0; i < s->chunk; i++) {
 			int ch = getc_unlocked(f);
 			if (ch == EOF) {
@@ -226,8 +254,9 @@ static int getc_read(struct seq_run *s)
 			break;
 	}
 	fclose(f);
+	p.rbytes = p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "getc_read", &p, done / 1024.0, "KB/s");
+	add_rate(c, "getc_read", &p, done, 1 / 1024.0, "KB/s");
 	/* Count whole sectors, like the block tests. */
 	s->bad += (bad + SB_SECTOR - 1) / SB_SECTOR;
 	s->verified += done;
@@ -246,6 +275,8 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 		return fd;
 	sb_phase_begin(c, &p, "block read", s->size);
 	p.bytes = true;
+	p.op_bytes = s->chunk;
+	p.hist = h;
 	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
 		ssize_t n = read(fd, s->buf, s->chunk);
@@ -255,7 +286,7 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 			break;
 		}
 		sb_hist_add(h, t1 - t0);
-		s->bad += sb_pattern_check(s->buf, b * s->chunk, s->chunk, 2);
+		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 2);
 		s->verified += s->chunk;
 		t0 = sb_now_ns();
 		if (sb_phase_over(&p, t0, (b + 1) * s->chunk)) {
@@ -263,8 +294,9 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 			break;
 		}
 	}
+	p.rbytes = p.done = b * s->chunk;
 	sb_phase_end(&p);
-	add_rate(c, "block_read", &p, b * s->chunk / 1024.0, "KB/s");
+	add_rate(c, "block_read", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
 	return rc;
 }
 
@@ -272,6 +304,7 @@ struct seeker {
 	struct seq_run *s;
 	struct sb_phase *p;
 	uint64_t n, done, written, bad;
+	uint64_t live; /* seeks so far, for the series */
 	uint64_t rng;
 	struct sb_hist h;
 	int rc;
@@ -299,11 +332,11 @@ static void *seeker_main(void *arg)
 			break;
 		}
 		/* Either what rewrite left or what a seeker wrote back. */
-		if (sb_pattern_check(buf, off, SB_SECTOR, 2) &&
-		    sb_pattern_check(buf, off, SB_SECTOR, 3))
+		if (sb_data_check(&s->c->data, buf, off, SB_SECTOR, 2) &&
+		    sb_data_check(&s->c->data, buf, off, SB_SECTOR, 3))
 			k->bad++;
 		if (wr) {
-			sb_pattern_fill(buf, off, s->chunk, 3);
+			sb_data_fill(&s->c->data, buf, off, s->chunk, 3);
 			if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
 			    write(fd, buf, s->chunk) != (ssize_t)s->chunk) {
 				k->rc = -EIO;
@@ -313,6 +346,7 @@ static void *seeker_main(void *arg)
 		}
 		t1 = sb_now_ns();
 		sb_hist_add(&k->h, t1 - t0);
+		__atomic_store_n(&k->live, k->done + 1, __ATOMIC_RELAXED);
 		if (t1 >= k->p->deadline || *stop) {
 			k->done++;
 			if (!*stop)
@@ -324,7 +358,22 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	__atomic_fetch_sub(&k->p->running, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+struct seek_live {
+	struct seeker *k;
+	unsigned n;
+};
+
+static uint64_t seek_live(void *arg)
+{
+	const struct seek_live *l = arg;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < l->n; i++)
+		sum += __atomic_load_n(&l->k[i].live, __ATOMIC_RELAXED);
+	return sum;
 }
 
 static int seeks(struct seq_run *s, struct sb_hist *h)
@@ -343,18 +392,26 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 		return -ENOMEM;
 	}
 	sb_phase_begin(c, &p, "seeks", total);
+	struct seek_live live = {.k = k, .n = n};
+	p.progress = seek_live;
+	p.progress_arg = &live;
+	p.op_bytes = s->chunk;
 	for (unsigned i = 0; i < n; i++) {
 		k[i] = (struct seeker){.s = s,
 				       .p = &p,
 				       .n = total / n + (i < total % n),
 				       .rng = 0x2545F4914F6CDD1Dull * (i + 1)};
 		sb_hist_init(&k[i].h);
+		__atomic_fetch_add(&p.running, 1, __ATOMIC_RELAXED);
 		if (pthread_create(&th[i], NULL, seeker_main, &k[i]) != 0) {
+			__atomic_fetch_sub(&p.running, 1, __ATOMIC_RELAXED);
 			n = i;
+			live.n = i;
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start seeker threads");
 			break;
 		}
 	}
+	sb_phase_sample_threads(&p);
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
 		sb_hist_merge(h, &k[i].h);
@@ -364,8 +421,11 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 		if (k[i].rc && !rc)
 			rc = sb_wl_fail(c, k[i].rc, "%s: seeks", s->path);
 	}
+	p.rbytes = done * s->chunk;
+	p.wbytes = written * s->chunk;
+	p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "seeks", &p, (double)done, "seeks/s");
+	add_rate(c, "seeks", &p, (double)done, 1, "seeks/s");
 	sb_wl_extra_int(c, "seeks_written", (int64_t)written);
 	free(k);
 	free(th);
@@ -411,6 +471,12 @@ static int seq_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "chunk", (int64_t)s.chunk);
 	sb_wl_extra_int(c, "seeks", (int64_t)sp->v[K_SEEKS]);
 	sb_wl_extra_int(c, "seekers", (int64_t)sp->v[K_SEEKERS]);
+	rc = sb_wl_check_space(c, s.size);
+	if (rc < 0) {
+		free(s.buf);
+		free(h);
+		return rc;
+	}
 
 	rc = sp->v[K_PERCHAR] ? putc_write(&s) : 0;
 	if (rc == 0 && !*c->env->stop)

@@ -4,6 +4,7 @@
  * time limits and progress; data patterns; the private work directory). */
 #pragma once
 
+#include "workload/data.h"
 #include "workload/hist.h"
 #include "workload/workload.h"
 
@@ -106,6 +107,9 @@ struct sb_wl_ctx {
 	uint64_t timeout_ns; /* per phase */
 	bool tty;	     /* progress on stderr */
 	char *err;	     /* why it failed (the caller prefixes the spec) */
+	struct sb_data data; /* the payload: seed=, compress=, dedupe= of the spec */
+	uint64_t ramp_ns;    /* ramp=: warm-up left out of the rate figures */
+	struct sb_devstack *devs; /* block devices under env->dir (devstat.h); NULL: unknown */
 };
 
 /* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),
@@ -121,6 +125,26 @@ struct sb_phase {
 	bool expired; /* hit its time limit */
 	bool stopped; /* interrupted */
 	bool shown;   /* a progress line is on the terminal */
+	/* Set by the workload before sb_phase_end: the bytes its calls read and
+	 * wrote in the phase, compared with what the devices saw (devstat). */
+	uint64_t rbytes, wbytes;
+	uint64_t done; /* units done at the end (optional: closes the series) */
+	/* Per-second series: sampled in sb_phase_check_slow, so only phases
+	 * that call sb_phase_over() have one. op_bytes converts the phase's
+	 * units (bytes or operations) into the other; hist (optional) is the
+	 * histogram of the thread that calls sb_phase_over, for p99 per second;
+	 * progress (optional) gives the units done by all threads. */
+	uint64_t op_bytes;
+	const struct sb_hist *hist;
+	uint64_t (*progress)(void *arg);
+	void *progress_arg;
+	struct sb_series *series;
+	uint64_t next_sample;
+	/* ramp=: the rate figures count from here (sb_phase_rate). */
+	uint64_t ramp_t, ramp_done;
+	bool ramped;
+	struct sb_devsnap *dev0; /* device counters at the start */
+	int running;		 /* threads still working (sb_phase_sample_threads) */
 };
 
 static inline uint64_t sb_now_ns(void)
@@ -141,8 +165,20 @@ static inline bool sb_phase_over(struct sb_phase *p, uint64_t now, uint64_t done
 	return sb_phase_check_slow(p, now, done);
 }
 /* Ends the phase: sets secs and cpu_pct, flags the result incomplete when the
- * phase was cut short. */
+ * phase was cut short, stores the phase's series and device counters in
+ * extra, and flags cache-affected when the top device read clearly less
+ * than the workload did. done: the units done (for the ramp). */
 void sb_phase_end(struct sb_phase *p);
+/* For phases whose threads do not call sb_phase_over (mixed, seq's seeks):
+ * the calling thread sleeps and takes the per-second samples from
+ * p->progress until p->running drops to 0 (each thread decrements it as it
+ * ends) or the run is stopped. */
+void sb_phase_sample_threads(struct sb_phase *p);
+/* done / seconds after the ramp (the whole phase when no ramp was passed). */
+double sb_phase_rate(const struct sb_phase *p, double done);
+/* Checks that bytes more fit in the file system under c->env->dir before a
+ * workload writes: -ENOSPC with c->err naming the sizes and the ways out. */
+int sb_wl_check_space(struct sb_wl_ctx *c, uint64_t bytes);
 
 /* The data written by the built-in workloads. Every 512-byte sector starts
  * with a tag word that depends on its file offset and a generation; the other

@@ -2,6 +2,8 @@
  * workloads' option tables, running one workload in a private directory, and
  * the helpers shared by the workloads (phases, patterns, cleanup). */
 #include "workload/wl.h"
+#include "workload/devstat.h"
+#include "workload/effconf.h"
 #include "cmd.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -12,9 +14,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <libsmartcols.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* The order `list workloads` shows: built-ins first, then the adapters. */
@@ -317,6 +321,8 @@ int sb_wl_fail(struct sb_wl_ctx *c, int err, const char *fmt, ...)
 	return err ? (err < 0 ? err : -err) : -EIO;
 }
 
+static json_object *extra_obj(struct sb_wl_ctx *c, const char *key);
+
 static json_object *extra(struct sb_wl_ctx *c)
 {
 	if (!c->res->extra)
@@ -370,8 +376,13 @@ void sb_wl_validity(struct sb_wl_ctx *c, uint64_t data_bytes, bool direct)
 	sb_wl_extra_int(c, "data_bytes", (int64_t)data_bytes);
 	sb_wl_extra_int(c, "ram_bytes", (int64_t)c->ram);
 	sb_wl_extra_bool(c, "direct", direct);
-	if (!direct && data_bytes < 2 * c->ram)
+	/* The first of two reasons; the other is measured per phase from the top
+	 * device's counters (phase_devstat). */
+	if (!direct && data_bytes < 2 * c->ram) {
 		c->res->flags |= SB_RES_CACHE_AFFECTED;
+		json_object_object_add(extra_obj(c, "cache_affected_by"), "size",
+				       json_object_new_boolean(true));
+	}
 }
 
 void *sb_wl_alloc_aligned(size_t len)
@@ -385,14 +396,13 @@ void *sb_wl_alloc_aligned(size_t len)
 
 void sb_pattern_fill(void *buf, uint64_t off, size_t len, uint64_t gen)
 {
-	char *b = buf;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8)
-		*(uint64_t *)(b + i) = sb_pattern_word(off + i, gen);
-	if (i < len) {
-		uint64_t w = sb_pattern_word(off + i, gen);
-		memcpy(b + i, &w, len - i);
+	static struct sb_data def;
+	static bool init;
+	if (!init) {
+		sb_data_init(&def, 0, 0, 0);
+		init = true;
 	}
+	sb_data_fill(&def, buf, off, len, gen);
 }
 
 int sb_wl_rmtree_at(int dirfd, const char *name)
@@ -438,6 +448,162 @@ static double ru_secs(const struct rusage *r)
 }
 
 #define PROGRESS_NS 500000000ull
+#define SAMPLE_NS 1000000000ull
+#define SERIES_MAX 7200 /* points: two hours of seconds */
+
+struct sb_series {
+	size_t n, cap;
+	uint64_t last_t, last_done;
+	struct sb_hist *prev, *delta; /* for p99 per interval; allocated at the first sample */
+	double *t, *iops, *mbps, *p99;
+};
+
+static void series_free(struct sb_series *s)
+{
+	if (!s)
+		return;
+	free(s->prev);
+	free(s->delta);
+	free(s->t);
+	free(s->iops);
+	free(s->mbps);
+	free(s->p99);
+	free(s);
+}
+
+/* Preallocated for the phase's time limit, so the samples never allocate. */
+static struct sb_series *series_new(uint64_t timeout_ns)
+{
+	struct sb_series *s = calloc(1, sizeof(*s));
+	uint64_t cap = timeout_ns / SAMPLE_NS + 2;
+	if (!s)
+		return NULL;
+	s->cap = cap > SERIES_MAX ? SERIES_MAX : cap;
+	s->t = calloc(s->cap, sizeof(double));
+	s->iops = calloc(s->cap, sizeof(double));
+	s->mbps = calloc(s->cap, sizeof(double));
+	s->p99 = calloc(s->cap, sizeof(double));
+	if (!s->t || !s->iops || !s->mbps || !s->p99) {
+		series_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* p99 of what h gained since prev, then prev = h. */
+static double interval_p99(struct sb_series *s, const struct sb_hist *h)
+{
+	struct sb_hist *d = s->delta;
+	if (!s->prev) {
+		s->prev = malloc(sizeof(*s->prev));
+		s->delta = d = malloc(sizeof(*s->delta));
+		if (!s->prev || !d)
+			return 0;
+		sb_hist_init(s->prev);
+	}
+	sb_hist_init(d);
+	for (unsigned i = 0; i < SB_HIST_BUCKETS; i++)
+		d->b[i] = h->b[i] - s->prev->b[i];
+	d->count = h->count - s->prev->count;
+	d->min = 0;
+	d->max = UINT64_MAX;
+	*s->prev = *h;
+	return d->count ? sb_hist_percentile(d, 0.99) / 1e6 : 0;
+}
+
+static void sample(struct sb_phase *p, uint64_t now, uint64_t done)
+{
+	struct sb_series *s = p->series;
+	if (!s || s->n >= s->cap || now <= s->last_t)
+		return;
+	double dt = (now - s->last_t) / 1e9, units = (double)(done - s->last_done);
+	double ops = p->bytes ? (p->op_bytes ? units / p->op_bytes : 0) : units;
+	double bytes = p->bytes ? units : units * p->op_bytes;
+	s->t[s->n] = (now - p->t0) / 1e9;
+	s->iops[s->n] = ops / dt;
+	s->mbps[s->n] = bytes / dt / 1048576.0;
+	s->p99[s->n] = p->hist ? interval_p99(s, p->hist) : NAN; /* null: no histogram */
+	s->n++;
+	s->last_t = now;
+	s->last_done = done;
+}
+
+static void next_check(struct sb_phase *p)
+{
+	uint64_t n = p->deadline < p->next_progress ? p->deadline : p->next_progress;
+	p->next_check = p->next_sample < n ? p->next_sample : n;
+}
+
+static json_object *extra_obj(struct sb_wl_ctx *c, const char *key)
+{
+	json_object *e = extra(c), *o;
+	if (!json_object_object_get_ex(e, key, &o)) {
+		o = json_object_new_object();
+		json_object_object_add(e, key, o);
+	}
+	return o;
+}
+
+static json_object *darray(const double *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, isnan(v[i]) ? NULL : json_object_new_double(v[i]));
+	return a;
+}
+
+/* Dirty + Writeback of /proc/meminfo in KiB; -1 when unreadable. */
+static long long dirty_kb(void)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	long long sum = 0, v;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Dirty: %lld", &v) == 1 || sscanf(line, "Writeback: %lld", &v) == 1)
+			sum += v;
+	return sum;
+}
+
+/* Quiescence before a phase: writeback of what came before (Dirty +
+ * Writeback under QUIET_DIRTY_KB; the count is the whole machine's, hence a
+ * threshold rather than zero), no I/O in flight on the stack's devices, md
+ * not syncing. The wait is bounded; a phase that starts with work still
+ * going is flagged in extra.quiesce. */
+#define QUIET_DIRTY_KB (16 * 1024)
+#define QUIET_POLL_NS 20000000ull
+
+static void quiesce(struct sb_wl_ctx *c, const char *name)
+{
+	uint64_t t0 = sb_now_ns(), limit = (c->env->quick ? 2ull : 30ull) * 1000000000ull;
+	char why[160] = "";
+	long long dk;
+	bool busy;
+
+	for (;;) {
+		dk = dirty_kb();
+		busy = dk > QUIET_DIRTY_KB;
+		if (busy)
+			snprintf(why, sizeof(why), "%lld KiB dirty or under writeback", dk);
+		else if (c->devs)
+			busy = sb_devstack_busy(c->devs, why, sizeof(why));
+		if (!busy || sb_now_ns() - t0 >= limit || *c->env->stop)
+			break;
+		struct timespec ts = {0, (long)QUIET_POLL_NS};
+		nanosleep(&ts, NULL);
+	}
+	json_object *q = json_object_new_object();
+	int64_t waited_ms = (int64_t)((sb_now_ns() - t0) / 1000000);
+	json_object_object_add(q, "wait_ms", json_object_new_int64(waited_ms));
+	json_object_object_add(q, "dirty_kb", json_object_new_int64(dk));
+	json_object_object_add(q, "busy", json_object_new_boolean(busy));
+	if (busy)
+		json_object_object_add(q, "reason", json_object_new_string(why));
+	json_object_object_add(extra_obj(c, "quiesce"), name, q);
+	if (busy)
+		sb_wl_extra_bool(c, "started_busy", true);
+}
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total)
 {
@@ -445,11 +611,19 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	p->c = c;
 	p->name = name;
 	p->total = total;
+	quiesce(c, name);
+	if (c->devs && (p->dev0 = malloc(sizeof(*p->dev0))))
+		sb_devstack_snap(c->devs, p->dev0);
+	p->series = series_new(c->timeout_ns);
 	getrusage(RUSAGE_SELF, &p->ru0);
 	p->t0 = sb_now_ns();
+	if (p->series)
+		p->series->last_t = p->t0;
 	p->deadline = p->t0 + c->timeout_ns;
 	p->next_progress = c->tty ? p->t0 + PROGRESS_NS : UINT64_MAX;
-	p->next_check = p->deadline < p->next_progress ? p->deadline : p->next_progress;
+	p->next_sample = p->t0 + SAMPLE_NS;
+	p->ramp_t = p->t0;
+	next_check(p);
 }
 
 bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
@@ -461,6 +635,18 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 	if (now >= p->deadline) {
 		p->expired = true;
 		return true;
+	}
+	if (p->progress)
+		done = p->progress(p->progress_arg);
+	if (now >= p->next_sample) {
+		sample(p, now, done);
+		if (!p->ramped && p->c->ramp_ns && now - p->t0 >= p->c->ramp_ns) {
+			p->ramped = true;
+			p->ramp_t = now;
+			p->ramp_done = done;
+		}
+		while (p->next_sample <= now)
+			p->next_sample += SAMPLE_NS;
 	}
 	if (now >= p->next_progress) {
 		double secs = (now - p->t0) / 1e9;
@@ -478,8 +664,96 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 		p->shown = true;
 		p->next_progress = now + PROGRESS_NS;
 	}
-	p->next_check = p->deadline < p->next_progress ? p->deadline : p->next_progress;
+	next_check(p);
 	return false;
+}
+
+void sb_phase_sample_threads(struct sb_phase *p)
+{
+	while (__atomic_load_n(&p->running, __ATOMIC_ACQUIRE) > 0 && !*p->c->env->stop) {
+		uint64_t now = sb_now_ns(), wait = 100000000ull;
+		if (now >= p->next_sample) {
+			uint64_t done = p->progress ? p->progress(p->progress_arg) : 0;
+			sample(p, now, done);
+			if (!p->ramped && p->c->ramp_ns && now - p->t0 >= p->c->ramp_ns) {
+				p->ramped = true;
+				p->ramp_t = now;
+				p->ramp_done = done;
+			}
+			while (p->next_sample <= now)
+				p->next_sample += SAMPLE_NS;
+		}
+		if (p->next_sample - now < wait)
+			wait = p->next_sample - now;
+		struct timespec ts = {0, (long)wait};
+		nanosleep(&ts, NULL);
+	}
+}
+
+double sb_phase_rate(const struct sb_phase *p, double done)
+{
+	double secs = p->secs;
+	if (p->ramped) {
+		secs -= (p->ramp_t - p->t0) / 1e9;
+		done -= (double)p->ramp_done;
+	}
+	return secs > 0 ? done / secs : 0;
+}
+
+/* The top device read less than this share of what the workload read: the
+ * rest came from a cache (page cache, or a cache below the file system). */
+#define CACHE_READ_SHARE 0.5
+/* Too little read to judge (metadata, read-ahead noise). */
+#define CACHE_MIN_READ (1u << 20)
+
+static void phase_devstat(struct sb_phase *p)
+{
+	struct sb_wl_ctx *c = p->c;
+	struct sb_devsnap *now;
+
+	if (!c->devs || !p->dev0 || !(now = malloc(sizeof(*now))))
+		return;
+	sb_devstack_snap(c->devs, now);
+	json_object_object_add(extra_obj(c, "devstat"), p->name,
+			       sb_devstat_json(c->devs, p->dev0, now, p->rbytes, p->wbytes));
+	if (p->rbytes >= CACHE_MIN_READ) {
+		uint64_t top = sb_devstat_top_bytes(c->devs, p->dev0, now, false);
+		if ((double)top < CACHE_READ_SHARE * (double)p->rbytes) {
+			c->res->flags |= SB_RES_CACHE_AFFECTED;
+			json_object *by = extra_obj(c, "cache_affected_by"), *ph;
+			if (!json_object_object_get_ex(by, "device", &ph)) {
+				ph = json_object_new_array();
+				json_object_object_add(by, "device", ph);
+			}
+			json_object_array_add(ph, json_object_new_string(p->name));
+		}
+	}
+	free(now);
+}
+
+static void phase_series(struct sb_phase *p, uint64_t now)
+{
+	struct sb_series *s = p->series;
+	struct sb_wl_ctx *c = p->c;
+	if (!s)
+		return;
+	/* The last, partial interval, when it is long enough to mean something. */
+	if (p->done && now - s->last_t >= SAMPLE_NS / 4)
+		sample(p, now, p->done);
+	if (s->n) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "interval_s", json_object_new_int(1));
+		json_object_object_add(o, "ramp_s",
+				       json_object_new_double(p->ramped ? (p->ramp_t - p->t0) / 1e9
+									: 0));
+		json_object_object_add(o, "t", darray(s->t, s->n));
+		json_object_object_add(o, "iops", darray(s->iops, s->n));
+		json_object_object_add(o, "mbps", darray(s->mbps, s->n));
+		json_object_object_add(o, "p99_ms", darray(s->p99, s->n));
+		json_object_object_add(extra_obj(c, "series"), p->name, o);
+	}
+	series_free(s);
+	p->series = NULL;
 }
 
 void sb_phase_end(struct sb_phase *p)
@@ -501,6 +775,32 @@ void sb_phase_end(struct sb_phase *p)
 					  p->stopped ? "interrupted" : "hit its time limit") < 0)
 			r->error = NULL;
 	}
+	phase_series(p, now);
+	phase_devstat(p);
+	free(p->dev0);
+	p->dev0 = NULL;
+}
+
+int sb_wl_check_space(struct sb_wl_ctx *c, uint64_t bytes)
+{
+	struct statvfs sv;
+	char need[32], avail[32], total[32];
+	if (statvfs(c->env->dir, &sv) < 0)
+		return sb_wl_fail(c, -errno, "%s: statvfs", c->env->dir);
+	uint64_t free_b = (uint64_t)sv.f_bavail * sv.f_frsize,
+		 all = (uint64_t)sv.f_blocks * sv.f_frsize;
+	sb_wl_extra_int(c, "fs_free_bytes", (int64_t)free_b);
+	if (bytes <= free_b)
+		return 0;
+	sb_format_size(bytes, need, sizeof(need));
+	sb_format_size(free_b, avail, sizeof(avail));
+	sb_format_size(all, total, sizeof(total));
+	sb_wl_fail(c, 0,
+		   "the data set (%s) does not fit in %s (%s free of %s): give a smaller size= "
+		   "(at most %s), size data sets by less RAM with --ram SIZE, or use a bigger "
+		   "device",
+		   need, c->env->dir, avail, total, avail);
+	return -ENOSPC;
 }
 
 /* ---- running ---- */
@@ -544,6 +844,28 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	ti = sb_wl_opt_index(s.ops, "timeout");
 	c.timeout_ns = (ti >= 0 && s.v[ti] ? s.v[ti] : DEFAULT_TIMEOUT_MS) * 1000000ull;
 	c.tty = isatty(STDERR_FILENO) && sb_log_level >= SB_LOG_NORMAL;
+	{
+		int si = sb_wl_opt_index(s.ops, "seed"), ci = sb_wl_opt_index(s.ops, "compress"),
+		    di = sb_wl_opt_index(s.ops, "dedupe"), ri = sb_wl_opt_index(s.ops, "ramp");
+		sb_data_init(&c.data, si >= 0 ? s.v[si] : 0, ci >= 0 ? (unsigned)s.v[ci] : 0,
+			     di >= 0 ? (unsigned)s.v[di] : 0);
+		c.ramp_ns = ri >= 0 ? s.v[ri] * 1000000ull : 0;
+		if (ci >= 0)
+			sb_wl_extra_int(&c, "compress_pct", (int64_t)c.data.compress);
+		if (di >= 0)
+			sb_wl_extra_int(&c, "dedupe_pct", (int64_t)c.data.dedupe);
+	}
+	/* The devices under the directory, for per-phase accounting; none for
+	 * tmpfs and the like. */
+	c.devs = malloc(sizeof(*c.devs));
+	if (c.devs && sb_devstack_for_dir(env->dir, c.devs) < 0) {
+		free(c.devs);
+		c.devs = NULL;
+	}
+	/* What the kernel applied, once per run (a few ms; programs with a time
+	 * limit). */
+	json_object_object_add(extra(&c), "config",
+			       sb_effconf_capture(env->dir, c.devs, env->log_fd));
 
 	dfd = open(env->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -596,6 +918,7 @@ out:
 		*err = NULL;
 	free(c.err);
 	free(c.work);
+	free(c.devs);
 	sb_wl_spec_release(&s);
 	if (c.res && sb_wl_result_describe(c.res) < 0 && rc == 0)
 		rc = -ENOMEM; /* labels from the metric table (metrics.c) */

@@ -13,6 +13,7 @@
 #include "../../fuzz/fuzz_profile.c"
 #include "../../fuzz/fuzz_journal.c"
 #include "../../fuzz/fuzz_report.c"
+#include "../../fuzz/fuzz_measure.c"
 #include "../../fuzz/fuzz_kmsg.c"
 #include "../../fuzz/fuzz_import_bonnie.c"
 #include "../../fuzz/fuzz_import_fio.c"
@@ -35,6 +36,7 @@ static const struct {
 	{"profile", sb_fuzz_profile},
 	{"journal", sb_fuzz_journal},
 	{"report", sb_fuzz_report},
+	{"measure", sb_fuzz_measure},
 	{"kmsg", sb_fuzz_kmsg},
 	{"import_bonnie", sb_fuzz_import_bonnie},
 	{"import_fio", sb_fuzz_import_fio},

@@ -367,8 +367,10 @@ static void test_pattern(void **state)
 	memcpy(buf2, buf, sizeof(buf));
 	sb_pattern_stamp(buf2, 1 << 20, sizeof(buf2), 1);
 	assert_int_equal(sb_pattern_check(buf2, 1 << 20, sizeof(buf2), 1), 0);
+	/* but only the tags: the payload is fresh at each offset (data.h) */
 	sb_pattern_fill(buf, 1 << 20, sizeof(buf), 1);
-	assert_memory_equal(buf, buf2, sizeof(buf));
+	assert_int_equal(sb_pattern_check(buf, 1 << 20, sizeof(buf), 1), 0);
+	assert_memory_not_equal(buf + 8, buf2 + 8, SB_SECTOR - 8);
 	/* a new generation changes every word */
 	sb_pattern_fill(buf2, 1 << 20, sizeof(buf2), 2);
 	for (size_t i = 0; i < sizeof(buf); i += 8)

@@ -1,0 +1,441 @@
+/* The configuration diff and device shares of reports (see measure.h). */
+#include "report/measure.h"
+#include "util/macro.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str_of(json_object *o)
+{
+	return o ? json_object_get_string(o) : NULL;
+}
+
+static bool is_obj(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_object);
+}
+
+static void put(json_object *flat, const char *key, const char *val)
+{
+	if (val)
+		json_object_object_add(flat, key, json_object_new_string(val));
+}
+
+/* Values naming a device, a path or an identity differ between any two
+ * runs and say nothing about the configuration; btrfs sets incompat bits
+ * (BIG_METADATA...) at its first mount, so they depend on when the
+ * superblock was read. */
+static bool incidental(const char *key, const char *val)
+{
+	return strcasestr(key, "uuid") || strstr(key, "incompat_flags") ||
+	       (val && strstr(val, "/dev/"));
+}
+
+json_object *sb_measure_config_flat(json_object *cfg)
+{
+	json_object *flat = json_object_new_object(), *m, *v;
+	char key[256];
+
+	if (!is_obj(cfg))
+		return flat;
+	if (json_object_object_get_ex(cfg, "mount", &m) && is_obj(m)) {
+		if (json_object_object_get_ex(m, "fstype", &v))
+			put(flat, "mount.fstype", str_of(v));
+		if (json_object_object_get_ex(m, "options", &v) && str_of(v)) {
+			char *opts = strdup(str_of(v)), *save = NULL;
+			for (char *t = opts ? strtok_r(opts, ",", &save) : NULL; t;
+			     t = strtok_r(NULL, ",", &save)) {
+				char *eq = strchr(t, '=');
+				if (eq)
+					*eq = '\0';
+				snprintf(key, sizeof(key), "mount.option.%s", t);
+				put(flat, key, eq ? eq + 1 : "on");
+			}
+			free(opts);
+		}
+	}
+	if (json_object_object_get_ex(cfg, "geometry", &m) && is_obj(m)) {
+		json_object_object_foreach(m, k, val)
+		{
+			snprintf(key, sizeof(key), "geometry.%s", k);
+			if (!incidental(key, str_of(val)))
+				put(flat, key, str_of(val));
+		}
+	}
+	if (json_object_object_get_ex(cfg, "md", &m) && is_obj(m)) {
+		int i = 0;
+		json_object_object_foreach(m, name, md)
+		{
+			(void)name;
+			if (!is_obj(md))
+				continue;
+			json_object_object_foreach(md, k, val)
+			{
+				if (strcmp(k, "members") == 0) {
+					if (!is_obj(val))
+						continue;
+					/* member names change; their states, sorted, do not */
+					const char *st[64];
+					size_t n = 0, len = 1;
+					json_object_object_foreach(val, mk, ms)
+					{
+						(void)mk;
+						if (n < ARRAY_SIZE(st))
+							st[n++] = str_of(ms),
+							len += strlen(st[n - 1]) + 1;
+					}
+					qsort(st, n, sizeof(*st),
+					      (int (*)(const void *, const void *))strcmp);
+					char *all = calloc(1, len);
+					for (size_t j = 0; all && j < n; j++) {
+						if (j)
+							strcat(all, " ");
+						strcat(all, st[j]);
+					}
+					snprintf(key, sizeof(key), "md%d.member_states", i);
+					put(flat, key, all);
+					free(all);
+					continue;
+				}
+				snprintf(key, sizeof(key), "md%d.%s", i, k);
+				put(flat, key, str_of(val));
+			}
+			i++;
+		}
+	}
+	if (json_object_object_get_ex(cfg, "queue", &m) && is_obj(m)) {
+		int i = 0;
+		json_object_object_foreach(m, name, q)
+		{
+			(void)name;
+			if (!is_obj(q))
+				continue;
+			json_object_object_foreach(q, k, val)
+			{
+				snprintf(key, sizeof(key), "queue%d.%s", i, k);
+				put(flat, key, str_of(val));
+			}
+			i++;
+		}
+	}
+	if (json_object_object_get_ex(cfg, "sysctl", &m) && is_obj(m)) {
+		json_object_object_foreach(m, k, val)
+		{
+			snprintf(key, sizeof(key), "sysctl.%s", k);
+			put(flat, key, str_of(val));
+		}
+	}
+	return flat;
+}
+
+/* Words of a variant's params (names split on '.', values on ",=: ") that
+ * differ from the base's: what the user asked to change. */
+static bool param_word(json_object *pa, json_object *pb, const char *word)
+{
+	json_object *sides[2] = {pa, pb};
+	for (int s = 0; s < 2; s++) {
+		if (!is_obj(sides[s]))
+			continue;
+		json_object_object_foreach(sides[s], k, v)
+		{
+			json_object *ov = NULL;
+			const char *val = str_of(v);
+			if (is_obj(sides[1 - s]) &&
+			    json_object_object_get_ex(sides[1 - s], k, &ov) && val && str_of(ov) &&
+			    strcmp(val, str_of(ov)) == 0)
+				continue; /* same on both sides: not the difference asked for */
+			char buf[512];
+			snprintf(buf, sizeof(buf), "%s,%s", k, val ? val : "");
+			char *save = NULL;
+			for (char *t = strtok_r(buf, ".,=: ", &save); t;
+			     t = strtok_r(NULL, ".,=: ", &save))
+				/* "nossd" asks about ssd, and "ssd" about nossd */
+				if (strcmp(t, word) == 0 ||
+				    (strncmp(t, "no", 2) == 0 && strcmp(t + 2, word) == 0) ||
+				    (strncmp(word, "no", 2) == 0 && strcmp(word + 2, t) == 0))
+					return true;
+			/* a whole section asked for: mkfs options change the geometry,
+			 * md keys the md state */
+			if ((strncmp(k, "mkfs", 4) == 0 && strcmp(word, "geometry") == 0) ||
+			    (strncmp(k, "md", 2) == 0 && strcmp(word, "md") == 0))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool asked(const char *key, json_object *pa, json_object *pb)
+{
+	const char *leaf = strrchr(key, '.');
+	char section[64];
+	leaf = leaf ? leaf + 1 : key;
+	if (param_word(pa, pb, leaf))
+		return true;
+	/* "md0.level" -> "md", "geometry.Block size" -> "geometry" */
+	size_t l = strcspn(key, ".");
+	snprintf(section, sizeof(section), "%.*s", (int)l, key);
+	while (l && isdigit((unsigned char)section[l - 1]))
+		section[--l] = '\0';
+	return strcmp(section, "mount") != 0 && param_word(pa, pb, section);
+}
+
+char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t base)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	json_object **flat = calloc(n ? n : 1, sizeof(*flat));
+
+	if (!f || !flat) {
+		if (f)
+			fclose(f);
+		free(out);
+		free(flat);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		flat[i] = v[i].config ? sb_measure_config_flat(v[i].config) : NULL;
+	/* Identical pairs. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (flat[i] && flat[j] && json_object_equal(flat[i], flat[j]))
+				fprintf(f,
+					"warning: %s and %s ran with the same effective "
+					"configuration (mount options, geometry, md, queue, "
+					"sysctls): an A/A test posing as A/B\n",
+					v[i].label, v[j].label);
+	/* Differences against the base that no parameter explains. */
+	for (size_t i = 0; i < n && base < n && flat[base]; i++) {
+		if (i == base || !flat[i])
+			continue;
+		json_object *sides[2] = {flat[base], flat[i]};
+		for (int s = 0; s < 2; s++) {
+			json_object_object_foreach(sides[s], k, val)
+			{
+				json_object *o = NULL;
+				bool in_other = json_object_object_get_ex(sides[1 - s], k, &o);
+				if (s == 1 && in_other)
+					continue; /* seen from the base's side */
+				if (in_other && strcmp(str_of(val), str_of(o)) == 0)
+					continue;
+				if (asked(k, v[base].params, v[i].params))
+					continue;
+				const char *bv =
+				    s == 0 ? str_of(val) : (in_other ? str_of(o) : NULL);
+				const char *iv =
+				    s == 0 ? (in_other ? str_of(o) : NULL) : str_of(val);
+				fprintf(f,
+					"note: %s vs %s: %s is %s vs %s, which no parameter asked "
+					"for\n",
+					v[base].label, v[i].label, k, bv ? bv : "(unset)",
+					iv ? iv : "(unset)");
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (flat[i])
+			json_object_put(flat[i]);
+	free(flat);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Counters from the file: never negative; sums are unsigned (a corrupt file
+ * gives odd shares, not overflow). */
+static uint64_t num(json_object *o, const char *k)
+{
+	json_object *v;
+	int64_t x = json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+	return x > 0 ? (uint64_t)x : 0;
+}
+
+static void ratio(FILE *f, const char *what, uint64_t dev, uint64_t wl)
+{
+	if (wl > 0)
+		fprintf(f, " %s %.2fx", what, (double)dev / (double)wl);
+	else
+		fprintf(f, " %s -", what);
+}
+
+static void pct(FILE *f, uint64_t part, uint64_t all)
+{
+	if (all > 0)
+		fprintf(f, "%.0f%%", 100.0 * (double)part / (double)all);
+	else
+		fputs("-", f);
+}
+
+/* Too little traffic for a share to mean anything. */
+#define SHARE_MIN_BYTES (1 << 20)
+
+char *sb_measure_devstat_text(json_object *devstat, const char *prefix)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	if (devstat && json_object_is_type(devstat, json_type_object)) {
+		json_object_object_foreach(devstat, phase, ph)
+		{
+			json_object *devs;
+			if (!is_obj(ph) || !json_object_object_get_ex(ph, "devices", &devs) ||
+			    !json_object_is_type(devs, json_type_array))
+				continue;
+			size_t n = json_object_array_length(devs);
+			uint64_t tr = 0, tw = 0;
+			for (size_t i = 0; i < n; i++) {
+				json_object *d = json_object_array_get_idx(devs, i), *p;
+				if (json_object_object_get_ex(d, "parent", &p) && p)
+					continue;
+				tr += num(d, "read_bytes");
+				tw += num(d, "write_bytes");
+			}
+			uint64_t wr = num(ph, "workload_read_bytes"),
+				 ww = num(ph, "workload_write_bytes");
+			if (tr < SHARE_MIN_BYTES && tw < SHARE_MIN_BYTES && wr < SHARE_MIN_BYTES &&
+			    ww < SHARE_MIN_BYTES)
+				continue;
+			fprintf(f, "%s%s: top device/workload bytes:", prefix, phase);
+			ratio(f, "read", tr, wr);
+			ratio(f, "write", tw, ww);
+			fputc('\n', f);
+			/* Members: each device's share among its parent's children. */
+			for (size_t i = 0; i < n; i++) {
+				json_object *d = json_object_array_get_idx(devs, i), *p, *nm;
+				if (!json_object_object_get_ex(d, "parent", &p) || !p ||
+				    !json_object_object_get_ex(d, "name", &nm))
+					continue;
+				uint64_t sr = 0, sw = 0, sri = 0, swi = 0;
+				for (size_t k = 0; k < n; k++) {
+					json_object *e = json_object_array_get_idx(devs, k), *q;
+					if (json_object_object_get_ex(e, "parent", &q) && q &&
+					    strcmp(str_of(q), str_of(p)) == 0) {
+						sr += num(e, "read_bytes");
+						sw += num(e, "write_bytes");
+						sri += num(e, "read_ios");
+						swi += num(e, "write_ios");
+					}
+				}
+				fprintf(f, "%s  %s under %s: reads ", prefix, str_of(nm),
+					str_of(p));
+				pct(f, num(d, "read_bytes"), sr);
+				fputs(" of bytes, ", f);
+				pct(f, num(d, "read_ios"), sri);
+				fputs(" of IOPS; writes ", f);
+				pct(f, num(d, "write_bytes"), sw);
+				fputs(" of bytes, ", f);
+				pct(f, num(d, "write_ios"), swi);
+				fputs(" of IOPS\n", f);
+			}
+		}
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The first workload result of a column's first repeat that has key in extra. */
+static json_object *col_extra(const struct sb_report_col *c, size_t wl, const char *key)
+{
+	json_object *v;
+	for (size_t i = 0; i < c->n_vars; i++)
+		for (size_t r = 0; r < c->vars[i]->n_rep; r++) {
+			const struct sb_repeat *rep = &c->vars[i]->rep[r];
+			if (wl == SIZE_MAX) {
+				for (size_t w = 0; w < rep->n_wl; w++)
+					if (rep->wl[w]->extra &&
+					    json_object_object_get_ex(rep->wl[w]->extra, key, &v))
+						return v;
+			} else if (wl < rep->n_wl && rep->wl[wl]->extra &&
+				   json_object_object_get_ex(rep->wl[wl]->extra, key, &v)) {
+				return v;
+			}
+		}
+	return NULL;
+}
+
+void sb_measure_text(const struct sb_report *r, FILE *f)
+{
+	struct sb_measure_var *v = calloc(r->n_cols ? r->n_cols : 1, sizeof(*v));
+	bool any = false;
+
+	if (!v)
+		return;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		v[c].label = r->cols[c].label;
+		v[c].config = col_extra(&r->cols[c], SIZE_MAX, "config");
+		v[c].params = r->cols[c].n_vars ? r->cols[c].vars[0]->params : NULL;
+		any |= v[c].config != NULL;
+	}
+	if (any) {
+		char *d = sb_measure_config_diff(v, r->n_cols, r->baseline);
+		if (d && *d)
+			fprintf(f, "\neffective configuration (extra.config):\n%s", d);
+		free(d);
+	}
+	free(v);
+	/* Device shares, from each column's first repeat. */
+	bool head = false;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		const struct sb_report_col *col = &r->cols[c];
+		if (!col->n_vars || !col->vars[0]->n_rep)
+			continue;
+		const struct sb_repeat *rep = &col->vars[0]->rep[0];
+		for (size_t w = 0; w < rep->n_wl; w++) {
+			json_object *ds;
+			if (!rep->wl[w]->extra ||
+			    !json_object_object_get_ex(rep->wl[w]->extra, "devstat", &ds))
+				continue;
+			char *t = sb_measure_devstat_text(ds, "    ");
+			if (t && *t) {
+				if (!head)
+					fprintf(f, "\ndevices (extra.devstat, first repeat):\n");
+				head = true;
+				fprintf(f, "  %s: %s\n%s", col->label, rep->wl[w]->spec, t);
+			}
+			free(t);
+		}
+	}
+}
+
+void sb_measure_html(const struct sb_report *r, FILE *f)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&t, &len);
+	if (!m)
+		return;
+	sb_measure_text(r, m);
+	if (fclose(m) == 0 && t && *t) {
+		fprintf(f, "<h2 id=\"devices\">Devices and effective configuration</h2>\n<pre>");
+		for (const char *p = t + (*t == '\n'); *p; p++) {
+			switch (*p) {
+			case '<':
+				fputs("&lt;", f);
+				break;
+			case '>':
+				fputs("&gt;", f);
+				break;
+			case '&':
+				fputs("&amp;", f);
+				break;
+			case '"':
+				fputs("&quot;", f);
+				break;
+			default:
+				fputc(*p, f);
+			}
+		}
+		fprintf(f, "</pre>\n");
+	}
+	free(t);
+}

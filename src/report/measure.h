@@ -1,0 +1,41 @@
+/* What the measure area adds to reports: the effective-configuration diff
+ * between variants (an A/A test posing as A/B; differences nobody asked
+ * for) and, per phase, which device served the reads and writes. Pure
+ * functions over the result JSON (extra.config, extra.devstat), unit-tested
+ * on captured input; sb_measure_text() is the one hook the text report
+ * calls after its table. */
+#pragma once
+
+#include "report/report.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+/* extra.config flattened into comparable {key: "value"} pairs: mount
+ * options one key each ("mount.option.ssd": "on"), geometry, md and queue
+ * settings keyed by the device's place in the stack rather than its name
+ * (loop numbers change between variants), sysctls. Log lines, UUIDs and
+ * paths are left out. */
+json_object *sb_measure_config_flat(json_object *config);
+
+struct sb_measure_var {
+	const char *label;
+	json_object *config; /* extra.config, or NULL */
+	json_object *params; /* the variant's params, or NULL */
+};
+
+/* The configuration diff of n variants as text lines ("warning: ..." for
+ * identical configurations, "note: ..." for each difference that is not in
+ * the variants' parameters, compared with variant base). Returns a string
+ * to free ("" when there is nothing to say), NULL on ENOMEM. */
+char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t base);
+
+/* One workload result's extra.devstat as text lines: per phase, the top
+ * devices' bytes against the workload's, and each member's share of its
+ * parent's read and write bytes and IOPS. prefix starts each line. */
+char *sb_measure_devstat_text(json_object *devstat, const char *prefix);
+
+/* The hook of the text report: both of the above for the report's columns. */
+void sb_measure_text(const struct sb_report *r, FILE *f);
+/* The hook of the HTML report: the same text in a section of its own. */
+void sb_measure_html(const struct sb_report *r, FILE *f);
