@@ -156,7 +156,7 @@ static int fio_run(struct sb_wl_ctx *c)
 		return sb_wl_fail(c, 0, "fio is not installed (Debian package fio)");
 	if (!realpath(c->spec->arg, job) || access(job, R_OK) < 0)
 		return sb_wl_fail(c, -errno, "%s", c->spec->arg);
-	const char *argv[] = {"fio", "--output-format=json", job, NULL};
+	const char *argv[] = {"fio", "--output-format=json+", job, NULL};
 	struct sb_child ch = {.argv = argv,
 			      .cwd = c->work,
 			      .capture = true,

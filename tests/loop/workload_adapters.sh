@@ -40,6 +40,9 @@ JOB
 	want=$(jq -r "$w.extra.fio_output.jobs[0].read.clat_ns | [.N, .percentile[\"99.000000\"], .max] | map(round) | join(\" \")" "$r")
 	assert_eq "$got" "$want" "fio rr read latency (count p99 max)"
 	assert_eq "${got%% *}" 2048 "fio rr read count (8m / 4k)"
+	# json+: fio's latency bins are kept as our histogram, so repeats pool.
+	hc=$(jq -r "$w.latency[] | select(.op == \"rr read\") | .hist.count // 0" "$r")
+	assert_eq "$hc" 2048 "fio rr read histogram from json+ bins"
 	[ -z "$(ls -A "$d")" ] || fail "fio left files: $(ls -A "$d")"
 	# missing program: a clear error, exit 1
 	expect_exit 1 env PATH=/nonexistent "$STACKBENCH" bench "$d" -w "fio:$SB_TMP/job.fio"
