@@ -1,11 +1,15 @@
 /* rand:BS: the iozone-style random test. Random reads, then random writes, of
  * BS records over a data set, buffered or O_DIRECT, from threads=N threads;
- * MB/s (2^20 bytes), IOPS and the latency of every operation. The hot path
- * is pread/pwrite into a preallocated aligned buffer, one clock read per
- * operation (the end of one is the start of the next) and a histogram add. */
+ * MB/s (2^20 bytes), IOPS and the latency of every operation. The psync hot
+ * path is pread/pwrite into a preallocated aligned buffer, one clock read per
+ * operation (the end of one is the start of the next) and a histogram add;
+ * engine=io_uring keeps qd=N records in flight per thread (src/engine/),
+ * each timed from submission to completion. */
 #include "workload/wl.h"
+#include "engine/engine.h"
 #include "util/macro.h"
 #include "util/size.h"
+#include "util/strutil.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,7 +31,14 @@ enum {
 	K_TIMEOUT,
 	K_COMPRESS,
 	K_DEDUPE,
-	K_RAMP
+	K_RAMP,
+	K_ENGINE,
+	K_QD,
+	K_FIXED,
+	K_HIPRI,
+	K_SQPOLL,
+	K_BATCH_SUBMIT,
+	K_BATCH_COMPLETE,
 };
 
 static const struct sb_wl_opt rand_opts[] = {
@@ -56,8 +67,60 @@ static const struct sb_wl_opt rand_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rates"},
+    [K_ENGINE] = {"engine", SB_WO_STRING, "psync", NULL, 0, 0,
+		  "psync (one pread/pwrite at a time per thread) or io_uring (qd in flight)"},
+    [K_QD] = {"qd", SB_WO_UINT, "1", NULL, 1, 4096,
+	      "I/Os in flight per thread (engine=io_uring)"},
+    [K_FIXED] = {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},
+    [K_HIPRI] = {"hipri", SB_WO_BOOL, "0", NULL, 0, 1,
+		 "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},
+    [K_SQPOLL] = {"sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,
+		  "io_uring: a kernel thread submits (its CPU counts in %CPU)"},
+    [K_BATCH_SUBMIT] = {"batch_submit", SB_WO_UINT, "0", NULL, 0, 4096,
+			"io_uring: records queued before one submit (0: qd)"},
+    [K_BATCH_COMPLETE] = {"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,
+			  "io_uring: completions reaped per call (0: qd)"},
     {0},
 };
+
+static bool use_uring(const struct sb_wl_spec *s)
+{
+	return s->s[K_ENGINE] && strcmp(s->s[K_ENGINE], "io_uring") == 0;
+}
+
+/* The engine exists here and the keys fit it: at spec check time, so that a
+ * kernel without io_uring is an error before anything is built. */
+static int rand_check(const struct sb_wl_spec *s, char **why)
+{
+	const char *e = s->s[K_ENGINE];
+	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
+
+	if (!ops) {
+		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
+		return -EINVAL;
+	}
+	if (!use_uring(s)) {
+		static const int uring_only[] = {K_HIPRI, K_SQPOLL, K_BATCH_SUBMIT, K_BATCH_COMPLETE};
+		if (s->v[K_QD] > 1) {
+			*why = strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a "
+				      "time per thread; threads= runs several)");
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(uring_only); i++)
+			if (s->set[uring_only[i]] && s->v[uring_only[i]]) {
+				*why = sb_asprintf("%s= is for engine=io_uring",
+						   rand_opts[uring_only[i]].name);
+				return -EINVAL;
+			}
+		return 0;
+	}
+	if (s->v[K_HIPRI] && !s->v[K_DIRECT]) {
+		*why = strdup("hipri=1 (completion polling) needs direct=1");
+		return -EINVAL;
+	}
+	return ops->probe(why);
+}
 
 static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
 {
@@ -78,6 +141,7 @@ struct rand_job {
 	int fd;
 	uint64_t bs, nblocks;
 	uint64_t *bitmap; /* blocks written, for the read-back check */
+	uint64_t *busy;	  /* io_uring writes: blocks in flight, never two at once */
 	struct sb_phase *p;
 	volatile sig_atomic_t *stop;
 	uint64_t end_at; /* time= */
@@ -87,10 +151,12 @@ struct rand_job {
 
 struct rand_thread {
 	const struct rand_job *j;
+	const struct sb_wl_spec *sp;
 	unsigned id;
 	uint64_t n, done, bad, rng;
 	uint64_t live; /* operations so far, read by the series sampler */
 	int err;
+	char *why; /* what the engine said, when it refused */
 	struct sb_hist h;
 };
 
@@ -162,6 +228,160 @@ static void *rand_main(void *arg)
 	return NULL;
 }
 
+
+/* A block for the next write that no write in flight (of any thread) has:
+ * two writes of one block at once would race, whatever they carry. */
+static uint64_t pick_free(struct rand_thread *t, uint64_t nb)
+{
+	const struct rand_job *j = t->j;
+	for (;;) {
+		uint64_t b = pick(&t->rng, nb), bit = 1ull << (b % 64);
+		if (!j->write || !(__atomic_fetch_or(&j->busy[b / 64], bit, __ATOMIC_ACQ_REL) & bit))
+			return b;
+	}
+}
+
+/* engine=io_uring: qd records in flight, refilled as they complete. One clock
+ * read per reaped batch: each record's latency runs from its submission to
+ * the reap that saw it complete. */
+static void *rand_uring_main(void *arg)
+{
+	struct rand_thread *t = arg;
+	const struct rand_job *j = t->j;
+	const struct sb_wl_spec *sp = t->sp;
+	const uint64_t bs = j->bs, nb = j->nblocks, end = j->end_at;
+	unsigned qd = (unsigned)sp->v[K_QD];
+	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
+	void **bufs = calloc(qd, sizeof(*bufs));
+	struct sb_engine e = {0};
+	char *why = NULL;
+	uint64_t queued = 0, i = 0;
+	bool stopping = false;
+
+	if (!ios || !done || !bufs) {
+		t->err = -ENOMEM;
+		goto out;
+	}
+	/* Writes in flight over all threads never outnumber the blocks: a
+	 * thread looking for a free block then always finds one (it has just
+	 * freed its own), so none can wait on another that is waiting too. */
+	uint64_t nthreads = sp->v[K_THREADS] ? sp->v[K_THREADS] : 1;
+	if (j->write && (uint64_t)qd * nthreads > nb)
+		qd = (unsigned)(nb / nthreads ? nb / nthreads : 1);
+	for (unsigned k = 0; k < qd; k++)
+		if (!(bufs[k] = sb_wl_alloc_aligned(bs))) {
+			t->err = -ENOMEM;
+			goto out;
+		}
+	struct sb_engine_cfg cfg = {.fd = j->fd,
+				    .qd = qd,
+				    .bufs = bufs,
+				    .n_bufs = qd,
+				    .buf_len = bs,
+				    .fixed_bufs = sp->v[K_FIXED],
+				    .fixed_files = sp->v[K_FIXED],
+				    .hipri = sp->v[K_HIPRI],
+				    .sqpoll = sp->v[K_SQPOLL],
+				    .batch_submit = (unsigned)sp->v[K_BATCH_SUBMIT],
+				    .batch_complete = (unsigned)sp->v[K_BATCH_COMPLETE]};
+	int r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
+	if (r < 0) {
+		t->err = r;
+		t->why = why;
+		why = NULL;
+		__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	/* Fill the queue, then one record back for each that completes. */
+	for (unsigned k = 0; k < qd && queued < t->n; k++, queued++) {
+		uint64_t b = pick_free(t, nb), off = b * bs;
+		ios[k] = (struct sb_io){.buf = bufs[k], .off = off, .len = (uint32_t)bs,
+					.buf_index = (uint16_t)k,
+					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
+		if (j->write)
+			sb_data_fill(j->data, bufs[k], off, bs, 2);
+		ios[k].t_start = sb_now_ns();
+		if ((r = sb_engine_queue(&e, &ios[k])) < 0) {
+			t->err = r;
+			goto out;
+		}
+	}
+	if ((r = sb_engine_submit(&e)) < 0) {
+		t->err = r;
+		goto out;
+	}
+	while (e.inflight) {
+		int n = sb_engine_reap(&e, 1, done, qd);
+		uint64_t now = sb_now_ns();
+		if (n < 0) {
+			t->err = n;
+			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		for (int k = 0; k < n; k++) {
+			struct sb_io *io = done[k];
+			uint64_t b = io->off / bs;
+			if (__builtin_expect(io->res != (int)bs, 0)) {
+				if (!t->err)
+					t->err = io->res < 0 ? io->res : -EIO;
+				__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+				stopping = true;
+			} else {
+				sb_hist_add(&t->h, now - io->t_start);
+				i++;
+				if (j->verify) {
+					if (j->write)
+						__atomic_fetch_or(&j->bitmap[b / 64],
+								  1ull << (b % 64),
+								  __ATOMIC_RELAXED);
+					else
+						t->bad += sb_data_check(j->data, io->buf, io->off,
+									bs, 1);
+				}
+			}
+			if (j->write)
+				__atomic_fetch_and(&j->busy[b / 64], ~(1ull << (b % 64)),
+						   __ATOMIC_RELEASE);
+			if (stopping || queued >= t->n)
+				continue;
+			uint64_t nbk = pick_free(t, nb), off = nbk * bs;
+			io->off = off;
+			if (j->write)
+				sb_data_fill(j->data, io->buf, off, bs, 2);
+			io->t_start = sb_now_ns();
+			if ((r = sb_engine_queue(&e, io)) < 0) {
+				t->err = r;
+				stopping = true;
+				continue;
+			}
+			queued++;
+		}
+		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
+		if (!stopping &&
+		    (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
+		     (t->id == 0 ? sb_phase_over(j->p, now, i)
+				 : (now >= j->p->deadline || *j->stop)))) {
+			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
+				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
+			stopping = true; /* let what is in flight complete */
+		}
+		if (!stopping && (r = sb_engine_submit(&e)) < 0) {
+			t->err = r;
+			stopping = true;
+		}
+	}
+out:
+	t->done = i;
+	sb_engine_cleanup(&e);
+	for (unsigned k = 0; bufs && k < qd; k++)
+		free(bufs[k]);
+	free(bufs);
+	free(ios);
+	free(done);
+	free(why);
+	return NULL;
+}
+
 struct live_sum {
 	struct rand_thread *t;
 	unsigned n;
@@ -224,12 +444,14 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		ji->fd = fds[i];
 		t[i] = (struct rand_thread){
 		    .j = ji,
+		    .sp = sp,
 		    .id = i,
 		    .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
 		    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
 			   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
 		sb_hist_init(&t[i].h);
-		if (pthread_create(&th[i], NULL, rand_main, &t[i]) != 0) {
+		if (pthread_create(&th[i], NULL, use_uring(sp) ? rand_uring_main : rand_main,
+				   &t[i]) != 0) {
 			free(ji);
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
 			break;
@@ -241,8 +463,14 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		sb_hist_merge(h, &t[i].h);
 		done += t[i].done;
 		*bad += t[i].bad;
-		if (t[i].err && !rc)
-			rc = sb_wl_fail(c, t[i].err, "%s: %s", path, j->write ? "pwrite" : "pread");
+		if (t[i].err && !rc && t[i].why)
+			rc = sb_wl_fail(c, t[i].err, "%s", t[i].why);
+		else if (t[i].err && !rc)
+			rc = sb_wl_fail(c, t[i].err, "%s: %s", path,
+					use_uring(sp) ? (j->write ? "io_uring write" : "io_uring read")
+					: j->write    ? "pwrite"
+						      : "pread");
+		free(t[i].why);
 		free((void *)t[i].j);
 	}
 	if (rc == 0 && j->write && sp->v[K_FSYNC] && fsync(fds[0]) < 0)
@@ -352,7 +580,7 @@ static int rand_run(struct sb_wl_ctx *c)
 	const struct sb_wl_spec *sp = c->spec;
 	uint64_t bs = sp->a[0], size, nb, ops, bad = 0, written = 0;
 	_cleanup_free_ char *path = NULL;
-	_cleanup_free_ uint64_t *bitmap = NULL;
+	_cleanup_free_ uint64_t *bitmap = NULL, *busy = NULL;
 	struct sb_hist *h = malloc(2 * sizeof(*h));
 	struct rand_job j = {
 	    .data = &c->data, .bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
@@ -371,15 +599,24 @@ static int rand_run(struct sb_wl_ctx *c)
 	size = nb * bs;
 	ops = sp->set[K_OPS] ? sp->v[K_OPS] : sp->v[K_TIME] ? UINT64_MAX : nb;
 	if (asprintf(&path, "%s/rand.dat", c->work) < 0 ||
-	    !(bitmap = calloc(nb / 64 + 1, sizeof(*bitmap)))) {
+	    !(bitmap = calloc(nb / 64 + 1, sizeof(*bitmap))) ||
+	    !(busy = calloc(nb / 64 + 1, sizeof(*busy)))) {
 		free(h);
 		return -ENOMEM;
 	}
 	j.nblocks = nb;
 	j.bitmap = bitmap;
+	j.busy = busy;
 	sb_wl_validity(c, size, sp->v[K_DIRECT]);
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
 	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
+	sb_wl_extra_str(c, "engine", sp->s[K_ENGINE] ? sp->s[K_ENGINE] : "psync");
+	sb_wl_extra_int(c, "qd", (int64_t)sp->v[K_QD]);
+	if (use_uring(sp)) {
+		sb_wl_extra_bool(c, "fixed", sp->v[K_FIXED]);
+		sb_wl_extra_bool(c, "hipri", sp->v[K_HIPRI]);
+		sb_wl_extra_bool(c, "sqpoll", sp->v[K_SQPOLL]);
+	}
 	rc = sb_wl_check_space(c, size);
 	if (rc < 0) {
 		free(h);
@@ -444,5 +681,6 @@ const struct sb_wl_ops sb_wl_rand = {
     .opts = rand_opts,
     .metrics = rand_metrics,
     .parse_arg = parse_bs,
+    .check = rand_check,
     .run = rand_run,
 };

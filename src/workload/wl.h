@@ -29,7 +29,7 @@ struct sb_wl_opt {
 	const char *help;
 };
 
-#define SB_WL_MAX_OPTS 16
+#define SB_WL_MAX_OPTS 32
 
 /* One metric a workload reports: the one table of labels. The labels go into
  * result.json with each figure, and `report` and `bench` read them from
@@ -68,6 +68,10 @@ struct sb_wl_ops {
 	const char *metrics_of[2];
 	/* Validates and decodes ARG into spec->a[]; 0 or -EINVAL with *why set. */
 	int (*parse_arg)(const char *arg, struct sb_wl_spec *s, char **why);
+	/* Checks the keys together once they are all parsed (and what the
+	 * machine must have for them: io_uring); 0 or -EINVAL with *why set.
+	 * Optional. */
+	int (*check)(const struct sb_wl_spec *s, char **why);
 	int (*run)(struct sb_wl_ctx *c);
 };
 

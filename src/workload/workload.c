@@ -269,6 +269,15 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 			goto out;
 		}
 	}
+	if (ops->check) {
+		char *why = NULL;
+		rc = ops->check(s, &why);
+		if (rc < 0) {
+			spec_error(err, text, ops, "%s", why ? why : "bad combination of keys");
+			free(why);
+			goto out;
+		}
+	}
 out:
 	free(copy);
 	if (rc < 0)
