@@ -39,6 +39,9 @@ enum {
 	K_SQPOLL,
 	K_BATCH_SUBMIT,
 	K_BATCH_COMPLETE,
+	K_RATE,
+	K_BURST,
+	K_IDLE,
 };
 
 static const struct sb_wl_opt rand_opts[] = {
@@ -81,6 +84,12 @@ static const struct sb_wl_opt rand_opts[] = {
 			"io_uring: records queued before one submit (0: qd)"},
     [K_BATCH_COMPLETE] = {"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,
 			  "io_uring: completions reaped per call (0: qd)"},
+    [K_RATE] = {"rate", SB_WO_UINT, "0", NULL, 0, 10000000,
+		"open loop: issue this many records per second (all threads) on a schedule, "
+		"each timed from when it was due (0: as fast as possible)"},
+    [K_BURST] = {"burst", SB_WO_UINT, "0", NULL, 0, 0,
+		 "with rate=: records per burst, then idle= without I/O (0: no bursts)"},
+    [K_IDLE] = {"idle", SB_WO_DURATION, "1s", NULL, 0, 0, "with burst=: the pause between bursts"},
     {0},
 };
 
@@ -98,6 +107,14 @@ static int rand_check(const struct sb_wl_spec *s, char **why)
 
 	if (!ops) {
 		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
+		return -EINVAL;
+	}
+	if (s->v[K_BURST] && !s->v[K_RATE]) {
+		*why = strdup("burst= needs rate= (the pace inside a burst)");
+		return -EINVAL;
+	}
+	if (s->v[K_RATE] && use_uring(s)) {
+		*why = strdup("rate= is done for engine=psync only so far (threads= for concurrency)");
 		return -EINVAL;
 	}
 	if (!use_uring(s)) {
@@ -145,6 +162,8 @@ struct rand_job {
 	struct sb_phase *p;
 	volatile sig_atomic_t *stop;
 	uint64_t end_at; /* time= */
+	uint64_t interval_ns; /* rate=: between records of one thread; 0: closed loop */
+	uint64_t burst, idle_ns;
 	bool write, verify;
 	int *failed; /* set by the first thread whose I/O fails: all stop */
 };
@@ -155,6 +174,9 @@ struct rand_thread {
 	unsigned id;
 	uint64_t n, done, bad, rng;
 	uint64_t live; /* operations so far, read by the series sampler */
+	uint64_t late; /* rate=: records started more than a slot after they were due */
+	double *burst_p99; /* rate= with burst=: p99 of each burst, ms */
+	size_t n_bursts, max_bursts;
 	int err;
 	char *why; /* what the engine said, when it refused */
 	struct sb_hist h;
@@ -179,8 +201,31 @@ static void *rand_main(void *arg)
 		return NULL;
 	}
 	t0 = sb_now_ns();
+	/* Open loop: record k is due at start + k slots (plus the idle time of
+	 * the bursts before it); its latency counts from then, so a device that
+	 * stalls shows as late records, not as a queue that hides it. */
+	uint64_t due = t0, in_burst = 0, late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
+	struct sb_hist bh;
+	sb_hist_init(&bh);
 	for (i = 0; i < t->n; i++) {
 		uint64_t b = pick(&t->rng, nb), off = b * bs;
+		if (j->interval_ns) {
+			uint64_t now = sb_now_ns();
+			if (now < due) {
+				struct timespec ts = {(time_t)(due / 1000000000u),
+						      (long)(due % 1000000000u)};
+				while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+					;
+			} else if (now - due > late_after) {
+				t->late++;
+			}
+			t0 = due;
+			due += j->interval_ns;
+			if (j->burst && ++in_burst == j->burst) {
+				in_burst = 0;
+				due += j->idle_ns;
+			}
+		}
 		ssize_t r;
 		if (j->write) {
 			/* Fresh data per record, in the record's time (as fio's
@@ -197,6 +242,15 @@ static void *rand_main(void *arg)
 			break;
 		}
 		sb_hist_add(&t->h, t1 - t0);
+		if (j->burst) {
+			sb_hist_add(&bh, t1 - t0);
+			if (in_burst == 0) { /* that was a burst's last record */
+				if (t->n_bursts < t->max_bursts)
+					t->burst_p99[t->n_bursts++] =
+					    sb_hist_percentile(&bh, 0.99) / 1e6;
+				sb_hist_init(&bh);
+			}
+		}
 		if (j->verify) {
 			if (j->write)
 				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
@@ -406,7 +460,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	pthread_t *th = calloc(n, sizeof(*th));
 	int *fds = calloc(n, sizeof(*fds));
 	struct sb_phase p;
-	uint64_t done = 0;
+	uint64_t done = 0, late = 0;
+	json_object *bursts = NULL; /* the first thread's p99 per burst */
 	int rc = 0, failed = 0;
 	unsigned started = 0;
 
@@ -434,6 +489,11 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	p.op_bytes = j->bs;
 	p.hist = &t[0].h; /* p99 per second from the first thread (the sampler) */
 	j->end_at = sp->v[K_TIME] ? p.t0 + sp->v[K_TIME] * 1000000ull : UINT64_MAX;
+	j->interval_ns = sp->v[K_RATE] ? 1000000000ull * n / sp->v[K_RATE] : 0;
+	if (j->interval_ns == 0 && sp->v[K_RATE])
+		j->interval_ns = 1;
+	j->burst = sp->v[K_BURST];
+	j->idle_ns = sp->v[K_IDLE] * 1000000ull;
 	for (unsigned i = 0; i < n; i++) {
 		struct rand_job *ji = malloc(sizeof(*ji));
 		if (!ji) {
@@ -450,6 +510,18 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
 			   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
 		sb_hist_init(&t[i].h);
+		if (j->burst) {
+			/* One p99 per burst, preallocated: nothing allocated while timing. */
+			uint64_t per = ops == UINT64_MAX ? 0 : t[i].n / j->burst + 1;
+			uint64_t by_time = (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) *
+					   1000000ull / (j->idle_ns + 1) + 1;
+			t[i].max_bursts = (size_t)(per && per < by_time ? per : by_time);
+			if (t[i].max_bursts > 1000000)
+				t[i].max_bursts = 1000000;
+			t[i].burst_p99 = calloc(t[i].max_bursts, sizeof(double));
+			if (!t[i].burst_p99)
+				t[i].max_bursts = 0;
+		}
 		if (pthread_create(&th[i], NULL, use_uring(sp) ? rand_uring_main : rand_main,
 				   &t[i]) != 0) {
 			free(ji);
@@ -471,6 +543,14 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 					: j->write    ? "pwrite"
 						      : "pread");
 		free(t[i].why);
+		late += t[i].late;
+		if (t[i].n_bursts && !bursts) {
+			bursts = json_object_new_array();
+			for (size_t k = 0; k < t[i].n_bursts; k++)
+				json_object_array_add(bursts,
+						      json_object_new_double(t[i].burst_p99[k]));
+		}
+		free(t[i].burst_p99);
 		free((void *)t[i].j);
 	}
 	if (rc == 0 && j->write && sp->v[K_FSYNC] && fsync(fds[0]) < 0)
@@ -495,8 +575,18 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p.cpu_pct);
 		snprintf(name, sizeof(name), "%s_ops", w);
 		sb_wl_extra_int(c, name, (int64_t)done);
+		if (sp->v[K_RATE]) {
+			snprintf(name, sizeof(name), "%s_late", w);
+			sb_wl_extra_int(c, name, (int64_t)late);
+		}
+		if (bursts) {
+			snprintf(name, sizeof(name), "%s_burst_p99_ms", w);
+			json_object_object_add(c->res->extra, name, bursts);
+			bursts = NULL;
+		}
 	}
 out:
+	json_object_put(bursts);
 	j->p = NULL; /* p and failed die with this call */
 	j->failed = NULL;
 	free(t);

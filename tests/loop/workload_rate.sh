@@ -1,0 +1,61 @@
+#!/bin/bash
+# rand's open loop: with rate=R every record is due on a schedule and timed
+# from when it was due. The file system under it is frozen for 2 s mid-test
+# (fsfreeze: O_DIRECT writes wait), so about R x 2 s records must come out
+# late, and the latency tail must show the stall, instead of a closed loop
+# quietly issuing fewer I/Os. burst= with idle= gives one p99 per burst.
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog jq
+need_prog fsfreeze
+
+expect_exit 2 "$STACKBENCH" bench "$SB_TMP" -w rand:4k,burst=10
+assert_contains "$OUT" "burst= needs rate=" "burst without rate"
+expect_exit 2 "$STACKBENCH" bench "$SB_TMP" -w rand:4k,rate=100,engine=io_uring
+assert_contains "$OUT" "engine=psync only" "rate with io_uring"
+
+bdir=/var/tmp/$SB_RUN_TAG-rate
+mkdir -p "$bdir"
+SB_CLEANUPS+=("rm -rf $bdir")
+truncate -s 256M "$bdir/disk.img"
+dev=$(losetup --find --show --direct-io=on "$bdir/disk.img")
+SB_LOOPS+=("$dev")
+SB_CLEANUPS+=("losetup -d $dev")
+mkfs.ext4 -q -F "$dev"
+mnt="$SB_TMP/mnt"
+mkdir -p "$mnt"
+mount "$dev" "$mnt"
+SB_MOUNTS+=("$mnt")
+SB_CLEANUPS+=("fsfreeze -u $mnt")
+
+q() { jq -r ".variants[0].repeats[0].workloads[0] | $2" "$1/result.json"; }
+rate=400
+"$STACKBENCH" bench "$mnt" --results "$SB_TMP/r" \
+	-w "rand:4k,size=32M,direct=1,read=0,fsync=0,rate=$rate,time=7s" >"$SB_TMP/out" 2>&1 &
+bpid=$!
+# Freeze once the write test is under way (the layout is written first).
+for _ in $(seq 200); do
+	grep -q 'random write' "$SB_TMP/out" 2>/dev/null && break
+	[ -n "$(find "$mnt" -name rand.dat -size +31M 2>/dev/null)" ] && break
+	sleep 0.05
+done
+sleep 2.5
+fsfreeze -f "$mnt"
+sleep 2
+fsfreeze -u "$mnt"
+wait "$bpid" || fail "bench failed: $(cat "$SB_TMP/out")"
+late=$(q "$SB_TMP/r" .extra.write_late)
+maxms=$(q "$SB_TMP/r" '.latency[] | select(.op == "random write") | .max_ms')
+echo "rate=$rate/s, 2 s frozen: $late records late, max latency $maxms ms"
+want=$((rate * 2))
+[ "$late" -ge $((want / 2)) ] && [ "$late" -le $((want * 2)) ] ||
+	fail "late records $late, want about $want (rate x 2 s)"
+awk -v m="$maxms" 'BEGIN { exit !(m >= 1500) }' || fail "max latency $maxms ms does not show the 2 s stall"
+
+# Bursts: one p99 per burst.
+expect_exit 0 "$STACKBENCH" bench "$mnt" --results "$SB_TMP/b" \
+	-w "rand:4k,size=8M,direct=1,read=0,rate=1000,burst=100,idle=100ms,time=2s"
+nb=$(q "$SB_TMP/b" '.extra.write_burst_p99_ms | length')
+[ "$nb" -ge 5 ] && [ "$nb" -le 11 ] || fail "$nb burst p99 figures for ~2 s of 200 ms bursts"
+pass_msg "open loop: $late late records for a 2 s stall at $rate/s; $nb bursts with a p99 each"
