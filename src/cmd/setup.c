@@ -1,0 +1,287 @@
+/* Shared by plan and run: options, the profile with its overrides and
+ * variants, the named devices matched to roles and checked, the plans. */
+#include "cmd/stack-cmd.h"
+#include "stack/roles.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/size.h"
+
+#include <string.h>
+
+int sb_cmd_on_opt(int key, const char *arg, void *ud)
+{
+	struct opts *o = ud;
+	switch (key) {
+	case OPT_DEVICES:
+		o->devices = arg;
+		return 0;
+	case OPT_LOOP:
+		o->loop = true;
+		return 0;
+	case OPT_YES:
+		o->yes = true;
+		return 0;
+	case OPT_WIPE:
+		o->wipe = true;
+		return 0;
+	case OPT_QUICK:
+		o->quick = true;
+		return 0;
+	case OPT_ALL:
+		o->all = true;
+		return 0;
+	case OPT_RESULTS:
+		o->results = arg;
+		return 0;
+	case OPT_REPEAT: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (strcmp(arg, "auto") == 0) /* 0: until the RSE is low, see result.h */
+			n = 0;
+		else if (!*arg || *end || n < 1 || n > 1000)
+			return sb_usage_error(
+			    o->cmd,
+			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
+		o->repeat = (unsigned)n;
+		return 0;
+	}
+	case OPT_OVERRIDE: {
+		const char **n = realloc(o->ov, (o->n_ov + 1) * sizeof(*n));
+		if (!n)
+			return SB_EXIT_FAILED;
+		o->ov = n;
+		n[o->n_ov++] = arg;
+		return 0;
+	}
+	}
+	return SB_EXIT_USAGE;
+}
+
+void sb_ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; c->plans && i < c->n_var; i++)
+		sb_plan_free(&c->plans[i]);
+	free(c->plans);
+	free(c->dev);
+	sb_probe_free(c->probe);
+	free(c->slots);
+	sb_pvariants_free(c->var, c->n_var);
+	sb_profile_free(c->prof);
+	free(c->profile_path);
+	free(c->o.ov);
+}
+
+static int load_profile(struct ctx *c, const char *arg)
+{
+	char *err = NULL;
+	int r;
+
+	c->profile_path = sb_profile_find(arg);
+	if (!c->profile_path) {
+		sb_error("%s: no such profile (looked in %s; see 'stackbench list profiles')", arg,
+			 sb_profile_dirs_text());
+		return SB_EXIT_USAGE;
+	}
+	r = sb_profile_load(c->profile_path, &c->prof, &err);
+	for (size_t i = 0; r == 0 && i < c->o.n_ov; i++)
+		r = sb_profile_override(c->prof, c->o.ov[i], &err);
+	if (r == 0)
+		r = sb_profile_variants(c->prof, &c->var, &c->n_var, &err);
+	if (r < 0) {
+		if (err)
+			sb_error("%s", err);
+		else
+			sb_error_errno(r, "%s", c->profile_path);
+		free(err);
+		return SB_EXIT_USAGE;
+	}
+	r = sb_plan_slots(&c->var[0].cfg, &c->slots, &c->n_slots);
+	return r < 0 ? SB_EXIT_FAILED : 0;
+}
+
+char *sb_describe_dev(const struct sb_device *d)
+{
+	char sz[16], *s = NULL;
+	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s%s)", d->path, d->vendor ? d->vendor : "",
+		     d->vendor ? " " : "", d->model ? d->model : "unknown model",
+		     d->serial ? d->serial : "unknown", sb_format_size(d->size, sz, sizeof(sz)),
+		     sb_class_name(d->cls),
+		     /* a loop device plays the role its flag says */
+		     d->cls == SB_CLASS_LOOP || d->cls == SB_CLASS_VIRTUAL
+			 ? (d->rotational ? ", rotational" : ", non-rotational")
+			 : "") < 0)
+		return NULL;
+	return s;
+}
+
+/* Probe the named devices, match them to roles and check each one. Returns
+ * 0, or the exit code after saying why. */
+static int resolve_devices(struct ctx *c, bool enforce)
+{
+	_cleanup_free_ char *copy = strdup(c->o.devices);
+	const char *names[65];
+	struct sb_device *devs[65];
+	size_t nd = 0, assign[65];
+	const char *missing = NULL;
+	char *save = NULL, *why = NULL;
+	int r, refused = 0;
+
+	if (!copy)
+		return SB_EXIT_FAILED;
+	for (char *w = strtok_r(copy, ",", &save); w && nd < 64; w = strtok_r(NULL, ",", &save))
+		names[nd++] = w;
+	names[nd] = NULL;
+	if (nd == 0)
+		return sb_usage_error(c->o.cmd,
+				      "--devices: expected device paths such as /dev/sdb,/dev/sdc");
+	r = sb_probe_scan(names, &c->probe, &missing);
+	if (r == -ENODEV) {
+		sb_error("%s: no such block device", missing ? missing : "?");
+		return SB_EXIT_USAGE;
+	}
+	if (r < 0) {
+		sb_error_errno(r, "probe");
+		return SB_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		devs[i] = sb_probe_find(c->probe, names[i]);
+		if (!devs[i]) {
+			sb_error("%s: no such block device", names[i]);
+			return SB_EXIT_USAGE;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (devs[k] == devs[i]) {
+				sb_error("%s: named twice in --devices", names[i]);
+				return SB_EXIT_USAGE;
+			}
+	}
+	r = sb_match_roles(c->slots, c->n_slots, devs, nd, assign, &why);
+	if (r < 0) {
+		sb_error("%s: refusing: %s", c->prof->name, why ? why : "roles do not match");
+		free(why);
+		return SB_EXIT_REFUSED;
+	}
+	c->dev = calloc(c->n_slots, sizeof(*c->dev));
+	if (!c->dev)
+		return SB_EXIT_FAILED;
+	for (size_t k = 0; k < c->n_slots; k++)
+		c->dev[k] = devs[assign[k]];
+	for (size_t i = 0; i < nd; i++) {
+		bool used = false;
+		for (size_t k = 0; k < c->n_slots; k++)
+			used |= c->dev[k] == devs[i];
+		if (!used)
+			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
+	}
+	/* Every reason for every device, then one verdict. */
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *d = c->dev[k];
+		for (size_t i = 0; d->reasons && d->reasons[i]; i++) {
+			if (c->o.wipe && strncmp(d->reasons[i], "carries signatures", 18) == 0)
+				continue;
+			if (enforce)
+				sb_error("%s: refusing: %s", d->path, d->reasons[i]);
+			else
+				sb_warn("%s: run would refuse it: %s", d->path, d->reasons[i]);
+			refused++;
+		}
+		if ((d->refuse & ~(unsigned)SB_REFUSE_SIGNATURES) == 0 && d->reasons &&
+		    d->reasons[0] && !c->o.wipe && enforce)
+			sb_info("%s: --wipe accepts a device whose signatures may be destroyed",
+				d->path);
+	}
+	return refused && enforce ? SB_EXIT_REFUSED : 0;
+}
+
+static int build_plans(struct ctx *c)
+{
+	const char *paths[65];
+	c->plans = calloc(c->n_var, sizeof(*c->plans));
+	if (!c->plans)
+		return SB_EXIT_FAILED;
+	for (size_t k = 0; k < c->n_slots && c->dev; k++)
+		paths[k] = c->dev[k]->path;
+	for (size_t i = 0; i < c->n_var; i++) {
+		struct sb_plan_in in = {.loop = c->o.loop, .quick = c->o.quick};
+		char *err = NULL;
+		int r;
+		if (!c->o.loop) {
+			in.devs = paths;
+			in.n_devs = c->n_slots;
+		}
+		r = sb_plan_build(&c->var[i].cfg, &in, &c->plans[i], &err);
+		if (r < 0) {
+			sb_error("%s: %s", c->prof->path, err ? err : strerror(-r));
+			free(err);
+			return SB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x)
+{
+	for (size_t k = 0; k < c->n_slots; k++)
+		if (c->dev)
+			sb_exec_set_var(x, c->slots[k].name, c->dev[k]->path);
+}
+
+void sb_ctx_print_plans(struct ctx *c, FILE *out)
+{
+	fprintf(out, "profile %s (%s): %zu variant%s\n", c->prof->name, c->prof->path, c->n_var,
+		c->n_var == 1 ? "" : "s");
+	for (size_t k = 0; k < c->n_slots; k++) {
+		if (c->dev) {
+			_cleanup_free_ char *d = sb_describe_dev(c->dev[k]);
+			fprintf(out, "  %-6s %s\n", c->slots[k].name, d ? d : c->dev[k]->path);
+		} else if (c->o.loop) {
+			fprintf(out, "  %-6s loop device (%s)\n", c->slots[k].name,
+				c->slots[k].role == SB_ROLE_HDD ? "rotational" : "non-rotational");
+		} else {
+			fprintf(out, "  %-6s a %s device (give --devices or --loop)\n",
+				c->slots[k].name, sb_role_names[c->slots[k].role]);
+		}
+	}
+	for (size_t i = 0; i < c->prof->n_dropped; i++)
+		fprintf(out, "left out: %s\n", c->prof->dropped[i]);
+	for (size_t i = 0; i < c->n_var; i++) {
+		struct sb_exec x;
+		sb_exec_init(&x);
+		x.dry_run = true;
+		x.out = out;
+		sb_ctx_set_device_vars(c, &x);
+		fprintf(out, "\nvariant %zu/%zu: %s\n", i + 1, c->n_var, c->var[i].name);
+		sb_exec_plan(&x, &c->plans[i]);
+		for (size_t w = 0; w < c->var[i].cfg.n_workloads; w++)
+			fprintf(out, "      %-13s %s\n", "workload", c->var[i].cfg.workloads[w]);
+		fprintf(out, "      %-13s undo steps %zu..1\n", "teardown", c->plans[i].n);
+		sb_exec_release(&x);
+	}
+}
+
+int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **argv, bool enforce)
+{
+	char **rest;
+	int n, r;
+
+	r = sb_opt_parse(cl, argc, argv, &rest, &n);
+	if (r)
+		return r < 0 ? -1 : r;
+	if (n != 1)
+		return sb_usage_error(
+		    c->o.cmd,
+		    n ? "expected one PROFILE, got %d arguments"
+		      : "expected a PROFILE (a file or a name from 'stackbench list profiles')",
+		    n);
+	if (c->o.loop && c->o.devices)
+		return sb_usage_error(c->o.cmd, "give either --devices or --loop, not both");
+	r = load_profile(c, rest[0]);
+	if (r)
+		return r;
+	if (c->o.devices) {
+		r = resolve_devices(c, enforce);
+		if (r)
+			return r;
+	}
+	return build_plans(c);
+}
