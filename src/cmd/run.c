@@ -232,6 +232,13 @@ static int profile_json(struct ctx *c, struct sb_resultset *set)
 	return 0;
 }
 
+/* The confirmation can wait indefinitely: what was checked then is checked
+ * again right before the first write of every variant. */
+static int recheck(void *ud)
+{
+	return sb_ctx_recheck(ud);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.o = {.cmd = "run", .repeat = 1}};
@@ -359,6 +366,8 @@ int cmd_run(int argc, char **argv)
 				     .slot_devs = c.dev ? devs : NULL,
 				     .n_slots = c.n_slots,
 				     .loop_devices = &loop_devices,
+				     .before_first_write = recheck,
+				     .ud = &c,
 				     .rs = &rs,
 				     .stop = &g_stop,
 				     .wl_stop = &g_wl_stop};

@@ -1,12 +1,16 @@
 /* Shared by plan and run: options, the profile with its overrides and
  * variants, the named devices matched to roles and checked, the plans. */
 #include "cmd/stack-cmd.h"
+#include "stack/devlock.h"
 #include "stack/roles.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/size.h"
 
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 int sb_cmd_on_opt(int key, const char *arg, void *ud)
 {
@@ -114,6 +118,116 @@ char *sb_describe_dev(const struct sb_device *d)
 	return s;
 }
 
+static const char *same_disk_why(const struct sb_device *a, const struct sb_device *b)
+{
+	if (a->major == b->major && a->minor == b->minor)
+		return "the same device";
+	if ((a->parent && strcmp(a->parent, b->name) == 0) ||
+	    (b->parent && strcmp(b->parent, a->name) == 0))
+		return "a disk and its own partition";
+	if (a->serial && b->serial && strcmp(a->serial, b->serial) == 0)
+		return "the same disk (same serial)";
+	return "the same backing file";
+}
+
+/* Adds the refusal the probe cannot know: another program holds d (or, for
+ * a partition, its disk) open O_EXCL. Skipped when the verdict already has
+ * the claim's cause (a mount, holders, swap, a partition in use). */
+static int check_exclusive(struct sb_device *d)
+{
+	const unsigned claimed = SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP |
+				 SB_REFUSE_PARTITIONS | SB_REFUSE_DISK;
+	char whole[300];
+	const char *what = d->path;
+	int r;
+
+	if ((d->refuse & claimed) || geteuid() != 0)
+		return 0;
+	r = sb_devlock_excl_check(d->path);
+	if (r == 0 && d->is_partition && d->parent) {
+		snprintf(whole, sizeof(whole), "/dev/%s", d->parent);
+		if (access(whole, F_OK) == 0 && (r = sb_devlock_excl_check(whole)) == -EBUSY)
+			what = whole;
+	}
+	if (r != -EBUSY)
+		return 0;
+	struct stat st;
+	_cleanup_free_ char *h = stat(what, &st) == 0 && S_ISBLK(st.st_mode)
+					 ? sb_devlock_holders(what == d->path ? d->name : d->parent, st.st_rdev)
+					 : NULL;
+	_cleanup_free_ char *s = NULL;
+	if (asprintf(&s, "%s%s is held open exclusively by %s", what == d->path ? "" : "its disk ",
+		     what == d->path ? "it" : what, h ? h : "another program (holder not found)") <
+	    0)
+		return -ENOMEM;
+	return sb_device_refuse(d, SB_REFUSE_EXCL, s);
+}
+
+/* Every reason for every device, then one verdict. */
+static int check_devices(struct ctx *c, struct sb_device **dev, bool enforce)
+{
+	int refused = 0;
+
+	for (size_t k = 0; k < c->n_slots; k++) {
+		struct sb_device *d = dev[k];
+		if (check_exclusive(d) < 0)
+			return SB_EXIT_FAILED;
+		for (size_t i = 0; d->reasons && d->reasons[i]; i++) {
+			if (c->o.wipe && d->reason_bits[i] == SB_REFUSE_SIGNATURES)
+				continue;
+			if (enforce)
+				sb_error("%s: refusing: %s", d->path, d->reasons[i]);
+			else
+				sb_warn("%s: run would refuse it: %s", d->path, d->reasons[i]);
+			refused++;
+		}
+		if (d->refuse == SB_REFUSE_SIGNATURES && !c->o.wipe && enforce)
+			sb_info("%s: --wipe accepts a device whose signatures may be destroyed",
+				d->path);
+	}
+	return refused && enforce ? SB_EXIT_REFUSED : 0;
+}
+
+int sb_ctx_recheck(struct ctx *c)
+{
+	const char *names[SB_DEVLOCK_MAX];
+	struct sb_device *now[SB_DEVLOCK_MAX];
+	struct sb_probe *p = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!c->dev)
+		return 0;
+	for (size_t k = 0; k < c->n_slots && n + 1 < SB_DEVLOCK_MAX; k++)
+		names[n++] = c->dev[k]->path;
+	names[n] = NULL;
+	r = sb_probe_scan(names, &p, NULL);
+	if (r < 0) {
+		sb_error_errno(r, "re-probe before the first write");
+		return r == -ENODEV ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	}
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *was = c->dev[k];
+		now[k] = sb_probe_find(p, was->path);
+		/* Replaced during the confirmation (a re-plugged disk under the
+		 * same name, another file behind the loop device)? */
+		if (!now[k] || now[k]->major != was->major || now[k]->minor != was->minor ||
+		    now[k]->size != was->size || (was->serial && !now[k]->serial) ||
+		    (was->serial && strcmp(was->serial, now[k]->serial) != 0) ||
+		    now[k]->backing_ino != was->backing_ino ||
+		    now[k]->backing_dev != was->backing_dev) {
+			sb_error("%s: refusing: not the device that was checked and confirmed "
+				 "(it changed since)",
+				 was->path);
+			sb_probe_free(p);
+			return SB_EXIT_REFUSED;
+		}
+	}
+	r = check_devices(c, now, true);
+	sb_probe_free(p);
+	return r;
+}
+
 /* Probe the named devices, match them to roles and check each one. Returns
  * 0, or the exit code after saying why. */
 static int resolve_devices(struct ctx *c, bool enforce)
@@ -124,7 +238,7 @@ static int resolve_devices(struct ctx *c, bool enforce)
 	size_t nd = 0, assign[65];
 	const char *missing = NULL;
 	char *save = NULL, *why = NULL;
-	int r, refused = 0;
+	int r;
 
 	if (!copy)
 		return SB_EXIT_FAILED;
@@ -149,12 +263,16 @@ static int resolve_devices(struct ctx *c, bool enforce)
 			sb_error("%s: no such block device", names[i]);
 			return SB_EXIT_USAGE;
 		}
-		for (size_t k = 0; k < i; k++)
-			if (devs[k] == devs[i]) {
-				sb_error("%s: named twice in --devices", names[i]);
-				return SB_EXIT_USAGE;
-			}
 	}
+	/* One disk under two names (the same node twice, a symlink, multipath,
+	 * the same file behind two loop devices) would be written twice over. */
+	for (size_t i = 0; i < nd; i++)
+		for (size_t k = 0; k < i; k++)
+			if (sb_device_same_disk(devs[k], devs[i])) {
+				sb_error("%s: refusing: named twice in --devices (%s is %s)", names[i],
+					 names[k], same_disk_why(devs[k], devs[i]));
+				return SB_EXIT_REFUSED;
+			}
 	r = sb_match_roles(c->slots, c->n_slots, devs, nd, assign, &why);
 	if (r < 0) {
 		sb_error("%s: refusing: %s", c->prof->name, why ? why : "roles do not match");
@@ -173,24 +291,7 @@ static int resolve_devices(struct ctx *c, bool enforce)
 		if (!used)
 			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
 	}
-	/* Every reason for every device, then one verdict. */
-	for (size_t k = 0; k < c->n_slots; k++) {
-		const struct sb_device *d = c->dev[k];
-		for (size_t i = 0; d->reasons && d->reasons[i]; i++) {
-			if (c->o.wipe && strncmp(d->reasons[i], "carries signatures", 18) == 0)
-				continue;
-			if (enforce)
-				sb_error("%s: refusing: %s", d->path, d->reasons[i]);
-			else
-				sb_warn("%s: run would refuse it: %s", d->path, d->reasons[i]);
-			refused++;
-		}
-		if ((d->refuse & ~(unsigned)SB_REFUSE_SIGNATURES) == 0 && d->reasons &&
-		    d->reasons[0] && !c->o.wipe && enforce)
-			sb_info("%s: --wipe accepts a device whose signatures may be destroyed",
-				d->path);
-	}
-	return refused && enforce ? SB_EXIT_REFUSED : 0;
+	return check_devices(c, c->dev, enforce);
 }
 
 static int build_plans(struct ctx *c)

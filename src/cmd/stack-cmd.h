@@ -85,3 +85,6 @@ char *sb_describe_dev(const struct sb_device *d);
 void sb_ctx_print_plans(struct ctx *c, FILE *out);
 /* The slot names as variables ("ssd" -> "/dev/sdb") of an executor. */
 void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x);
+/* Right before the first write: probe the devices again, check that they
+ * are the ones confirmed, and run every check again (exit code, reported). */
+int sb_ctx_recheck(struct ctx *c);

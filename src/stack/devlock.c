@@ -130,3 +130,80 @@ int sb_devlock_take(struct sb_devlock *l, const struct sb_device *d, const char 
 	}
 	return 0;
 }
+
+int sb_devlock_excl_check(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return negerrno();
+	close(fd);
+	return 0;
+}
+
+static void add_holder(FILE *m, bool *first, const char *what)
+{
+	fprintf(m, "%s%s", *first ? "" : ", ", what);
+	*first = false;
+}
+
+char *sb_devlock_holders(const char *name, dev_t devno)
+{
+	char *buf = NULL, p[900];
+	size_t len = 0;
+	bool first = true;
+	FILE *m = open_memstream(&buf, &len);
+	DIR *d;
+	struct dirent *e;
+
+	if (!m)
+		return NULL;
+	snprintf(p, sizeof(p), "/sys/class/block/%s/holders", name);
+	if ((d = opendir(p))) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				add_holder(m, &first, e->d_name);
+		closedir(d);
+	}
+	/* The kernel does not say which open is the exclusive one (fdinfo
+	 * flags drop O_EXCL): every process that has it open is named. */
+	{
+		DIR *proc = opendir("/proc");
+		while (proc && (e = readdir(proc))) {
+			char pid[256];
+			if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+				continue;
+			snprintf(pid, sizeof(pid), "%s", e->d_name);
+			snprintf(p, sizeof(p), "/proc/%s/fd", pid);
+			DIR *fds = opendir(p);
+			struct dirent *f;
+			bool hit = false;
+			while (fds && !hit && (f = readdir(fds))) {
+				struct stat st;
+				if (f->d_name[0] == '.')
+					continue;
+				snprintf(p, sizeof(p), "/proc/%s/fd/%s", pid, f->d_name);
+				if (stat(p, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno)
+					hit = true;
+			}
+			if (fds)
+				closedir(fds);
+			if (!hit)
+				continue;
+			char comm[64] = "?";
+			snprintf(p, sizeof(p), "/proc/%s/comm", pid);
+			_cleanup_fclose_ FILE *c = fopen(p, "re");
+			if (c && fgets(comm, sizeof(comm), c))
+				comm[strcspn(comm, "\n")] = '\0';
+			snprintf(p, sizeof(p), "pid %s (%s)", pid, comm);
+			add_holder(m, &first, p);
+		}
+		if (proc)
+			closedir(proc);
+	}
+	fclose(m);
+	if (!len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

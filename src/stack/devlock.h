@@ -34,3 +34,14 @@ int sb_devlock_take(struct sb_devlock *l, const struct sb_device *d, const char 
 
 /* Pids that hold a flock on the inode dev:ino, from /proc/locks. */
 size_t sb_flock_holders(dev_t dev, ino_t ino, pid_t *pids, size_t max);
+
+/* The proof that nobody else holds path: an O_EXCL open (closed again at
+ * once, so that the step's own tool can make its claim). 0, -EBUSY when
+ * another program (or a mount, md, dm) holds it, another -errno. */
+int sb_devlock_excl_check(const char *path);
+/* Who holds the device name (major:minor devno): kernel holders from
+ * /sys/class/block/NAME/holders and processes with it open (from /proc/PID/fd;
+ * which open is the exclusive one cannot be told), as "pid 123 (python3)",
+ * comma-separated;
+ * NULL when none can be found (malloc'ed). */
+char *sb_devlock_holders(const char *name, dev_t devno);
