@@ -237,7 +237,7 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	}
 	case SB_KT_WORDS:
 	case SB_KT_STRING:
-		return NULL;
+		return sb_check_free_text(k, v);
 	}
 	return NULL;
 }
