@@ -9,6 +9,7 @@
 #include "stack/variant.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/safefile.h"
 #include "util/spawn.h"
 
 #include <fcntl.h>
@@ -187,14 +188,6 @@ static int check_programs(struct ctx *c)
 	return missing ? SB_EXIT_FAILED : 0;
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		return negerrno();
-	return 0;
-}
-
 static int profile_json(struct ctx *c, struct sb_resultset *set)
 {
 	_cleanup_free_ char *text = NULL;
@@ -258,6 +251,7 @@ int cmd_run(int argc, char **argv)
 	_cleanup_free_ char *plan_text = NULL;
 	size_t plan_len = 0;
 	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
+	_cleanup_close_ int res_fd = -1;
 
 	sb_devlock_init(&locks);
 	r = sb_ctx_setup(&c, &cl, argc, argv, true);
@@ -268,6 +262,11 @@ int cmd_run(int argc, char **argv)
 	if (!c.o.loop && !c.o.devices) {
 		sb_ctx_free(&c);
 		return sb_usage_error("run", "give --devices A,B,C or --loop");
+	}
+	r = sb_cmd_check_hooks("run");
+	if (r) {
+		sb_ctx_free(&c);
+		return r;
 	}
 	/* From here on an interruption ends in a teardown, not a dead process. */
 	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
@@ -292,12 +291,14 @@ int cmd_run(int argc, char **argv)
 	/* State: <state>/<run-id>/{lock,journal,*.img,mnt}. */
 	r = sb_runstate_create(&rs, &what);
 	if (r < 0) {
-		sb_error_errno(r, "%s: cannot create the run's state", what);
-		r = SB_EXIT_FAILED;
+		bool trust = r == -ELOOP || r == -EPERM || r == -EACCES;
+		sb_error("%s: %s", what, trust ? sb_trust_text(r) : strerror(-r));
+		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
 		goto out;
 	}
 
-	/* Results directory, run log, the plan. */
+	/* Results directory, run log, the plan: written as root, so never
+	 * through a symlink, in a directory only we can write. */
 	if (c.o.results) {
 		rs.results = strdup(c.o.results);
 	} else {
@@ -305,33 +306,32 @@ int cmd_run(int argc, char **argv)
 		if (asprintf(&rs.results, "results/%s-%s", stamp, c.prof->name) < 0)
 			rs.results = NULL;
 	}
-	if (!rs.results || (r = sb_mkdir_p(rs.results, 0755)) < 0) {
-		sb_error_errno(r, "%s: cannot create the results directory",
-			       rs.results ? rs.results : "?");
+	res_fd = rs.results ? sb_dir_open_trusted(rs.results, true, 0755) : -ENOMEM;
+	if (res_fd < 0) {
+		bool trust = res_fd == -ELOOP || res_fd == -EPERM || res_fd == -EACCES;
+		sb_error("%s: cannot use it for the results: %s", rs.results ? rs.results : "?",
+			 sb_trust_text(res_fd));
+		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+		goto out_dir;
+	}
+	rs.log_fd = sb_open_append_at(res_fd, "run.log", 0644);
+	if (rs.log_fd < 0) {
+		sb_error_errno(rs.log_fd, "%s/run.log: cannot create", rs.results);
 		r = SB_EXIT_FAILED;
 		goto out_dir;
 	}
-	{
-		char p[4096];
-		snprintf(p, sizeof(p), "%s/run.log", rs.results);
-		rs.log_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (rs.log_fd < 0) {
-			sb_error_errno(negerrno(), "%s: cannot create", p);
-			r = SB_EXIT_FAILED;
-			goto out_dir;
-		}
-		FILE *pf = open_memstream(&plan_text, &plan_len);
-		if (pf) {
-			sb_ctx_print_plans(&c, pf);
-			fclose(pf);
-			snprintf(p, sizeof(p), "%s/plan.txt", rs.results);
-			write_file(p, plan_text, plan_len);
-			if (sb_log_level >= SB_LOG_NORMAL)
-				fputs(plan_text, stderr);
-		}
-		dprintf(rs.log_fd, "stackbench %s run %s, profile %s, run id %s\n", SB_VERSION,
-			c.o.loop ? "--loop" : c.o.devices, c.profile_path, rs.run_id);
+	FILE *pf = open_memstream(&plan_text, &plan_len);
+	if (pf) {
+		sb_ctx_print_plans(&c, pf);
+		fclose(pf);
+		r = sb_write_at(res_fd, "plan.txt", plan_text, plan_len, 0644);
+		if (r < 0)
+			sb_warn("%s/plan.txt: not written: %s", rs.results, strerror(-r));
+		if (sb_log_level >= SB_LOG_NORMAL)
+			fputs(plan_text, stderr);
 	}
+	dprintf(rs.log_fd, "stackbench %s run %s, profile %s, run id %s\n", SB_VERSION,
+		c.o.loop ? "--loop" : c.o.devices, c.profile_path, rs.run_id);
 
 	set = sb_resultset_new("run");
 	if (!set) {

@@ -3,10 +3,13 @@
 #include "cmd/stack-cmd.h"
 #include "stack/devlock.h"
 #include "stack/roles.h"
+#include "stack/state.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/safefile.h"
 #include "util/size.h"
 
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -84,6 +87,13 @@ static int load_profile(struct ctx *c, const char *arg)
 	if (!c->profile_path) {
 		sb_error("%s: no such profile (looked in %s; see 'stackbench list profiles')", arg,
 			 sb_profile_dirs_text());
+		return SB_EXIT_USAGE;
+	}
+	/* run follows the profile as root: one that others can write is not
+	 * the user's word. */
+	if (strcmp(c->o.cmd, "run") == 0 && sb_file_trusted(c->profile_path, false) == -EACCES) {
+		sb_error("%s: refusing: writable by group or others (chmod go-w it)",
+			 c->profile_path);
 		return SB_EXIT_USAGE;
 	}
 	r = sb_profile_load(c->profile_path, &c->prof, &err);
@@ -226,6 +236,32 @@ int sb_ctx_recheck(struct ctx *c)
 	r = check_devices(c, now, true);
 	sb_probe_free(p);
 	return r;
+}
+
+int sb_cmd_check_hooks(const char *cmd)
+{
+	const char *root = getenv("STACKBENCH_PROBE_ROOT"), *fs = getenv("STACKBENCH_FAIL_STEP");
+	const char *sd = getenv("STACKBENCH_STATE_DIR");
+	char real[PATH_MAX];
+
+	/* The probe would take its facts from a fake tree while the steps act
+	 * on the real devices: a mounted device would pass every check. */
+	if (root && *root) {
+		sb_error("%s: refusing: STACKBENCH_PROBE_ROOT is set (%s); it is a test hook of "
+			 "'probe' only (unset it)",
+			 cmd, root);
+		return SB_EXIT_USAGE;
+	}
+	/* Fault injection makes a step fail and the run tear down: tests need
+	 * it (on loop devices and in the VM), a real run never. A test is told
+	 * by its own state directory. */
+	if (strcmp(cmd, "run") == 0 && fs && *fs &&
+	    (!sd || !*sd || (realpath(sd, real) && strcmp(real, SB_STATE_DIR_DEFAULT) == 0))) {
+		sb_error("run: refusing: STACKBENCH_FAIL_STEP is a test hook, honoured only with a "
+			 "test's own STACKBENCH_STATE_DIR (unset it)");
+		return SB_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* Probe the named devices, match them to roles and check each one. Returns

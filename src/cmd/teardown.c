@@ -28,8 +28,13 @@ static int teardown_one(const char *sd, const char *id, bool explicit_id)
 	snprintf(dir, sizeof(dir), "%s/%s", sd, id);
 	snprintf(journal, sizeof(journal), "%s/journal", dir);
 	snprintf(lock, sizeof(lock), "%s/lock", dir);
-	lfd = open(lock, O_RDWR | O_CLOEXEC);
-	if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+	/* Never act on a run whose lock we cannot take: it may be alive. */
+	lfd = sb_runstate_lock(dir);
+	if (lfd < 0 && lfd != -EWOULDBLOCK) {
+		sb_error_errno(lfd, "%s: cannot take its lock: not touching it", id);
+		return SB_EXIT_FAILED;
+	}
+	if (lfd < 0) {
 		long pid = 0;
 		if (sb_journal_read(journal, &jr) == 0)
 			pid = jr.pid;
@@ -74,13 +79,23 @@ int cmd_teardown(int argc, char **argv)
 				teardown_opts,
 				sb_cmd_on_opt,
 				&o};
-	const char *sd = sb_state_dir();
+	const char *sd = sb_state_dir(), *why;
 	char **rest;
 	int n, r, code = 0;
 
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
+	r = sb_cmd_check_hooks("teardown");
+	if (r)
+		return r;
+	/* A journal in a directory others can write could name anything. */
+	_cleanup_close_ int sfd = sb_state_open(&why);
+	if (sfd < 0) {
+		sb_error("%s: %s", sd, why);
+		return sfd == -ELOOP || sfd == -EPERM || sfd == -EACCES ? SB_EXIT_REFUSED
+									 : SB_EXIT_FAILED;
+	}
 	if ((n == 1) == o.all || n > 1) {
 		/* Name the runs there are, so that the next command can be typed. */
 		struct dirent **ents = NULL;

@@ -2,6 +2,7 @@
  * profile.h and doc/profile-format.md). Pure apart from sb_profile_load. */
 #include "profile/profile.h"
 #include "util/macro.h"
+#include "util/safefile.h"
 #include "util/size.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
@@ -1274,15 +1275,20 @@ char *sb_profile_find(const char *arg)
 	char *path = NULL;
 	struct stat st;
 
-	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0) ||
-	    stat(arg, &st) == 0)
+	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0))
+		return strdup(arg);
+	/* A bare name found in the current directory (or its profiles/) is
+	 * taken only when the caller owns it and no one else can write it: a
+	 * root run in someone's directory must not follow their file. */
+	if (stat(arg, &st) == 0 && sb_file_trusted(arg, true) == 0)
 		return strdup(arg);
 	const char *dirs[8];
 	size_t n = sb_profile_dirs(dirs, ARRAY_SIZE(dirs));
 	for (size_t i = 0; i < n; i++) {
 		if (asprintf(&path, "%s/%s.conf", dirs[i], arg) < 0)
 			return NULL;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (dirs[i][0] == '/' || sb_file_trusted(path, true) == 0))
 			return path;
 		free(path);
 		path = NULL;

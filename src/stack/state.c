@@ -1,11 +1,18 @@
 /* Run state: <state>/<run-id>/{lock,journal,*.img,mnt}. The lock is held by
- * the run for its whole life, so that teardown leaves a live run alone. */
+ * the run for its whole life, so that teardown leaves a live run alone; it
+ * exists before the run directory has its name (made under a hidden name,
+ * locked, then renamed), so that teardown never sees a run without it. The
+ * state directory is persistent (after a power cut only the journal can
+ * take apart what udev assembles again at boot), root's, and writable by no
+ * one else. */
 #include "stack/state.h"
 #include "util/macro.h"
+#include "util/safefile.h"
 
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -15,7 +22,7 @@
 const char *sb_state_dir(void)
 {
 	const char *s = getenv("STACKBENCH_STATE_DIR");
-	return s && *s ? s : "/run/stackbench";
+	return s && *s ? s : SB_STATE_DIR_DEFAULT;
 }
 
 int sb_mkdir_p(const char *path, mode_t mode)
@@ -51,16 +58,25 @@ char *sb_utc_stamp(int form)
 	return strdup(buf);
 }
 
+int sb_state_open(const char **why)
+{
+	const char *sd = sb_state_dir();
+	int fd = sb_dir_open_trusted(sd, true, 0700);
+	*why = fd < 0 ? sb_trust_text(fd) : NULL;
+	return fd;
+}
+
 int sb_runstate_create(struct sb_runstate *rs, const char **what)
 {
-	char real[PATH_MAX], p[PATH_MAX + 64];
+	char real[PATH_MAX], tmp[300];
 	const char *sd = sb_state_dir();
+	_cleanup_close_ int sfd = -1, dfd = -1;
 	int r;
 
 	*what = sd;
-	r = sb_mkdir_p(sd, 0700);
-	if (r < 0)
-		return r;
+	sfd = sb_dir_open_trusted(sd, true, 0700);
+	if (sfd < 0)
+		return sfd;
 	if (!realpath(sd, real))
 		return negerrno();
 	_cleanup_free_ char *stamp = sb_utc_stamp(0);
@@ -69,16 +85,54 @@ int sb_runstate_create(struct sb_runstate *rs, const char **what)
 	    asprintf(&rs->journal, "%s/journal", rs->run_dir) < 0)
 		return -ENOMEM;
 	*what = rs->run_dir;
-	if (mkdir(rs->run_dir, 0700) < 0)
+	/* Hidden (teardown skips dot names) until its lock is held. */
+	snprintf(tmp, sizeof(tmp), ".new-%s", rs->run_id);
+	if (mkdirat(sfd, tmp, 0700) < 0)
 		return negerrno();
-	snprintf(p, sizeof(p), "%s/lock", rs->run_dir);
-	rs->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (rs->lock_fd < 0 || flock(rs->lock_fd, LOCK_EX) < 0) {
+	dfd = openat(sfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
 		r = negerrno();
-		sb_runstate_remove_dir(rs);
-		return r;
+		goto fail;
+	}
+	rs->lock_fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (rs->lock_fd < 0 || flock(rs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		r = negerrno();
+		goto fail;
+	}
+	/* RENAME_NOREPLACE: never over a directory of the same name. */
+	if (renameat2(sfd, tmp, sfd, rs->run_id, RENAME_NOREPLACE) < 0) {
+		r = negerrno();
+		goto fail;
 	}
 	return 0;
+fail:
+	if (rs->lock_fd >= 0)
+		close(rs->lock_fd);
+	rs->lock_fd = -1;
+	if (dfd >= 0)
+		unlinkat(dfd, "lock", 0);
+	unlinkat(sfd, tmp, AT_REMOVEDIR);
+	return r;
+}
+
+int sb_runstate_lock(const char *run_dir)
+{
+	_cleanup_close_ int dfd = open(run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
+
+	if (dfd < 0)
+		return negerrno();
+	/* Created when missing: a run always has one, so a missing lock means
+	 * no run holds it, and taking it keeps a second teardown out. */
+	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negerrno();
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = negerrno();
+		close(fd);
+		return r;
+	}
+	return fd;
 }
 
 int sb_runstate_remove_dir(struct sb_runstate *rs)
