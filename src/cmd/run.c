@@ -273,7 +273,10 @@ int cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: tear down too */
+	/* A closed terminal, a closed pipe (run ... | head), SIGQUIT: tear down too. */
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
 	if (r)

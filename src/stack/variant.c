@@ -6,6 +6,7 @@
 #include "probe/probe.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/spawn.h"
 #include "workload/workload.h"
 
 #include <string.h>
@@ -39,6 +40,9 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		sb_exec_release(&x);
 		return SB_EXIT_FAILED;
 	}
+	/* The steps' programs: a time limit, and stopped (their process group)
+	 * on a signal; the teardown's below only by their time limit. */
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, vr->stop);
 	r = vr->before_first_write ? vr->before_first_write(vr->ud) : 0;
 	if (r) {
 		code = r;
@@ -126,6 +130,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	sb_exec_release(&x);
 
 	/* Teardown from the journal, the same way `teardown` does it. */
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, NULL);
 	sb_exec_init(&u);
 	u.log_fd = rs->log_fd;
 	u.udev = rs->udev;

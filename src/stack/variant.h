@@ -31,6 +31,10 @@ struct sb_vrun {
 	volatile sig_atomic_t *wl_stop; /* the workload time limit or a signal */
 };
 
+/* The time limit of every external program of a step (mkfs on a large disk
+ * with discard is the slowest): then SIGTERM, SIGKILL, and the step fails. */
+#define SB_STEP_TIMEOUT_MS (30u * 60 * 1000)
+
 /* Returns 0, or an exit code after reporting. The repeat's results are
  * added to rv. */
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv);
