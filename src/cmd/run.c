@@ -254,6 +254,10 @@ int cmd_run(int argc, char **argv)
 	_cleanup_close_ int res_fd = -1;
 
 	sb_devlock_init(&locks);
+	/* Before the probe: a fake tree must not even be read for a run. */
+	r = sb_cmd_check_hooks("run");
+	if (r)
+		return r;
 	r = sb_ctx_setup(&c, &cl, argc, argv, true);
 	if (r) {
 		sb_ctx_free(&c);
@@ -263,11 +267,7 @@ int cmd_run(int argc, char **argv)
 		sb_ctx_free(&c);
 		return sb_usage_error("run", "give --devices A,B,C or --loop");
 	}
-	r = sb_cmd_check_hooks("run");
-	if (r) {
-		sb_ctx_free(&c);
-		return r;
-	}
+
 	/* From here on an interruption ends in a teardown, not a dead process. */
 	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
 	sigemptyset(&sa.sa_mask);
