@@ -6,6 +6,7 @@
 #include "stack/state.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/parse.h"
 #include "util/safefile.h"
 #include "util/size.h"
 
@@ -41,11 +42,9 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 		o->results = arg;
 		return 0;
 	case OPT_REPEAT: {
-		char *end;
-		unsigned long n = strtoul(arg, &end, 10);
-		if (strcmp(arg, "auto") == 0) /* 0: until the RSE is low, see result.h */
-			n = 0;
-		else if (!*arg || *end || n < 1 || n > 1000)
+		uint64_t n = 0;
+		/* auto, 0: until the RSE is low, see result.h */
+		if (strcmp(arg, "auto") != 0 && sb_parse_uint(arg, 1, 1000, &n) < 0)
 			return sb_usage_error(
 			    o->cmd,
 			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);

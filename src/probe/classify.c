@@ -2,6 +2,7 @@
  * device can play, and the usable/refused verdict with its reasons. No I/O. */
 #include "probe/probe-internal.h"
 #include "util/macro.h"
+#include "util/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -95,11 +96,10 @@ bool sb_device_fits_role(const struct sb_device *d, const char *role)
 
 char *sb_scheduler_in_use(const char *s)
 {
-	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
-
-	if (!b) /* no choice offered (old kernels, some drivers): the value is it */
-		return strdup(s);
-	return strndup(a + 1, b - a - 1);
+	char cur[64];
+	/* The same parser as the queue step's, so that what probe shows is
+	 * what a run can restore. */
+	return sb_scheduler_parse(s, cur, sizeof(cur), NULL, 0) == 0 ? strdup(cur) : NULL;
 }
 
 void sb_udev_decode(char *s)
