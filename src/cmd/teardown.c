@@ -114,7 +114,7 @@ int cmd_teardown(int argc, char **argv)
 		if (strchr(rest[0], '/') || rest[0][0] == '.')
 			return sb_usage_error("teardown", "'%s' is not a run id", rest[0]);
 		snprintf(p, sizeof(p), "%s/%s", sd, rest[0]);
-		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			sb_error("%s: no such run in %s", rest[0], sd);
 			return SB_EXIT_USAGE;
 		}
@@ -127,7 +127,16 @@ int cmd_teardown(int argc, char **argv)
 		char p[4096];
 		struct stat st;
 		snprintf(p, sizeof(p), "%s/%s", sd, id);
-		if (id[0] != '.' && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* A run killed before its directory got its name: no journal yet
+		 * (it is opened after the rename), only the lock. */
+		if (strncmp(id, ".new-", 5) == 0 && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int lfd = sb_runstate_lock(p);
+			char lock[4200];
+			snprintf(lock, sizeof(lock), "%s/lock", p);
+			if (lfd >= 0 && unlink(lock) == 0 && rmdir(p) == 0)
+				sb_verbose("%s: removed (a run that never started)", id);
+		}
+		if (id[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			runs++;
 			r = teardown_one(sd, id, false);
 			if (r && !code)
