@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct sb_opt run_opts[] = {
@@ -27,8 +28,10 @@ static const struct sb_opt run_opts[] = {
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
     {"repeat", OPT_REPEAT, "N|auto",
-     "run every variant N times, interleaved (A B A B); auto: until the relative standard "
-     "error of each headline metric is < 2.5% (3 to 10 times)"},
+     "run every variant N times, interleaved in an order shuffled per round (B A C, A C B); "
+     "auto: until the relative standard error of each headline metric is < 2.5% (3 to 10 "
+     "times)"},
+    {"seed", OPT_SEED, "N", "seed of the repeats' shuffled order (recorded in result.json)"},
     {0},
 };
 
@@ -378,17 +381,41 @@ int cmd_run(int argc, char **argv)
 			names[k] = c.slots[k].name;
 			devs[k] = c.dev ? c.dev[k]->path : NULL;
 		}
-		/* Interleaved (A B A B) so that drift over time hits every variant alike. */
+		/* Interleaved so that drift over time hits every variant alike, in
+		 * an order shuffled per round so that no variant always runs right
+		 * after the same one (a cache warmed, a disk left busy). */
 		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
-		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++)
-			for (size_t i = more = 0; i < c.n_var && !code; i++)
-				if (c.o.repeat || sb_variant_needs_repeat(&set->var[i], n_rep)) {
-					vr.v = &c.var[i];
-					vr.plan = &c.plans[i];
-					vr.index = i;
-					more = 1;
-					code = sb_vrun(&vr, rep, &set->var[i]);
-				}
+		bool shuffle = n_rep > 1 && c.n_var > 1;
+		uint64_t seed = c.o.has_seed ? c.o.seed
+					     : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
+		json_object_object_add(sched, "seed", json_object_new_uint64(seed));
+		json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
+		json_object_object_add(sched, "rounds", rounds);
+		if (!set->profile)
+			set->profile = json_object_new_object();
+		json_object_object_add(set->profile, "schedule", sched);
+		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
+			size_t order[c.n_var];
+			json_object *round = json_object_new_array();
+			sb_vrun_order(order, c.n_var, seed, rep);
+			more = 0;
+			for (size_t k = 0; k < c.n_var && !code; k++) {
+				size_t i = shuffle ? order[k] : k;
+				if (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep))
+					continue;
+				json_object_array_add(round, json_object_new_int64((int64_t)i));
+				vr.v = &c.var[i];
+				vr.plan = &c.plans[i];
+				vr.index = i;
+				more = 1;
+				code = sb_vrun(&vr, rep, &set->var[i]);
+			}
+			if (json_object_array_length(round))
+				json_object_array_add(rounds, round);
+			else
+				json_object_put(round);
+		}
 	}
 
 	r = sb_resultset_write(set, rs.results);

@@ -51,6 +51,12 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 		o->repeat = (unsigned)n;
 		return 0;
 	}
+	case OPT_SEED:
+		if (sb_parse_uint(arg, 0, UINT64_MAX, &o->seed) < 0)
+			return sb_usage_error(o->cmd, "--seed: expected a whole number, got '%s'",
+					      arg);
+		o->has_seed = true;
+		return 0;
 	case OPT_OVERRIDE: {
 		const char **n = realloc(o->ov, (o->n_ov + 1) * sizeof(*n));
 		if (!n)

@@ -21,6 +21,7 @@ enum {
 	OPT_QUICK,
 	OPT_REPEAT,
 	OPT_ALL,
+	OPT_SEED,
 };
 
 struct opts {
@@ -29,6 +30,8 @@ struct opts {
 	bool loop, yes, wipe, quick, all;
 	const char *results;
 	unsigned repeat;
+	bool has_seed;
+	uint64_t seed;
 	const char **ov;
 	size_t n_ov;
 };

@@ -12,6 +12,26 @@
 #include <string.h>
 #include <unistd.h>
 
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
+{
+	uint64_t st = seed ^ ((uint64_t)round * 0xd1b54a32d192ed03ULL);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(splitmix64(&st) % i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;

@@ -35,6 +35,11 @@ struct sb_vrun {
  * with discard is the slowest): then SIGTERM, SIGKILL, and the step fails. */
 #define SB_STEP_TIMEOUT_MS (30u * 60 * 1000)
 
+/* The order of the n variants in round `round` of repeats: a permutation of
+ * 0..n-1 shuffled from (seed, round) alone (splitmix64, Fisher-Yates), so
+ * that a seed recorded in result.json gives the same schedule again. */
+void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round);
+
 /* Returns 0, or an exit code after reporting. The repeat's results are
  * added to rv. */
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv);
