@@ -235,7 +235,11 @@ bool sb_device_same_disk(const struct sb_device *a, const struct sb_device *b)
 	/* Partitions carry their disk's serial: the same disk under two names
 	 * overlaps unless they are different partitions of it. */
 	bool parts_apart = a->partn && b->partn && a->partn != b->partn;
-	if (same_str(a->serial, b->serial) && !parts_apart)
+	/* Some serials are not unique (a t10 WWID of vendor and model only,
+	 * as QEMU gives disks without serial=): one disk seen twice also has
+	 * one size and one model. */
+	bool same_model = !a->model || !b->model || strcmp(a->model, b->model) == 0;
+	if (same_str(a->serial, b->serial) && a->size == b->size && same_model && !parts_apart)
 		return true;
 	return a->backing_ino && a->backing_dev == b->backing_dev &&
 	       a->backing_ino == b->backing_ino && !parts_apart;

@@ -259,6 +259,13 @@ static void test_same_disk(void **state)
 	    {{.name = "sdb", .major = 8, .minor = 16, .serial = "WD-123"},
 	     {.name = "sdc", .major = 8, .minor = 32, .serial = "WD-124"},
 	     false},
+	    /* a serial that is not unique: different sizes or models are two disks */
+	    {{.name = "sda", .major = 8, .minor = 0, .serial = "t10.QEMU", .size = 1ULL << 30},
+	     {.name = "sdb", .major = 8, .minor = 16, .serial = "t10.QEMU", .size = 2ULL << 30},
+	     false},
+	    {{.name = "sda", .major = 8, .minor = 0, .serial = "X", .model = "A", .size = 1},
+	     {.name = "sdb", .major = 8, .minor = 16, .serial = "X", .model = "B", .size = 1},
+	     false},
 	    /* an empty serial says nothing */
 	    {{.name = "vda", .major = 254, .minor = 0, .serial = ""},
 	     {.name = "vdb", .major = 254, .minor = 16, .serial = ""},
