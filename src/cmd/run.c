@@ -228,6 +228,26 @@ static int profile_json(struct ctx *c, struct sb_resultset *set)
 	return 0;
 }
 
+/* result.json as sb_resultset_write() makes it, but through the results
+ * directory's fd (checked when opened): never a path that could have been
+ * swapped for a symlink since. */
+static int write_results(const struct sb_resultset *set, int dfd)
+{
+	json_object *o = sb_resultset_to_json(set);
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	if (asprintf(&text, "%s\n",
+		     json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		text = NULL;
+	r = text ? sb_write_at(dfd, "result.json", text, strlen(text), 0644) : -ENOMEM;
+	json_object_put(o);
+	return r;
+}
+
 /* The confirmation can wait indefinitely: what was checked then is checked
  * again right before the first write of every variant. */
 static int recheck(void *ud)
@@ -418,7 +438,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 
-	r = sb_resultset_write(set, rs.results);
+	r = write_results(set, res_fd);
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot write result.json", rs.results);
 	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)

@@ -53,12 +53,15 @@ pass_msg "symlinked, world-writable and foreign results directories are refused,
 # A plan.txt symlink in our own results directory: replaced, not followed.
 mkdir "$SB_TMP/res-own"
 ln -s "$SB_TMP/target/plan.txt" "$SB_TMP/res-own/plan.txt"
+ln -s "$SB_TMP/target/plan.txt" "$SB_TMP/res-own/result.json"
 expect_exit 0 "$STACKBENCH" run single-disk --loop --quick "${WL[@]}" --results "$SB_TMP/res-own"
 assert_eq "$(tree_sum "$SB_TMP/target")" "$before" "plan.txt link target unchanged"
 [ -f "$SB_TMP/res-own/plan.txt" ] && [ ! -L "$SB_TMP/res-own/plan.txt" ] || fail "plan.txt not a file of its own"
 grep -q "^profile single-disk" "$SB_TMP/res-own/plan.txt" || fail "plan.txt has no plan"
+[ -f "$SB_TMP/res-own/result.json" ] && [ ! -L "$SB_TMP/res-own/result.json" ] || fail "result.json not a file of its own"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$SB_TMP/res-own/result.json" || fail "result.json unreadable"
 nothing_left "own results"
-pass_msg "a plan.txt symlink is replaced, its target unchanged"
+pass_msg "plan.txt and result.json symlinks are replaced, their target unchanged"
 
 # --- profiles
 mkdir -m 0755 "$SB_TMP/cwd"
