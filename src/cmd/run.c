@@ -406,8 +406,8 @@ int cmd_run(int argc, char **argv)
 		 * after the same one (a cache warmed, a disk left busy). */
 		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
 		bool shuffle = n_rep > 1 && c.n_var > 1;
-		uint64_t seed = c.o.has_seed ? c.o.seed
-					     : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		uint64_t seed =
+		    c.o.has_seed ? c.o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
 		json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
 		json_object_object_add(sched, "seed", json_object_new_uint64(seed));
 		json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));

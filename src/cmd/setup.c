@@ -167,13 +167,14 @@ static int check_exclusive(struct sb_device *d)
 	if (r != -EBUSY)
 		return 0;
 	struct stat st;
-	_cleanup_free_ char *h = stat(what, &st) == 0 && S_ISBLK(st.st_mode)
-					 ? sb_devlock_holders(what == d->path ? d->name : d->parent, st.st_rdev)
-					 : NULL;
+	_cleanup_free_ char *h =
+	    stat(what, &st) == 0 && S_ISBLK(st.st_mode)
+		? sb_devlock_holders(what == d->path ? d->name : d->parent, st.st_rdev)
+		: NULL;
 	_cleanup_free_ char *s = NULL;
 	if (asprintf(&s, "%s%s is held open exclusively by %s", what == d->path ? "" : "its disk ",
-		     what == d->path ? "it" : what, h ? h : "another program (holder not found)") <
-	    0)
+		     what == d->path ? "it" : what,
+		     h ? h : "another program (holder not found)") < 0)
 		return -ENOMEM;
 	return sb_device_refuse(d, SB_REFUSE_EXCL, s);
 }
@@ -314,8 +315,8 @@ static int resolve_devices(struct ctx *c, bool enforce)
 	for (size_t i = 0; i < nd; i++)
 		for (size_t k = 0; k < i; k++)
 			if (sb_device_same_disk(devs[k], devs[i])) {
-				sb_error("%s: refusing: named twice in --devices (%s is %s)", names[i],
-					 names[k], same_disk_why(devs[k], devs[i]));
+				sb_error("%s: refusing: named twice in --devices (%s is %s)",
+					 names[i], names[k], same_disk_why(devs[k], devs[i]));
 				return SB_EXIT_REFUSED;
 			}
 	r = sb_match_roles(c->slots, c->n_slots, devs, nd, assign, &why);

@@ -94,7 +94,7 @@ int cmd_teardown(int argc, char **argv)
 	if (sfd < 0) {
 		sb_error("%s: %s", sd, why);
 		return sfd == -ELOOP || sfd == -EPERM || sfd == -EACCES ? SB_EXIT_REFUSED
-									 : SB_EXIT_FAILED;
+									: SB_EXIT_FAILED;
 	}
 	if ((n == 1) == o.all || n > 1) {
 		/* Name the runs there are, so that the next command can be typed. */

@@ -154,8 +154,8 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 }
 
 static const char *const refuse_names[SB_REFUSE_NBITS] = {
-    "mounted",	  "holders",  "swap", "root",	  "readonly", "signatures",
-    "partitions", "unprobed", "disk", "exclusive", "twice",	"changed",
+    "mounted",	  "holders",  "swap", "root",	   "readonly", "signatures",
+    "partitions", "unprobed", "disk", "exclusive", "twice",    "changed",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -263,7 +263,8 @@ static int inherit_disk(struct sb_device *d, const struct sb_probe *all)
 		return sb_device_refuse(d, SB_REFUSE_DISK, s);
 	}
 	if (sb_strv_len(w->mounts) || w->swap) {
-		if (asprintf(&s, "its disk %s is %s", w->name, w->swap ? "active swap" : "mounted") < 0)
+		if (asprintf(&s, "its disk %s is %s", w->name,
+			     w->swap ? "active swap" : "mounted") < 0)
 			return -ENOMEM;
 		return sb_device_refuse(d, SB_REFUSE_DISK, s);
 	}
@@ -328,7 +329,8 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 	if (parts && add_reason(d, SB_REFUSE_PARTITIONS, "partitions in use: ", parts))
 		goto out;
 	/* A partition already refused for its own use needs no more words. */
-	if (!(d->refuse & (SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_ROOT)) &&
+	if (!(d->refuse &
+	      (SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_ROOT)) &&
 	    inherit_disk(d, all) < 0)
 		goto out;
 	if (types && add_reason(d, SB_REFUSE_SIGNATURES, "carries signatures: ", types))

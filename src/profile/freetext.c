@@ -15,20 +15,20 @@
 #include <sys/stat.h>
 
 #define INSTEAD                                                                                    \
-	"only devices given with --devices (or made by --loop) are written, after their "        \
+	"only devices given with --devices (or made by --loop) are written, after their "          \
 	"checks; external log or realtime devices as a role are a later feature"
 
 /* Option keys whose value is another device (mkfs -l/-r/-d/-J sub-options
  * and mount options). */
-static const char *const device_keys[] = {"logdev",	  "rtdev",	  "device",
-					  "journal_dev",  "journal_path", "journal_device"};
+static const char *const device_keys[] = {"logdev",	 "rtdev",	 "device",
+					  "journal_dev", "journal_path", "journal_device"};
 
 /* mkfs options that take no value: a word after them is positional. The
  * others ("-n 4k", "-i size=512", "--rootdir DIR") take the next word. */
 static const char *const flags[] = {
-    "-f",	 "-F",	       "-q",	    "-K",	   "-V",	"-c",	 "-v",
-    "-S",	 "-M",	       "--force",   "--quiet",	   "--verbose", "--mixed", "--nodiscard",
-    "--version", "--shrink",   "--help",    "-D",	   "-j",
+    "-f",	 "-F",	     "-q",	"-K",	   "-V",	"-c",	   "-v",
+    "-S",	 "-M",	     "--force", "--quiet", "--verbose", "--mixed", "--nodiscard",
+    "--version", "--shrink", "--help",	"-D",	   "-j",
 };
 
 static bool in(const char *w, const char *const *list, size_t n)
@@ -96,10 +96,11 @@ char *sb_check_free_text(enum sb_key_id k, const char *v)
 		bool value = prev && prev[0] == '-' && !strchr(prev, '=') &&
 			     !in(prev, flags, ARRAY_SIZE(flags));
 		if (mkfs && w[0] != '-' && !value)
-			return sb_asprintf("'%s' is a positional argument: mkfs.btrfs would take it "
-					   "as one more device (mkfs.xfs and mke2fs as the device "
-					   "or its size); give options only: %s",
-					   w, INSTEAD);
+			return sb_asprintf(
+			    "'%s' is a positional argument: mkfs.btrfs would take it "
+			    "as one more device (mkfs.xfs and mke2fs as the device "
+			    "or its size); give options only: %s",
+			    w, INSTEAD);
 		prev = w;
 	}
 	return NULL;

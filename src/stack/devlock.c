@@ -97,7 +97,8 @@ int sb_devlock_take(struct sb_devlock *l, const struct sb_device *d, const char 
 	char whole[300];
 	int fd;
 
-	snprintf(whole, sizeof(whole), "/dev/%s", d->is_partition && d->parent ? d->parent : d->name);
+	snprintf(whole, sizeof(whole), "/dev/%s",
+		 d->is_partition && d->parent ? d->parent : d->name);
 	/* Two partitions of one disk: its lock is ours already (a second
 	 * flock from this process would conflict with the first). */
 	for (size_t i = 0; i < l->n; i++)

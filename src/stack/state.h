@@ -11,7 +11,10 @@ struct sb_runstate {
 	unsigned fail_step;
 	bool udev;
 };
-#define SB_RUNSTATE_INIT {.lock_fd = -1, .log_fd = -1}
+#define SB_RUNSTATE_INIT                                                                           \
+	{                                                                                          \
+		.lock_fd = -1, .log_fd = -1                                                        \
+	}
 
 #define SB_STATE_DIR_DEFAULT "/var/lib/stackbench"
 

@@ -88,7 +88,8 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		only[n] = NULL;
 		if (n && sb_probe_scan(only, &p, NULL) == 0) {
 			for (size_t i = 0; i < p->n; i++)
-				json_object_array_add(*vr->loop_devices, sb_device_to_json(&p->dev[i]));
+				json_object_array_add(*vr->loop_devices,
+						      sb_device_to_json(&p->dev[i]));
 			sb_probe_free(p);
 		}
 		*vr->loop_devices = NULL;

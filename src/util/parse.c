@@ -9,8 +9,8 @@
 
 int sb_parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = {"yes", "true", "on", "1"},
-				 *const no[] = {"no", "false", "off", "0"};
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false",
+										    "off", "0"};
 	for (size_t i = 0; s && i < ARRAY_SIZE(yes); i++) {
 		if (strcasecmp(s, yes[i]) == 0)
 			return *out = true, 0;
@@ -71,7 +71,8 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 			snprintf(found, sizeof(found), "%.*s", (int)wn, w);
 		}
 		if (names && nlen) {
-			int k = snprintf(names + off, nlen - off, "%s%.*s", off ? " " : "", (int)wn, w);
+			int k =
+			    snprintf(names + off, nlen - off, "%s%.*s", off ? " " : "", (int)wn, w);
 			if (k < 0 || (size_t)k >= nlen - off)
 				return -ENOBUFS;
 			off += (size_t)k;

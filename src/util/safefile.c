@@ -114,8 +114,8 @@ int sb_write_at(int dfd, const char *name, const void *data, size_t len, mode_t 
 
 int sb_open_append_at(int dfd, const char *name, mode_t mode)
 {
-	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
-			mode);
+	int fd = openat(dfd, name,
+			O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
 	struct stat st;
 	if (fd < 0)
 		return negerrno();

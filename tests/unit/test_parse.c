@@ -24,10 +24,10 @@ static void test_bool(void **state)
 		int rc;
 		bool want;
 	} cases[] = {
-	    {"yes", 0, true},	  {"Yes", 0, true},	{"TRUE", 0, true}, {"on", 0, true},
-	    {"1", 0, true},	  {"no", 0, false},	{"Off", 0, false}, {"false", 0, false},
-	    {"0", 0, false},	  {"", -EINVAL, 0},	{"y", -EINVAL, 0}, {"yes ", -EINVAL, 0},
-	    {"2", -EINVAL, 0},	  {"nope", -EINVAL, 0},
+	    {"yes", 0, true},  {"Yes", 0, true},     {"TRUE", 0, true}, {"on", 0, true},
+	    {"1", 0, true},    {"no", 0, false},     {"Off", 0, false}, {"false", 0, false},
+	    {"0", 0, false},   {"", -EINVAL, 0},     {"y", -EINVAL, 0}, {"yes ", -EINVAL, 0},
+	    {"2", -EINVAL, 0}, {"nope", -EINVAL, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bool b = !cases[i].want;
@@ -85,20 +85,17 @@ static void test_size_duration(void **state)
 		int rc;
 		uint64_t size, ms; /* UINT64_MAX: that parser refuses it */
 	} cases[] = {
-	    {"4096", 0, 4096, 4096000},
-	    {"4k", 0, 4096, UINT64_MAX},
-	    {"2G", 0, 2ull << 30, UINT64_MAX},
-	    {"30s", 0, UINT64_MAX, 30000},
-	    {"5m", 0, 5ull << 20, 300000},
-	    {"250ms", 0, UINT64_MAX, 250},
-	    {"", 0, UINT64_MAX, UINT64_MAX},
-	    {"x", 0, UINT64_MAX, UINT64_MAX},
+	    {"4096", 0, 4096, 4096000},	       {"4k", 0, 4096, UINT64_MAX},
+	    {"2G", 0, 2ull << 30, UINT64_MAX}, {"30s", 0, UINT64_MAX, 30000},
+	    {"5m", 0, 5ull << 20, 300000},     {"250ms", 0, UINT64_MAX, 250},
+	    {"", 0, UINT64_MAX, UINT64_MAX},   {"x", 0, UINT64_MAX, UINT64_MAX},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 0;
 		int r = sb_parse_size(cases[i].in, &v, false, NULL);
 		if ((r == 0) != (cases[i].size != UINT64_MAX) || (r == 0 && v != cases[i].size))
-			fail_msg("size '%s': rc %d value %llu", cases[i].in, r, (unsigned long long)v);
+			fail_msg("size '%s': rc %d value %llu", cases[i].in, r,
+				 (unsigned long long)v);
 		r = sb_parse_duration_ms(cases[i].in, &v);
 		if ((r == 0) != (cases[i].ms != UINT64_MAX) || (r == 0 && v != cases[i].ms))
 			fail_msg("duration '%s': rc %d value %llu", cases[i].in, r,
@@ -112,9 +109,9 @@ static void test_suggest(void **state)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-	    {"levl", "level"}, {"levle", "level"}, /* swapped neighbours */
-	    {"membrs", "members"}, {"write-mosty", "write-mostly"}, {"xyz", NULL},
-	    {"chnuk", "chunk"},
+	    {"levl", "level"},	   {"levle", "level"}, /* swapped neighbours */
+	    {"membrs", "members"}, {"write-mosty", "write-mostly"},
+	    {"xyz", NULL},	   {"chnuk", "chunk"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *s = sb_suggest(cases[i].in, cands, 4);
@@ -151,13 +148,14 @@ static void test_scheduler(void **state)
 			fail_msg("'%s': '%s' / '%s'", cases[i].in, cur, names);
 	}
 	char tiny[4];
-	assert_int_equal(sb_scheduler_parse("[mq-deadline]", tiny, sizeof(tiny), NULL, 0), -ENOBUFS);
+	assert_int_equal(sb_scheduler_parse("[mq-deadline]", tiny, sizeof(tiny), NULL, 0),
+			 -ENOBUFS);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bool),	   cmocka_unit_test(test_uint),
+	    cmocka_unit_test(test_bool),	  cmocka_unit_test(test_uint),
 	    cmocka_unit_test(test_size_duration), cmocka_unit_test(test_suggest),
 	    cmocka_unit_test(test_scheduler),
 	};

@@ -87,7 +87,7 @@ static void test_match(void **state)
 		const char *kinds, *roles;
 		int rc;
 	} cases[] = {
-	    {k64s, r63h1s, -EINVAL}, {alt, half, 0},	 {rev, half, 0},	{loops, half, 0},
+	    {k64s, r63h1s, -EINVAL}, {alt, half, 0},	      {rev, half, 0}, {loops, half, 0},
 	    {alt, any, 0},	     {mixed, mixed_roles, 0}, {half, rev, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -101,7 +101,8 @@ static void test_match(void **state)
 		int r = sb_match_roles(slots, ns, dp, nd, assign, &why);
 		t = now_s() - t;
 		if (r != cases[i].rc)
-			fail_msg("case %zu: rc %d, want %d (%s)", i, r, cases[i].rc, why ? why : "");
+			fail_msg("case %zu: rc %d, want %d (%s)", i, r, cases[i].rc,
+				 why ? why : "");
 		if (t > 0.5)
 			fail_msg("case %zu: %.2f s for %zu devices", i, t, nd);
 		if (r == 0) {
