@@ -171,7 +171,7 @@ char *sb_devlock_holders(const char *name, dev_t devno)
 		DIR *proc = opendir("/proc");
 		while (proc && (e = readdir(proc))) {
 			char pid[256];
-			if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+			if (e->d_name[0] < '0' || e->d_name[0] > '9' || strtol(e->d_name, NULL, 10) == getpid())
 				continue;
 			snprintf(pid, sizeof(pid), "%s", e->d_name);
 			snprintf(p, sizeof(p), "/proc/%s/fd", pid);

@@ -48,7 +48,9 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 
 	if (names && nlen)
 		names[0] = '\0';
-	for (const char *p = text; p && *p;) {
+	if (!text)
+		return -EINVAL;
+	for (const char *p = text; *p;) {
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p)

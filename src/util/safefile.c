@@ -55,7 +55,7 @@ static int check_owner_mode(const struct stat *st, bool owner_too)
 int sb_dir_open_trusted(const char *path, bool create, mode_t mode)
 {
 	struct stat st;
-	int r;
+	int r = 0;
 
 	if (create && (r = mkdir_parents(path, mode)) < 0)
 		return r;
@@ -68,8 +68,11 @@ int sb_dir_open_trusted(const char *path, bool create, mode_t mode)
 			return -ELOOP;
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || (r = check_owner_mode(&st, true)) < 0) {
-		r = r < 0 ? r : negerrno();
+	if (fstat(fd, &st) < 0)
+		r = negerrno();
+	else
+		r = check_owner_mode(&st, true);
+	if (r < 0) {
 		close(fd);
 		return r;
 	}
