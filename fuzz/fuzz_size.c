@@ -1,7 +1,10 @@
 /* libFuzzer target: sizes ("2G", "50%") and durations ("30s") as users write
- * them in profiles, workload specs and options. Plain integer inputs are
- * checked against an independent computation, so wrong values count too. */
+ * them in profiles, workload specs and options, and the other shared value
+ * parsers of util/parse.c (bool, uint, a queue/scheduler file). Plain
+ * integer inputs are checked against an independent computation, so wrong
+ * values count too. */
 #include "fuzz.h"
+#include "util/parse.h"
 #include "util/size.h"
 
 #include <ctype.h>
@@ -97,12 +100,37 @@ static void check_duration(const char *s)
 	SB_FUZZ_CHECK(out == (uint64_t)(v * mult));
 }
 
+static void check_parse(const char *s)
+{
+	uint64_t v = 0;
+	bool b;
+	char cur[64], names[256];
+	size_t n = strspn(s, "0123456789");
+
+	int r = sb_parse_uint(s, 0, UINT64_MAX, &v);
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+	/* accepted exactly when all digits and it fits */
+	SB_FUZZ_CHECK((r == -EINVAL) == (!*s || s[n] != '\0'));
+	if (r == 0 && n < 20)
+		SB_FUZZ_CHECK(v == strtoull(s, NULL, 10));
+	r = sb_parse_bool(s, &b);
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL);
+	r = sb_scheduler_parse(s, cur, sizeof(cur), names, sizeof(names));
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOBUFS);
+	if (r == 0) {
+		/* the one in use is one of the offered, and has no brackets */
+		SB_FUZZ_CHECK(*cur && !strpbrk(cur, "[] \t\n"));
+		SB_FUZZ_CHECK(strstr(names, cur) != NULL);
+	}
+}
+
 SB_FUZZ_TARGET(size)
 {
 	char *s = sb_fuzz_strndup(data, size);
 
 	check_size(s);
 	check_duration(s);
+	check_parse(s);
 	free(s);
 	return 0;
 }

@@ -10,9 +10,9 @@ enum sb_exit {
 };
 
 int cmd_probe(int argc, char **argv);    /* src/probe/cmd_probe.c */
-int cmd_plan(int argc, char **argv);     /* src/stack/cmd_stack.c */
-int cmd_run(int argc, char **argv);      /* src/stack/cmd_stack.c */
-int cmd_teardown(int argc, char **argv); /* src/stack/cmd_stack.c */
+int cmd_plan(int argc, char **argv);     /* src/cmd/ */
+int cmd_run(int argc, char **argv);      /* src/cmd/ */
+int cmd_teardown(int argc, char **argv); /* src/cmd/ */
 int cmd_bench(int argc, char **argv);    /* src/workload/cmd_bench.c */
 int cmd_report(int argc, char **argv);   /* src/report/cmd_report.c */
 int cmd_list(int argc, char **argv);     /* src/main.c */

@@ -2,9 +2,11 @@
  * device can play, and the usable/refused verdict with its reasons. No I/O. */
 #include "probe/probe-internal.h"
 #include "util/macro.h"
+#include "util/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,11 +96,10 @@ bool sb_device_fits_role(const struct sb_device *d, const char *role)
 
 char *sb_scheduler_in_use(const char *s)
 {
-	const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
-
-	if (!b) /* no choice offered (old kernels, some drivers): the value is it */
-		return strdup(s);
-	return strndup(a + 1, b - a - 1);
+	char cur[64];
+	/* The same parser as the queue step's, so that what probe shows is
+	 * what a run can restore. */
+	return sb_scheduler_parse(s, cur, sizeof(cur), NULL, 0) == 0 ? strdup(cur) : NULL;
 }
 
 void sb_udev_decode(char *s)
@@ -152,8 +153,9 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 	return strdup("");
 }
 
-static const char *const refuse_names[] = {
-    "mounted", "holders", "swap", "root", "readonly", "signatures", "partitions", "unprobed",
+static const char *const refuse_names[SB_REFUSE_NBITS] = {
+    "mounted",	  "holders",  "swap", "root",	   "readonly", "signatures",
+    "partitions", "unprobed", "disk", "exclusive", "twice",    "changed",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -202,8 +204,90 @@ static int add_reason(struct sb_device *d, unsigned bit, const char *what, char 
 		if (!joined || asprintf(&s, "%s%s", what, joined) < 0)
 			return -ENOMEM;
 	}
+	return sb_device_refuse(d, bit, s ? s : what);
+}
+
+int sb_device_refuse(struct sb_device *d, unsigned bit, const char *text)
+{
+	size_t n = sb_strv_len(d->reasons);
+	unsigned *b = realloc(d->reason_bits, (n + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	d->reason_bits = b;
+	if (sb_strv_push(&d->reasons, text) < 0)
+		return -ENOMEM;
+	b[n] = bit;
 	d->refuse |= bit;
-	return sb_strv_push(&d->reasons, s ? s : what);
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a && b && *a && strcmp(a, b) == 0;
+}
+
+bool sb_device_same_disk(const struct sb_device *a, const struct sb_device *b)
+{
+	if (a->major == b->major && a->minor == b->minor)
+		return true;
+	if (streq(a->parent, b->name) || streq(b->parent, a->name))
+		return true;
+	/* Partitions carry their disk's serial: the same disk under two names
+	 * overlaps unless they are different partitions of it. */
+	bool parts_apart = a->partn && b->partn && a->partn != b->partn;
+	/* Some serials are not unique (a t10 WWID of vendor and model only,
+	 * as QEMU gives disks without serial=): one disk seen twice also has
+	 * one size and one model. */
+	bool same_model = !a->model || !b->model || strcmp(a->model, b->model) == 0;
+	if (same_str(a->serial, b->serial) && a->size == b->size && same_model && !parts_apart)
+		return true;
+	return a->backing_ino && a->backing_dev == b->backing_dev &&
+	       a->backing_ino == b->backing_ino && !parts_apart;
+}
+
+/* A partition is no safer than its disk: holders of the disk (md, dm on the
+ * whole device), the disk mounted, or another partition of it in use. */
+static int inherit_disk(struct sb_device *d, const struct sb_probe *all)
+{
+	const struct sb_device *w = d->is_partition ? find_name(all, d->parent) : NULL;
+	_cleanup_free_ char *s = NULL, *j = NULL;
+	char **sib = NULL;
+	int r = 0;
+
+	if (!w)
+		return 0;
+	if (sb_strv_len(w->holders)) {
+		j = sb_strv_join(w->holders, ", ");
+		if (!j || asprintf(&s, "its disk %s has holders: %s", w->name, j) < 0)
+			return -ENOMEM;
+		return sb_device_refuse(d, SB_REFUSE_DISK, s);
+	}
+	if (sb_strv_len(w->mounts) || w->swap) {
+		if (asprintf(&s, "its disk %s is %s", w->name,
+			     w->swap ? "active swap" : "mounted") < 0)
+			return -ENOMEM;
+		return sb_device_refuse(d, SB_REFUSE_DISK, s);
+	}
+	for (size_t i = 0; i < all->n; i++) {
+		const struct sb_device *c = &all->dev[i];
+		if (c == d || !streq(c->parent, w->name) || streq(c->name, d->name))
+			continue;
+		if ((sb_strv_len(c->mounts) || sb_strv_len(c->holders) || c->swap) &&
+		    sb_strv_push(&sib, c->name) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (sib) {
+		j = sb_strv_join(sib, ", ");
+		if (!j || asprintf(&s, "its disk %s has partitions in use: %s", w->name, j) < 0)
+			r = -ENOMEM;
+		else
+			r = sb_device_refuse(d, SB_REFUSE_DISK, s);
+	}
+out:
+	sb_strv_free(sib);
+	return r;
 }
 
 int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
@@ -213,6 +297,8 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 
 	sb_strv_free(d->reasons);
 	d->reasons = NULL;
+	free(d->reason_bits);
+	d->reason_bits = NULL;
 	d->refuse = 0;
 
 	for (size_t i = 0; all && i < all->n; i++) {
@@ -241,6 +327,11 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 	if (d->readonly && add_reason(d, SB_REFUSE_READONLY, "read-only", NULL))
 		goto out;
 	if (parts && add_reason(d, SB_REFUSE_PARTITIONS, "partitions in use: ", parts))
+		goto out;
+	/* A partition already refused for its own use needs no more words. */
+	if (!(d->refuse &
+	      (SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_ROOT)) &&
+	    inherit_disk(d, all) < 0)
 		goto out;
 	if (types && add_reason(d, SB_REFUSE_SIGNATURES, "carries signatures: ", types))
 		goto out;

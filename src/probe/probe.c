@@ -34,6 +34,7 @@ static void device_clear(struct sb_device *d)
 	sb_strv_free(d->mounts);
 	sb_signatures_free(d->sigs, d->n_sigs);
 	sb_strv_free(d->reasons);
+	free(d->reason_bits);
 	free(d->syspath);
 	free(d->note);
 	memset(d, 0, sizeof(*d));
@@ -233,6 +234,10 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 		    !(d->backing_file = strdup(w->backing_file))) {
 			r = -ENOMEM;
 			goto out;
+		}
+		if (w && !d->backing_ino) {
+			d->backing_dev = w->backing_dev;
+			d->backing_ino = w->backing_ino;
 		}
 	}
 	for (size_t i = 0; only && only[i]; i++) {

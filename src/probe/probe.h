@@ -30,7 +30,12 @@ enum {
 	SB_REFUSE_SIGNATURES = 1 << 5, /* the only one --wipe lifts */
 	SB_REFUSE_PARTITIONS = 1 << 6, /* a mounted/used partition: see children */
 	SB_REFUSE_UNPROBED = 1 << 7,   /* signatures unreadable (not root, no node): unknown */
+	SB_REFUSE_DISK = 1 << 8,       /* a partition whose disk is in use (holders, siblings) */
+	SB_REFUSE_EXCL = 1 << 9,       /* another program holds it open O_EXCL (run's check) */
+	SB_REFUSE_TWICE = 1 << 10,     /* one disk reached by two of the names given */
+	SB_REFUSE_CHANGED = 1 << 11,   /* not the device checked before (re-probe) */
 };
+#define SB_REFUSE_NBITS 12
 
 struct sb_signature {
 	char *type;  /* "ext4", "linux_raid_member", "LVM2_member", "gpt", "dos" */
@@ -67,6 +72,11 @@ struct sb_device {
 	unsigned partn; /* partition number, 0 for whole disks */
 	uint64_t start; /* partitions: offset in the parent, bytes */
 	char *note;	/* remark for humans, e.g. how a node-less partition was read */
+	/* reason_bits[i] is the SB_REFUSE_* bit of reasons[i]: callers decide by
+	 * bit, never by the text. */
+	unsigned *reason_bits;
+	/* loop: the backing file's st_dev and st_ino (0 when unknown) */
+	uint64_t backing_dev, backing_ino;
 };
 
 struct sb_probe {
@@ -106,5 +116,12 @@ size_t sb_device_roles(const struct sb_device *d, const char **roles, size_t max
 /* Short machine names of refuse bits: "mounted", "holders", "swap", "root",
  * "readonly", "signatures", "partitions", "unprobed". */
 const char *sb_refuse_name(unsigned bit);
+/* Adds a refusal {bit, text} to d (text copied). 0 or -ENOMEM. */
+int sb_device_refuse(struct sb_device *d, unsigned bit, const char *text);
+/* Do a and b (distinct entries) reach one physical disk, or overlap (a disk
+ * and its own partition)? Same major:minor, a parent/child pair, the same
+ * serial/WWID (multipath, a dual-ported disk) or, for loop devices, the
+ * same backing inode. Pure. */
+bool sb_device_same_disk(const struct sb_device *a, const struct sb_device *b);
 /* Parses a class name back ("hdd" -> SB_CLASS_HDD); SB_CLASS_UNKNOWN if none. */
 enum sb_class sb_class_from_name(const char *s);

@@ -210,6 +210,12 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 	for (size_t i = 0; !d->serial && i < ARRAY_SIZE(serial_attrs); i++)
 		d->serial = read_str(whole, serial_attrs[i]);
 	d->backing_file = read_str(whole, "loop/backing_file");
+	/* The same file attached twice is one disk under two names. */
+	struct stat bst;
+	if (d->backing_file && !*sb_probe_root() && stat(d->backing_file, &bst) == 0) {
+		d->backing_dev = bst.st_dev;
+		d->backing_ino = bst.st_ino;
+	}
 
 	d->transport = sb_transport_from(d->name, d->syspath,
 					 u ? udev_device_get_property_value(u, "ID_BUS") : NULL);

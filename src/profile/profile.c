@@ -2,6 +2,8 @@
  * profile.h and doc/profile-format.md). Pure apart from sb_profile_load. */
 #include "profile/profile.h"
 #include "util/macro.h"
+#include "util/parse.h"
+#include "util/safefile.h"
 #include "util/size.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
@@ -17,7 +19,6 @@
 
 #define MAX_VARIANTS 256
 
-static const char *suggest(const char *word, const char *const *cands, size_t n);
 
 static int set_err(char **err, const char *fmt, ...) _printf_(2, 3);
 static int set_err(char **err, const char *fmt, ...)
@@ -55,27 +56,13 @@ static char *trim(char *s)
 
 static bool parse_uint(const char *v, uint64_t *out)
 {
-	char *end;
-	if (!isdigit((unsigned char)*v))
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = x;
-	return true;
+	return sb_parse_uint(v, 0, UINT64_MAX, out) == 0;
 }
 
 static int parse_bool(const char *v)
 {
-	static const char *yes[] = {"yes", "true", "on", "1"}, *no[] = {"no", "false", "off", "0"};
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			return 1;
-		if (strcasecmp(v, no[i]) == 0)
-			return 0;
-	}
-	return -1;
+	bool b;
+	return sb_parse_bool(v, &b) < 0 ? -1 : b;
 }
 
 static bool in_choices(const char *choices, const char *v)
@@ -131,7 +118,7 @@ static char *check_roles(const char *v, bool allow_all)
 		w = trim(w);
 		n++;
 		if (sb_role_lookup(w) < 0) {
-			const char *s = suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
 			if (s)
 				return sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s);
 			return sb_asprintf("unknown role '%s': expected %s", w,
@@ -237,27 +224,7 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 	}
 	case SB_KT_WORDS:
 	case SB_KT_STRING:
-		return NULL;
-	}
-	return NULL;
-}
-
-/* sb_suggest, plus swapped neighbours ("levle" for "level"), the typo that
- * plain edit distance counts twice. */
-static const char *suggest(const char *word, const char *const *cands, size_t n)
-{
-	const char *s = sb_suggest(word, cands, n);
-	size_t len = strlen(word);
-	if (s)
-		return s;
-	for (size_t i = 0; i < n; i++) {
-		if (strlen(cands[i]) != len)
-			continue;
-		for (size_t k = 0; k + 1 < len; k++)
-			if (word[k] == cands[i][k + 1] && word[k + 1] == cands[i][k] &&
-			    strncmp(word, cands[i], k) == 0 &&
-			    strcmp(word + k + 2, cands[i] + k + 2) == 0)
-				return cands[i];
+		return sb_check_free_text(k, v);
 	}
 	return NULL;
 }
@@ -270,7 +237,7 @@ static const char *suggest_key(enum sb_sec sec, const char *word)
 	for (int i = 0; i < SB_KEY_N; i++)
 		if (sb_keys[i].sec == sec)
 			names[n++] = sb_keys[i].name;
-	return suggest(word, names, n);
+	return sb_suggest(word, names, n);
 }
 
 static char *unknown_key_msg(enum sb_sec sec, const char *key)
@@ -284,7 +251,7 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 
 static char *unknown_sec_msg(const char *name)
 {
-	const char *s = suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
+	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
 	if (s)
 		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
 	return sb_asprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
@@ -1274,15 +1241,20 @@ char *sb_profile_find(const char *arg)
 	char *path = NULL;
 	struct stat st;
 
-	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0) ||
-	    stat(arg, &st) == 0)
+	if (strchr(arg, '/') || (strlen(arg) > 5 && strcmp(arg + strlen(arg) - 5, ".conf") == 0))
+		return strdup(arg);
+	/* A bare name found in the current directory (or its profiles/) is
+	 * taken only when the caller owns it and no one else can write it: a
+	 * root run in someone's directory must not follow their file. */
+	if (stat(arg, &st) == 0 && sb_file_trusted(arg, true) == 0)
 		return strdup(arg);
 	const char *dirs[8];
 	size_t n = sb_profile_dirs(dirs, ARRAY_SIZE(dirs));
 	for (size_t i = 0; i < n; i++) {
 		if (asprintf(&path, "%s/%s.conf", dirs[i], arg) < 0)
 			return NULL;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (dirs[i][0] == '/' || sb_file_trusted(path, true) == 0))
 			return path;
 		free(path);
 		path = NULL;

@@ -187,6 +187,10 @@ unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 bool sb_roles_has(const char *roles, enum sb_role r);
 /* Parses one value of key k; NULL or a message ("expected a size such as 2G"). */
 char *sb_key_check_value(enum sb_key_id k, const char *v);
+/* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a
+ * device, directly or through an option that takes one: the message, or
+ * NULL when the value is fine. */
+char *sb_check_free_text(enum sb_key_id k, const char *v);
 
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then
  * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */

@@ -43,6 +43,15 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
+static unsigned def_timeout_ms;
+static volatile sig_atomic_t *def_stop;
+
+void sb_spawn_defaults(unsigned timeout_ms, volatile sig_atomic_t *stop)
+{
+	def_timeout_ms = timeout_ms;
+	def_stop = stop;
+}
+
 int sb_spawn_run(struct sb_child *c)
 {
 	int pout[2] = {-1, -1}, perr[2] = {-1, -1};
@@ -53,6 +62,8 @@ int sb_spawn_run(struct sb_child *c)
 	int r;
 	bool piped = c->capture || c->log_fd >= 0;
 	double start = now_s(), term_at = 0;
+	unsigned timeout_ms = c->timeout_ms ? c->timeout_ms : def_timeout_ms;
+	volatile sig_atomic_t *stop = c->stop ? c->stop : def_stop;
 
 	c->out = c->err = NULL;
 	c->out_len = c->err_len = 0;
@@ -146,10 +157,9 @@ int sb_spawn_run(struct sb_child *c)
 		}
 
 		double t = now_s();
-		bool want_stop = (c->timeout_ms && t - start > c->timeout_ms / 1000.0) ||
-				 (c->stop && *c->stop);
+		bool want_stop = (timeout_ms && t - start > timeout_ms / 1000.0) || (stop && *stop);
 		if (want_stop && term_at == 0) {
-			if (c->stop && *c->stop)
+			if (stop && *stop)
 				c->stopped = true;
 			else
 				c->timed_out = true;

@@ -28,6 +28,11 @@ struct sb_child {
 	struct rusage ru;
 };
 
+/* Defaults for children that set no timeout_ms or stop of their own (the
+ * stack steps): a time limit, and a flag that stops them (Ctrl-C during a
+ * build). Process-wide; 0 and NULL (the initial values) for none. */
+void sb_spawn_defaults(unsigned timeout_ms, volatile sig_atomic_t *stop);
+
 /* Start, wait, collect. Returns 0 when the program ran (look at status),
  * -ENOENT when it does not exist, another -errno when it could not start. */
 int sb_spawn_run(struct sb_child *c);

@@ -30,6 +30,23 @@ size_t sb_edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* Two neighbours swapped ("levle" for "level"): the typo that plain edit
+ * distance counts twice. */
+static const char *swapped(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+	for (size_t i = 0; i < n; i++) {
+		if (!cands[i] || strlen(cands[i]) != len)
+			continue;
+		for (size_t k = 0; k + 1 < len; k++)
+			if (word[k] == cands[i][k + 1] && word[k + 1] == cands[i][k] &&
+			    strncmp(word, cands[i], k) == 0 &&
+			    strcmp(word + k + 2, cands[i] + k + 2) == 0)
+				return cands[i];
+	}
+	return NULL;
+}
+
 const char *sb_suggest(const char *word, const char *const *candidates, size_t n)
 {
 	const char *best = NULL;
@@ -49,5 +66,5 @@ const char *sb_suggest(const char *word, const char *const *candidates, size_t n
 			best = candidates[i];
 		}
 	}
-	return best_d <= limit ? best : NULL;
+	return best_d <= limit ? best : swapped(word, candidates, n);
 }

@@ -5,6 +5,7 @@
 #include "workload/devstat.h"
 #include "workload/effconf.h"
 #include "cmd.h"
+#include "util/parse.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/size.h"
@@ -78,15 +79,11 @@ static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops,
 
 static int parse_bool(const char *v, uint64_t *out)
 {
-	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no",
-										    "false", "off"};
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcmp(v, yes[i]) == 0)
-			return *out = 1, 0;
-		if (strcmp(v, no[i]) == 0)
-			return *out = 0, 0;
-	}
-	return -EINVAL;
+	bool b;
+	int r = sb_parse_bool(v, &b);
+	if (r == 0)
+		*out = b;
+	return r;
 }
 
 static const char *type_form(enum sb_wo_type t)
@@ -107,14 +104,9 @@ static const char *type_form(enum sb_wo_type t)
 
 static int parse_value(const struct sb_wl_opt *o, const char *v, uint64_t *out)
 {
-	char *end;
 	switch (o->type) {
 	case SB_WO_UINT:
-		if (!isdigit((unsigned char)*v))
-			return -EINVAL;
-		errno = 0;
-		*out = strtoull(v, &end, 10);
-		return (*end || errno) ? -EINVAL : 0;
+		return sb_parse_uint(v, 0, UINT64_MAX, out);
 	case SB_WO_SIZE:
 		return sb_parse_size(v, out, false, NULL);
 	case SB_WO_DURATION:

@@ -16,7 +16,17 @@ export LOG="$SB_TMP/order.log"
 : >"$LOG"
 expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --repeat 2 -o 'matrix.fs.type=ext4|xfs' \
 	-o "workloads.run=command:$SB_TMP/mark.sh" --results "$SB_TMP/res"
-assert_eq "$(tr '\n' ' ' <"$LOG")" "ext4 xfs ext4 xfs " "interleaved repeats"
+# Interleaved, each round in its own shuffled order, the one result.json
+# records (profile.schedule), from the seed it records.
+want=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["profile"]["schedule"]
+assert s["shuffled"] is True and isinstance(s["seed"], int), s
+assert len(s["rounds"]) == 2 and all(sorted(x) == [0, 1] for x in s["rounds"]), s
+print(" ".join(r["variants"][i]["name"].split("=")[1] for x in s["rounds"] for i in x) + " ")
+' "$SB_TMP/res/result.json") || fail "result.json: no schedule"
+assert_eq "$(tr '\n' ' ' <"$LOG")" "$want" "interleaved repeats in the recorded order"
 assert_contains "$OUT" "$SB_TMP/res" "results directory printed"
 for f in result.json run.log plan.txt; do [ -s "$SB_TMP/res/$f" ] || fail "$f missing"; done
 grep -q '^\$ mkfs.xfs -f /dev/loop' "$SB_TMP/res/run.log" || fail "run.log lacks commands"
@@ -45,3 +55,18 @@ assert "mkfs.xfs" in r["tools"] and "mkfs.ext4" in r["tools"], r["tools"]
 EOP
 nothing_left "results run"
 pass_msg "result.json, run.log, plan.txt; repeats interleaved"
+
+# The same seed gives the same schedule; over seeds both orders occur.
+orders=""
+for seed in 1 2 3 4 5 6; do
+	: >"$LOG"
+	expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --repeat 2 --seed $seed \
+		-o 'matrix.fs.type=ext4|xfs' -o "workloads.run=command:$SB_TMP/mark.sh" --results "$SB_TMP/res-s$seed"
+	got=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["profile"]["schedule"]; print(s["seed"], s["rounds"])' "$SB_TMP/res-s$seed/result.json")
+	assert_contains "$got" "$seed [" "seed $seed recorded"
+	orders+="$(tr '\n' ' ' <"$LOG")|"
+done
+assert_contains "$orders" "xfs ext4" "some round starts with the second variant"
+assert_contains "$orders" "ext4 xfs" "some round starts with the first variant"
+nothing_left "seeded runs"
+pass_msg "repeats shuffled per round from a recorded seed"

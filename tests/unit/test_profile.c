@@ -275,6 +275,48 @@ static void test_shipped(void **state)
 }
 
 /* The first -o workloads.run replaces the profile's list, later ones add. */
+/* Free text never names a device (freetext.c): NULL want = accepted. */
+static void test_free_text(void **state)
+{
+	static const struct {
+		enum sb_key_id key;
+		const char *value, *want;
+	} cases[] = {
+	    {K_FS_MKFS, "-n 4k", NULL},
+	    {K_FS_MKFS, "-i size=512 -m 1 -E lazy_itable_init=0", NULL},
+	    {K_FS_MKFS, "-f -L bench --csum xxhash", NULL},
+	    {K_FS_MKFS, "-O ^has_journal", NULL},
+	    {K_FS_MKFS, "-l size=32m,lazy-count=1", NULL},
+	    {K_FS_MKFS, "/dev/sdb", "'/dev/sdb' names a block device"},
+	    {K_FS_MKFS, "-f /dev/disk/by-id/x", "names a block device"},
+	    {K_FS_MKFS, "-n 4k extra", "'extra' is a positional argument"},
+	    {K_FS_MKFS, "-f extra", "'extra' is a positional argument"},
+	    {K_FS_MKFS, "-l logdev=/x", "'logdev=' names another device"},
+	    {K_FS_MKFS, "-llogdev=/x", "'-llogdev=' names another device"},
+	    {K_FS_MKFS, "-r rtdev=/x,size=1g", "'rtdev=' names another device"},
+	    {K_FS_MKFS, "-d name=/x", "'name=' names another device"},
+	    {K_FS_MKFS, "-J size=64,device=LABEL=j", "'device=' names another device"},
+	    {K_FS_MKFS, "-O journal_dev", "'journal_dev' makes an external journal device"},
+	    {K_FS_MKFS, "-E offset=0,root_owner=/dev/x", "'/dev/x' names a block device"},
+	    {K_MOUNT_OPTIONS, "noatime,logbufs=8,logbsize=256k", NULL},
+	    {K_MOUNT_OPTIONS, "ssd,compress=zstd", NULL},
+	    {K_MOUNT_OPTIONS, "noatime,logdev=/dev/sdc", "'logdev=' names another device"},
+	    {K_MOUNT_OPTIONS, "device=/dev/sdc", "'device=' names another device"},
+	    {K_MOUNT_OPTIONS, "journal_path=/j", "'journal_path=' names another device"},
+	    /* a name in a mount option is no positional */
+	    {K_MOUNT_OPTIONS, "name=x", NULL},
+	    {K_FS_DEVICES, "all", NULL},
+	    {K_FS_DEVICES, "/dev/sdb", "names a block device"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = sb_key_check_value(cases[i].key, cases[i].value);
+		if (!cases[i].want != !m || (m && !strstr(m, cases[i].want)))
+			fail_msg("case %zu '%s': got '%s', want '%s'", i, cases[i].value,
+				 m ? m : "(accepted)", cases[i].want ? cases[i].want : "(accepted)");
+		free(m);
+	}
+}
+
 static void test_workload_overrides(void **state)
 {
 	static const char text[] = "[fs]\ntype = ext4\n[workloads]\nrun = command:a\nrun = command:b\n";
@@ -318,6 +360,7 @@ int main(void)
 	    cmocka_unit_test(test_broken),  cmocka_unit_test(test_overrides),
 	    cmocka_unit_test(test_matrix),  cmocka_unit_test(test_keys_documented),
 	    cmocka_unit_test(test_shipped), cmocka_unit_test(test_workload_overrides),
+	    cmocka_unit_test(test_free_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,463 @@
+/* `stackbench run`: check, confirm, lock, then build, measure and tear down
+ * every variant (src/stack/variant.c) and write the result set. */
+#include "cmd/stack-cmd.h"
+#include "report/report.h"
+#include "result/result.h"
+#include "stack/devlock.h"
+#include "stack/sha256.h"
+#include "stack/state.h"
+#include "stack/variant.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/safefile.h"
+#include "util/spawn.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct sb_opt run_opts[] = {
+    OPT_DEVICES_ROW,
+    OPT_LOOP_ROW,
+    OPT_O_ROW,
+    OPT_QUICK_ROW,
+    OPT_WIPE_ROW,
+    {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
+    {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
+    {"repeat", OPT_REPEAT, "N|auto",
+     "run every variant N times, interleaved in an order shuffled per round (B A C, A C B); "
+     "auto: until the relative standard error of each headline metric is < 2.5% (3 to 10 "
+     "times)"},
+    {"seed", OPT_SEED, "N", "seed of the repeats' shuffled order (recorded in result.json)"},
+    {0},
+};
+
+static volatile sig_atomic_t g_stop, g_wl_stop;
+
+static void on_signal(int sig)
+{
+	g_stop = 1;
+	g_wl_stop = 1;
+}
+
+static void on_alarm(int sig)
+{
+	g_wl_stop = 1;
+}
+
+/* On a terminal: type the device names to go on. */
+static int confirm(struct ctx *c)
+{
+	char line[1024];
+	size_t matched = 0;
+
+	fprintf(stderr, "\nstackbench will DESTROY all data on:\n");
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *d = c->dev[k];
+		_cleanup_free_ char *desc = sb_describe_dev(d);
+		fprintf(stderr, "  %-6s %s\n", c->slots[k].name, desc ? desc : d->path);
+		for (size_t i = 0; i < d->n_sigs; i++)
+			fprintf(stderr, "         signature: %s (%s)%s%s\n", d->sigs[i].type,
+				d->sigs[i].usage ? d->sigs[i].usage : "?",
+				d->sigs[i].label ? " label " : "",
+				d->sigs[i].label ? d->sigs[i].label : "");
+	}
+	if (c->o.yes)
+		return 0;
+	if (!isatty(STDIN_FILENO)) {
+		sb_error(
+		    "refusing: give --yes to destroy these devices (no terminal to confirm on)");
+		return SB_EXIT_REFUSED;
+	}
+	fprintf(stderr, "Type the device names to confirm (e.g. %s): ", c->dev[0]->path);
+	if (!fgets(line, sizeof(line), stdin))
+		return g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_REFUSED;
+	char *save = NULL;
+	for (char *w = strtok_r(line, " \t\n,", &save); w; w = strtok_r(NULL, " \t\n,", &save)) {
+		bool ok = false;
+		for (size_t k = 0; k < c->n_slots; k++)
+			ok |= strcmp(w, c->dev[k]->path) == 0 || strcmp(w, c->dev[k]->name) == 0;
+		if (!ok) {
+			sb_error("refusing: '%s' is not one of the devices", w);
+			return SB_EXIT_REFUSED;
+		}
+		matched++;
+	}
+	if (matched != c->n_slots) {
+		sb_error("refusing: expected all %zu device names", c->n_slots);
+		return SB_EXIT_REFUSED;
+	}
+	return 0;
+}
+/* Holding an exclusive flock on each whole device keeps two runs apart;
+ * every one must succeed, or the run is refused. */
+static int lock_devices(struct ctx *c, struct sb_devlock *l)
+{
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const char *path = c->dev[k]->path;
+		int r = sb_devlock_take(l, c->dev[k], sb_state_dir(), SB_DEVLOCK_WAIT_MS, &g_stop,
+					&path);
+		switch (r) {
+		case 0:
+			continue;
+		case -EBUSY:
+			sb_error("%s: refusing: another stackbench run uses it", path);
+			return SB_EXIT_REFUSED;
+		case -ETIMEDOUT:
+			sb_error("%s: refusing: another program (udev, a tool) has held its "
+				 "lock for %u s",
+				 path, SB_DEVLOCK_WAIT_MS / 1000);
+			return SB_EXIT_REFUSED;
+		case -EINTR:
+			return SB_EXIT_INTERRUPTED;
+		default:
+			sb_error_errno(r, "%s: refusing: cannot lock", path);
+			return SB_EXIT_REFUSED;
+		}
+	}
+	return 0;
+}
+
+static json_object *tool_versions(struct ctx *c)
+{
+	const char *progs[32];
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < c->n_var; i++) {
+		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
+		for (size_t k = 0; k < n; k++) {
+			const char *p = progs[k];
+			json_object *tmp;
+			if (json_object_object_get_ex(o, p, &tmp) || strstr(p, "remove"))
+				continue;
+			/* e2fsprogs and xfsprogs know -V; the others --version. */
+			bool dash_v = strncmp(p, "mkfs.ext", 8) == 0 || strcmp(p, "mkfs.xfs") == 0;
+			const char *argv[] = {p, dash_v ? "-V" : "--version", NULL};
+			struct sb_child ch = {
+			    .argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
+			if (sb_spawn_run(&ch) == 0) {
+				char *s = ch.out_len ? ch.out : ch.err;
+				s[strcspn(s, "\n")] = '\0';
+				json_object_object_add(o, p, json_object_new_string(s));
+			}
+			sb_child_release(&ch);
+		}
+	}
+	return o;
+}
+
+/* Everything the plans need, checked before anything is touched, and all
+ * that is missing reported at once. */
+static int check_programs(struct ctx *c)
+{
+	const char *progs[32], *seen[64];
+	size_t n_seen = 0;
+	bool md = false, dm = false;
+	int missing = 0;
+
+	for (size_t i = 0; i < c->n_var; i++) {
+		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
+		for (size_t s = 0; s < c->plans[i].n; s++) {
+			md |= c->plans[i].steps[s].kind == SB_STEP_MD;
+			dm |= c->plans[i].steps[s].kind == SB_STEP_LV;
+		}
+		for (size_t k = 0; k < n; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < n_seen; j++)
+				dup |= strcmp(seen[j], progs[k]) == 0;
+			if (dup || sb_have_program(progs[k]))
+				continue;
+			if (n_seen < ARRAY_SIZE(seen))
+				seen[n_seen++] = progs[k];
+			const char *pkg = sb_program_package(progs[k]);
+			sb_error("%s: not found%s%s%s", progs[k],
+				 pkg ? " (install the Debian package " : "", pkg ? pkg : "",
+				 pkg ? ")" : "");
+			missing++;
+		}
+	}
+	if (md && access("/proc/mdstat", F_OK) != 0) {
+		sb_error("md: this kernel has no md driver (no /proc/mdstat; "
+			 "try 'modprobe md_mod', or a VM: see tests/vm)");
+		missing++;
+	}
+	if (dm && access("/dev/mapper/control", F_OK) != 0) {
+		sb_error("device-mapper: not available (no /dev/mapper/control; "
+			 "try 'modprobe dm_mod', or a VM: see tests/vm)");
+		missing++;
+	}
+	return missing ? SB_EXIT_FAILED : 0;
+}
+
+static int profile_json(struct ctx *c, struct sb_resultset *set)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	_cleanup_fclose_ FILE *f = fopen(c->profile_path, "re");
+	char hex[65], chunk[4096];
+	size_t got;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -ENOMEM;
+	while (f && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, got, m);
+	fclose(m);
+	sb_sha256_hex(text ? text : "", len, hex);
+	json_object *o = json_object_new_object(), *vars = json_object_new_array();
+	json_object_object_add(o, "path", json_object_new_string(c->profile_path));
+	json_object_object_add(o, "name", json_object_new_string(c->prof->name));
+	json_object_object_add(o, "sha256", json_object_new_string(hex));
+	json_object_object_add(o, "values", sb_config_to_json(&c->prof->base));
+	json_object *ov = json_object_new_array();
+	for (size_t i = 0; i < c->o.n_ov; i++)
+		json_object_array_add(ov, json_object_new_string(c->o.ov[i]));
+	json_object_object_add(o, "overrides", ov);
+	for (size_t i = 0; i < c->n_var; i++) {
+		json_object *v = json_object_new_object();
+		json_object_object_add(v, "name", json_object_new_string(c->var[i].name));
+		json_object_object_add(v, "values", sb_config_to_json(&c->var[i].cfg));
+		json_object_array_add(vars, v);
+	}
+	json_object_object_add(o, "variants", vars);
+	json_object_object_add(o, "loop", json_object_new_boolean(c->o.loop));
+	json_object_object_add(o, "quick", json_object_new_boolean(c->o.quick));
+	set->profile = o;
+	return 0;
+}
+
+/* result.json as sb_resultset_write() makes it, but through the results
+ * directory's fd (checked when opened): never a path that could have been
+ * swapped for a symlink since. */
+static int write_results(const struct sb_resultset *set, int dfd)
+{
+	json_object *o = sb_resultset_to_json(set);
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	if (asprintf(&text, "%s\n",
+		     json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		text = NULL;
+	r = text ? sb_write_at(dfd, "result.json", text, strlen(text), 0644) : -ENOMEM;
+	json_object_put(o);
+	return r;
+}
+
+/* The confirmation can wait indefinitely: what was checked then is checked
+ * again right before the first write of every variant. */
+static int recheck(void *ud)
+{
+	return sb_ctx_recheck(ud);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct ctx c = {.o = {.cmd = "run", .repeat = 1}};
+	struct sb_cmdline cl = {
+	    "run",
+	    "PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
+	    "[--repeat N|auto] [-o SECTION.KEY=VALUE]...",
+	    "Build the stack of every variant, run its workloads, tear it down, and "
+	    "write a result set.",
+	    run_opts,
+	    sb_cmd_on_opt,
+	    &c.o};
+	struct sb_runstate rs = SB_RUNSTATE_INIT;
+	struct sb_resultset *set = NULL;
+	struct sb_devlock locks;
+	int r, code = 0;
+	_cleanup_free_ char *plan_text = NULL;
+	size_t plan_len = 0;
+	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
+	_cleanup_close_ int res_fd = -1;
+
+	sb_devlock_init(&locks);
+	/* Before the probe: a fake tree must not even be read for a run. */
+	r = sb_cmd_check_hooks("run");
+	if (r)
+		return r;
+	r = sb_ctx_setup(&c, &cl, argc, argv, true);
+	if (r) {
+		sb_ctx_free(&c);
+		return r < 0 ? 0 : r;
+	}
+	if (!c.o.loop && !c.o.devices) {
+		sb_ctx_free(&c);
+		return sb_usage_error("run", "give --devices A,B,C or --loop");
+	}
+
+	/* From here on an interruption ends in a teardown, not a dead process. */
+	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed terminal, a closed pipe (run ... | head), SIGQUIT: tear down too. */
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGALRM, &sal, NULL);
+	r = check_programs(&c);
+	if (r)
+		goto out;
+	if (c.o.devices) {
+		r = confirm(&c);
+		if (r == 0)
+			r = lock_devices(&c, &locks);
+		if (r)
+			goto out;
+	}
+	rs.fail_step = fs ? (unsigned)strtoul(fs, NULL, 10) : 0;
+	rs.udev = sb_udev_running();
+
+	/* State: <state>/<run-id>/{lock,journal,*.img,mnt}. */
+	r = sb_runstate_create(&rs, &what);
+	if (r < 0) {
+		bool trust = r == -ELOOP || r == -EPERM || r == -EACCES;
+		sb_error("%s: %s", what, trust ? sb_trust_text(r) : strerror(-r));
+		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+		goto out;
+	}
+
+	/* Results directory, run log, the plan: written as root, so never
+	 * through a symlink, in a directory only we can write. */
+	if (c.o.results) {
+		rs.results = strdup(c.o.results);
+	} else {
+		_cleanup_free_ char *stamp = sb_utc_stamp(1);
+		if (asprintf(&rs.results, "results/%s-%s", stamp, c.prof->name) < 0)
+			rs.results = NULL;
+	}
+	res_fd = rs.results ? sb_dir_open_trusted(rs.results, true, 0755) : -ENOMEM;
+	if (res_fd < 0) {
+		bool trust = res_fd == -ELOOP || res_fd == -EPERM || res_fd == -EACCES;
+		sb_error("%s: cannot use it for the results: %s", rs.results ? rs.results : "?",
+			 sb_trust_text(res_fd));
+		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+		goto out_dir;
+	}
+	rs.log_fd = sb_open_append_at(res_fd, "run.log", 0644);
+	if (rs.log_fd < 0) {
+		sb_error_errno(rs.log_fd, "%s/run.log: cannot create", rs.results);
+		r = SB_EXIT_FAILED;
+		goto out_dir;
+	}
+	FILE *pf = open_memstream(&plan_text, &plan_len);
+	if (pf) {
+		sb_ctx_print_plans(&c, pf);
+		fclose(pf);
+		r = sb_write_at(res_fd, "plan.txt", plan_text, plan_len, 0644);
+		if (r < 0)
+			sb_warn("%s/plan.txt: not written: %s", rs.results, strerror(-r));
+		if (sb_log_level >= SB_LOG_NORMAL)
+			fputs(plan_text, stderr);
+	}
+	dprintf(rs.log_fd, "stackbench %s run %s, profile %s, run id %s\n", SB_VERSION,
+		c.o.loop ? "--loop" : c.o.devices, c.profile_path, rs.run_id);
+
+	set = sb_resultset_new("run");
+	if (!set) {
+		r = SB_EXIT_FAILED;
+		goto out_dir;
+	}
+	json_object_put(set->host);
+	json_object_put(set->tools);
+	json_object_put(set->devices);
+	set->host = sb_host_facts();
+	set->tools = tool_versions(&c);
+	set->devices = json_object_new_array();
+	for (size_t k = 0; c.dev && k < c.n_slots; k++) {
+		json_object *d = sb_device_to_json(c.dev[k]);
+		if (d)
+			json_object_object_add(d, "role", json_object_new_string(c.slots[k].name));
+		json_object_array_add(set->devices, d);
+	}
+	profile_json(&c, set);
+
+	for (size_t i = 0; i < c.n_var; i++)
+		if (!sb_resultset_variant(set, c.var[i].name, json_object_get(c.var[i].params))) {
+			r = SB_EXIT_FAILED;
+			goto out_dir;
+		}
+	{
+		const char *names[SB_DEVLOCK_MAX], *devs[SB_DEVLOCK_MAX];
+		json_object *loop_devices = c.o.loop ? set->devices : NULL;
+		struct sb_vrun vr = {.n_var = c.n_var,
+				     .quick = c.o.quick,
+				     .slot_names = names,
+				     .slot_devs = c.dev ? devs : NULL,
+				     .n_slots = c.n_slots,
+				     .loop_devices = &loop_devices,
+				     .before_first_write = recheck,
+				     .ud = &c,
+				     .rs = &rs,
+				     .stop = &g_stop,
+				     .wl_stop = &g_wl_stop};
+		for (size_t k = 0; k < c.n_slots && k < SB_DEVLOCK_MAX; k++) {
+			names[k] = c.slots[k].name;
+			devs[k] = c.dev ? c.dev[k]->path : NULL;
+		}
+		/* Interleaved so that drift over time hits every variant alike, in
+		 * an order shuffled per round so that no variant always runs right
+		 * after the same one (a cache warmed, a disk left busy). */
+		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
+		bool shuffle = n_rep > 1 && c.n_var > 1;
+		uint64_t seed =
+		    c.o.has_seed ? c.o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
+		json_object_object_add(sched, "seed", json_object_new_uint64(seed));
+		json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
+		json_object_object_add(sched, "rounds", rounds);
+		if (!set->profile)
+			set->profile = json_object_new_object();
+		json_object_object_add(set->profile, "schedule", sched);
+		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
+			size_t order[c.n_var];
+			json_object *round = json_object_new_array();
+			sb_vrun_order(order, c.n_var, seed, rep);
+			more = 0;
+			for (size_t k = 0; k < c.n_var && !code; k++) {
+				size_t i = shuffle ? order[k] : k;
+				if (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep))
+					continue;
+				json_object_array_add(round, json_object_new_int64((int64_t)i));
+				vr.v = &c.var[i];
+				vr.plan = &c.plans[i];
+				vr.index = i;
+				more = 1;
+				code = sb_vrun(&vr, rep, &set->var[i]);
+			}
+			if (json_object_array_length(round))
+				json_object_array_add(rounds, round);
+			else
+				json_object_put(round);
+		}
+	}
+
+	r = write_results(set, res_fd);
+	if (r < 0)
+		sb_error_errno(r, "%s: cannot write result.json", rs.results);
+	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
+		printf("\nresults: %s\n", rs.results);
+	else if (!code)
+		printf("%s\n", rs.results);
+	if (code == SB_EXIT_INTERRUPTED)
+		sb_error("interrupted: torn down");
+	r = code ? code : (r < 0 ? SB_EXIT_FAILED : 0);
+
+out_dir:
+	/* Keep the run directory while its journal says something is left. */
+	code = sb_runstate_remove_dir(&rs);
+	if (code < 0)
+		sb_warn("%s: not removed: %s", rs.run_dir, strerror(-code));
+out:
+	sb_resultset_free(set);
+	sb_runstate_release(&rs);
+	sb_devlock_release(&locks);
+	sb_ctx_free(&c);
+	return r;
+}

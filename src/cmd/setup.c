@@ -1,0 +1,434 @@
+/* Shared by plan and run: options, the profile with its overrides and
+ * variants, the named devices matched to roles and checked, the plans. */
+#include "cmd/stack-cmd.h"
+#include "stack/devlock.h"
+#include "stack/roles.h"
+#include "stack/state.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/parse.h"
+#include "util/safefile.h"
+#include "util/size.h"
+
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+int sb_cmd_on_opt(int key, const char *arg, void *ud)
+{
+	struct opts *o = ud;
+	switch (key) {
+	case OPT_DEVICES:
+		o->devices = arg;
+		return 0;
+	case OPT_LOOP:
+		o->loop = true;
+		return 0;
+	case OPT_YES:
+		o->yes = true;
+		return 0;
+	case OPT_WIPE:
+		o->wipe = true;
+		return 0;
+	case OPT_QUICK:
+		o->quick = true;
+		return 0;
+	case OPT_ALL:
+		o->all = true;
+		return 0;
+	case OPT_RESULTS:
+		o->results = arg;
+		return 0;
+	case OPT_REPEAT: {
+		uint64_t n = 0;
+		/* auto, 0: until the RSE is low, see result.h */
+		if (strcmp(arg, "auto") != 0 && sb_parse_uint(arg, 1, 1000, &n) < 0)
+			return sb_usage_error(
+			    o->cmd,
+			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
+		o->repeat = (unsigned)n;
+		return 0;
+	}
+	case OPT_SEED:
+		if (sb_parse_uint(arg, 0, UINT64_MAX, &o->seed) < 0)
+			return sb_usage_error(o->cmd, "--seed: expected a whole number, got '%s'",
+					      arg);
+		o->has_seed = true;
+		return 0;
+	case OPT_OVERRIDE: {
+		const char **n = realloc(o->ov, (o->n_ov + 1) * sizeof(*n));
+		if (!n)
+			return SB_EXIT_FAILED;
+		o->ov = n;
+		n[o->n_ov++] = arg;
+		return 0;
+	}
+	}
+	return SB_EXIT_USAGE;
+}
+
+void sb_ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; c->plans && i < c->n_var; i++)
+		sb_plan_free(&c->plans[i]);
+	free(c->plans);
+	free(c->dev);
+	sb_probe_free(c->probe);
+	free(c->slots);
+	sb_pvariants_free(c->var, c->n_var);
+	sb_profile_free(c->prof);
+	free(c->profile_path);
+	free(c->o.ov);
+}
+
+static int load_profile(struct ctx *c, const char *arg)
+{
+	char *err = NULL;
+	int r;
+
+	c->profile_path = sb_profile_find(arg);
+	if (!c->profile_path) {
+		sb_error("%s: no such profile (looked in %s; see 'stackbench list profiles')", arg,
+			 sb_profile_dirs_text());
+		return SB_EXIT_USAGE;
+	}
+	/* run follows the profile as root: one that others can write is not
+	 * the user's word. */
+	if (strcmp(c->o.cmd, "run") == 0 && sb_file_trusted(c->profile_path, false) == -EACCES) {
+		sb_error("%s: refusing: writable by group or others (chmod go-w it)",
+			 c->profile_path);
+		return SB_EXIT_USAGE;
+	}
+	r = sb_profile_load(c->profile_path, &c->prof, &err);
+	for (size_t i = 0; r == 0 && i < c->o.n_ov; i++)
+		r = sb_profile_override(c->prof, c->o.ov[i], &err);
+	if (r == 0)
+		r = sb_profile_variants(c->prof, &c->var, &c->n_var, &err);
+	if (r < 0) {
+		if (err)
+			sb_error("%s", err);
+		else
+			sb_error_errno(r, "%s", c->profile_path);
+		free(err);
+		return SB_EXIT_USAGE;
+	}
+	r = sb_plan_slots(&c->var[0].cfg, &c->slots, &c->n_slots);
+	return r < 0 ? SB_EXIT_FAILED : 0;
+}
+
+char *sb_describe_dev(const struct sb_device *d)
+{
+	char sz[16], *s = NULL;
+	if (asprintf(&s, "%s (%s%s%s, serial %s, %s, %s%s)", d->path, d->vendor ? d->vendor : "",
+		     d->vendor ? " " : "", d->model ? d->model : "unknown model",
+		     d->serial ? d->serial : "unknown", sb_format_size(d->size, sz, sizeof(sz)),
+		     sb_class_name(d->cls),
+		     /* a loop device plays the role its flag says */
+		     d->cls == SB_CLASS_LOOP || d->cls == SB_CLASS_VIRTUAL
+			 ? (d->rotational ? ", rotational" : ", non-rotational")
+			 : "") < 0)
+		return NULL;
+	return s;
+}
+
+static const char *same_disk_why(const struct sb_device *a, const struct sb_device *b)
+{
+	if (a->major == b->major && a->minor == b->minor)
+		return "the same device";
+	if ((a->parent && strcmp(a->parent, b->name) == 0) ||
+	    (b->parent && strcmp(b->parent, a->name) == 0))
+		return "a disk and its own partition";
+	if (a->serial && b->serial && strcmp(a->serial, b->serial) == 0)
+		return "the same disk (same serial)";
+	return "the same backing file";
+}
+
+/* Adds the refusal the probe cannot know: another program holds d (or, for
+ * a partition, its disk) open O_EXCL. Skipped when the verdict already has
+ * the claim's cause (a mount, holders, swap, a partition in use). */
+static int check_exclusive(struct sb_device *d)
+{
+	const unsigned claimed = SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP |
+				 SB_REFUSE_PARTITIONS | SB_REFUSE_DISK;
+	char whole[300];
+	const char *what = d->path;
+	int r;
+
+	if ((d->refuse & claimed) || geteuid() != 0)
+		return 0;
+	r = sb_devlock_excl_check(d->path);
+	if (r == 0 && d->is_partition && d->parent) {
+		snprintf(whole, sizeof(whole), "/dev/%s", d->parent);
+		if (access(whole, F_OK) == 0 && (r = sb_devlock_excl_check(whole)) == -EBUSY)
+			what = whole;
+	}
+	if (r != -EBUSY)
+		return 0;
+	struct stat st;
+	_cleanup_free_ char *h =
+	    stat(what, &st) == 0 && S_ISBLK(st.st_mode)
+		? sb_devlock_holders(what == d->path ? d->name : d->parent, st.st_rdev)
+		: NULL;
+	_cleanup_free_ char *s = NULL;
+	if (asprintf(&s, "%s%s is held open exclusively by %s", what == d->path ? "" : "its disk ",
+		     what == d->path ? "it" : what,
+		     h ? h : "another program (holder not found)") < 0)
+		return -ENOMEM;
+	return sb_device_refuse(d, SB_REFUSE_EXCL, s);
+}
+
+/* Every reason for every device, then one verdict. */
+static int check_devices(struct ctx *c, struct sb_device **dev, bool enforce)
+{
+	int refused = 0;
+
+	for (size_t k = 0; k < c->n_slots; k++) {
+		struct sb_device *d = dev[k];
+		if (check_exclusive(d) < 0)
+			return SB_EXIT_FAILED;
+		for (size_t i = 0; d->reasons && d->reasons[i]; i++) {
+			if (c->o.wipe && d->reason_bits[i] == SB_REFUSE_SIGNATURES)
+				continue;
+			if (enforce)
+				sb_error("%s: refusing: %s", d->path, d->reasons[i]);
+			else
+				sb_warn("%s: run would refuse it: %s", d->path, d->reasons[i]);
+			refused++;
+		}
+		if (d->refuse == SB_REFUSE_SIGNATURES && !c->o.wipe && enforce)
+			sb_info("%s: --wipe accepts a device whose signatures may be destroyed",
+				d->path);
+	}
+	return refused && enforce ? SB_EXIT_REFUSED : 0;
+}
+
+int sb_ctx_recheck(struct ctx *c)
+{
+	const char *names[SB_DEVLOCK_MAX];
+	struct sb_device *now[SB_DEVLOCK_MAX];
+	struct sb_probe *p = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!c->dev)
+		return 0;
+	for (size_t k = 0; k < c->n_slots && n + 1 < SB_DEVLOCK_MAX; k++)
+		names[n++] = c->dev[k]->path;
+	names[n] = NULL;
+	r = sb_probe_scan(names, &p, NULL);
+	if (r < 0) {
+		sb_error_errno(r, "re-probe before the first write");
+		return r == -ENODEV ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	}
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *was = c->dev[k];
+		now[k] = sb_probe_find(p, was->path);
+		/* Replaced during the confirmation (a re-plugged disk under the
+		 * same name, another file behind the loop device)? */
+		if (!now[k] || now[k]->major != was->major || now[k]->minor != was->minor ||
+		    now[k]->size != was->size || (was->serial && !now[k]->serial) ||
+		    (was->serial && strcmp(was->serial, now[k]->serial) != 0) ||
+		    now[k]->backing_ino != was->backing_ino ||
+		    now[k]->backing_dev != was->backing_dev) {
+			sb_error("%s: refusing: not the device that was checked and confirmed "
+				 "(it changed since)",
+				 was->path);
+			sb_probe_free(p);
+			return SB_EXIT_REFUSED;
+		}
+	}
+	r = check_devices(c, now, true);
+	sb_probe_free(p);
+	return r;
+}
+
+int sb_cmd_check_hooks(const char *cmd)
+{
+	const char *root = getenv("STACKBENCH_PROBE_ROOT"), *fs = getenv("STACKBENCH_FAIL_STEP");
+	const char *sd = getenv("STACKBENCH_STATE_DIR");
+	char real[PATH_MAX] = "";
+
+	/* The probe would take its facts from a fake tree while the steps act
+	 * on the real devices: a mounted device would pass every check. */
+	if (root && *root) {
+		sb_error("%s: refusing: STACKBENCH_PROBE_ROOT is set (%s); it is a test hook of "
+			 "'probe' only (unset it)",
+			 cmd, root);
+		return SB_EXIT_USAGE;
+	}
+	/* Fault injection makes a step fail and the run tear down: tests need
+	 * it (on loop devices and in the VM), a real run never. A test is told
+	 * by its own state directory. */
+	if (sd && !realpath(sd, real)) /* not there yet: its name as given */
+		snprintf(real, sizeof(real), "%.*s", (int)strcspn(sd, "\0"), sd);
+	for (size_t n = strlen(real); sd && n > 1 && real[n - 1] == '/'; n--)
+		real[n - 1] = '\0';
+	if (strcmp(cmd, "run") == 0 && fs && *fs &&
+	    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
+		sb_error("run: refusing: STACKBENCH_FAIL_STEP is a test hook, honoured only with a "
+			 "test's own STACKBENCH_STATE_DIR (unset it)");
+		return SB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Probe the named devices, match them to roles and check each one. Returns
+ * 0, or the exit code after saying why. */
+static int resolve_devices(struct ctx *c, bool enforce)
+{
+	_cleanup_free_ char *copy = strdup(c->o.devices);
+	const char *names[65];
+	struct sb_device *devs[65];
+	size_t nd = 0, assign[65];
+	const char *missing = NULL;
+	char *save = NULL, *why = NULL;
+	int r;
+
+	if (!copy)
+		return SB_EXIT_FAILED;
+	for (char *w = strtok_r(copy, ",", &save); w && nd < 64; w = strtok_r(NULL, ",", &save))
+		names[nd++] = w;
+	names[nd] = NULL;
+	if (nd == 0)
+		return sb_usage_error(c->o.cmd,
+				      "--devices: expected device paths such as /dev/sdb,/dev/sdc");
+	r = sb_probe_scan(names, &c->probe, &missing);
+	if (r == -ENODEV) {
+		sb_error("%s: no such block device", missing ? missing : "?");
+		return SB_EXIT_USAGE;
+	}
+	if (r < 0) {
+		sb_error_errno(r, "probe");
+		return SB_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		devs[i] = sb_probe_find(c->probe, names[i]);
+		if (!devs[i]) {
+			sb_error("%s: no such block device", names[i]);
+			return SB_EXIT_USAGE;
+		}
+	}
+	/* One disk under two names (the same node twice, a symlink, multipath,
+	 * the same file behind two loop devices) would be written twice over. */
+	for (size_t i = 0; i < nd; i++)
+		for (size_t k = 0; k < i; k++)
+			if (sb_device_same_disk(devs[k], devs[i])) {
+				sb_error("%s: refusing: named twice in --devices (%s is %s)",
+					 names[i], names[k], same_disk_why(devs[k], devs[i]));
+				return SB_EXIT_REFUSED;
+			}
+	r = sb_match_roles(c->slots, c->n_slots, devs, nd, assign, &why);
+	if (r < 0) {
+		sb_error("%s: refusing: %s", c->prof->name, why ? why : "roles do not match");
+		free(why);
+		return SB_EXIT_REFUSED;
+	}
+	c->dev = calloc(c->n_slots, sizeof(*c->dev));
+	if (!c->dev)
+		return SB_EXIT_FAILED;
+	for (size_t k = 0; k < c->n_slots; k++)
+		c->dev[k] = devs[assign[k]];
+	for (size_t i = 0; i < nd; i++) {
+		bool used = false;
+		for (size_t k = 0; k < c->n_slots; k++)
+			used |= c->dev[k] == devs[i];
+		if (!used)
+			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
+	}
+	return check_devices(c, c->dev, enforce);
+}
+
+static int build_plans(struct ctx *c)
+{
+	const char *paths[65];
+	c->plans = calloc(c->n_var, sizeof(*c->plans));
+	if (!c->plans)
+		return SB_EXIT_FAILED;
+	for (size_t k = 0; k < c->n_slots && c->dev; k++)
+		paths[k] = c->dev[k]->path;
+	for (size_t i = 0; i < c->n_var; i++) {
+		struct sb_plan_in in = {.loop = c->o.loop, .quick = c->o.quick};
+		char *err = NULL;
+		int r;
+		if (!c->o.loop) {
+			in.devs = paths;
+			in.n_devs = c->n_slots;
+		}
+		r = sb_plan_build(&c->var[i].cfg, &in, &c->plans[i], &err);
+		if (r < 0) {
+			sb_error("%s: %s", c->prof->path, err ? err : strerror(-r));
+			free(err);
+			return SB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x)
+{
+	for (size_t k = 0; k < c->n_slots; k++)
+		if (c->dev)
+			sb_exec_set_var(x, c->slots[k].name, c->dev[k]->path);
+}
+
+void sb_ctx_print_plans(struct ctx *c, FILE *out)
+{
+	fprintf(out, "profile %s (%s): %zu variant%s\n", c->prof->name, c->prof->path, c->n_var,
+		c->n_var == 1 ? "" : "s");
+	for (size_t k = 0; k < c->n_slots; k++) {
+		if (c->dev) {
+			_cleanup_free_ char *d = sb_describe_dev(c->dev[k]);
+			fprintf(out, "  %-6s %s\n", c->slots[k].name, d ? d : c->dev[k]->path);
+		} else if (c->o.loop) {
+			fprintf(out, "  %-6s loop device (%s)\n", c->slots[k].name,
+				c->slots[k].role == SB_ROLE_HDD ? "rotational" : "non-rotational");
+		} else {
+			fprintf(out, "  %-6s a %s device (give --devices or --loop)\n",
+				c->slots[k].name, sb_role_names[c->slots[k].role]);
+		}
+	}
+	for (size_t i = 0; i < c->prof->n_dropped; i++)
+		fprintf(out, "left out: %s\n", c->prof->dropped[i]);
+	for (size_t i = 0; i < c->n_var; i++) {
+		struct sb_exec x;
+		sb_exec_init(&x);
+		x.dry_run = true;
+		x.out = out;
+		sb_ctx_set_device_vars(c, &x);
+		fprintf(out, "\nvariant %zu/%zu: %s\n", i + 1, c->n_var, c->var[i].name);
+		sb_exec_plan(&x, &c->plans[i]);
+		for (size_t w = 0; w < c->var[i].cfg.n_workloads; w++)
+			fprintf(out, "      %-13s %s\n", "workload", c->var[i].cfg.workloads[w]);
+		fprintf(out, "      %-13s undo steps %zu..1\n", "teardown", c->plans[i].n);
+		sb_exec_release(&x);
+	}
+}
+
+int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **argv, bool enforce)
+{
+	char **rest;
+	int n, r;
+
+	r = sb_opt_parse(cl, argc, argv, &rest, &n);
+	if (r)
+		return r < 0 ? -1 : r;
+	if (n != 1)
+		return sb_usage_error(
+		    c->o.cmd,
+		    n ? "expected one PROFILE, got %d arguments"
+		      : "expected a PROFILE (a file or a name from 'stackbench list profiles')",
+		    n);
+	if (c->o.loop && c->o.devices)
+		return sb_usage_error(c->o.cmd, "give either --devices or --loop, not both");
+	r = load_profile(c, rest[0]);
+	if (r)
+		return r;
+	if (c->o.devices) {
+		r = resolve_devices(c, enforce);
+		if (r)
+			return r;
+	}
+	return build_plans(c);
+}

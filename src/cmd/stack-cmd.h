@@ -1,0 +1,97 @@
+/* What the stack commands (plan, run, teardown) share: their options, and
+ * the context of a profile resolved against devices (src/cmd/setup.c). */
+#pragma once
+
+#include "cmd.h"
+#include "probe/probe.h"
+#include "profile/profile.h"
+#include "stack/stack.h"
+#include "util/opt.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+	OPT_DEVICES = 'd',
+	OPT_OVERRIDE = 'o',
+	OPT_YES = 'y',
+	OPT_LOOP = 256,
+	OPT_WIPE,
+	OPT_RESULTS,
+	OPT_QUICK,
+	OPT_REPEAT,
+	OPT_ALL,
+	OPT_SEED,
+};
+
+struct opts {
+	const char *cmd;
+	const char *devices;
+	bool loop, yes, wipe, quick, all;
+	const char *results;
+	unsigned repeat;
+	bool has_seed;
+	uint64_t seed;
+	const char **ov;
+	size_t n_ov;
+};
+
+/* The option callback of all three commands (ud: struct opts). */
+int sb_cmd_on_opt(int key, const char *arg, void *ud);
+
+#define OPT_DEVICES_ROW                                                                            \
+	{                                                                                          \
+		"devices", OPT_DEVICES, "A,B,C",                                                   \
+		    "the devices, in role order (or matched by class)"                             \
+	}
+#define OPT_LOOP_ROW                                                                               \
+	{                                                                                          \
+		"loop", OPT_LOOP, NULL,                                                            \
+		    "build on loop devices backed by sparse files (no confirmation)"               \
+	}
+#define OPT_O_ROW                                                                                  \
+	{                                                                                          \
+		"set", OPT_OVERRIDE, "SECTION.KEY=VALUE",                                          \
+		    "override a profile value (-o; matrix.SECTION.KEY=A|B for a matrix)"           \
+	}
+#define OPT_QUICK_ROW                                                                              \
+	{                                                                                          \
+		"quick", OPT_QUICK, NULL, "small loop devices and quick workloads (CI)"            \
+	}
+#define OPT_WIPE_ROW                                                                               \
+	{                                                                                          \
+		"wipe", OPT_WIPE, NULL,                                                            \
+		    "accept devices that carry signatures (they are destroyed)"                    \
+	}
+
+/* Everything plan and run share: profile, variants, devices, plans. */
+struct ctx {
+	struct opts o;
+	char *profile_path;
+	struct sb_profile *prof;
+	struct sb_pvariant *var;
+	size_t n_var;
+	struct sb_slot *slots;
+	size_t n_slots;
+	struct sb_probe *probe;
+	struct sb_device **dev; /* per slot (real devices only) */
+	struct sb_plan *plans;	/* per variant */
+};
+
+void sb_ctx_free(struct ctx *c);
+/* Options, profile, devices (checked; enforce: refusals are errors, not
+ * warnings), plans. Returns 0, -1 (help printed: exit 0) or an exit code. */
+int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **argv, bool enforce);
+/* "/dev/sdb (ATA Model, serial X, 1.0G, ssd)" (malloc'ed). */
+char *sb_describe_dev(const struct sb_device *d);
+/* The listing `plan` prints and `run` shows first: the executor's dry-run. */
+void sb_ctx_print_plans(struct ctx *c, FILE *out);
+/* The slot names as variables ("ssd" -> "/dev/sdb") of an executor. */
+void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x);
+/* Right before the first write: probe the devices again, check that they
+ * are the ones confirmed, and run every check again (exit code, reported). */
+int sb_ctx_recheck(struct ctx *c);
+/* Test hooks never weaken a real run: STACKBENCH_PROBE_ROOT is refused by
+ * run and teardown, STACKBENCH_FAIL_STEP by run unless the state directory
+ * is a test's own. 0, or the exit code after saying why. */
+int sb_cmd_check_hooks(const char *cmd);

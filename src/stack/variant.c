@@ -1,0 +1,175 @@
+/* Running one variant once: journal open, steps, workloads (with the time
+ * limit), and the teardown from the journal, the same way `teardown` does
+ * it. Whatever happens after the journal is open ends in that teardown. */
+#include "stack/variant.h"
+#include "cmd.h"
+#include "probe/probe.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/spawn.h"
+#include "workload/workload.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
+{
+	uint64_t st = seed ^ ((uint64_t)round * 0xd1b54a32d192ed03ULL);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(splitmix64(&st) % i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
+{
+	const struct sb_pvariant *v = vr->v;
+	struct sb_runstate *rs = vr->rs;
+	struct sb_exec x, u;
+	struct sb_wl_result **wl = NULL;
+	size_t n_wl = 0;
+	int r, code = 0;
+	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
+	uint64_t limit_ms = sb_cfg_u64(&v->cfg, K_WL_TIME_LIMIT);
+
+	sb_info("variant %zu/%zu (repeat %u): %s", vr->index + 1, vr->n_var, rep + 1, v->name);
+	dprintf(rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
+	sb_exec_init(&x);
+	x.log_fd = rs->log_fd;
+	x.stop = vr->stop;
+	x.fail_step = rs->fail_step;
+	x.udev = rs->udev;
+	sb_exec_set_var(&x, "run", rs->run_dir);
+	sb_exec_set_var(&x, "id", rs->run_id);
+	for (size_t k = 0; vr->slot_devs && k < vr->n_slots; k++)
+		sb_exec_set_var(&x, vr->slot_names[k], vr->slot_devs[k]);
+	r = sb_journal_open(rs->journal, rs->run_id, &x.j);
+	if (r < 0) {
+		sb_error_errno(r, "%s: cannot create the journal", rs->journal);
+		sb_exec_release(&x);
+		return SB_EXIT_FAILED;
+	}
+	/* The steps' programs: a time limit, and stopped (their process group)
+	 * on a signal; the teardown's below only by their time limit. */
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, vr->stop);
+	r = vr->before_first_write ? vr->before_first_write(vr->ud) : 0;
+	if (r) {
+		code = r;
+		r = -ECANCELED;
+	} else {
+		r = sb_exec_plan(&x, vr->plan);
+		if (r < 0) {
+			sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
+			code = *vr->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+		}
+	}
+
+	if (r == 0 && vr->loop_devices && *vr->loop_devices) {
+		/* The loop devices as the probe sees them, for result.json. */
+		const char *only[65];
+		size_t n = 0;
+		struct sb_probe *p = NULL;
+		for (size_t k = 0; k < vr->n_slots && n < 64; k++) {
+			const char *d = sb_exec_var(&x, vr->slot_names[k]);
+			if (d && strncmp(d, "/dev/loop", 9) == 0)
+				only[n++] = d;
+		}
+		only[n] = NULL;
+		if (n && sb_probe_scan(only, &p, NULL) == 0) {
+			for (size_t i = 0; i < p->n; i++)
+				json_object_array_add(*vr->loop_devices,
+						      sb_device_to_json(&p->dev[i]));
+			sb_probe_free(p);
+		}
+		*vr->loop_devices = NULL;
+	}
+
+	if (r == 0) {
+		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
+		for (size_t w = 0; w < v->cfg.n_workloads && !*vr->stop; w++) {
+			const char *spec = v->cfg.workloads[w];
+			struct sb_wl_env env = {.dir = mnt,
+						.quick = vr->quick,
+						.log_fd = rs->log_fd,
+						.stop = vr->wl_stop};
+			struct sb_wl_result *res = NULL;
+			char *err = NULL;
+
+			*vr->wl_stop = *vr->stop;
+			sb_info("workload %s", spec);
+			dprintf(rs->log_fd, "== workload %s in %s\n", spec, mnt);
+			if (limit_ms)
+				alarm((unsigned)((limit_ms + 999) / 1000));
+			r = sb_workload_run(spec, &env, &res, &err);
+			alarm(0);
+			if (res) {
+				if (*vr->wl_stop && !*vr->stop)
+					res->flags |= SB_RES_INCOMPLETE;
+				struct sb_wl_result **nw = realloc(wl, (n_wl + 1) * sizeof(*nw));
+				if (nw) {
+					wl = nw;
+					wl[n_wl++] = res;
+				} else {
+					sb_wl_result_free(res);
+				}
+			}
+			if (r < 0 && *vr->wl_stop && !*vr->stop) {
+				/* The time limit: keep what was measured, go on. */
+				sb_warn("%s: workload %s stopped by workloads.time-limit", v->name,
+					spec);
+				dprintf(rs->log_fd, "!! workload %s: stopped by the time limit\n",
+					spec);
+				free(err);
+				continue;
+			}
+			if (r < 0) {
+				sb_error("%s: %s", v->name, err ? err : strerror(-r));
+				dprintf(rs->log_fd, "!! workload %s: %s\n", spec,
+					err ? err : strerror(-r));
+				code = *vr->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+				free(err);
+				break;
+			}
+			free(err);
+		}
+		if (*vr->stop && !code)
+			code = SB_EXIT_INTERRUPTED;
+	}
+	sb_journal_close(x.j);
+	x.j = NULL;
+	sb_exec_release(&x);
+
+	/* Teardown from the journal, the same way `teardown` does it. */
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, NULL);
+	sb_exec_init(&u);
+	u.log_fd = rs->log_fd;
+	u.udev = rs->udev;
+	dprintf(rs->log_fd, "== teardown\n");
+	r = sb_exec_undo_journal(&u, rs->journal);
+	if (r < 0) {
+		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
+			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
+		/* An interruption stays one; anything else is a failure. */
+		if (code != SB_EXIT_INTERRUPTED)
+			code = SB_EXIT_FAILED;
+	}
+	sb_exec_release(&u);
+	sb_variant_add_repeat(rv, rep, wl, n_wl);
+	if (rv->n_rep) {
+		free(rv->rep[rv->n_rep - 1].started);
+		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
+	}
+	free(wl);
+	return code;
+}

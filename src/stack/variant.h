@@ -1,0 +1,45 @@
+/* Running one variant once (variant.c): build its stack from the plan, run
+ * its workloads in the mounted file system, tear it down from the journal. */
+#pragma once
+
+#include "profile/profile.h"
+#include "result/result.h"
+#include "stack/stack.h"
+#include "stack/state.h"
+
+#include <json-c/json.h>
+#include <signal.h>
+
+struct sb_vrun {
+	const struct sb_pvariant *v;
+	const struct sb_plan *plan;
+	size_t index, n_var; /* for messages: "variant 2/3" */
+	bool quick;
+	/* Device variables: slot names, and their devices (NULL with --loop). */
+	const char *const *slot_names;
+	const char *const *slot_devs;
+	size_t n_slots;
+	/* Non-NULL: the loop devices the plan made, as probed, are added to it
+	 * (for result.json), and it is set to NULL. */
+	json_object **loop_devices;
+	/* Called right before the first step, after the journal is open: a
+	 * non-zero return (an exit code, reported) stops the variant there. */
+	int (*before_first_write)(void *ud);
+	void *ud;
+	struct sb_runstate *rs;
+	volatile sig_atomic_t *stop;	/* a signal: tear down and end */
+	volatile sig_atomic_t *wl_stop; /* the workload time limit or a signal */
+};
+
+/* The time limit of every external program of a step (mkfs on a large disk
+ * with discard is the slowest): then SIGTERM, SIGKILL, and the step fails. */
+#define SB_STEP_TIMEOUT_MS (30u * 60 * 1000)
+
+/* The order of the n variants in round `round` of repeats: a permutation of
+ * 0..n-1 shuffled from (seed, round) alone (splitmix64, Fisher-Yates), so
+ * that a seed recorded in result.json gives the same schedule again. */
+void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round);
+
+/* Returns 0, or an exit code after reporting. The repeat's results are
+ * added to rv. */
+int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv);

@@ -1,0 +1,91 @@
+/* See parse.h. */
+#include "util/parse.h"
+#include "util/macro.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+int sb_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false",
+										    "off", "0"};
+	for (size_t i = 0; s && i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = true, 0;
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = false, 0;
+	}
+	return -EINVAL;
+}
+
+int sb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (const char *c = s; *c; c++) {
+		if (!isdigit((unsigned char)*c))
+			return -EINVAL;
+		unsigned d = (unsigned)(*c - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, size_t nlen)
+{
+	char found[64] = "";
+	size_t nwords = 0, off = 0;
+	bool bracketed = false;
+
+	if (names && nlen)
+		names[0] = '\0';
+	if (!text)
+		return -EINVAL;
+	for (const char *p = text; *p;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		const char *e = p;
+		while (*e && !isspace((unsigned char)*e))
+			e++;
+		size_t n = (size_t)(e - p);
+		bool br = n >= 2 && p[0] == '[' && p[n - 1] == ']';
+		const char *w = br ? p + 1 : p;
+		size_t wn = br ? n - 2 : n;
+		if (!wn || memchr(w, '[', wn) || memchr(w, ']', wn))
+			return -EINVAL;
+		if (br) {
+			if (bracketed || wn >= sizeof(found))
+				return -EINVAL; /* two in use */
+			bracketed = true;
+			snprintf(found, sizeof(found), "%.*s", (int)wn, w);
+		} else if (nwords == 0 && wn < sizeof(found)) {
+			snprintf(found, sizeof(found), "%.*s", (int)wn, w);
+		}
+		if (names && nlen) {
+			int k =
+			    snprintf(names + off, nlen - off, "%s%.*s", off ? " " : "", (int)wn, w);
+			if (k < 0 || (size_t)k >= nlen - off)
+				return -ENOBUFS;
+			off += (size_t)k;
+		}
+		nwords++;
+		p = e;
+	}
+	if (nwords == 0 || (!bracketed && nwords > 1))
+		return -EINVAL;
+	if (strlen(found) >= len)
+		return -ENOBUFS;
+	snprintf(cur, len, "%s", found);
+	return 0;
+}

@@ -1,0 +1,131 @@
+/* Safe files for a process running as root: nothing is opened through a
+ * symlink another user could have planted, and directories another user
+ * can write (and so plant one in) are refused. */
+#include "util/safefile.h"
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *sb_trust_text(int r)
+{
+	switch (r) {
+	case -ELOOP:
+		return "is a symbolic link (refused: give the real directory)";
+	case -EPERM:
+		return "is owned by another user (refused: it could be changed under us)";
+	case -EACCES:
+		return "is writable by group or others (refused: chmod go-w it)";
+	case -ENOTDIR:
+		return "is not a directory";
+	}
+	return strerror(-r);
+}
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return negerrno();
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return negerrno();
+	return 0;
+}
+
+static int check_owner_mode(const struct stat *st, bool owner_too)
+{
+	if (owner_too && st->st_uid != geteuid())
+		return -EPERM;
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return -EACCES;
+	return 0;
+}
+
+int sb_dir_open_trusted(const char *path, bool create, mode_t mode)
+{
+	struct stat st;
+	int r = 0;
+
+	if (create && (r = mkdir_parents(path, mode)) < 0)
+		return r;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = negerrno();
+		/* O_NOFOLLOW on a symlink to a directory: ENOTDIR (with
+		 * O_DIRECTORY) or ELOOP; say which it is. */
+		if ((r == -ENOTDIR || r == -ELOOP) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return r;
+	}
+	if (fstat(fd, &st) < 0)
+		r = negerrno();
+	else
+		r = check_owner_mode(&st, true);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int sb_file_trusted(const char *path, bool owner_too)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return negerrno();
+	return check_owner_mode(&st, owner_too);
+}
+
+int sb_write_at(int dfd, const char *name, const void *data, size_t len, mode_t mode)
+{
+	char tmp[300];
+	int r = 0;
+
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	unlinkat(dfd, tmp, 0); /* our own leftover from a killed run with our pid */
+	_cleanup_close_ int fd =
+	    openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return negerrno();
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, (const char *)data + off, len - off);
+		if (n < 0) {
+			r = negerrno();
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = negerrno();
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = negerrno();
+	if (r < 0)
+		unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+int sb_open_append_at(int dfd, const char *name, mode_t mode)
+{
+	int fd = openat(dfd, name,
+			O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
+	struct stat st;
+	if (fd < 0)
+		return negerrno();
+	/* Not a device or fifo someone left there under that name. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}

@@ -1,0 +1,32 @@
+/* Files written as root, safely (safefile.c): directories opened without
+ * following a symlink and checked to be the caller's and writable by no
+ * one else; files created inside them through the directory's fd with
+ * O_NOFOLLOW|O_EXCL, under a temporary name renamed into place. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Why a directory is not trusted (static text for messages). */
+const char *sb_trust_text(int r);
+
+/* Opens path as a directory (created with mode, parents too, when create):
+ * the last component must not be a symlink (-ELOOP), it must be owned by
+ * the caller (-EPERM) and not writable by group or others (-EACCES).
+ * Returns the fd (O_CLOEXEC) or -errno. */
+int sb_dir_open_trusted(const char *path, bool create, mode_t mode);
+
+/* Is this file's mode and owner acceptable for a profile a root run
+ * follows: not writable by group or others. owner_too: also owned by the
+ * caller. 0, -EACCES or -EPERM. */
+int sb_file_trusted(const char *path, bool owner_too);
+
+/* Writes data to dfd/name: a temporary file created O_EXCL|O_NOFOLLOW,
+ * written, fsynced and renamed over name (a symlink there is replaced,
+ * never followed). 0 or -errno. */
+int sb_write_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
+
+/* Opens dfd/name for appending, creating it, never through a symlink.
+ * Returns the fd or -errno. */
+int sb_open_append_at(int dfd, const char *name, mode_t mode);

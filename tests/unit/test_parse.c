@@ -1,0 +1,163 @@
+/* The one value parser (src/util/parse.c, size.c) shared by profiles,
+ * workload specs and the command line, the one "did you mean", and the one
+ * scheduler parser: table-driven. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "profile/profile.h"
+#include "util/parse.h"
+#include "util/suggest.h"
+#include "workload/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_bool(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		bool want;
+	} cases[] = {
+	    {"yes", 0, true},  {"Yes", 0, true},     {"TRUE", 0, true}, {"on", 0, true},
+	    {"1", 0, true},    {"no", 0, false},     {"Off", 0, false}, {"false", 0, false},
+	    {"0", 0, false},   {"", -EINVAL, 0},     {"y", -EINVAL, 0}, {"yes ", -EINVAL, 0},
+	    {"2", -EINVAL, 0}, {"nope", -EINVAL, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool b = !cases[i].want;
+		int r = sb_parse_bool(cases[i].in, &b);
+		if (r != cases[i].rc || (r == 0 && b != cases[i].want))
+			fail_msg("'%s': rc %d value %d", cases[i].in, r, b);
+		/* the profile and the workload spec agree with it */
+		char *m = sb_key_check_value(K_MD_ASSUME_CLEAN, cases[i].in);
+		if (!m != !r && *cases[i].in)
+			fail_msg("profile bool '%s': %s", cases[i].in, m ? m : "accepted");
+		free(m);
+		char spec[64], *err = NULL;
+		snprintf(spec, sizeof(spec), "rand:4k,direct=%s", cases[i].in);
+		int wr = sb_workload_check(spec, &err);
+		if ((wr == 0) != (r == 0))
+			fail_msg("workload bool '%s': %d (%s)", cases[i].in, wr, err ? err : "");
+		free(err);
+	}
+}
+
+static void test_uint(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t min, max;
+		int rc;
+		uint64_t want;
+	} cases[] = {
+	    {"0", 0, 10, 0, 0},
+	    {"10", 0, 10, 0, 10},
+	    {"11", 0, 10, -ERANGE, 0},
+	    {"0", 1, 1000, -ERANGE, 0},
+	    {"007", 0, 10, 0, 7},
+	    {"18446744073709551615", 0, UINT64_MAX, 0, UINT64_MAX},
+	    {"18446744073709551616", 0, UINT64_MAX, -ERANGE, 0},
+	    {"", 0, 10, -EINVAL, 0},
+	    {"-1", 0, 10, -EINVAL, 0},
+	    {"+1", 0, 10, -EINVAL, 0},
+	    {" 1", 0, 10, -EINVAL, 0},
+	    {"1x", 0, 10, -EINVAL, 0},
+	    {"1.5", 0, 10, -EINVAL, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+		int r = sb_parse_uint(cases[i].in, cases[i].min, cases[i].max, &v);
+		if (r != cases[i].rc || (r == 0 && v != cases[i].want))
+			fail_msg("'%s': rc %d value %llu", cases[i].in, r, (unsigned long long)v);
+	}
+}
+
+static void test_size_duration(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		uint64_t size, ms; /* UINT64_MAX: that parser refuses it */
+	} cases[] = {
+	    {"4096", 0, 4096, 4096000},	       {"4k", 0, 4096, UINT64_MAX},
+	    {"2G", 0, 2ull << 30, UINT64_MAX}, {"30s", 0, UINT64_MAX, 30000},
+	    {"5m", 0, 5ull << 20, 300000},     {"250ms", 0, UINT64_MAX, 250},
+	    {"", 0, UINT64_MAX, UINT64_MAX},   {"x", 0, UINT64_MAX, UINT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0;
+		int r = sb_parse_size(cases[i].in, &v, false, NULL);
+		if ((r == 0) != (cases[i].size != UINT64_MAX) || (r == 0 && v != cases[i].size))
+			fail_msg("size '%s': rc %d value %llu", cases[i].in, r,
+				 (unsigned long long)v);
+		r = sb_parse_duration_ms(cases[i].in, &v);
+		if ((r == 0) != (cases[i].ms != UINT64_MAX) || (r == 0 && v != cases[i].ms))
+			fail_msg("duration '%s': rc %d value %llu", cases[i].in, r,
+				 (unsigned long long)v);
+	}
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const cands[] = {"level", "members", "write-mostly", "chunk"};
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"levl", "level"},	   {"levle", "level"}, /* swapped neighbours */
+	    {"membrs", "members"}, {"write-mosty", "write-mostly"},
+	    {"xyz", NULL},	   {"chnuk", "chunk"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = sb_suggest(cases[i].in, cands, 4);
+		if ((!s) != (!cases[i].want) || (s && strcmp(s, cases[i].want)))
+			fail_msg("'%s': '%s', want '%s'", cases[i].in, s ? s : "(none)",
+				 cases[i].want ? cases[i].want : "(none)");
+	}
+}
+
+static void test_scheduler(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		const char *cur, *names;
+	} cases[] = {
+	    {"none [mq-deadline] kyber bfq", 0, "mq-deadline", "none mq-deadline kyber bfq"},
+	    {"[none] mq-deadline\n", 0, "none", "none mq-deadline"},
+	    {"none", 0, "none", "none"},
+	    {"  bfq [kyber] ", 0, "kyber", "bfq kyber"},
+	    /* what the probe used to accept and the queue step refused */
+	    {"none mq-deadline", -EINVAL, NULL, NULL},
+	    {"", -EINVAL, NULL, NULL},
+	    {"[broken", -EINVAL, NULL, NULL},
+	    {"[a] [b]", -EINVAL, NULL, NULL},
+	    {"[]", -EINVAL, NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cur[64] = "", names[128] = "";
+		int r = sb_scheduler_parse(cases[i].in, cur, sizeof(cur), names, sizeof(names));
+		if (r != cases[i].rc)
+			fail_msg("'%s': rc %d, want %d", cases[i].in, r, cases[i].rc);
+		if (r == 0 && (strcmp(cur, cases[i].cur) || strcmp(names, cases[i].names)))
+			fail_msg("'%s': '%s' / '%s'", cases[i].in, cur, names);
+	}
+	char tiny[4];
+	assert_int_equal(sb_scheduler_parse("[mq-deadline]", tiny, sizeof(tiny), NULL, 0),
+			 -ENOBUFS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bool),	  cmocka_unit_test(test_uint),
+	    cmocka_unit_test(test_size_duration), cmocka_unit_test(test_suggest),
+	    cmocka_unit_test(test_scheduler),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
