@@ -29,8 +29,8 @@ static const struct sb_opt run_opts[] = {
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
     {"repeat", OPT_REPEAT, "N|auto",
      "run every variant N times, interleaved in an order shuffled per round (B A C, A C B); "
-     "auto: until the relative standard error of each headline metric is < 2.5% (3 to 10 "
-     "times)"},
+     "auto: until the 95% interval of each headline metric's difference between variants "
+     "is within +-5% (3 to 10 times)"},
     {"seed", OPT_SEED, "N", "seed of the repeats' shuffled order (recorded in result.json)"},
     {0},
 };

@@ -43,7 +43,7 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_REPEAT: {
 		uint64_t n = 0;
-		/* auto, 0: until the RSE is low, see result.h */
+		/* auto, 0: until the difference interval is narrow, see result.h */
 		if (strcmp(arg, "auto") != 0 && sb_parse_uint(arg, 1, 1000, &n) < 0)
 			return sb_usage_error(
 			    o->cmd,

@@ -1,5 +1,7 @@
 /* See result.h: building results in memory and their JSON form. */
 #include "result/result.h"
+#include "util/safefile.h"
+#include "util/strutil.h"
 #include "result/stats.h"
 #include "util/macro.h"
 
@@ -583,37 +585,27 @@ json_object *sb_resultset_to_json(const struct sb_resultset *rs)
 	return o;
 }
 
+/* Through the directory's fd, never a path: a results directory that is a
+ * symlink or someone else's is refused, and result.json is written as a
+ * temporary file created O_EXCL|O_NOFOLLOW and renamed (util/safefile.h),
+ * so a root run cannot be made to truncate a file it was pointed at. */
 int sb_resultset_write(const struct sb_resultset *rs, const char *dir)
 {
-	_cleanup_free_ char *tmp = NULL, *dst = NULL;
 	json_object *o;
 	const char *text;
-	int fd, r = 0;
+	_cleanup_free_ char *buf = NULL;
+	int dfd, r;
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return negerrno();
-	if (asprintf(&tmp, "%s/.result.json.tmp", dir) < 0 ||
-	    asprintf(&dst, "%s/result.json", dir) < 0)
-		return -ENOMEM;
+	dfd = sb_dir_open_trusted(dir, true, 0755);
+	if (dfd < 0)
+		return dfd;
 	o = sb_resultset_to_json(rs);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = negerrno();
-		goto out;
-	}
-	size_t len = strlen(text);
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-		r = negerrno();
-	if (close(fd) < 0 && r == 0)
-		r = negerrno();
-	if (r == 0 && rename(tmp, dst) < 0)
-		r = negerrno();
-	if (r < 0)
-		unlink(tmp);
-out:
+	buf = text ? sb_asprintf("%s\n", text) : NULL;
+	r = buf ? sb_write_at(dfd, "result.json", buf, strlen(buf), 0644) : -ENOMEM;
 	json_object_put(o);
+	close(dfd);
 	return r;
 }
 

@@ -5,6 +5,7 @@
 #include "result/result.h"
 #include "util/log.h"
 #include "util/opt.h"
+#include "util/safefile.h"
 #include "util/size.h"
 #include "workload/bonnie_csv.h"
 #include "workload/workload.h"
@@ -430,7 +431,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (a.results) {
 		r = sb_resultset_write(rs, a.results);
-		if (r < 0) {
+		if (r == -ELOOP || r == -EPERM || r == -EACCES) {
+			sb_error("%s: refusing to write result.json: %s", a.results, sb_trust_text(r));
+			code = SB_EXIT_FAILED;
+		} else if (r < 0) {
 			sb_error_errno(r, "%s: cannot write result.json", a.results);
 			code = SB_EXIT_FAILED;
 		}
