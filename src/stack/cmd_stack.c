@@ -36,6 +36,7 @@ enum {
 	OPT_QUICK,
 	OPT_REPEAT,
 	OPT_ALL,
+	OPT_LOOP_DIR,
 };
 
 struct opts {
@@ -43,6 +44,7 @@ struct opts {
 	const char *devices;
 	bool loop, yes, wipe, quick, all;
 	const char *results;
+	const char *loop_dir; /* --loop-dir, or NULL */
 	unsigned repeat;
 	const char **ov;
 	size_t n_ov;
@@ -72,6 +74,9 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_RESULTS:
 		o->results = arg;
+		return 0;
+	case OPT_LOOP_DIR:
+		o->loop_dir = arg;
 		return 0;
 	case OPT_REPEAT: {
 		char *end;
@@ -107,6 +112,12 @@ static int on_opt(int key, const char *arg, void *ud)
 		"loop", OPT_LOOP, NULL,                                                            \
 		    "build on loop devices backed by sparse files (no confirmation)"               \
 	}
+#define OPT_LOOP_DIR_ROW                                                                           \
+	{                                                                                          \
+		"loop-dir", OPT_LOOP_DIR, "DIR",                                                   \
+		    "--loop: backing files in DIR (default " SB_LOOP_DIR_DEFAULT                   \
+		    "; a tmpfs only when named here)"                                              \
+	}
 #define OPT_O_ROW                                                                                  \
 	{                                                                                          \
 		"set", OPT_OVERRIDE, "SECTION.KEY=VALUE",                                          \
@@ -123,12 +134,13 @@ static int on_opt(int key, const char *arg, void *ud)
 	}
 
 static const struct sb_opt plan_opts[] = {
-    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
+    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_LOOP_DIR_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
 };
 
 static const struct sb_opt run_opts[] = {
     OPT_DEVICES_ROW,
     OPT_LOOP_ROW,
+    OPT_LOOP_DIR_ROW,
     OPT_O_ROW,
     OPT_QUICK_ROW,
     OPT_WIPE_ROW,
@@ -304,7 +316,10 @@ static int build_plans(struct ctx *c)
 	for (size_t k = 0; k < c->n_slots && c->dev; k++)
 		paths[k] = c->dev[k]->path;
 	for (size_t i = 0; i < c->n_var; i++) {
-		struct sb_plan_in in = {.loop = c->o.loop, .quick = c->o.quick};
+		struct sb_plan_in in = {.loop = c->o.loop,
+					.quick = c->o.quick,
+					.loop_dir = c->o.loop_dir,
+					.loop_dir_forced = c->o.loop_dir != NULL};
 		char *err = NULL;
 		int r;
 		if (!c->o.loop) {
@@ -653,45 +668,33 @@ static json_object *tool_versions(struct ctx *c)
 }
 
 /* Everything the plans need, checked before anything is touched, and all
- * that is missing reported at once. */
+ * that is missing reported at once (each layer knows its programs, their
+ * packages and the kernel support it needs). */
 static int check_programs(struct ctx *c)
 {
-	const char *progs[32], *seen[64];
+	char *seen[64];
 	size_t n_seen = 0;
-	bool md = false, dm = false;
 	int missing = 0;
 
 	for (size_t i = 0; i < c->n_var; i++) {
-		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
-		for (size_t s = 0; s < c->plans[i].n; s++) {
-			md |= c->plans[i].steps[s].kind == SB_STEP_MD;
-			dm |= c->plans[i].steps[s].kind == SB_STEP_LV;
-		}
-		for (size_t k = 0; k < n; k++) {
+		char **msgs = NULL;
+		int n = sb_plan_check(&c->plans[i], &msgs);
+		for (int k = 0; k < n; k++) {
 			bool dup = false;
 			for (size_t j = 0; j < n_seen; j++)
-				dup |= strcmp(seen[j], progs[k]) == 0;
-			if (dup || sb_have_program(progs[k]))
-				continue;
-			if (n_seen < ARRAY_SIZE(seen))
-				seen[n_seen++] = progs[k];
-			const char *pkg = sb_program_package(progs[k]);
-			sb_error("%s: not found%s%s%s", progs[k],
-				 pkg ? " (install the Debian package " : "", pkg ? pkg : "",
-				 pkg ? ")" : "");
-			missing++;
+				dup |= strcmp(seen[j], msgs[k]) == 0;
+			if (!dup && n_seen < ARRAY_SIZE(seen)) {
+				sb_error("%s", msgs[k]);
+				seen[n_seen++] = msgs[k];
+				missing++;
+			} else {
+				free(msgs[k]);
+			}
 		}
+		free(msgs);
 	}
-	if (md && access("/proc/mdstat", F_OK) != 0) {
-		sb_error("md: this kernel has no md driver (no /proc/mdstat; "
-			 "try 'modprobe md_mod', or a VM: see tests/vm)");
-		missing++;
-	}
-	if (dm && access("/dev/mapper/control", F_OK) != 0) {
-		sb_error("device-mapper: not available (no /dev/mapper/control; "
-			 "try 'modprobe dm_mod', or a VM: see tests/vm)");
-		missing++;
-	}
+	for (size_t j = 0; j < n_seen; j++)
+		free(seen[j]);
 	return missing ? SB_EXIT_FAILED : 0;
 }
 
@@ -734,7 +737,9 @@ static int run_variant(struct ctx *c, struct runstate *rs, size_t vi, unsigned r
 	r = sb_exec_plan(&x, &c->plans[vi]);
 	if (r < 0) {
 		sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
-		code = g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+		code = g_stop	  ? SB_EXIT_INTERRUPTED
+		       : x.refused ? SB_EXIT_REFUSED
+				   : SB_EXIT_FAILED;
 	}
 
 	if (r == 0 && c->o.loop && !*loops_probed) {
