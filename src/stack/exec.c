@@ -558,6 +558,7 @@ static void check_one(const char *dev, void *ud)
 	if (!c->ident || !json_object_object_get_ex(c->ident, dev, &want))
 		return;
 	int r = sb_ident_check(dev, want, c->x, &why);
+	sb_verbose("%s: identity %s", dev, r == 0 ? "matches" : r == SB_GONE ? "gone" : "differs");
 	if (r == 0)
 		c->ours++;
 	else if (r == SB_GONE)
