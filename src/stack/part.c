@@ -120,6 +120,12 @@ static int wipe_ends(struct sb_exec *x, struct fdisk_context *cxt, const char *d
 		if (r < 0)
 			sb_exec_fail(x, r, "%s: cannot zero the ends of partition %zu: %s", dev,
 				     fdisk_partition_get_partno(pa) + 1, strerror(-r));
+		else
+			sb_exec_log(x,
+				    "%s: partition %zu: %llu bytes at %llu, first and last %llu "
+				    "zeroed\n",
+				    dev, fdisk_partition_get_partno(pa) + 1, (unsigned long long)len,
+				    (unsigned long long)start, (unsigned long long)w);
 	}
 	fdisk_free_iter(itr);
 	fdisk_unref_table(tb);

@@ -92,7 +92,12 @@ if [ "${1:-}" = --guest ]; then
 	vm_nothing_left "after lvm-hwraid6" "${ALL[@]}"
 	[ "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$v/queue/scheduler")" = "$SCHED0" ] ||
 		vm_fail "scheduler of $VOL not restored (want $SCHED0)"
-	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants ($((SECONDS - t0))s)"
+	# Every LVM command saw only our PV: --devices on each one.
+	lvmcmds=$(grep -E '^\$ (pv|vg|lv)(create|remove|s) ' /run/res-lvm/run.log || true)
+	[ -n "$lvmcmds" ] || vm_fail "no LVM command in run.log"
+	bad=$(grep -v -- "--devices $VOL " <<<"$lvmcmds" || true)
+	[ -z "$bad" ] || vm_fail "LVM commands without --devices $VOL: $bad"
+	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants, every LVM command with --devices ($((SECONDS - t0))s)"
 
 	# 2. Failure at every step (the --loop form, md RAID6 underneath, is in
 	# vm-md.sh, and with udevd in vm-md-udev.sh).
@@ -141,6 +146,9 @@ if [ "${1:-}" = --guest ]; then
 		"fs=btrfs ssd btrfs_devs=2 Data=RAID1 Metadata=RAID1 ${s}1 ${s}2" \
 		"fs=btrfs nossd btrfs_devs=2 Data=RAID1 Metadata=RAID1" \
 		"fs=btrfs compress=zstd btrfs_devs=2 Data=RAID1 Metadata=RAID1"
+	# Mounted from our members only (the kernel does not show device=).
+	[ "$(grep -c "(btrfs, device=/dev/${s}1,device=/dev/${s}2," /run/res-btrfs/run.log)" = 3 ] ||
+		vm_fail "btrfs not mounted with device= for each member: $(grep mounted /run/res-btrfs/run.log)"
 	vm_nothing_left "after btrfs-raid1-partitions" "${ALL[@]}"
 	echo "ok: btrfs-raid1-partitions on $SSD, 3 mount variants ($((SECONDS - t0))s)"
 	exit 0
