@@ -51,8 +51,10 @@ static void split_words(const char *s, struct sb_list *out)
 static void ext4_no_lazy_init(struct sb_list *w)
 {
 	static const char lazy[] = "lazy_itable_init=0,lazy_journal_init=0";
-	for (size_t i = 0; i < w->n; i++) {
+	for (size_t i = 0; w->v && i < w->n; i++) {
 		const char *v = NULL;
+		if (!w->v[i])
+			continue;
 		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
 			v = w->v[i + 1];
 		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
@@ -62,8 +64,10 @@ static void ext4_no_lazy_init(struct sb_list *w)
 		if (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init"))
 			return;
 	}
-	for (size_t i = w->n; i-- > 0;) {
+	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
 		char **slot = NULL, *n = NULL;
+		if (!w->v[i])
+			continue;
 		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
 			slot = &w->v[i + 1];
 		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])

@@ -65,7 +65,7 @@ char *sb_excl_holder(const char *dev)
 			struct dirent *fe;
 			bool hit = false;
 			if (!isdigit((unsigned char)e->d_name[0]) ||
-			    atoi(e->d_name) == (int)getpid())
+			    strtol(e->d_name, NULL, 10) == (long)getpid())
 				continue;
 			snprintf(p, sizeof(p), "/proc/%s/fd", e->d_name);
 			if (!(fd = opendir(p)))

@@ -609,8 +609,8 @@ static int load_records(struct sb_exec *x, const struct sb_jread *jr, const char
 		u[i].rec = rec;
 		u[i].l = sb_layer_by_name(rec->kind);
 		if (!u[i].l) {
-			r = sb_exec_fail(x, -EBADMSG, "step %u: unknown kind '%s'", rec->step,
-					 rec->kind);
+			r = -EBADMSG;
+			sb_exec_fail(x, r, "step %u: unknown kind '%s'", rec->step, rec->kind);
 			break;
 		}
 		u[i].args = sb_layer_args_new(u[i].l);
@@ -624,9 +624,9 @@ static int load_records(struct sb_exec *x, const struct sb_jread *jr, const char
 			r = sb_fields_check_paths(u[i].l->fields, u[i].l->n_fields, u[i].args, dir,
 						  &err);
 		if (r < 0) {
-			r = sb_exec_fail(x, r == -EPERM ? -EPERM : -EBADMSG,
-					 "step %u (%s): %s record: %s", rec->step, rec->kind,
-					 r == -EPERM ? "refused" : "damaged", err ? err : "?");
+			r = r == -EPERM ? -EPERM : -EBADMSG;
+			sb_exec_fail(x, r, "step %u (%s): %s record: %s", rec->step, rec->kind,
+				     r == -EPERM ? "refused" : "damaged", err ? err : "?");
 			free(err);
 			break;
 		}

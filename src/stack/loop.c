@@ -268,14 +268,31 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 
 /* The backing file of ours: from the result, or (the run died between
  * attaching and journaling) from the file itself. */
+/* "254:0" -> its dev_t. */
+static bool parse_mm(const char *s, dev_t *out)
+{
+	char *e;
+	unsigned long ma, mi;
+	if (!s)
+		return false;
+	errno = 0;
+	ma = strtoul(s, &e, 10);
+	if (e == s || *e != ':' || errno)
+		return false;
+	s = e + 1;
+	mi = strtoul(s, &e, 10);
+	if (e == s || *e || errno)
+		return false;
+	*out = makedev(ma, mi);
+	return true;
+}
+
 static bool ours(const struct sb_loop_args *a, json_object *result, dev_t *dev, ino_t *ino)
 {
 	json_object *b;
 	struct stat st;
-	unsigned ma, mi;
-	if (json_object_object_get_ex(result, "backing", &b) && sb_json_str(b, "dev") &&
-	    sscanf(sb_json_str(b, "dev"), "%u:%u", &ma, &mi) == 2 && sb_json_i64(b, "ino", -1) > 0) {
-		*dev = makedev(ma, mi);
+	if (json_object_object_get_ex(result, "backing", &b) && parse_mm(sb_json_str(b, "dev"), dev) &&
+	    sb_json_i64(b, "ino", -1) > 0) {
 		*ino = (ino_t)sb_json_i64(b, "ino", 0);
 		return true;
 	}
