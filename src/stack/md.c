@@ -364,10 +364,19 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 			if (r < 0)
 				return sb_exec_fail(x, r, "%s: cannot wipe: %s", m, strerror(-r));
 		}
-	/* Our name's link, when nobody (udev) removed it. */
+	/* Our name's link, when nobody (udev) removed it: it points at a
+	 * stopped array (or nothing) now; a running array keeps it. */
 	struct stat lst;
-	if (lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode) && !realpath(link, real))
-		unlink(link);
+	if (lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char sys[PATH_MAX];
+		bool keep = false;
+		if (realpath(link, real)) {
+			snprintf(sys, sizeof(sys), "/sys/block/%s/md", strrchr(real, '/') + 1);
+			keep = access(sys, F_OK) == 0 && sb_md_detail(x, real, NULL, 0, NULL, 0) == 0;
+		}
+		if (!keep)
+			unlink(link);
+	}
 	/* The wipes' events too: the next step (or run) finds udev quiet. */
 	settle(a, x);
 	return 0;

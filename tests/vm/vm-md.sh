@@ -186,6 +186,7 @@ if [ "${1:-}" = --guest ]; then
 	[ $rc = 0 ] || { cat /run/out; vm_fail "run beside a foreign md127: exit $rc"; }
 	grep -q -- '--create /dev/md/sb-[-0-9]* --name=sb-' /run/res-name/run.log || vm_fail "our array had no name of its own"
 	[ "$(uuid_of /dev/md127)" = "$fuuid" ] || vm_fail "the foreign md127 was stopped or changed: $(cat /proc/mdstat)"
+	[ -z "$(ls /dev/md/ 2>/dev/null | grep '^sb-')" ] || vm_fail "name links left: $(ls -l /dev/md/)"
 	echo "ok: a foreign md127 stays running through a run and its teardown"
 	KILL=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=0 -o "workloads.run=command:sleep 600")
 	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${KILL[@]}" --results /run/res-kill2 \
@@ -196,12 +197,17 @@ if [ "${1:-}" = --guest ]; then
 		sleep 0.2
 	done
 	wl=$(pgrep -P "$pid" -x sleep) || { cat /run/out; vm_fail "the workload never started"; }
-	ours=$(realpath /dev/md/sb-*) || vm_fail "no /dev/md/sb-* for our array"
+	ours=
+	for l in /dev/md/sb-*; do
+		t=$(realpath "$l") || continue
+		findmnt -rn -S "$t" >/dev/null && ours=$t
+	done
+	[ -n "$ours" ] || vm_fail "no mounted /dev/md/sb-* for our array: $(ls -l /dev/md/)"
 	ouuid=$(uuid_of "$ours")
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	kill -9 "$wl" 2>/dev/null || true
-	mnt=$(findmnt -rn -o TARGET -S "$ours")
+	mnt=$(findmnt -rn -o TARGET -S "$ours" || true)
 	for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
 	mdadm --stop "$ours" >/dev/null 2>&1 || vm_fail "cannot stop our array $ours"
 	# With udevd, its md rules may assemble ours again from a member: stop
