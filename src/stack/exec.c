@@ -26,6 +26,7 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
 /* External programs get this long before they are stopped (mkfs.ext4
  * initialising the inode tables of a large array is the slowest). */
 #define SB_CMD_TIMEOUT_MS (60u * 60 * 1000)
+#define SB_SETTLE_MS 2000
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
 {
@@ -472,9 +473,11 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 		return r;
 	}
 	/* What the step made must be there for udev's rules (and the next
-	 * step) before it goes on. */
+	 * step) before it goes on. Briefly: udevd defers the events of disks
+	 * this run holds flock'ed, and the queue would not drain before the
+	 * lock goes (the layers that wait for a node settle themselves). */
 	if (x->udev && (l->flags & SB_LF_CREATES_DEV))
-		sb_udev_settle(30000);
+		sb_udev_settle(SB_SETTLE_MS);
 	r = sb_journal_done(x->j, n, result);
 	if (r < 0) {
 		json_object_put(result);
