@@ -16,6 +16,8 @@ SB_FUZZ_TARGET(journal)
 	 * returned them: ASan sees any read past the end. */
 	r = sb_journal_parse((const char *)data, size, &jr);
 	SB_FUZZ_CHECK(r == 0 || r == -EBADMSG || r == -ENOMEM);
+	/* A refused journal says where, and holds nothing. */
+	SB_FUZZ_CHECK(r != -EBADMSG || (jr.bad_line > 0 && jr.n == 0));
 	/* A crash while the header was written leaves one partial line and
 	 * nothing done: that must read as "nothing to undo", not as an
 	 * unreadable journal that teardown keeps failing on. */
@@ -23,12 +25,31 @@ SB_FUZZ_TARGET(journal)
 		SB_FUZZ_CHECK(r == 0 && jr.n == 0 && jr.torn == 1);
 	if (r < 0)
 		return 0;
-	for (size_t i = 0; i < jr.n; i++)
+	for (size_t i = 0; i < jr.n; i++) {
 		SB_FUZZ_CHECK(jr.rec[i].kind != NULL);
+		/* Each record through its layer's field table, as teardown reads
+		 * it before undoing anything. */
+		const struct sb_layer *l = sb_layer_by_name(jr.rec[i].kind);
+		if (!l)
+			continue;
+		void *a = sb_layer_args_new(l);
+		char *err = NULL;
+		SB_FUZZ_CHECK(a);
+		int fr = sb_fields_from_json(l->fields, l->n_fields, a, jr.rec[i].args, &err);
+		SB_FUZZ_CHECK(fr == 0 || fr == -EINVAL || fr == -ENOMEM);
+		SB_FUZZ_CHECK(fr == 0 || fr == -ENOMEM || err);
+		if (fr == 0) {
+			int pr = sb_fields_check_paths(l->fields, l->n_fields, a, "/run/sb/r1", NULL);
+			SB_FUZZ_CHECK(pr == 0 || pr == -EPERM);
+		}
+		free(err);
+		sb_layer_args_free(l, a);
+	}
 
 	/* Complete lines followed by half a record: the same records, one
-	 * more torn. */
-	if (size == 0 || data[size - 1] != '\n') {
+	 * more torn (unless the last complete line was the torn one: it is
+	 * then in the middle, and the journal refused). */
+	if (size == 0 || data[size - 1] != '\n' || jr.torn) {
 		sb_jread_free(&jr);
 		return 0;
 	}

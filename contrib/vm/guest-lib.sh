@@ -37,8 +37,8 @@ vm_nothing_left() {
 		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "$what: md superblock left on $d"
 		ls "/sys/block/${d#/dev/}/" | grep "^${d#/dev/}[0-9]" >/dev/null && vm_fail "$what: partitions left on $d"
 	done
-	if [ -d "${STACKBENCH_STATE_DIR:-/run/stackbench}" ]; then
-		d=$(find "${STACKBENCH_STATE_DIR:-/run/stackbench}" -name journal 2>/dev/null)
+	if [ -d "${STACKBENCH_STATE_DIR:-/var/lib/stackbench}" ]; then
+		d=$(find "${STACKBENCH_STATE_DIR:-/var/lib/stackbench}" -name journal 2>/dev/null)
 		[ -z "$d" ] || vm_fail "$what: journal left: $d"
 	fi
 	findmnt -rn -o TARGET | grep stackbench >/dev/null && vm_fail "$what: stackbench mounts left: $(findmnt -rn -o TARGET | grep stackbench)"

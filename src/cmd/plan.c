@@ -3,7 +3,7 @@
 #include "cmd/stack-cmd.h"
 
 static const struct sb_opt plan_opts[] = {
-    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
+    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_LOOP_DIR_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
 };
 
 int cmd_plan(int argc, char **argv)

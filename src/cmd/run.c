@@ -22,6 +22,7 @@
 static const struct sb_opt run_opts[] = {
     OPT_DEVICES_ROW,
     OPT_LOOP_ROW,
+    OPT_LOOP_DIR_ROW,
     OPT_O_ROW,
     OPT_QUICK_ROW,
     OPT_WIPE_ROW,
@@ -32,6 +33,9 @@ static const struct sb_opt run_opts[] = {
      "auto: until the 95% interval of each headline metric's difference between variants "
      "is within +-5% (3 to 10 times)"},
     {"seed", OPT_SEED, "N", "seed of the repeats' shuffled order (recorded in result.json)"},
+    {"ram", OPT_RAM, "SIZE",
+     "size data sets from this RAM figure, not the machine's (the same test on every host "
+     "of a fleet)"},
     {0},
 };
 
@@ -150,44 +154,34 @@ static json_object *tool_versions(struct ctx *c)
 
 /* Everything the plans need, checked before anything is touched, and all
  * that is missing reported at once. */
+/* Everything the plans need, checked before anything is touched, and all
+ * that is missing reported at once (each layer knows its programs, their
+ * packages and the kernel support it needs). */
 static int check_programs(struct ctx *c)
 {
-	const char *progs[32], *seen[64];
+	char *seen[64];
 	size_t n_seen = 0;
-	bool md = false, dm = false;
 	int missing = 0;
 
 	for (size_t i = 0; i < c->n_var; i++) {
-		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
-		for (size_t s = 0; s < c->plans[i].n; s++) {
-			md |= c->plans[i].steps[s].kind == SB_STEP_MD;
-			dm |= c->plans[i].steps[s].kind == SB_STEP_LV;
-		}
-		for (size_t k = 0; k < n; k++) {
+		char **msgs = NULL;
+		int n = sb_plan_check(&c->plans[i], &msgs);
+		for (int k = 0; k < n; k++) {
 			bool dup = false;
 			for (size_t j = 0; j < n_seen; j++)
-				dup |= strcmp(seen[j], progs[k]) == 0;
-			if (dup || sb_have_program(progs[k]))
-				continue;
-			if (n_seen < ARRAY_SIZE(seen))
-				seen[n_seen++] = progs[k];
-			const char *pkg = sb_program_package(progs[k]);
-			sb_error("%s: not found%s%s%s", progs[k],
-				 pkg ? " (install the Debian package " : "", pkg ? pkg : "",
-				 pkg ? ")" : "");
-			missing++;
+				dup |= strcmp(seen[j], msgs[k]) == 0;
+			if (!dup && n_seen < ARRAY_SIZE(seen)) {
+				sb_error("%s", msgs[k]);
+				seen[n_seen++] = msgs[k];
+				missing++;
+			} else {
+				free(msgs[k]);
+			}
 		}
+		free(msgs);
 	}
-	if (md && access("/proc/mdstat", F_OK) != 0) {
-		sb_error("md: this kernel has no md driver (no /proc/mdstat; "
-			 "try 'modprobe md_mod', or a VM: see tests/vm)");
-		missing++;
-	}
-	if (dm && access("/dev/mapper/control", F_OK) != 0) {
-		sb_error("device-mapper: not available (no /dev/mapper/control; "
-			 "try 'modprobe dm_mod', or a VM: see tests/vm)");
-		missing++;
-	}
+	for (size_t j = 0; j < n_seen; j++)
+		free(seen[j]);
 	return missing ? SB_EXIT_FAILED : 0;
 }
 
@@ -388,6 +382,7 @@ int cmd_run(int argc, char **argv)
 		json_object *loop_devices = c.o.loop ? set->devices : NULL;
 		struct sb_vrun vr = {.n_var = c.n_var,
 				     .quick = c.o.quick,
+				     .ram = c.o.ram,
 				     .slot_names = names,
 				     .slot_devs = c.dev ? devs : NULL,
 				     .n_slots = c.n_slots,

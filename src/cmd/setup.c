@@ -41,6 +41,14 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 	case OPT_RESULTS:
 		o->results = arg;
 		return 0;
+	case OPT_LOOP_DIR:
+		o->loop_dir = arg;
+		return 0;
+	case OPT_RAM:
+		if (sb_parse_size(arg, &o->ram, false, NULL) < 0 || o->ram < (1u << 20))
+			return sb_usage_error(o->cmd, "--ram: expected a size such as 8G, got '%s'",
+					      arg);
+		return 0;
 	case OPT_REPEAT: {
 		uint64_t n = 0;
 		/* auto, 0: until the difference interval is narrow, see result.h */
@@ -349,7 +357,10 @@ static int build_plans(struct ctx *c)
 	for (size_t k = 0; k < c->n_slots && c->dev; k++)
 		paths[k] = c->dev[k]->path;
 	for (size_t i = 0; i < c->n_var; i++) {
-		struct sb_plan_in in = {.loop = c->o.loop, .quick = c->o.quick};
+		struct sb_plan_in in = {.loop = c->o.loop,
+					.quick = c->o.quick,
+					.loop_dir = c->o.loop_dir,
+					.loop_dir_forced = c->o.loop_dir != NULL};
 		char *err = NULL;
 		int r;
 		if (!c->o.loop) {

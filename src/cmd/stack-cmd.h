@@ -22,6 +22,8 @@ enum {
 	OPT_REPEAT,
 	OPT_ALL,
 	OPT_SEED,
+	OPT_LOOP_DIR,
+	OPT_RAM,
 };
 
 struct opts {
@@ -29,6 +31,8 @@ struct opts {
 	const char *devices;
 	bool loop, yes, wipe, quick, all;
 	const char *results;
+	const char *loop_dir; /* --loop-dir, or NULL */
+	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */
 	unsigned repeat;
 	bool has_seed;
 	uint64_t seed;
@@ -48,6 +52,12 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud);
 	{                                                                                          \
 		"loop", OPT_LOOP, NULL,                                                            \
 		    "build on loop devices backed by sparse files (no confirmation)"               \
+	}
+#define OPT_LOOP_DIR_ROW                                                                           \
+	{                                                                                          \
+		"loop-dir", OPT_LOOP_DIR, "DIR",                                                   \
+		    "--loop: backing files in DIR (default " SB_LOOP_DIR_DEFAULT                   \
+		    "; a tmpfs only when named here)"                                              \
 	}
 #define OPT_O_ROW                                                                                  \
 	{                                                                                          \

@@ -1,7 +1,7 @@
 /* btrfs specifics: the multi-device mkfs command line (-d/-m profiles over
  * several devices) and forgetting devices the kernel registered, so that a
  * wiped member does not linger in the kernel's btrfs device list. */
-#include "stack/stack.h"
+#include "stack/layers.h"
 #include "util/macro.h"
 
 #include <fcntl.h>
@@ -10,26 +10,22 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-void sb_btrfs_mkfs_argv(json_object *a, struct sb_vec *v);
-void sb_btrfs_forget(const char *dev);
-
-void sb_btrfs_mkfs_argv(json_object *a, struct sb_vec *v)
+void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v)
 {
-	const char *s;
 	sb_vec_add(v, "mkfs.btrfs");
 	sb_vec_add(v, "-f");
-	if ((s = sb_arg_str(a, "data"))) {
+	if (a->data) {
 		sb_vec_add(v, "-d");
-		sb_vec_add(v, s);
+		sb_vec_add(v, a->data);
 	}
-	if ((s = sb_arg_str(a, "metadata"))) {
+	if (a->metadata) {
 		sb_vec_add(v, "-m");
-		sb_vec_add(v, s);
+		sb_vec_add(v, a->metadata);
 	}
-	for (size_t i = 0; i < sb_arg_len(a, "opts"); i++)
-		sb_vec_add(v, sb_arg_idx(a, "opts", i));
-	for (size_t i = 0; i < sb_arg_len(a, "devs"); i++)
-		sb_vec_add(v, sb_arg_idx(a, "devs", i));
+	for (size_t i = 0; i < a->opts.n; i++)
+		sb_vec_add(v, a->opts.v[i]);
+	for (size_t i = 0; i < a->devs.n; i++)
+		sb_vec_add(v, a->devs.v[i]);
 }
 
 void sb_btrfs_forget(const char *dev)

@@ -60,7 +60,7 @@ static void sleep_ms(unsigned ms)
 
 /* Like `udevadm settle`: wait until udevd has handled every event, so that
  * its links and permissions are in place too. */
-static void udev_settle(unsigned timeout_ms)
+void sb_udev_settle(unsigned timeout_ms)
 {
 	struct udev *u = udev_new();
 	struct udev_queue *q = u ? udev_queue_new(u) : NULL;
@@ -94,7 +94,7 @@ int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 			if (stat(devpath, &st) == 0) {
 				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min)) {
 					if (udev)
-						udev_settle(
+						sb_udev_settle(
 						    timeout_ms > waited ? timeout_ms - waited : 0);
 					return 0;
 				}

@@ -1,15 +1,20 @@
 /* The executor: runs a plan step by step with a journal record before and
  * after each, or lists it (dry-run) through the same loop; undoes from the
- * journal alone. */
+ * journal alone. Before a step writes a device it proves that nobody else
+ * holds it (an O_EXCL open) and journals who the device is; undo acts only
+ * on what still is that device. */
 #include "stack/stack.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
 
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
+/* The registry: the order is the enum's. */
 static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
     [SB_STEP_LOOP] = &sb_layer_loop,   [SB_STEP_QUEUE] = &sb_layer_queue,
     [SB_STEP_PART] = &sb_layer_part,   [SB_STEP_MD] = &sb_layer_md,
@@ -17,6 +22,11 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
     [SB_STEP_LV] = &sb_layer_lv,       [SB_STEP_MKFS] = &sb_layer_mkfs,
     [SB_STEP_MOUNT] = &sb_layer_mount,
 };
+
+/* External programs get this long before they are stopped (mkfs.ext4
+ * initialising the inode tables of a large array is the slowest). */
+#define SB_CMD_TIMEOUT_MS (60u * 60 * 1000)
+#define SB_SETTLE_MS 2000
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
 {
@@ -29,6 +39,19 @@ const struct sb_layer *sb_layer_by_name(const char *kind)
 		if (strcmp(layers[i]->kind, kind) == 0)
 			return layers[i];
 	return NULL;
+}
+
+void *sb_layer_args_new(const struct sb_layer *l)
+{
+	return calloc(1, l->args_size);
+}
+
+void sb_layer_args_free(const struct sb_layer *l, void *args)
+{
+	if (!args)
+		return;
+	sb_fields_free(l->fields, l->n_fields, args);
+	free(args);
 }
 
 void sb_exec_init(struct sb_exec *x)
@@ -56,6 +79,11 @@ const char *sb_exec_var(struct sb_exec *x, const char *name)
 	return json_object_object_get_ex(x->vars, name, &v) ? json_object_get_string(v) : NULL;
 }
 
+char *sb_exec_expand(struct sb_exec *x, const char *s)
+{
+	return sb_subst(s, x->vars);
+}
+
 int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...)
 {
 	va_list ap;
@@ -79,30 +107,79 @@ void sb_exec_log(struct sb_exec *x, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Debian packages, for "not found" messages. */
+/* The Debian package of a program, from the layers that run it. */
 const char *sb_program_package(const char *prog)
 {
-	static const struct {
-		const char *prog, *pkg;
-	} t[] = {
-	    {"mdadm", "mdadm"},	       {"pvcreate", "lvm2"},	      {"vgcreate", "lvm2"},
-	    {"lvcreate", "lvm2"},      {"pvremove", "lvm2"},	      {"vgremove", "lvm2"},
-	    {"lvremove", "lvm2"},      {"mkfs.btrfs", "btrfs-progs"}, {"btrfs", "btrfs-progs"},
-	    {"mkfs.xfs", "xfsprogs"},  {"mkfs.ext4", "e2fsprogs"},    {"mkfs.ext3", "e2fsprogs"},
-	    {"mkfs.ext2", "e2fsprogs"}};
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		if (strcmp(t[i].prog, prog) == 0)
-			return t[i].pkg;
+	for (int i = 0; i < SB_STEP_KIND_N; i++)
+		for (const struct sb_prog *p = layers[i]->progs; p && p->prog; p++)
+			if (strcmp(p->prog, prog) == 0)
+				return p->package;
 	return NULL;
 }
 
-static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool quiet)
+static const struct sb_prog *step_programs(const struct sb_step *s)
+{
+	const struct sb_layer *l = sb_layer_get(s->kind);
+	return l->programs ? l->programs(s->args) : l->progs;
+}
+
+int sb_plan_check(const struct sb_plan *p, char ***msgs)
+{
+	char **m = NULL;
+	size_t n = 0;
+	const char *seen[64];
+	size_t n_seen = 0;
+
+#define PUSH(...)                                                                                  \
+	do {                                                                                       \
+		char **_nm = realloc(m, (n + 2) * sizeof(*m));                                     \
+		if (!_nm || asprintf(&_nm[n], __VA_ARGS__) < 0)                                    \
+			abort();                                                                   \
+		m = _nm;                                                                           \
+		m[++n] = NULL;                                                                     \
+	} while (0)
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_layer *l = sb_layer_get(p->steps[i].kind);
+		const struct sb_prog *pr = step_programs(&p->steps[i]);
+		const char *why = l->preflight ? l->preflight(p->steps[i].args) : NULL;
+		bool dup = false;
+		if (why) {
+			for (size_t k = 0; k < n_seen; k++)
+				dup |= seen[k] == why;
+			if (!dup && n_seen < ARRAY_SIZE(seen)) {
+				seen[n_seen++] = why;
+				PUSH("%s", why);
+			}
+		}
+		for (; pr && pr->prog; pr++) {
+			dup = false;
+			for (size_t k = 0; k < n_seen; k++)
+				dup |= strcmp(seen[k], pr->prog) == 0;
+			if (dup || sb_have_program(pr->prog))
+				continue;
+			if (n_seen < ARRAY_SIZE(seen))
+				seen[n_seen++] = pr->prog;
+			PUSH("%s: not found (install the Debian package %s)", pr->prog,
+			     pr->package);
+		}
+	}
+#undef PUSH
+	*msgs = m;
+	return (int)n;
+}
+
+static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool quiet,
+		   char **output)
 {
 	_cleanup_free_ char *txt = sb_argv_format(argv);
 	_cleanup_free_ char **env = NULL;
 	size_t ne = 0;
 	extern char **environ;
-	struct sb_child c = {.argv = argv, .capture = true, .log_fd = x->log_fd};
+	struct sb_child c = {.argv = argv,
+			     .capture = true,
+			     .log_fd = output ? -1 : x->log_fd,
+			     .timeout_ms = SB_CMD_TIMEOUT_MS,
+			     .stop = x->stop};
 	int r;
 
 	/* Without udevd, LVM would wait forever for udev to create its nodes;
@@ -133,9 +210,12 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 	}
 	if (status)
 		*status = c.status;
-	if (c.status != 0 && !quiet) {
+	if (c.timed_out || c.stopped) {
+		r = sb_exec_fail(x, c.stopped ? -EINTR : -ETIMEDOUT, "%s: %s", txt ? txt : argv[0],
+				 c.stopped ? "stopped (interrupted)" : "time limit reached");
+	} else if (c.status != 0 && !quiet) {
 		/* The last non-empty line of stderr usually says why. */
-		char *e = c.err_len ? c.err : c.out;
+		char *e = c.err_len ? c.err : c.out ? c.out : (char *)"";
 		size_t n = strlen(e);
 		while (n && (e[n - 1] == '\n' || e[n - 1] == ' '))
 			e[--n] = '\0';
@@ -144,51 +224,46 @@ static int run_cmd(struct sb_exec *x, const char *const *argv, int *status, bool
 		r = sb_exec_fail(x, -EIO, "%s exited with status %d%s%s", txt ? txt : argv[0],
 				 c.status, *last ? ": " : "", last);
 	}
+	if (output) {
+		*output = c.out ? c.out : strdup("");
+		c.out = NULL;
+	}
 	sb_child_release(&c);
 	return r;
 }
 
 int sb_exec_cmd(struct sb_exec *x, const char *const *argv)
 {
-	return run_cmd(x, argv, NULL, false);
+	return run_cmd(x, argv, NULL, false, NULL);
 }
 
 int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status)
 {
-	return run_cmd(x, argv, status, true);
+	return run_cmd(x, argv, status, true, NULL);
 }
 
-/* ---- arguments ---- */
+int sb_exec_cmd_output(struct sb_exec *x, const char *const *argv, int *status, char **out)
+{
+	*out = NULL;
+	return run_cmd(x, argv, status, true, out);
+}
 
-const char *sb_arg_str(json_object *args, const char *key)
+/* ---- small JSON helpers for results ---- */
+
+const char *sb_json_str(json_object *o, const char *key)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
 }
 
-size_t sb_arg_len(json_object *args, const char *key)
+int64_t sb_json_i64(json_object *o, const char *key, int64_t def)
 {
 	json_object *v;
-	if (!args || !json_object_object_get_ex(args, key, &v) ||
-	    !json_object_is_type(v, json_type_array))
-		return 0;
-	return json_object_array_length(v);
-}
-
-const char *sb_arg_idx(json_object *args, const char *key, size_t i)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(args, key, &v))
-		return NULL;
-	return json_object_get_string(json_object_array_get_idx(v, i));
-}
-
-void sb_arg_set(json_object *o, const char *key, const char *value)
-{
-	json_object_object_add(o, key, json_object_new_string(value));
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return def;
+	return json_object_get_int64(v);
 }
 
 void sb_result_var(json_object *result, const char *name, const char *value)
@@ -198,19 +273,12 @@ void sb_result_var(json_object *result, const char *name, const char *value)
 		vars = json_object_new_object();
 		json_object_object_add(result, "vars", vars);
 	}
-	sb_arg_set(vars, name, value);
+	json_object_object_add(vars, name, json_object_new_string(value));
 }
 
 void sb_vec_add(struct sb_vec *s, const char *str)
 {
-	char **nv = realloc(s->v, (s->n + 2) * sizeof(*nv));
-	if (!nv)
-		abort(); /* argv of a few words: out of memory here is not recoverable */
-	s->v = nv;
-	s->v[s->n] = strdup(str);
-	if (!s->v[s->n])
-		abort();
-	s->v[++s->n] = NULL;
+	sb_list_add((struct sb_list *)s, str);
 }
 
 void sb_vec_addf(struct sb_vec *s, const char *fmt, ...)
@@ -227,11 +295,7 @@ void sb_vec_addf(struct sb_vec *s, const char *fmt, ...)
 
 void sb_vec_free(struct sb_vec *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
+	sb_list_free((struct sb_list *)s);
 }
 
 /* Like sb_argv_format, but "${ssd}" placeholders of a dry run stay
@@ -264,65 +328,9 @@ char *sb_vec_format(const struct sb_vec *s)
 	return out;
 }
 
-/* "${name}" -> value; unknown names stay as written (dry-run listings). */
-static char *subst(const char *s, json_object *vars)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	if (!f)
-		return NULL;
-	while (*s) {
-		const char *b = strstr(s, "${"), *e;
-		json_object *v;
-		if (!b || !(e = strchr(b, '}'))) {
-			fputs(s, f);
-			break;
-		}
-		fwrite(s, 1, (size_t)(b - s), f);
-		char name[64];
-		snprintf(name, sizeof(name), "%.*s", (int)(e - b - 2), b + 2);
-		if (json_object_object_get_ex(vars, name, &v))
-			fputs(json_object_get_string(v), f);
-		else
-			fwrite(b, 1, (size_t)(e - b + 1), f);
-		s = e + 1;
-	}
-	fclose(f);
-	return out;
-}
+/* ---- running a plan ---- */
 
-char *sb_exec_expand(struct sb_exec *x, const char *s)
-{
-	return subst(s, x->vars);
-}
-
-static json_object *resolve(json_object *o, json_object *vars)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_string: {
-		char *s = subst(json_object_get_string(o), vars);
-		json_object *r = json_object_new_string(s ? s : "");
-		free(s);
-		return r;
-	}
-	case json_type_array: {
-		json_object *a = json_object_new_array();
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			json_object_array_add(a, resolve(json_object_array_get_idx(o, i), vars));
-		return a;
-	}
-	case json_type_object: {
-		json_object *r = json_object_new_object();
-		json_object_object_foreach(o, k, v) json_object_object_add(r, k, resolve(v, vars));
-		return r;
-	}
-	default:
-		return json_object_get(o);
-	}
-}
-
-static void print_step(struct sb_exec *x, unsigned n, const struct sb_layer *l, json_object *args)
+static void print_step(struct sb_exec *x, unsigned n, const struct sb_layer *l, const void *args)
 {
 	_cleanup_free_ char *what = NULL, *undo = NULL;
 	if (l->describe(args, &what, &undo) < 0)
@@ -332,52 +340,179 @@ static void print_step(struct sb_exec *x, unsigned n, const struct sb_layer *l, 
 		fprintf(x->out, "      %-13s %s\n", "undo:", undo);
 }
 
+/* The step's own copy of the plan's arguments, variables filled in. The
+ * copy goes through the journal record's form, so that what runs is what
+ * a teardown will read back. */
+static void *step_args(const struct sb_layer *l, const void *tmpl, json_object *vars)
+{
+	json_object *o = sb_fields_to_json(l->fields, l->n_fields, tmpl);
+	void *a = sb_layer_args_new(l);
+	char *err = NULL;
+	if (!a || sb_fields_from_json(l->fields, l->n_fields, a, o, &err) < 0 ||
+	    sb_fields_subst(l->fields, l->n_fields, a, vars) < 0) {
+		/* The plan made these arguments: a failure is a bug, not input. */
+		sb_error("internal: %s arguments: %s", l->kind, err ? err : "out of memory");
+		abort();
+	}
+	json_object_put(o);
+	return a;
+}
+
+struct devlist {
+	const char *d[64];
+	size_t n;
+};
+
+static void collect(const char *dev, void *ud)
+{
+	struct devlist *l = ud;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->d[i], dev) == 0)
+			return;
+	if (l->n < ARRAY_SIZE(l->d))
+		l->d[l->n++] = dev;
+}
+
+/* The identity of every device the step acts on, for undo to compare. */
+static json_object *capture_idents(struct sb_exec *x, const struct sb_layer *l, const void *a)
+{
+	struct devlist dl = {.n = 0};
+	json_object *o = json_object_new_object();
+	sb_fields_each_dev(l->fields, l->n_fields, a, SB_FF_IDENT, collect, &dl);
+	for (size_t i = 0; i < dl.n; i++) {
+		json_object *id = sb_ident_capture(dl.d[i], x);
+		if (id)
+			json_object_object_add(o, dl.d[i], id);
+	}
+	return o;
+}
+
+/* Proves that nobody else holds what the step writes: every whole disk
+ * below a partition first (opened and closed again: a partition held
+ * exclusively blocks an exclusive open of its disk, ours too), then each
+ * device, held in fds until the step's tool is about to claim it. */
+static int prove_exclusive(struct sb_exec *x, const struct sb_layer *l, const void *a, int *fds,
+			   size_t *n_fds)
+{
+	struct devlist dl = {.n = 0};
+	char *why = NULL;
+	int r;
+
+	*n_fds = 0;
+	sb_fields_each_dev(l->fields, l->n_fields, a, SB_FF_WRITES, collect, &dl);
+	for (size_t i = 0; i < dl.n; i++) {
+		_cleanup_free_ char *whole = sb_whole_disk(dl.d[i]);
+		int fd = -1;
+		if (!whole)
+			continue;
+		r = sb_excl_open(whole, &fd, &why);
+		if (r < 0)
+			goto refused;
+		close(fd);
+	}
+	for (size_t i = 0; i < dl.n; i++) {
+		r = sb_excl_open(dl.d[i], &fds[*n_fds], &why);
+		if (r < 0)
+			goto refused;
+		(*n_fds)++;
+	}
+	return 0;
+refused:
+	for (size_t i = 0; i < *n_fds; i++)
+		close(fds[i]);
+	*n_fds = 0;
+	if (r == -EBUSY)
+		x->refused = true;
+	r = sb_exec_fail(x, r, "%s", why ? why : strerror(-r));
+	free(why);
+	return r;
+}
+
+static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, unsigned n,
+		    size_t total)
+{
+	_cleanup_free_ char *what = NULL, *undo = NULL;
+	json_object *rec = NULL, *ident = NULL, *result = NULL;
+	int fds[64];
+	size_t n_fds = 0;
+	int r;
+
+	if (l->prepare) {
+		r = l->prepare(args, x);
+		if (r < 0)
+			return r;
+	}
+	ident = capture_idents(x, l, args);
+	r = prove_exclusive(x, l, args, fds, &n_fds);
+	if (r < 0) {
+		json_object_put(ident);
+		return r;
+	}
+	rec = sb_fields_to_json(l->fields, l->n_fields, args);
+	r = sb_journal_begin(x->j, n, l->kind, rec, ident);
+	json_object_put(rec);
+	json_object_put(ident);
+	/* Our claims go just before the tool makes its own (it would get
+	 * EBUSY from ours). */
+	for (size_t i = 0; i < n_fds; i++)
+		close(fds[i]);
+	if (r < 0)
+		return sb_exec_fail(x, r, "journal: cannot write: %s", strerror(-r));
+	x->steps_done = n;
+	l->describe(args, &what, &undo);
+	sb_exec_log(x, "== step %u: %s %s\n", n, l->kind, what ? what : "");
+	sb_info("step %u/%zu: %s %s", n, total, l->kind, what ? what : "");
+	result = json_object_new_object();
+	r = l->run(args, result, x);
+	if (r == 0 && x->fail_step == n)
+		r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)", n);
+	if (r == 0 && x->stop && *x->stop)
+		r = sb_exec_fail(x, -EINTR, "interrupted");
+	if (r < 0) {
+		json_object_put(result);
+		return r;
+	}
+	/* What the step made must be there for udev's rules (and the next
+	 * step) before it goes on. Briefly: udevd defers the events of disks
+	 * this run holds flock'ed, and the queue would not drain before the
+	 * lock goes (the layers that wait for a node settle themselves). */
+	if (x->udev && (l->flags & SB_LF_CREATES_DEV))
+		sb_udev_settle(SB_SETTLE_MS);
+	r = sb_journal_done(x->j, n, result);
+	if (r < 0) {
+		json_object_put(result);
+		return sb_exec_fail(x, r, "journal: cannot write: %s", strerror(-r));
+	}
+	json_object *vars;
+	if (json_object_object_get_ex(result, "vars", &vars)) {
+		json_object_object_foreach(vars, k, v)
+		    sb_exec_set_var(x, k, json_object_get_string(v));
+	}
+	json_object_put(result);
+	return 0;
+}
+
 int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sb_layer *l = sb_layer_get(p->steps[i].kind);
 		unsigned n = (unsigned)i + 1;
-		json_object *args = resolve(p->steps[i].args, x->vars);
-		json_object *result = NULL;
+		void *args = step_args(l, p->steps[i].args, x->vars);
 		int r;
 
 		if (x->dry_run) {
 			print_step(x, n, l, args);
 			if (l->predict)
 				l->predict(args, x);
-			json_object_put(args);
+			sb_layer_args_free(l, args);
 			continue;
 		}
 		if (x->stop && *x->stop) {
-			json_object_put(args);
+			sb_layer_args_free(l, args);
 			return sb_exec_fail(x, -EINTR, "interrupted before step %u", n);
 		}
-		if (l->prepare) {
-			r = l->prepare(args, x);
-			if (r < 0) {
-				json_object_put(args);
-				return r;
-			}
-		}
-		r = sb_journal_begin(x->j, n, l->kind, args);
-		if (r < 0) {
-			json_object_put(args);
-			return sb_exec_fail(x, r, "journal: cannot write: %s", strerror(-r));
-		}
-		x->steps_done = n;
-		{
-			_cleanup_free_ char *what = NULL, *undo = NULL;
-			l->describe(args, &what, &undo);
-			sb_exec_log(x, "== step %u: %s %s\n", n, l->kind, what ? what : "");
-			sb_info("step %u/%zu: %s %s", n, p->n, l->kind, what ? what : "");
-		}
-		result = json_object_new_object();
-		r = l->run(args, result, x);
-		if (r == 0 && x->fail_step == n)
-			r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)",
-					 n);
-		if (r == 0 && x->stop && *x->stop)
-			r = sb_exec_fail(x, -EINTR, "interrupted");
+		r = run_step(x, l, args, n, p->n);
+		sb_layer_args_free(l, args);
 		if (r < 0) {
 			if (!x->errmsg)
 				sb_exec_fail(x, r, "%s", strerror(-r));
@@ -388,134 +523,194 @@ int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p)
 				x->errmsg = m;
 			}
 			sb_exec_log(x, "!! %s\n", x->errmsg);
-			json_object_put(result);
-			json_object_put(args);
 			return r;
 		}
-		r = sb_journal_done(x->j, n, result);
-		if (r < 0) {
-			json_object_put(result);
-			json_object_put(args);
-			return sb_exec_fail(x, r, "journal: cannot write: %s", strerror(-r));
-		}
-		json_object *vars;
-		if (json_object_object_get_ex(result, "vars", &vars)) {
-			json_object_object_foreach(vars, k, v)
-			    sb_exec_set_var(x, k, json_object_get_string(v));
-		}
-		json_object_put(result);
-		json_object_put(args);
 	}
 	return 0;
 }
 
-/* Loop devices the journal attached, so that an undo never touches a
- * /dev/loopN that has since been detached or handed to someone else. */
-struct loopmap {
-	char dev[32];
-	const char *file;
+/* ---- undo from the journal ---- */
+
+struct urec {
+	const struct sb_jrec *rec;
+	const struct sb_layer *l;
+	void *args;
 };
 
-static bool loop_still_ours(const struct loopmap *m)
+static void append_msg(char **acc, const char *m)
 {
-	char p[96], buf[4096];
-	size_t n = strlen(m->file);
-	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", m->dev + 5);
-	if (sb_sys_read(p, buf, sizeof(buf)) < 0)
-		return false;
-	return strncmp(buf, m->file, n) == 0 && (!buf[n] || strcmp(buf + n, " (deleted)") == 0);
+	char *n = NULL;
+	if (asprintf(&n, "%s%s%s", *acc ? *acc : "", *acc ? "; " : "", m) < 0)
+		return;
+	free(*acc);
+	*acc = n;
 }
 
-/* Does a string in args name a device on one of our loops that is gone? */
-static bool names_lost_loop(json_object *o, const struct loopmap *m, size_t nm)
+struct idck {
+	struct sb_exec *x;
+	json_object *ident;
+	unsigned ours, gone, other;
+	char *why;
+};
+
+static void check_one(const char *dev, void *ud)
 {
-	switch (json_object_get_type(o)) {
-	case json_type_string: {
-		const char *s = json_object_get_string(o);
-		for (size_t i = 0; i < nm; i++) {
-			size_t l = strlen(m[i].dev);
-			/* /dev/loop3 and its partitions /dev/loop3p1, not /dev/loop30 */
-			if (strncmp(s, m[i].dev, l) == 0 && (s[l] == '\0' || s[l] == 'p') &&
-			    !loop_still_ours(&m[i]))
-				return true;
+	struct idck *c = ud;
+	json_object *want;
+	char *why = NULL;
+	if (!c->ident || !json_object_object_get_ex(c->ident, dev, &want))
+		return;
+	int r = sb_ident_check(dev, want, c->x, &why);
+	sb_verbose("%s: identity %s", dev, r == 0 ? "matches" : r == SB_GONE ? "gone" : "differs");
+	if (r == 0)
+		c->ours++;
+	else if (r == SB_GONE)
+		c->gone++;
+	else {
+		c->other++;
+		append_msg(&c->why, why ? why : dev);
+	}
+	free(why);
+}
+
+/* 0: undo it; SB_GONE: nothing left to undo; -ESTALE: not ours (x->errmsg). */
+static int check_rec(struct sb_exec *x, const struct urec *u)
+{
+	struct idck c = {.x = x, .ident = u->rec->ident};
+	int r;
+	sb_fields_each_dev(u->l->fields, u->l->n_fields, u->args, SB_FF_IDENT, check_one, &c);
+	if (c.other) {
+		r = sb_exec_fail(x, -ESTALE, "%s", c.why);
+		free(c.why);
+		return r;
+	}
+	free(c.why);
+	if (c.gone && !c.ours)
+		return SB_GONE;
+	return u->l->check ? u->l->check(u->args, u->rec->result, x) : 0;
+}
+
+static void free_urecs(struct urec *u, size_t n)
+{
+	for (size_t i = 0; u && i < n; i++)
+		sb_layer_args_free(u[i].l, u[i].args);
+	free(u);
+}
+
+/* Every record read into its layer's arguments, and every path checked,
+ * before anything is undone: a damaged journal is refused as a whole. */
+static int load_records(struct sb_exec *x, const struct sb_jread *jr, const char *dir,
+			struct urec **out)
+{
+	struct urec *u = calloc(jr->n + 1, sizeof(*u));
+	int r = 0;
+	if (!u)
+		return -ENOMEM;
+	for (size_t i = 0; i < jr->n; i++) {
+		const struct sb_jrec *rec = &jr->rec[i];
+		char *err = NULL;
+		u[i].rec = rec;
+		u[i].l = sb_layer_by_name(rec->kind);
+		if (!u[i].l) {
+			r = -EBADMSG;
+			sb_exec_fail(x, r, "step %u: unknown kind '%s'", rec->step, rec->kind);
+			break;
 		}
-		return false;
-	}
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			if (names_lost_loop(json_object_array_get_idx(o, i), m, nm))
-				return true;
-		return false;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v)
-		{
-			(void)k;
-			if (names_lost_loop(v, m, nm))
-				return true;
+		u[i].args = sb_layer_args_new(u[i].l);
+		if (!u[i].args) {
+			r = -ENOMEM;
+			break;
 		}
-		return false;
+		r = sb_fields_from_json(u[i].l->fields, u[i].l->n_fields, u[i].args, rec->args,
+					&err);
+		if (r == 0)
+			r = sb_fields_check_paths(u[i].l->fields, u[i].l->n_fields, u[i].args, dir,
+						  &err);
+		if (r < 0) {
+			r = r == -EPERM ? -EPERM : -EBADMSG;
+			sb_exec_fail(x, r, "step %u (%s): %s record: %s", rec->step, rec->kind,
+				     r == -EPERM ? "refused" : "damaged", err ? err : "?");
+			free(err);
+			break;
+		}
 	}
-	default:
-		return false;
+	if (r < 0) {
+		free_urecs(u, jr->n);
+		return r;
 	}
+	*out = u;
+	return 0;
 }
 
 int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 {
 	struct sb_jread jr = {0};
-	_cleanup_free_ char *first_msg = NULL;
+	struct urec *u = NULL;
+	_cleanup_free_ char *first_msg = NULL, *mismatch = NULL, *copy = strdup(path);
+	char dir[PATH_MAX];
 	int r, first = 0;
 
+	if (!copy)
+		return -ENOMEM;
 	r = sb_journal_read(path, &jr);
 	if (r == -ENOENT)
 		return 0;
+	if (r == -EBADMSG && jr.bad_line)
+		return sb_exec_fail(x, r,
+				    "%s: line %u is damaged (only the last line may be torn): "
+				    "refusing the journal, nothing was touched",
+				    path, jr.bad_line);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot read journal: %s", path, strerror(-r));
+	/* Paths in the journal must lie in its own directory. */
+	if (!realpath(dirname(copy), dir)) {
+		r = sb_exec_fail(x, negerrno(), "%s: %s", path, strerror(errno));
+		sb_jread_free(&jr);
+		return r;
+	}
+	x->run_dir = dir;
 	if (jr.torn)
-		sb_exec_log(x, "journal %s: %u torn record(s) skipped\n", path, jr.torn);
-	struct loopmap lm[64];
-	size_t nlm = 0;
-	for (size_t i = 0; i < jr.n && nlm < ARRAY_SIZE(lm); i++) {
-		const char *dev = sb_arg_str(jr.rec[i].result, "dev");
-		if (strcmp(jr.rec[i].kind, "loop") == 0 && dev && strlen(dev) < sizeof(lm[0].dev) &&
-		    sb_arg_str(jr.rec[i].args, "file")) {
-			snprintf(lm[nlm].dev, sizeof(lm[nlm].dev), "%s", dev);
-			lm[nlm++].file = sb_arg_str(jr.rec[i].args, "file");
+		sb_exec_log(x, "journal %s: torn last record skipped\n", path);
+	r = load_records(x, &jr, dir, &u);
+	if (r < 0) {
+		char *m = NULL;
+		if (asprintf(&m, "%s: %s: refusing the journal, nothing was touched", path,
+			     x->errmsg ? x->errmsg : strerror(-r)) >= 0) {
+			free(x->errmsg);
+			x->errmsg = m;
 		}
+		sb_jread_free(&jr);
+		x->run_dir = NULL;
+		return r;
 	}
 	for (size_t i = jr.n; i-- > 0;) {
 		const struct sb_jrec *rec = &jr.rec[i];
-		const struct sb_layer *l = sb_layer_by_name(rec->kind);
+		const struct sb_layer *l = u[i].l;
 		_cleanup_free_ char *what = NULL, *undo = NULL;
 
 		free(x->errmsg);
 		x->errmsg = NULL;
-		const char *missing = NULL;
-		for (size_t k = 0; l && k < ARRAY_SIZE(l->required) && l->required[k]; k++)
-			if (!sb_arg_str(rec->args, l->required[k]))
-				missing = l->required[k];
-		/* Arrays of devices must hold strings only. */
-		json_object_object_foreach(rec->args, key, val)
-		{
-			if (json_object_is_type(val, json_type_array))
-				for (size_t k = 0; k < json_object_array_length(val); k++)
-					if (!json_object_is_type(json_object_array_get_idx(val, k),
-								 json_type_string))
-						missing = key;
+		l->describe(u[i].args, &what, &undo);
+		r = check_rec(x, &u[i]);
+		if (r == SB_GONE) {
+			sb_exec_log(x, "== undo step %u (%s): already gone\n", rec->step, l->kind);
+			continue;
 		}
-		if (!l) {
-			r = sb_exec_fail(x, -EINVAL, "unknown kind '%s'", rec->kind);
-		} else if (missing) {
-			r = sb_exec_fail(x, -EINVAL, "damaged record: no valid '%s'", missing);
-		} else if (strcmp(rec->kind, "loop") != 0 && names_lost_loop(rec->args, lm, nlm)) {
-			sb_exec_log(x, "== undo step %u (%s): skipped, its loop device is gone\n",
-				    rec->step, rec->kind);
-			r = 0;
-		} else {
-			l->describe(rec->args, &what, &undo);
+		if (r == -ESTALE) {
+			char *m = NULL;
+			x->undo_mismatch++;
+			if (asprintf(&m, "undo of step %u (%s): %s: left alone", rec->step, l->kind,
+				     x->errmsg ? x->errmsg : "not ours") >= 0) {
+				sb_exec_log(x, "!! %s\n", m);
+				append_msg(&mismatch, m);
+				free(m);
+			}
+			continue;
+		}
+		if (r == 0) {
 			sb_exec_log(x, "== undo step %u: %s\n", rec->step, undo ? undo : l->kind);
 			sb_verbose("undo step %u: %s", rec->step, undo ? undo : l->kind);
-			r = l->undo(rec->args, rec->result, x);
+			r = l->undo(u[i].args, rec->result, x);
 		}
 		if (r < 0) {
 			x->undo_failed++;
@@ -530,12 +725,24 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 			break;
 		}
 	}
+	free_urecs(u, jr.n);
 	sb_jread_free(&jr);
+	x->run_dir = NULL;
 	free(x->errmsg);
-	x->errmsg = TAKE_PTR(first_msg);
-	/* Keep the journal while something could not be undone: a later
-	 * teardown can try again. */
-	if (!first && unlink(path) < 0 && errno != ENOENT)
-		first = sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", path, strerror(errno));
-	return first;
+	if (first) {
+		x->errmsg = TAKE_PTR(first_msg);
+		if (mismatch)
+			append_msg(&x->errmsg, mismatch);
+		return first;
+	}
+	if (mismatch) {
+		/* Keep the journal: what it names is someone else's now, and the
+		 * user must know. */
+		x->errmsg = TAKE_PTR(mismatch);
+		return -ESTALE;
+	}
+	x->errmsg = NULL;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", path, strerror(errno));
+	return 0;
 }

@@ -1,7 +1,9 @@
 /* The run journal: one JSON object per line, fsynced, so that teardown can
  * undo a killed run from it alone. Format in doc/profile-format.md
  * ("Journal"). A torn last line (a crash while writing) is skipped: its step
- * had not started, since a step starts only after its record is on disk. */
+ * had not started, since a step starts only after its record is on disk.
+ * A damaged line anywhere else cannot come from a crash: the whole journal
+ * is refused, and nothing is undone from it. */
 #include "stack/stack.h"
 #include "util/macro.h"
 
@@ -85,7 +87,8 @@ int sb_journal_open(const char *path, const char *run_id, struct sb_journal **ou
 	return 0;
 }
 
-int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json_object *args)
+int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json_object *args,
+		     json_object *ident)
 {
 	json_object *o = json_object_new_object();
 	int r;
@@ -93,6 +96,8 @@ int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json
 	json_object_object_add(o, "step", json_object_new_int((int)step));
 	json_object_object_add(o, "kind", json_object_new_string(kind));
 	json_object_object_add(o, "args", json_object_get(args));
+	if (ident)
+		json_object_object_add(o, "ident", json_object_get(ident));
 	r = append(j, o);
 	json_object_put(o);
 	return r;
@@ -162,8 +167,12 @@ static int handle(struct sb_jread *r, json_object *o)
 		if (!n)
 			return -ENOMEM;
 		r->rec = n;
+		json_object *id = NULL;
+		if (json_object_object_get_ex(o, "ident", &id) &&
+		    !json_object_is_type(id, json_type_object))
+			return -EBADMSG;
 		n[r->n] = (struct sb_jrec){step, strdup(json_object_get_string(v)),
-					   json_object_get(args), NULL};
+					   json_object_get(args), json_object_get(id), NULL};
 		if (!n[r->n].kind) {
 			json_object_put(args);
 			return -ENOMEM;
@@ -173,7 +182,8 @@ static int handle(struct sb_jread *r, json_object *o)
 	}
 	if (strcmp(rec, "done") == 0) {
 		struct sb_jrec *b = find_rec(r, step);
-		if (!b || !json_object_object_get_ex(o, "result", &v) || b->result)
+		if (!b || !json_object_object_get_ex(o, "result", &v) || b->result ||
+		    !json_object_is_type(v, json_type_object))
 			return -EBADMSG;
 		b->result = json_object_get(v);
 		return 0;
@@ -185,6 +195,7 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 {
 	const char *p = text, *end = text + len;
 	bool header = false, complete = false;
+	unsigned lineno = 0;
 
 	*out = (struct sb_jread){0};
 	while (p < end) {
@@ -192,6 +203,7 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 		json_object *o;
 		int r;
 
+		lineno++;
 		if (!nl) {
 			/* The writer died in the middle of this line. */
 			out->torn++;
@@ -211,16 +223,24 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out)
 			sb_jread_free(out);
 			return r;
 		}
-		if (r < 0)
-			out->torn++;
-		else if (out->run_id)
-			header = true;
 		p = nl + 1;
+		if (r < 0) {
+			/* Tolerated as the last line only: a crash ends the file. */
+			if (p < end) {
+				sb_jread_free(out);
+				out->bad_line = lineno;
+				return -EBADMSG;
+			}
+			out->torn++;
+		} else if (out->run_id) {
+			header = true;
+		}
 	}
 	/* Only a torn first line: the writer died on the header, before any
 	 * step began. Nothing to undo, which is not an unreadable journal. */
 	if (!header && out->n == 0 && complete) {
 		sb_jread_free(out);
+		out->bad_line = 1;
 		return -EBADMSG;
 	}
 	return 0;
@@ -259,6 +279,7 @@ void sb_jread_free(struct sb_jread *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->rec[i].kind);
 		json_object_put(r->rec[i].args);
+		json_object_put(r->rec[i].ident);
 		json_object_put(r->rec[i].result);
 	}
 	free(r->rec);

@@ -1,21 +1,40 @@
-/* Loop devices for --loop: a sparse file in the run directory, attached
- * with LOOP_CONFIGURE (partition scanning on), its rotational flag set from
- * the role. Undo finds the device by its backing file, so it works even
- * when the run died between attaching and journaling. */
-#include "stack/stack.h"
+/* Loop devices for --loop that behave like disks: a sparse file in a
+ * directory per run on a disk file system (LOOP_DIR/RUN-ID, linked from
+ * the run directory as images/), never on tmpfs unless the user named that
+ * directory on purpose, attached with LOOP_CONFIGURE, partition scanning
+ * and direct I/O (so the host's page cache does not serve the "disk"), its
+ * rotational flag set from the role. The journal keeps the backing file's
+ * st_dev/st_ino: undo detaches only loop devices backed by that very file. */
+#include "stack/layers.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/size.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <linux/loop.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#define A struct sb_loop_args
+static const struct sb_field fields[] = {
+    SB_FIELD(A, file, SB_FT_PATH, SB_FF_REQUIRED),
+    SB_FIELD(A, dir, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(A, size, SB_FT_U64, 0),
+    SB_FIELD(A, rotational, SB_FT_BOOL, 0),
+    SB_FIELD(A, allow_tmpfs, SB_FT_BOOL, 0),
+    SB_FIELD(A, var, SB_FT_STR, SB_FF_REQUIRED),
+};
+#undef A
 
 static void closedirp(DIR **d)
 {
@@ -23,23 +42,97 @@ static void closedirp(DIR **d)
 		closedir(*d);
 }
 
-static int describe(json_object *a, char **what, char **undo)
+static int describe(const void *args, char **what, char **undo)
 {
-	const char *f = sb_arg_str(a, "file"), *var = sb_arg_str(a, "var");
-	uint64_t sz = strtoull(sb_arg_str(a, "size") ?: "0", NULL, 10);
+	const struct sb_loop_args *a = args;
+	const char *base = strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file;
 	char buf[16];
 
 	if (asprintf(what,
-		     "truncate -s %s %s; losetup --find --show --partscan %s -> ${%s}; "
-		     "rotational=%s",
-		     sb_format_size(sz, buf, sizeof(buf)), f, f, var,
-		     sb_arg_str(a, "rotational")) < 0 ||
-	    asprintf(undo, "losetup -d <device of %s>; rm %s", f, f) < 0)
+		     "truncate -s %s %s/%s; losetup --find --show --partscan --direct-io=on "
+		     "%s/%s -> ${%s}; rotational=%d",
+		     sb_format_size(a->size, buf, sizeof(buf)), a->dir, base, a->dir, base, a->var,
+		     a->rotational) < 0 ||
+	    asprintf(undo, "losetup -d <device of %s/%s>; rm %s/%s", a->dir, base, a->dir, base) <
+		0)
 		return -ENOMEM;
 	return 0;
 }
 
-static int attach(int file_fd, char *dev, size_t len)
+/* The nearest existing directory at or above path. */
+static int fs_of(const char *path, struct statfs *sf)
+{
+	_cleanup_free_ char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		if (statfs(p, sf) == 0)
+			return 0;
+		if (errno != ENOENT || strcmp(p, "/") == 0)
+			return negerrno();
+		char *s = strrchr(p, '/');
+		if (s == p)
+			s[1] = '\0';
+		else
+			*s = '\0';
+	}
+}
+
+/* A loop directory in RAM measures memory, not a disk: refused before
+ * anything is written, unless the user chose it with --loop-dir. */
+static int prepare(void *args, struct sb_exec *x)
+{
+	struct sb_loop_args *a = args;
+	_cleanup_free_ char *parent = strdup(a->dir);
+	struct statfs sf;
+	int r;
+
+	if (!parent)
+		return -ENOMEM;
+	r = fs_of(dirname(parent), &sf);
+	if (r < 0)
+		return sb_exec_fail(x, r, "%s: cannot check its file system: %s", a->dir,
+				    strerror(-r));
+	if (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC) {
+		if (!a->allow_tmpfs) {
+			x->refused = true;
+			return sb_exec_fail(
+			    x, -EPERM,
+			    "refused: the loop directory %s is on %s (RAM): its loop devices "
+			    "would measure memory, not a disk; give --loop-dir DIR on a disk "
+			    "file system (naming a tmpfs there on purpose accepts it)",
+			    a->dir, sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+		}
+		sb_warn("%s is on %s: the loop devices measure memory, not a disk", a->dir,
+			sf.f_type == TMPFS_MAGIC ? "tmpfs" : "ramfs");
+	}
+	return 0;
+}
+
+/* The directory the per-run directories go in: a real directory that no
+ * other user can swap things in (owned by root or us, and not writable by
+ * others unless sticky, as /var/tmp is); created 0700 when missing. */
+static int check_root(struct sb_exec *x, const char *root)
+{
+	struct stat st;
+	if (mkdir(root, 0700) < 0 && errno != EEXIST)
+		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", root, strerror(errno));
+	if (lstat(root, &st) < 0)
+		return sb_exec_fail(x, negerrno(), "%s: %s", root, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sb_exec_fail(x, -ENOTDIR, "%s: not a directory (a symlink?)", root);
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		x->refused = true;
+		return sb_exec_fail(x, -EPERM,
+				    "refused: %s is writable by other users or owned by uid %u: "
+				    "not a place for backing files",
+				    root, (unsigned)st.st_uid);
+	}
+	return 0;
+}
+
+static int attach(int file_fd, bool dio, char *dev, size_t len)
 {
 	_cleanup_close_ int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
@@ -60,19 +153,21 @@ static int attach(int file_fd, char *dev, size_t len)
 		fd = open(dev, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			return negerrno();
-		cfg.info.lo_flags = LO_FLAGS_PARTSCAN;
+		cfg.info.lo_flags = LO_FLAGS_PARTSCAN | (dio ? LO_FLAGS_DIRECT_IO : 0);
 		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0)
 			return 0;
 		if (errno == EBUSY)
 			continue;
 		if (errno != EINVAL && errno != ENOTTY)
 			return negerrno();
-		/* Kernels before 5.8: the two-call way. */
+		/* Kernels before 5.8, or direct I/O refused at configure time: the
+		 * two-call way (direct I/O is then asked for afterwards). */
 		if (ioctl(fd, LOOP_SET_FD, file_fd) < 0) {
 			if (errno == EBUSY)
 				continue;
 			return negerrno();
 		}
+		cfg.info.lo_flags &= ~(unsigned)LO_FLAGS_DIRECT_IO;
 		if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info) < 0) {
 			int e = negerrno();
 			ioctl(fd, LOOP_CLR_FD, 0);
@@ -83,63 +178,146 @@ static int attach(int file_fd, char *dev, size_t len)
 	return -EBUSY;
 }
 
-static int run(json_object *a, json_object *result, struct sb_exec *x)
+static bool loop_dio(const char *dev)
 {
-	const char *file = sb_arg_str(a, "file"), *var = sb_arg_str(a, "var");
-	uint64_t size = strtoull(sb_arg_str(a, "size") ?: "0", NULL, 10);
-	_cleanup_close_ int fd = -1;
-	char dev[64], path[128];
+	char p[96], buf[8];
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/dio", dev + 5);
+	return sb_sys_read(p, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
+}
+
+static int run(void *args, json_object *result, struct sb_exec *x)
+{
+	struct sb_loop_args *a = args;
+	_cleanup_close_ int dfd = -1, fd = -1;
+	_cleanup_free_ char *root = strdup(a->dir), *link = strdup(a->file);
+	const char *base = strrchr(a->file, '/') + 1;
+	char dev[64], path[128], lbuf[PATH_MAX], bf[PATH_MAX];
+	struct stat st;
+	ssize_t ll;
 	int r;
 
-	fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", file, strerror(errno));
-	if (ftruncate(fd, (off_t)size) < 0)
-		return sb_exec_fail(x, negerrno(), "%s: cannot size: %s", file, strerror(errno));
-	r = attach(fd, dev, sizeof(dev));
+	if (!root || !link)
+		return -ENOMEM;
+	r = check_root(x, dirname(root));
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot attach a loop device: %s", file,
+		return r;
+	if (mkdir(a->dir, 0700) < 0 && errno != EEXIST)
+		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", a->dir,
+				    strerror(errno));
+	dfd = open(a->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077))
+		return sb_exec_fail(x, dfd < 0 ? negerrno() : -EPERM,
+				    "%s: not a private directory of ours", a->dir);
+	/* images/ in the run directory points at it: the journal's paths stay
+	 * inside the run directory. */
+	dirname(link);
+	if (symlink(a->dir, link) < 0) {
+		if (errno != EEXIST)
+			return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", link,
+					    strerror(errno));
+		ll = readlink(link, lbuf, sizeof(lbuf) - 1);
+		if (ll < 0 || (lbuf[ll] = '\0', strcmp(lbuf, a->dir) != 0))
+			return sb_exec_fail(x, -EEXIST, "%s exists and does not point at %s", link,
+					    a->dir);
+	}
+	fd = openat(dfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return sb_exec_fail(x, negerrno(), "%s/%s: cannot create: %s", a->dir, base,
+				    strerror(errno));
+	if (ftruncate(fd, (off_t)a->size) < 0 || fstat(fd, &st) < 0)
+		return sb_exec_fail(x, negerrno(), "%s/%s: cannot size: %s", a->dir, base,
+				    strerror(errno));
+	/* Known before the device exists, so that undo can tell our loop from
+	 * any other even if the run dies right after attaching. */
+	json_object *b = json_object_new_object();
+	snprintf(path, sizeof(path), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	json_object_object_add(b, "dev", json_object_new_string(path));
+	json_object_object_add(b, "ino", json_object_new_int64((int64_t)st.st_ino));
+	json_object_object_add(result, "backing", b);
+
+	r = attach(fd, true, dev, sizeof(dev));
+	if (r < 0)
+		return sb_exec_fail(x, r, "%s/%s: cannot attach a loop device: %s", a->dir, base,
 				    strerror(-r));
-	sb_exec_log(x, "%s attached as %s\n", file, dev);
+	json_object_object_add(result, "dev", json_object_new_string(dev));
+	sb_exec_log(x, "%s/%s attached as %s\n", a->dir, base, dev);
+	if (!loop_dio(dev)) {
+		_cleanup_close_ int lfd = open(dev, O_RDONLY | O_CLOEXEC);
+		if (lfd >= 0)
+			ioctl(lfd, LOOP_SET_DIRECT_IO, 1UL);
+	}
+	bool dio = loop_dio(dev);
+	json_object_object_add(result, "dio", json_object_new_boolean(dio));
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", dev + 5);
+	if (sb_sys_read(path, bf, sizeof(bf)) == 0)
+		json_object_object_add(result, "backing_file", json_object_new_string(bf));
+	if (!dio && !a->allow_tmpfs)
+		return sb_exec_fail(x, -EOPNOTSUPP,
+				    "%s: direct I/O could not be enabled (the file system of %s "
+				    "does not support it): the page cache would serve reads",
+				    dev, a->dir);
+	if (!dio)
+		sb_warn("%s: without direct I/O: the page cache serves its reads", dev);
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/rotational", dev + 5);
-	r = sb_sys_write(path, sb_arg_str(a, "rotational"));
+	r = sb_sys_write(path, a->rotational ? "1" : "0");
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot set rotational: %s", dev, strerror(-r));
-	sb_arg_set(result, "dev", dev);
-	sb_result_var(result, var, dev);
+	sb_result_var(result, a->var, dev);
 	return 0;
 }
 
-/* Loop devices whose backing file is path ("(deleted)" when removed). */
-static int for_each_backed_by(const char *file, int (*fn)(const char *dev, void *ud), void *ud)
+/* The backing file of ours: from the result, or (the run died between
+ * attaching and journaling) from the file itself. */
+/* "254:0" -> its dev_t. */
+static bool parse_mm(const char *s, dev_t *out)
 {
-	_cleanup_(closedirp) DIR *d = opendir("/sys/block");
-	struct dirent *e;
-	int r = 0;
-
-	if (!d)
-		return negerrno();
-	while ((e = readdir(d))) {
-		char p[300], buf[4096], dev[300];
-		if (strncmp(e->d_name, "loop", 4) != 0)
-			continue;
-		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
-		if (sb_sys_read(p, buf, sizeof(buf)) < 0)
-			continue;
-		size_t n = strlen(file);
-		if (strncmp(buf, file, n) != 0 || (buf[n] && strcmp(buf + n, " (deleted)") != 0))
-			continue;
-		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
-		int k = fn(dev, ud);
-		if (k < 0 && !r)
-			r = k;
-	}
-	return r;
+	char *e;
+	unsigned long ma, mi;
+	if (!s)
+		return false;
+	errno = 0;
+	ma = strtoul(s, &e, 10);
+	if (e == s || *e != ':' || errno)
+		return false;
+	s = e + 1;
+	mi = strtoul(s, &e, 10);
+	if (e == s || *e || errno)
+		return false;
+	*out = makedev(ma, mi);
+	return true;
 }
 
-static int detach(const char *dev, void *ud)
+static bool ours(const struct sb_loop_args *a, json_object *result, dev_t *dev, ino_t *ino)
 {
-	struct sb_exec *x = ud;
+	json_object *b;
+	struct stat st;
+	if (json_object_object_get_ex(result, "backing", &b) && parse_mm(sb_json_str(b, "dev"), dev) &&
+	    sb_json_i64(b, "ino", -1) > 0) {
+		*ino = (ino_t)sb_json_i64(b, "ino", 0);
+		return true;
+	}
+	if (stat(a->file, &st) == 0 && S_ISREG(st.st_mode)) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+		return true;
+	}
+	return false;
+}
+
+struct scan {
+	const struct sb_loop_args *a;
+	json_object *result;
+	bool known;
+	dev_t dev;
+	ino_t ino;
+	struct sb_exec *x;
+	bool detach;
+	int err;
+	char *mismatch;
+};
+
+static int detach(const char *dev, struct sb_exec *x)
+{
 	_cleanup_close_ int fd = -1;
 	int r = sb_wait_node(dev, 2000, false);
 	if (r < 0)
@@ -152,7 +330,7 @@ static int detach(const char *dev, void *ud)
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 			/* A device still open somewhere is only marked to detach on
 			 * its last close (ours counts too): wait for it to go. */
-			char p[96], buf[16];
+			char p[PATH_MAX], buf[16];
 			close(TAKE_FD(fd));
 			snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", dev + 5);
 			for (int k = 0; k < 100 && sb_sys_read(p, buf, sizeof(buf)) == 0; k++)
@@ -170,22 +348,108 @@ static int detach(const char *dev, void *ud)
 	return negerrno();
 }
 
-static int undo(json_object *a, json_object *result, struct sb_exec *x)
+/* Every loop device: ours (the same backing inode) is detached when asked;
+ * one backed by a file of our name but another inode is someone else's. */
+static int scan(struct scan *s)
 {
-	const char *file = sb_arg_str(a, "file");
-	int r = for_each_backed_by(file, detach, x);
+	_cleanup_(closedirp) DIR *d = opendir("/sys/block");
+	const char *jfile = sb_json_str(s->result, "backing_file");
+	struct dirent *e;
+
+	if (!d)
+		return negerrno();
+	while ((e = readdir(d))) {
+		char p[300], buf[4096], dev[300];
+		struct loop_info64 li;
+		if (strncmp(e->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", e->d_name);
+		if (sb_sys_read(p, buf, sizeof(buf)) < 0)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
+		_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		bool have = fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
+		bool same_ino = have && s->known && li.lo_inode == s->ino && li.lo_device == s->dev;
+		size_t n = jfile ? strlen(jfile) : 0;
+		bool same_name =
+		    jfile && strncmp(buf, jfile, n) == 0 && (!buf[n] || strcmp(buf + n, " (deleted)") == 0);
+		if (!same_ino && same_name && s->known && have) {
+			char *m = NULL;
+			if (asprintf(&m, "%s: not ours: backing file inode %llu != journaled %llu",
+				     dev, (unsigned long long)li.lo_inode,
+				     (unsigned long long)s->ino) >= 0) {
+				free(s->mismatch);
+				s->mismatch = m;
+			}
+			continue;
+		}
+		/* Without any inode (the file gone and no result), the name is all
+		 * there is, as before identities were journaled. */
+		if (!same_ino && !(same_name && !s->known))
+			continue;
+		if (!s->detach)
+			continue;
+		close(TAKE_FD(fd));
+		int k = detach(dev, s->x);
+		if (k < 0 && !s->err)
+			s->err = sb_exec_fail(s->x, k, "%s: cannot detach: %s", dev, strerror(-k));
+	}
+	return s->err;
+}
+
+static int check(const void *args, json_object *result, struct sb_exec *x)
+{
+	struct scan s = {.a = args, .result = result, .x = x};
+	s.known = ours(args, result, &s.dev, &s.ino);
+	int r = scan(&s);
+	if (r == 0 && s.mismatch)
+		r = sb_exec_fail(x, -ESTALE, "%s", s.mismatch);
+	free(s.mismatch);
+	return r;
+}
+
+static int undo(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_loop_args *a = args;
+	struct scan s = {.a = a, .result = result, .x = x, .detach = true};
+	_cleanup_free_ char *link = strdup(a->file);
+	struct stat st;
+	char real[PATH_MAX];
+	ssize_t n;
+	int r;
+
+	if (!link)
+		return -ENOMEM;
+	s.known = ours(a, result, &s.dev, &s.ino);
+	r = scan(&s);
+	free(s.mismatch);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot detach its loop device: %s", file,
-				    strerror(-r));
-	if (unlink(file) < 0 && errno != ENOENT)
-		return sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", file, strerror(errno));
+		return r;
+	/* The file, when it is still the one we made. */
+	if (stat(a->file, &st) == 0 && (!s.known || (st.st_ino == s.ino && st.st_dev == s.dev)) &&
+	    unlink(a->file) < 0 && errno != ENOENT)
+		return sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", a->file,
+				    strerror(errno));
+	/* The per-run image directory goes with its last image, then the link. */
+	dirname(link);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n > 0) {
+		real[n] = '\0';
+		if (rmdir(real) == 0 || errno == ENOENT)
+			unlink(link);
+	}
 	return 0;
 }
 
 const struct sb_layer sb_layer_loop = {
     .kind = "loop",
+    .args_size = sizeof(struct sb_loop_args),
+    .fields = fields,
+    .n_fields = ARRAY_SIZE(fields),
+    .prepare = prepare,
     .describe = describe,
     .run = run,
+    .check = check,
     .undo = undo,
-    .required = {"file"},
+    .flags = SB_LF_CREATES_DEV,
 };

@@ -1,7 +1,12 @@
 /* LVM through the lvm2 tools: one PV per device, one VG named per run (so
- * that it never clashes with the machine's own), one LV. Undo removes them
- * with -ff -y; what the tools cannot remove is removed through libdevmapper. */
-#include "stack/stack.h"
+ * that it never clashes with the machine's own), one LV. Every command is
+ * given --devices with our PVs only, so that it sees no other device (no
+ * reliance on lvm.conf filters or the devices file): a duplicate PV label
+ * seen through an md 1.0 member or a second path cannot be picked up. The
+ * PV and VG UUIDs are journaled and checked before undo. Undo removes them
+ * with -ff -y; what the tools cannot remove is removed through
+ * libdevmapper. */
+#include "stack/layers.h"
 #include "util/macro.h"
 #include "util/size.h"
 #include "util/spawn.h"
@@ -11,115 +16,261 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fmt(char **out, const char *const *argv)
+static const struct sb_prog progs[] = {
+    {"pvcreate", "lvm2"}, {"pvremove", "lvm2"}, {"vgcreate", "lvm2"}, {"vgremove", "lvm2"},
+    {"lvcreate", "lvm2"}, {"lvremove", "lvm2"}, {"pvs", "lvm2"},      {"vgs", "lvm2"},
+    {"lvs", "lvm2"},      {NULL, NULL}};
+
+static const char *preflight(const void *args)
 {
-	struct sb_vec v = {(char **)argv, 0};
-	while (argv[v.n])
-		v.n++;
-	*out = sb_vec_format(&v);
+	if (access("/dev/mapper/control", F_OK) != 0)
+		return "device-mapper: not available (no /dev/mapper/control; try 'modprobe "
+		       "dm_mod', or a VM: see tests/vm)";
+	return NULL;
+}
+
+char *sb_lvm_devices(const struct sb_list *pvs)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < pvs->n; i++)
+		fprintf(f, "%s%s", i ? "," : "", pvs->v[i]);
+	fclose(f);
+	return out;
+}
+
+/* tool --devices PVS ARGS...: the argv both plans and runs show. */
+static void lvm_argv(struct sb_vec *v, const char *tool, const struct sb_list *pvs)
+{
+	_cleanup_free_ char *d = sb_lvm_devices(pvs);
+	sb_vec_add(v, tool);
+	sb_vec_add(v, "--devices");
+	sb_vec_add(v, d ? d : "");
+}
+
+static int fmt_vec(struct sb_vec *v, char **out)
+{
+	*out = sb_vec_format(v);
+	sb_vec_free(v);
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Every LVM tool gets a --config that keeps our devices usable without
+/* Every LVM tool also gets a --config that keeps our devices usable without
  * the devices file, and without udev when no udevd runs (else the tools
  * wait for udev to create nodes it never will). Shown in run.log. */
-static int lvm_run(struct sb_exec *x, const char *const *argv, int *status)
+static int lvm_run(struct sb_exec *x, struct sb_vec *v, int *status, char **out)
 {
-	struct sb_vec v = {0};
+	struct sb_vec w = {0};
 	int r;
-	sb_vec_add(&v, argv[0]);
-	sb_vec_add(&v, "--config");
-	sb_vec_add(&v, x->udev ? "devices { use_devicesfile = 0 }"
+	sb_vec_add(&w, v->v[0]);
+	sb_vec_add(&w, "--config");
+	sb_vec_add(&w, x->udev ? "devices { use_devicesfile = 0 }"
 			       : "devices { use_devicesfile = 0 obtain_device_list_from_udev = 0 } "
 				 "activation { udev_sync = 0 udev_rules = 0 }");
-	for (size_t i = 1; argv[i]; i++)
-		sb_vec_add(&v, argv[i]);
-	r = status ? sb_exec_cmd_quiet(x, (const char *const *)v.v, status)
-		   : sb_exec_cmd(x, (const char *const *)v.v);
-	sb_vec_free(&v);
+	for (size_t i = 1; i < v->n; i++)
+		sb_vec_add(&w, v->v[i]);
+	if (out)
+		r = sb_exec_cmd_output(x, (const char *const *)w.v, status, out);
+	else if (status)
+		r = sb_exec_cmd_quiet(x, (const char *const *)w.v, status);
+	else
+		r = sb_exec_cmd(x, (const char *const *)w.v);
+	sb_vec_free(&w);
 	return r;
 }
 
-/* Does "vgs VG" (or lvs, pvs) find it? */
-static bool lvm_has(struct sb_exec *x, const char *tool, const char *what)
+/* "vgs -o vg_uuid VG" through our PVs: the UUID in buf, or -ENOENT. */
+static int lvm_uuid(struct sb_exec *x, const char *tool, const char *field,
+		    const struct sb_list *pvs, const char *what, char *buf, size_t len)
 {
-	const char *argv[] = {tool, "--noheadings", what, NULL};
-	int st = -1;
-	return lvm_run(x, argv, &st) == 0 && st == 0;
+	struct sb_vec v = {0};
+	_cleanup_free_ char *out = NULL;
+	int st = -1, r;
+	lvm_argv(&v, tool, pvs);
+	sb_vec_add(&v, "--noheadings");
+	sb_vec_add(&v, "-o");
+	sb_vec_add(&v, field);
+	sb_vec_add(&v, what);
+	r = lvm_run(x, &v, &st, &out);
+	sb_vec_free(&v);
+	if (r < 0)
+		return r;
+	char *s = out ? out + strspn(out, " \t\n") : NULL;
+	if (st != 0 || !s || !*s)
+		return -ENOENT;
+	s[strcspn(s, " \t\n")] = '\0';
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
+static int check_uuid(struct sb_exec *x, json_object *result, const char *tool, const char *field,
+		      const struct sb_list *pvs, const char *what)
+{
+	const char *want = sb_json_str(result, "uuid");
+	char cur[128];
+	int r;
+	if (!want)
+		return 0;
+	r = lvm_uuid(x, tool, field, pvs, what, cur, sizeof(cur));
+	if (r == -ENOENT)
+		return SB_GONE;
+	if (r < 0)
+		return r;
+	if (strcmp(cur, want) != 0)
+		return sb_exec_fail(x, -ESTALE, "%s: not ours: UUID %s != journaled %s", what, cur,
+				    want);
+	return 0;
 }
 
 /* ---- pvcreate ---- */
 
-static int pv_describe(json_object *a, char **what, char **undo)
+#define PA struct sb_pv_args
+static const struct sb_field pv_fields[] = {
+    SB_FIELD(PA, dev, SB_FT_DEV, SB_FF_REQUIRED | SB_FF_WRITES | SB_FF_IDENT),
+};
+#undef PA
+
+static struct sb_list one(const char *dev)
 {
-	const char *dev = sb_arg_str(a, "dev");
-	const char *w[] = {"pvcreate", "-y", dev, NULL},
-		   *u[] = {"pvremove", "-ff", "-y", dev, NULL};
-	return fmt(what, w) ?: fmt(undo, u);
+	static char *v[2];
+	v[0] = (char *)dev;
+	return (struct sb_list){v, 1};
 }
 
-static int pv_run(json_object *a, json_object *result, struct sb_exec *x)
+static int pv_describe(const void *args, char **what, char **undo)
 {
-	const char *argv[] = {"pvcreate", "-y", sb_arg_str(a, "dev"), NULL};
-	return lvm_run(x, argv, NULL);
+	const struct sb_pv_args *a = args;
+	struct sb_list d = one(a->dev);
+	struct sb_vec v = {0}, u = {0};
+	lvm_argv(&v, "pvcreate", &d);
+	sb_vec_add(&v, "-y");
+	sb_vec_add(&v, a->dev);
+	lvm_argv(&u, "pvremove", &d);
+	sb_vec_add(&u, "-ff");
+	sb_vec_add(&u, "-y");
+	sb_vec_add(&u, a->dev);
+	return fmt_vec(&v, what) ?: fmt_vec(&u, undo);
 }
 
-static int pv_undo(json_object *a, json_object *result, struct sb_exec *x)
+static int pv_run(void *args, json_object *result, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev");
-	struct stat st;
+	const struct sb_pv_args *a = args;
+	struct sb_list d = one(a->dev);
+	struct sb_vec v = {0};
+	char uuid[128];
 	int r;
-	if (strstr(dev, "${") || stat(dev, &st) < 0)
+	lvm_argv(&v, "pvcreate", &d);
+	sb_vec_add(&v, "-y");
+	sb_vec_add(&v, a->dev);
+	r = lvm_run(x, &v, NULL, NULL);
+	sb_vec_free(&v);
+	if (r < 0)
+		return r;
+	if (lvm_uuid(x, "pvs", "pv_uuid", &d, a->dev, uuid, sizeof(uuid)) == 0)
+		json_object_object_add(result, "uuid", json_object_new_string(uuid));
+	return 0;
+}
+
+static int pv_check(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_pv_args *a = args;
+	struct sb_list d = one(a->dev);
+	int r = check_uuid(x, result, "pvs", "pv_uuid", &d, a->dev);
+	/* No PV label: the wipe below still clears what may be left. */
+	return r == SB_GONE ? 0 : r;
+}
+
+static int pv_undo(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_pv_args *a = args;
+	struct sb_list d = one(a->dev);
+	struct stat st;
+	int r, status = -1;
+	if (strstr(a->dev, "${") || stat(a->dev, &st) < 0)
 		return 0;
-	if (lvm_has(x, "pvs", dev)) {
-		const char *argv[] = {"pvremove", "-ff", "-y", dev, NULL};
-		r = lvm_run(x, argv, NULL);
+	struct sb_vec q = {0};
+	lvm_argv(&q, "pvs", &d);
+	sb_vec_add(&q, "--noheadings");
+	sb_vec_add(&q, a->dev);
+	r = lvm_run(x, &q, &status, NULL);
+	sb_vec_free(&q);
+	if (r == 0 && status == 0) {
+		struct sb_vec v = {0};
+		lvm_argv(&v, "pvremove", &d);
+		sb_vec_add(&v, "-ff");
+		sb_vec_add(&v, "-y");
+		sb_vec_add(&v, a->dev);
+		r = lvm_run(x, &v, NULL, NULL);
+		sb_vec_free(&v);
 		if (r < 0)
 			return r;
 	}
 	/* A label the tools no longer see (or could not run to remove). */
-	r = sb_wipe_signatures(dev);
-	return r < 0 ? sb_exec_fail(x, r, "%s: cannot wipe: %s", dev, strerror(-r)) : 0;
+	r = sb_wipe_signatures(a->dev);
+	return r < 0 ? sb_exec_fail(x, r, "%s: cannot wipe: %s", a->dev, strerror(-r)) : 0;
 }
 
 /* ---- vgcreate ---- */
 
-static void vg_argv(json_object *a, struct sb_vec *v)
+#define VA struct sb_vg_args
+static const struct sb_field vg_fields[] = {
+    SB_FIELD(VA, vg, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(VA, pvs, SB_FT_DEVV, SB_FF_REQUIRED | SB_FF_WRITES | SB_FF_IDENT),
+};
+#undef VA
+
+static void vg_argv(const struct sb_vg_args *a, struct sb_vec *v)
 {
-	sb_vec_add(v, "vgcreate");
+	lvm_argv(v, "vgcreate", &a->pvs);
 	sb_vec_add(v, "-y");
-	sb_vec_add(v, sb_arg_str(a, "vg"));
-	for (size_t i = 0; i < sb_arg_len(a, "pvs"); i++)
-		sb_vec_add(v, sb_arg_idx(a, "pvs", i));
+	sb_vec_add(v, a->vg);
+	for (size_t i = 0; i < a->pvs.n; i++)
+		sb_vec_add(v, a->pvs.v[i]);
 }
 
-static int vg_describe(json_object *a, char **what, char **undo)
+static void vgremove_argv(const struct sb_vg_args *a, struct sb_vec *v)
 {
-	struct sb_vec v = {0};
-	const char *u[] = {"vgremove", "-ff", "-y", sb_arg_str(a, "vg"), NULL};
-	vg_argv(a, &v);
-	*what = sb_vec_format(&v);
-	sb_vec_free(&v);
-	return *what ? fmt(undo, u) : -ENOMEM;
+	lvm_argv(v, "vgremove", &a->pvs);
+	sb_vec_add(v, "-ff");
+	sb_vec_add(v, "-y");
+	sb_vec_add(v, a->vg);
 }
 
-static int vg_prepare(json_object *a, struct sb_exec *x)
+static int vg_describe(const void *args, char **what, char **undo)
 {
+	struct sb_vec v = {0}, u = {0};
+	vg_argv(args, &v);
+	vgremove_argv(args, &u);
+	return fmt_vec(&v, what) ?: fmt_vec(&u, undo);
+}
+
+static int vg_prepare(void *args, struct sb_exec *x)
+{
+	const struct sb_vg_args *a = args;
+	char uuid[128];
 	/* Undo removes the VG by name: it must not be someone else's. */
-	if (lvm_has(x, "vgs", sb_arg_str(a, "vg")))
-		return sb_exec_fail(x, -EEXIST, "volume group %s exists already",
-				    sb_arg_str(a, "vg"));
+	if (lvm_uuid(x, "vgs", "vg_uuid", &a->pvs, a->vg, uuid, sizeof(uuid)) == 0)
+		return sb_exec_fail(x, -EEXIST, "volume group %s exists already", a->vg);
 	return 0;
 }
 
-static int vg_run(json_object *a, json_object *result, struct sb_exec *x)
+static int vg_run(void *args, json_object *result, struct sb_exec *x)
 {
+	const struct sb_vg_args *a = args;
 	struct sb_vec v = {0};
+	char uuid[128];
 	int r;
 	vg_argv(a, &v);
-	r = lvm_run(x, (const char *const *)v.v, NULL);
+	r = lvm_run(x, &v, NULL, NULL);
 	sb_vec_free(&v);
-	return r;
+	if (r < 0)
+		return r;
+	if (lvm_uuid(x, "vgs", "vg_uuid", &a->pvs, a->vg, uuid, sizeof(uuid)) == 0)
+		json_object_object_add(result, "uuid", json_object_new_string(uuid));
+	return 0;
 }
 
 /* device-mapper doubles the dashes of VG and LV names. */
@@ -135,19 +286,29 @@ static void dm_prefix(const char *vg, char *buf, size_t len)
 	buf[k] = '\0';
 }
 
-static int vg_undo(json_object *a, json_object *result, struct sb_exec *x)
+static int vg_check(const void *args, json_object *result, struct sb_exec *x)
 {
-	const char *vg = sb_arg_str(a, "vg");
-	char prefix[300];
+	const struct sb_vg_args *a = args;
+	int r = check_uuid(x, result, "vgs", "vg_uuid", &a->pvs, a->vg);
+	/* Gone from the tools' view: leftover dm devices may still need removing. */
+	return r == SB_GONE ? 0 : r;
+}
+
+static int vg_undo(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_vg_args *a = args;
+	char prefix[300], uuid[128];
 	int r = 0;
 
-	if (strstr(vg, "${"))
+	if (strstr(a->vg, "${"))
 		return 0;
-	if (lvm_has(x, "vgs", vg)) {
-		const char *argv[] = {"vgremove", "-ff", "-y", vg, NULL};
-		r = lvm_run(x, argv, NULL);
+	if (lvm_uuid(x, "vgs", "vg_uuid", &a->pvs, a->vg, uuid, sizeof(uuid)) == 0) {
+		struct sb_vec v = {0};
+		vgremove_argv(a, &v);
+		r = lvm_run(x, &v, NULL, NULL);
+		sb_vec_free(&v);
 	}
-	dm_prefix(vg, prefix, sizeof(prefix));
+	dm_prefix(a->vg, prefix, sizeof(prefix));
 	int n = sb_dm_remove_prefix(prefix, NULL);
 	if (n > 0)
 		sb_exec_log(x, "removed %d leftover device-mapper device(s) %s*\n", n, prefix);
@@ -156,104 +317,155 @@ static int vg_undo(json_object *a, json_object *result, struct sb_exec *x)
 
 /* ---- lvcreate ---- */
 
-static void lv_argv(json_object *a, struct sb_vec *v)
-{
-	const char *size = sb_arg_str(a, "size"), *st = sb_arg_str(a, "stripes");
-	uint64_t u;
-	bool pct = false;
+#define LA struct sb_lv_args
+static const struct sb_field lv_fields[] = {
+    SB_FIELD(LA, vg, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(LA, lv, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(LA, size, SB_FT_U64, 0),
+    SB_FIELD(LA, pct, SB_FT_BOOL, 0),
+    SB_FIELD(LA, stripes, SB_FT_U64, 0),
+    SB_FIELD(LA, var, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(LA, pvs, SB_FT_DEVV, SB_FF_REQUIRED | SB_FF_IDENT),
+};
+#undef LA
 
-	sb_vec_add(v, "lvcreate");
+static void lv_argv(const struct sb_lv_args *a, struct sb_vec *v)
+{
+	lvm_argv(v, "lvcreate", &a->pvs);
 	sb_vec_add(v, "-y");
 	sb_vec_add(v, "-n");
-	sb_vec_add(v, sb_arg_str(a, "lv"));
-	if (sb_parse_size(size, &u, true, &pct) == 0 && pct) {
+	sb_vec_add(v, a->lv);
+	if (a->pct) {
 		sb_vec_add(v, "-l");
-		sb_vec_addf(v, "%llu%%%s", (unsigned long long)u, u == 100 ? "FREE" : "VG");
+		sb_vec_addf(v, "%llu%%%s", (unsigned long long)a->size,
+			    a->size == 100 ? "FREE" : "VG");
 	} else {
 		sb_vec_add(v, "-L");
-		sb_vec_addf(v, "%llub", (unsigned long long)u);
+		sb_vec_addf(v, "%llub", (unsigned long long)a->size);
 	}
-	if (st) {
+	if (a->stripes) {
 		sb_vec_add(v, "-i");
-		sb_vec_add(v, st);
+		sb_vec_addf(v, "%llu", (unsigned long long)a->stripes);
 	}
-	sb_vec_add(v, sb_arg_str(a, "vg"));
+	sb_vec_add(v, a->vg);
 }
 
-static int lv_describe(json_object *a, char **what, char **undo)
+static void lvremove_argv(const struct sb_lv_args *a, struct sb_vec *v, char *lv, size_t len)
 {
-	struct sb_vec v = {0};
+	snprintf(lv, len, "%s/%s", a->vg, a->lv);
+	lvm_argv(v, "lvremove", &a->pvs);
+	sb_vec_add(v, "-ff");
+	sb_vec_add(v, "-y");
+	sb_vec_add(v, lv);
+}
+
+static int lv_describe(const void *args, char **what, char **undo)
+{
+	const struct sb_lv_args *a = args;
+	struct sb_vec v = {0}, u = {0};
 	char lv[300];
-	snprintf(lv, sizeof(lv), "%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
-	const char *u[] = {"lvremove", "-ff", "-y", lv, NULL};
-	lv_argv(a, &v);
-	*what = sb_vec_format(&v);
-	sb_vec_free(&v);
-	if (!*what)
-		return -ENOMEM;
 	char *w = NULL;
-	if (asprintf(&w, "%s -> /dev/%s", *what, lv) >= 0) {
-		free(*what);
-		*what = w;
+	lv_argv(a, &v);
+	lvremove_argv(a, &u, lv, sizeof(lv));
+	if (fmt_vec(&v, &w) < 0 || asprintf(what, "%s -> /dev/%s", w, lv) < 0) {
+		free(w);
+		sb_vec_free(&u);
+		return -ENOMEM;
 	}
-	return fmt(undo, u);
+	free(w);
+	return fmt_vec(&u, undo);
 }
 
-static int lv_run(json_object *a, json_object *result, struct sb_exec *x)
+static int lv_run(void *args, json_object *result, struct sb_exec *x)
 {
+	const struct sb_lv_args *a = args;
 	struct sb_vec v = {0};
-	char path[300];
+	char path[300], lv[300], uuid[128];
 	int r;
 
 	lv_argv(a, &v);
-	r = lvm_run(x, (const char *const *)v.v, NULL);
+	r = lvm_run(x, &v, NULL, NULL);
 	sb_vec_free(&v);
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), "/dev/%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
+	snprintf(path, sizeof(path), "/dev/%s/%s", a->vg, a->lv);
 	/* LVM makes the /dev/VG/LV link itself (or udev does): wait for it. */
 	for (int i = 0; i < 500 && access(path, F_OK) != 0; i++)
 		usleep(20000);
 	if (access(path, F_OK) != 0)
 		return sb_exec_fail(x, -ETIMEDOUT, "%s did not appear", path);
-	sb_arg_set(result, "dev", path);
-	sb_result_var(result, sb_arg_str(a, "var"), path);
+	json_object_object_add(result, "dev", json_object_new_string(path));
+	snprintf(lv, sizeof(lv), "%s/%s", a->vg, a->lv);
+	if (lvm_uuid(x, "lvs", "lv_uuid", &a->pvs, lv, uuid, sizeof(uuid)) == 0)
+		json_object_object_add(result, "uuid", json_object_new_string(uuid));
+	sb_result_var(result, a->var, path);
 	return 0;
 }
 
 /* The LV's path is known before it exists (with the run id still a name
  * in a dry run), so that plans show /dev/VG/LV rather than ${lv}. */
-static void lv_predict(json_object *a, struct sb_exec *x)
+static void lv_predict(const void *args, struct sb_exec *x)
 {
+	const struct sb_lv_args *a = args;
 	char path[300];
-	snprintf(path, sizeof(path), "/dev/%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
-	sb_exec_set_var(x, sb_arg_str(a, "var"), path);
+	snprintf(path, sizeof(path), "/dev/%s/%s", a->vg, a->lv);
+	sb_exec_set_var(x, a->var, path);
 }
 
-static int lv_undo(json_object *a, json_object *result, struct sb_exec *x)
+static int lv_check(const void *args, json_object *result, struct sb_exec *x)
 {
+	const struct sb_lv_args *a = args;
 	char lv[300];
-	snprintf(lv, sizeof(lv), "%s/%s", sb_arg_str(a, "vg"), sb_arg_str(a, "lv"));
-	if (strstr(lv, "${") || !lvm_has(x, "lvs", lv))
+	snprintf(lv, sizeof(lv), "%s/%s", a->vg, a->lv);
+	return check_uuid(x, result, "lvs", "lv_uuid", &a->pvs, lv);
+}
+
+static int lv_undo(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_lv_args *a = args;
+	struct sb_vec v = {0};
+	char lv[300], uuid[128];
+	int r;
+	snprintf(lv, sizeof(lv), "%s/%s", a->vg, a->lv);
+	if (strstr(lv, "${") ||
+	    lvm_uuid(x, "lvs", "lv_uuid", &a->pvs, lv, uuid, sizeof(uuid)) != 0)
 		return 0;
-	const char *argv[] = {"lvremove", "-ff", "-y", lv, NULL};
-	return lvm_run(x, argv, NULL);
+	lvremove_argv(a, &v, lv, sizeof(lv));
+	r = lvm_run(x, &v, NULL, NULL);
+	sb_vec_free(&v);
+	return r;
 }
 
 const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
+				     .args_size = sizeof(struct sb_pv_args),
+				     .fields = pv_fields,
+				     .n_fields = ARRAY_SIZE(pv_fields),
+				     .progs = progs,
+				     .preflight = preflight,
 				     .describe = pv_describe,
 				     .run = pv_run,
-				     .undo = pv_undo,
-				     .required = {"dev"}};
+				     .check = pv_check,
+				     .undo = pv_undo};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
+				     .args_size = sizeof(struct sb_vg_args),
+				     .fields = vg_fields,
+				     .n_fields = ARRAY_SIZE(vg_fields),
+				     .progs = progs,
+				     .preflight = preflight,
 				     .prepare = vg_prepare,
 				     .describe = vg_describe,
 				     .run = vg_run,
-				     .undo = vg_undo,
-				     .required = {"vg"}};
+				     .check = vg_check,
+				     .undo = vg_undo};
 const struct sb_layer sb_layer_lv = {.kind = "lvcreate",
+				     .args_size = sizeof(struct sb_lv_args),
+				     .fields = lv_fields,
+				     .n_fields = ARRAY_SIZE(lv_fields),
+				     .progs = progs,
+				     .preflight = preflight,
 				     .predict = lv_predict,
 				     .describe = lv_describe,
 				     .run = lv_run,
+				     .check = lv_check,
 				     .undo = lv_undo,
-				     .required = {"vg", "lv"}};
+				     .flags = SB_LF_CREATES_DEV};

@@ -1,7 +1,9 @@
 /* Mounting through libmount at a per-run mount point under the state
- * directory; undo unmounts (retrying while the kernel is still busy) and
- * removes the mount point. */
-#include "stack/stack.h"
+ * directory; a multi-device btrfs gets device= for each member, so that
+ * the kernel assembles it from ours and not from a stale copy it scanned
+ * elsewhere. Undo unmounts (retrying while the kernel is still busy) and
+ * removes the mount point, which must lie in the run directory. */
+#include "stack/layers.h"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -15,29 +17,60 @@
 #include <time.h>
 #include <unistd.h>
 
-static int describe(json_object *a, char **what, char **undo)
+#define A struct sb_mount_args
+static const struct sb_field fields[] = {
+    SB_FIELD(A, devs, SB_FT_DEVV, SB_FF_REQUIRED | SB_FF_WRITES),
+    SB_FIELD(A, dir, SB_FT_PATH, SB_FF_REQUIRED),
+    SB_FIELD(A, type, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(A, options, SB_FT_STR, SB_FF_OPTIONAL),
+};
+#undef A
+
+/* The profile's options, with device= for each member of a btrfs over
+ * several devices in front. NULL when there are none. */
+static char *options(const struct sb_mount_args *a)
 {
-	const char *o = sb_arg_str(a, "options"), *dir = sb_arg_str(a, "dir");
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	bool devs = strcmp(a->type, "btrfs") == 0 && a->devs.n > 1;
+	if (!devs && !a->options)
+		return NULL;
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; devs && i < a->devs.n; i++)
+		fprintf(f, "%sdevice=%s", i ? "," : "", a->devs.v[i]);
+	if (a->options)
+		fprintf(f, "%s%s", devs ? "," : "", a->options);
+	fclose(f);
+	return out;
+}
+
+static int describe(const void *args, char **what, char **undo)
+{
+	const struct sb_mount_args *a = args;
+	_cleanup_free_ char *o = options(a);
 	struct sb_vec v = {0};
 	sb_vec_add(&v, "mount");
 	sb_vec_add(&v, "-t");
-	sb_vec_add(&v, sb_arg_str(a, "type"));
+	sb_vec_add(&v, a->type);
 	if (o) {
 		sb_vec_add(&v, "-o");
 		sb_vec_add(&v, o);
 	}
-	sb_vec_add(&v, sb_arg_str(a, "dev"));
-	sb_vec_add(&v, dir);
+	sb_vec_add(&v, a->devs.v[0]);
+	sb_vec_add(&v, a->dir);
 	*what = sb_vec_format(&v);
 	sb_vec_free(&v);
 	if (!*what)
 		return -ENOMEM;
 	char *w;
-	if (asprintf(&w, "mkdir %s; %s", dir, *what) >= 0) {
+	if (asprintf(&w, "mkdir %s; %s", a->dir, *what) >= 0) {
 		free(*what);
 		*what = w;
 	}
-	return asprintf(undo, "umount %s; rmdir %s", dir, dir) < 0 ? -ENOMEM : 0;
+	return asprintf(undo, "umount %s; rmdir %s", a->dir, a->dir) < 0 ? -ENOMEM : 0;
 }
 
 static void ctx_free(struct libmnt_context **c)
@@ -46,32 +79,34 @@ static void ctx_free(struct libmnt_context **c)
 		mnt_free_context(*c);
 }
 
-static int run(json_object *a, json_object *result, struct sb_exec *x)
+static int run(void *args, json_object *result, struct sb_exec *x)
 {
+	const struct sb_mount_args *a = args;
 	_cleanup_(ctx_free) struct libmnt_context *cxt = mnt_new_context();
-	const char *dev = sb_arg_str(a, "dev"), *dir = sb_arg_str(a, "dir"),
-		   *o = sb_arg_str(a, "options");
+	_cleanup_free_ char *o = options(a);
 	int r;
 
 	if (!cxt)
 		return -ENOMEM;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", dir, strerror(errno));
+	if (mkdir(a->dir, 0755) < 0 && errno != EEXIST)
+		return sb_exec_fail(x, negerrno(), "%s: cannot create: %s", a->dir,
+				    strerror(errno));
 	/* Only the options the profile gives; never /etc/fstab's. */
 	mnt_context_disable_helpers(cxt, 1);
 	mnt_context_set_optsmode(cxt, MNT_OMODE_IGNORE);
-	mnt_context_set_source(cxt, dev);
-	mnt_context_set_target(cxt, dir);
-	mnt_context_set_fstype(cxt, sb_arg_str(a, "type"));
+	mnt_context_set_source(cxt, a->devs.v[0]);
+	mnt_context_set_target(cxt, a->dir);
+	mnt_context_set_fstype(cxt, a->type);
 	if (o)
 		mnt_context_set_options(cxt, o);
 	r = mnt_context_mount(cxt);
 	if (r != 0 || mnt_context_get_status(cxt) != 1) {
 		char buf[BUFSIZ] = "";
 		mnt_context_get_excode(cxt, r, buf, sizeof(buf));
-		return sb_exec_fail(x, -EIO, "mount %s on %s: %s", dev, dir, *buf ? buf : "failed");
+		return sb_exec_fail(x, -EIO, "mount %s on %s: %s", a->devs.v[0], a->dir,
+				    *buf ? buf : "failed");
 	}
-	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", dev, dir, sb_arg_str(a, "type"),
+	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", a->devs.v[0], a->dir, a->type,
 		    o ? ", " : "", o ? o : "");
 	return 0;
 }
@@ -140,9 +175,9 @@ static int kill_users(const char *dir, int sig, struct sb_exec *x)
 	return n;
 }
 
-static int undo(json_object *a, json_object *result, struct sb_exec *x)
+static int undo(const void *args, json_object *result, struct sb_exec *x)
 {
-	const char *dir = sb_arg_str(a, "dir");
+	const char *dir = ((const struct sb_mount_args *)args)->dir;
 
 	while (is_mounted(dir)) {
 		int i;
@@ -170,8 +205,10 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 
 const struct sb_layer sb_layer_mount = {
     .kind = "mount",
+    .args_size = sizeof(struct sb_mount_args),
+    .fields = fields,
+    .n_fields = ARRAY_SIZE(fields),
     .describe = describe,
     .run = run,
     .undo = undo,
-    .required = {"dir"},
 };

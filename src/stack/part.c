@@ -1,11 +1,18 @@
-/* GPT partitions through libfdisk. Partition nodes come from udev, or from
- * sysfs when there is none (loop devices on a host without udevd). Undo
- * wipes the table, rereads it and removes the nodes that went stale. */
-#include "stack/stack.h"
+/* GPT partitions through libfdisk, on an fd we opened O_EXCL (libfdisk
+ * given a path may reopen it without). The head and tail of every new
+ * partition are zeroed before the table is written, while the disk is
+ * ours: an old md superblock or LVM label at the same offset would
+ * otherwise be assembled by udev the moment the partition appears.
+ * Partition nodes come from udev, or from sysfs when there is none (loop
+ * devices on a host without udevd). The table's disk GUID is journaled;
+ * undo wipes only a table with that GUID, rereads it and removes the nodes
+ * that went stale. */
+#include "stack/layers.h"
 #include "util/macro.h"
 #include "util/size.h"
 
 #include <ctype.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <libfdisk.h>
 #include <linux/blkpg.h>
@@ -23,34 +30,47 @@ static void part_path(const char *dev, unsigned n, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%u", dev, l && isdigit((unsigned char)dev[l - 1]) ? "p" : "", n);
 }
 
-static int describe(json_object *a, char **what, char **undo)
+#define A struct sb_part_args
+static const struct sb_field fields[] = {
+    SB_FIELD(A, dev, SB_FT_DEV, SB_FF_REQUIRED | SB_FF_WRITES | SB_FF_IDENT),
+    SB_FIELD(A, var, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(A, label, SB_FT_STR, 0),
+    SB_FIELD(A, sizes, SB_FT_STRV, SB_FF_REQUIRED),
+};
+#undef A
+
+/* Zeroed at each end of a new partition: md 1.1/1.2 and LVM labels sit in
+ * the first MiBs, md 0.90/1.0 in the last 128 KiB, btrfs at 64 KiB. */
+#define WIPE_BYTES (4ull << 20)
+
+static int describe(const void *args, char **what, char **undo)
 {
-	const char *dev = sb_arg_str(a, "dev");
+	const struct sb_part_args *a = args;
 	char *w = NULL;
 	size_t wl = 0;
 	FILE *f = open_memstream(&w, &wl);
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "libfdisk: new GPT on %s:", dev);
-	for (size_t i = 0; i < sb_arg_len(a, "sizes"); i++)
-		fprintf(f, " p%zu=%s", i + 1, sb_arg_idx(a, "sizes", i));
-	fprintf(f, " -> ${%s.p1}..", sb_arg_str(a, "var"));
+	fprintf(f, "libfdisk: new GPT on %s:", a->dev);
+	for (size_t i = 0; i < a->sizes.n; i++)
+		fprintf(f, " p%zu=%s", i + 1, a->sizes.v[i]);
+	fprintf(f, " (head and tail of each zeroed) -> ${%s.p1}..", a->var);
 	fclose(f);
 	*what = w;
-	if (asprintf(undo, "wipefs -a %s; blockdev --rereadpt %s", dev, dev) < 0)
+	if (asprintf(undo, "wipefs -a %s; blockdev --rereadpt %s", a->dev, a->dev) < 0)
 		return -ENOMEM;
 	return 0;
 }
 
-static void predict(json_object *a, struct sb_exec *x)
+static void predict(const void *args, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev"), *var = sb_arg_str(a, "var");
-	if (strstr(dev, "${"))
+	const struct sb_part_args *a = args;
+	if (strstr(a->dev, "${"))
 		return;
-	for (size_t i = 0; i < sb_arg_len(a, "sizes"); i++) {
+	for (size_t i = 0; i < a->sizes.n; i++) {
 		char p[300], v[64];
-		part_path(dev, (unsigned)i + 1, p, sizeof(p));
-		snprintf(v, sizeof(v), "%s.p%zu", var, i + 1);
+		part_path(a->dev, (unsigned)i + 1, p, sizeof(p));
+		snprintf(v, sizeof(v), "%s.p%zu", a->var, i + 1);
 		sb_exec_set_var(x, v, p);
 	}
 }
@@ -78,16 +98,67 @@ static bool part_in_sysfs(const char *dev, unsigned n)
 	return access(sys, F_OK) == 0;
 }
 
-static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_object *result)
+/* Zeroes both ends of every partition in the table about to be written. */
+static int wipe_ends(struct sb_exec *x, struct fdisk_context *cxt, const char *dev, uint64_t ssz)
 {
+	struct fdisk_table *tb = NULL;
+	struct fdisk_iter *itr = fdisk_new_iter(FDISK_ITER_FORWARD);
+	struct fdisk_partition *pa;
+	int fd = fdisk_get_devfd(cxt), r = 0;
+
+	if (!itr || fdisk_get_partitions(cxt, &tb) < 0) {
+		fdisk_free_iter(itr);
+		return sb_exec_fail(x, -EIO, "%s: cannot list the new partitions", dev);
+	}
+	while (r == 0 && fdisk_table_next_partition(tb, itr, &pa) == 0) {
+		uint64_t start = fdisk_partition_get_start(pa) * ssz,
+			 len = fdisk_partition_get_size(pa) * ssz;
+		uint64_t w = len / 2 < WIPE_BYTES ? len / 2 : WIPE_BYTES;
+		r = sb_wipe_range(fd, start, w);
+		if (r == 0)
+			r = sb_wipe_range(fd, start + len - w, w);
+		if (r < 0)
+			sb_exec_fail(x, r, "%s: cannot zero the ends of partition %zu: %s", dev,
+				     fdisk_partition_get_partno(pa) + 1, strerror(-r));
+		else
+			sb_exec_log(x,
+				    "%s: partition %zu: %llu bytes at %llu, first and last %llu "
+				    "zeroed\n",
+				    dev, fdisk_partition_get_partno(pa) + 1, (unsigned long long)len,
+				    (unsigned long long)start, (unsigned long long)w);
+	}
+	fdisk_free_iter(itr);
+	fdisk_unref_table(tb);
+	return r;
+}
+
+static int write_table(struct sb_exec *x, const struct sb_part_args *a, const char *dev,
+		       json_object *result)
+{
+	/* Declared first, so closed after libfdisk let go of it. */
+	_cleanup_close_ int fd = -1;
 	_cleanup_(fdisk_unrefp) struct fdisk_context *cxt = fdisk_new_context();
-	size_t n = sb_arg_len(a, "sizes");
+	size_t n = a->sizes.n;
 	fdisk_sector_t first, last, grain, ssz, usable;
+	char *id = NULL;
 	int r;
 
 	if (!cxt)
 		return -ENOMEM;
-	r = fdisk_assign_device(cxt, dev, 0);
+	/* Ours alone while we write: libfdisk gets this fd, not the path. */
+	fd = open(dev, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		r = negerrno();
+		if (r == -EBUSY) {
+			_cleanup_free_ char *h = sb_excl_holder(dev);
+			x->refused = true;
+			return sb_exec_fail(
+			    x, r, "refused: %s is held open exclusively by another program%s%s%s",
+			    dev, h ? " (" : "", h ? h : "", h ? ")" : "");
+		}
+		return sb_exec_fail(x, r, "%s: cannot open: %s", dev, strerror(-r));
+	}
+	r = fdisk_assign_device_by_fd(cxt, fd, dev, 0);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot open: %s", dev, strerror(-r));
 	fdisk_disable_dialogs(cxt, 1);
@@ -103,7 +174,7 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 	first = (first + grain - 1) / grain * grain;
 	usable = last - first + 1;
 	for (size_t i = 0; i < n; i++) {
-		const char *s = sb_arg_idx(a, "sizes", i);
+		const char *s = a->sizes.v[i];
 		struct fdisk_partition *pa = fdisk_new_partition();
 		uint64_t v;
 		bool pct;
@@ -130,14 +201,23 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 			return sb_exec_fail(x, r, "%s: cannot add partition %zu (%s): %s", dev,
 					    i + 1, s, strerror(-r));
 	}
+	r = wipe_ends(x, cxt, dev, ssz);
+	if (r < 0)
+		return r;
+	if (fdisk_get_disklabel_id(cxt, &id) == 0 && id) {
+		json_object_object_add(result, "disk_guid", json_object_new_string(id));
+		free(id);
+	}
 	r = fdisk_write_disklabel(cxt);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot write the partition table: %s", dev,
 				    strerror(-r));
+	/* Our exclusive open can make the kernel refuse the reread (EBUSY):
+	 * then each partition is added below, as partx -a does. */
 	r = fdisk_reread_partition_table(cxt);
 	if (r < 0)
-		return sb_exec_fail(x, r, "%s: the kernel did not take the new partition table: %s",
-				    dev, strerror(-r));
+		sb_exec_log(x, "%s: reread refused (%s): adding the partitions one by one\n", dev,
+			    strerror(-r));
 	/* Some kernels accept the reread yet add no partition to a loop device:
 	 * then tell it about each one, as partx -a does. */
 	for (int i = 0; i < 25 && !part_in_sysfs(dev, 1); i++)
@@ -146,14 +226,14 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 		struct fdisk_table *tb = NULL;
 		struct fdisk_iter *itr = fdisk_new_iter(FDISK_ITER_FORWARD);
 		struct fdisk_partition *pa;
-		int fd = fdisk_get_devfd(cxt);
+		int dfd = fdisk_get_devfd(cxt);
 		if (!itr || fdisk_get_partitions(cxt, &tb) < 0) {
 			fdisk_free_iter(itr);
 			return sb_exec_fail(x, -EIO, "%s: cannot list the new partitions", dev);
 		}
 		while (fdisk_table_next_partition(tb, itr, &pa) == 0) {
 			unsigned pno = (unsigned)fdisk_partition_get_partno(pa) + 1;
-			r = blkpg(fd, BLKPG_ADD_PARTITION, pno, fdisk_partition_get_start(pa) * ssz,
+			r = blkpg(dfd, BLKPG_ADD_PARTITION, pno, fdisk_partition_get_start(pa) * ssz,
 				  fdisk_partition_get_size(pa) * ssz);
 			if (r < 0 && r != -EBUSY) {
 				fdisk_free_iter(itr);
@@ -164,7 +244,7 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 		}
 		fdisk_free_iter(itr);
 		fdisk_unref_table(tb);
-		sb_arg_set(result, "blkpg", "yes");
+		json_object_object_add(result, "blkpg", json_object_new_boolean(true));
 		sb_exec_log(x, "%s: partitions added with BLKPG (the reread added none)\n", dev);
 	}
 	r = fdisk_deassign_device(cxt, 0);
@@ -174,35 +254,52 @@ static int write_table(struct sb_exec *x, json_object *a, const char *dev, json_
 }
 
 /* Only the last size may be "rest"; a last percentage means up to the end. */
-static int run(json_object *a, json_object *result, struct sb_exec *x)
+static int run(void *args, json_object *result, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev"), *var = sb_arg_str(a, "var");
+	const struct sb_part_args *a = args;
 	json_object *nodes = json_object_new_array();
 	int r;
 
 	json_object_object_add(result, "nodes", nodes);
-	r = write_table(x, a, dev, result);
+	r = write_table(x, a, a->dev, result);
 	if (r < 0)
 		return r;
-	sb_exec_log(x, "%s: GPT written, %zu partitions\n", dev, sb_arg_len(a, "sizes"));
-	for (size_t i = 0; i < sb_arg_len(a, "sizes"); i++) {
+	sb_exec_log(x, "%s: GPT written, %zu partitions\n", a->dev, a->sizes.n);
+	for (size_t i = 0; i < a->sizes.n; i++) {
 		char p[300], v[64];
-		part_path(dev, (unsigned)i + 1, p, sizeof(p));
+		part_path(a->dev, (unsigned)i + 1, p, sizeof(p));
 		r = sb_wait_node(p, 10000, x->udev);
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: partition node did not appear: %s", p,
 					    strerror(-r));
 		if (r == 1)
 			json_object_array_add(nodes, json_object_new_string(p));
-		snprintf(v, sizeof(v), "%s.p%zu", var, i + 1);
+		snprintf(v, sizeof(v), "%s.p%zu", a->var, i + 1);
 		sb_result_var(result, v, p);
 	}
 	return 0;
 }
 
-static int undo(json_object *a, json_object *result, struct sb_exec *x)
+/* The table on the disk is the one we wrote (its GUID), or none at all. */
+static int check(const void *args, json_object *result, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev");
+	const struct sb_part_args *a = args;
+	const char *want = sb_json_str(result, "disk_guid");
+	char cur[64];
+	if (!want)
+		return 0;
+	if (sb_blkid_value(a->dev, "PTUUID", cur, sizeof(cur)) < 0)
+		return 0; /* no table left: the wipe below is a no-op, the nodes still go */
+	if (strcasecmp(cur, want) != 0)
+		return sb_exec_fail(x, -ESTALE, "%s: not ours: partition table GUID %s != journaled %s",
+				    a->dev, cur, want);
+	return 0;
+}
+
+static int undo(const void *args, json_object *result, struct sb_exec *x)
+{
+	const struct sb_part_args *a = args;
+	const char *dev = a->dev;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r;
@@ -211,7 +308,7 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 		return 0;
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	/* Partitions the kernel still knows about go first (partx -d). */
-	for (size_t i = 0; fd >= 0 && i < sb_arg_len(a, "sizes"); i++)
+	for (size_t i = 0; fd >= 0 && i < a->sizes.n; i++)
 		for (int k = 0; k < 50 && part_in_sysfs(dev, (unsigned)i + 1); k++) {
 			r = blkpg(fd, BLKPG_DEL_PARTITION, (unsigned)i + 1, 0, 0);
 			if (r != -EBUSY)
@@ -230,7 +327,7 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 		}
 	}
 	/* Nodes we made by hand are not removed by anyone else. */
-	for (size_t i = 0; i < sb_arg_len(a, "sizes"); i++) {
+	for (size_t i = 0; i < a->sizes.n; i++) {
 		char p[300], sys[340];
 		part_path(dev, (unsigned)i + 1, p, sizeof(p));
 		snprintf(sys, sizeof(sys), "/sys/class/block/%s", strrchr(p, '/') + 1);
@@ -243,9 +340,13 @@ static int undo(json_object *a, json_object *result, struct sb_exec *x)
 
 const struct sb_layer sb_layer_part = {
     .kind = "partition",
+    .args_size = sizeof(struct sb_part_args),
+    .fields = fields,
+    .n_fields = ARRAY_SIZE(fields),
     .describe = describe,
     .predict = predict,
     .run = run,
+    .check = check,
     .undo = undo,
-    .required = {"dev"},
+    .flags = SB_LF_CREATES_DEV,
 };

@@ -1,9 +1,9 @@
-/* Profile values + devices -> the ordered list of steps, bottom up: loop
- * devices, queue settings, partitions, md, LVM, mkfs, mount. Pure: devices
- * appear as variables ("${ssd}") that the executor fills in. */
-#include "stack/stack.h"
+/* The typed stack configuration + devices -> the ordered list of steps,
+ * bottom up: loop devices, queue settings, partitions, md, LVM, mkfs,
+ * mount. Pure: devices appear as variables ("${ssd}") that the executor
+ * fills in. */
+#include "stack/layers.h"
 #include "util/macro.h"
-#include "util/size.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -20,51 +20,35 @@ struct pb {
 	int err;
 };
 
-static json_object *add_step(struct pb *b, enum sb_step_kind kind)
+static void *add_step(struct pb *b, enum sb_step_kind kind)
 {
+	const struct sb_layer *l = sb_layer_get(kind);
 	struct sb_step *ns = realloc(b->p->steps, (b->p->n + 1) * sizeof(*ns));
-	if (!ns) {
-		b->err = -ENOMEM;
-		return json_object_new_object(); /* dropped by the caller's error path */
-	}
+	void *a = sb_layer_args_new(l);
+	if (!ns || !a)
+		abort(); /* a few small allocations: not recoverable */
 	b->p->steps = ns;
-	ns[b->p->n] = (struct sb_step){kind, json_object_new_object()};
-	return ns[b->p->n++].args;
-}
-
-static void set(json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v));
-}
-
-static void setf(json_object *o, const char *k, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void setf(json_object *o, const char *k, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[256];
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	set(o, k, buf);
-}
-
-static json_object *arr(json_object *o, const char *k)
-{
-	json_object *a = json_object_new_array();
-	json_object_object_add(o, k, a);
+	ns[b->p->n++] = (struct sb_step){kind, a};
 	return a;
 }
 
-static void push(json_object *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void push(json_object *a, const char *fmt, ...)
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
 {
 	va_list ap;
-	char buf[256];
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *s;
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		abort();
 	va_end(ap);
-	json_object_array_add(a, json_object_new_string(buf));
+	return s;
+}
+
+static void addv(struct sb_list *v, const char *var)
+{
+	char *s = fmt("${%s}", var);
+	sb_list_add(v, s);
+	free(s);
 }
 
 static void add_unit(struct pb *b, enum sb_role role, const char *var)
@@ -110,42 +94,190 @@ int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
 }
 
 /* The md step: level, members in order, write-mostly ones last so that
- * --write-mostly precedes them on mdadm's command line. */
-static void md_step(struct pb *b, const struct sb_config *c, const char *var, const char *level,
+ * --write-mostly precedes them on mdadm's command line. The array's name is
+ * the run's own, so that it never takes a number someone else's array may
+ * want and undo can tell it from any other. */
+static void md_step(struct pb *b, const struct sb_stack_cfg *s, const char *var, unsigned level,
 		    const struct unit *mem, size_t n_mem, bool emulate)
 {
-	json_object *a = add_step(b, SB_STEP_MD);
-	int wm_role = emulate ? -1 : sb_cfg_write_mostly(c);
-	bool wm = wm_role >= 0;
-	json_object *m, *w;
+	struct sb_md_args *a = add_step(b, SB_STEP_MD);
+	int wm_role = emulate ? -1 : s->md.write_mostly;
 
-	setf(a, "dev", "${%s}", var);
-	set(a, "var", var);
-	set(a, "level", level);
-	set(a, "metadata", emulate ? "1.2" : sb_cfg_str(c, K_MD_METADATA));
-	/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
-	set(a, "bitmap",
-	    emulate		      ? "internal"
-	    : strcmp(level, "0") == 0 ? "none"
-				      : sb_cfg_str(c, K_MD_BITMAP));
+	a->name = strcmp(var, "md") == 0 ? fmt("sb-${id}") : fmt("sb-${id}-%s", var);
+	a->var = fmt("%s", var);
+	a->level = level;
+	a->metadata = fmt("%s", emulate ? "1.2" : s->md.metadata);
+	a->bitmap = emulate || s->md.bitmap_internal;
 	if (!emulate) {
-		if (c->val[K_MD_BITMAP_CHUNK])
-			set(a, "bitmap_chunk", c->val[K_MD_BITMAP_CHUNK]);
-		if (strcmp(level, "1") != 0 && c->val[K_MD_CHUNK])
-			set(a, "chunk", c->val[K_MD_CHUNK]);
-		if (wm && sb_cfg_u64(c, K_MD_WRITE_BEHIND) > 0)
-			set(a, "write_behind", sb_cfg_str(c, K_MD_WRITE_BEHIND));
+		a->bitmap_chunk = s->md.bitmap_chunk;
+		a->chunk = s->md.chunk;
+		a->write_behind = wm_role >= 0 ? s->md.write_behind : 0;
 	}
-	if (emulate || sb_cfg_bool(c, K_MD_ASSUME_CLEAN))
-		set(a, "assume_clean", "yes");
-	m = arr(a, "members");
-	w = arr(a, "write_mostly");
+	a->assume_clean = emulate || s->md.assume_clean;
 	for (size_t i = 0; i < n_mem; i++)
 		if ((int)mem[i].role != wm_role)
-			push(m, "${%s}", mem[i].var);
+			addv(&a->members, mem[i].var);
 	for (size_t i = 0; i < n_mem; i++)
 		if ((int)mem[i].role == wm_role)
-			push(w, "${%s}", mem[i].var);
+			addv(&a->write_mostly, mem[i].var);
+}
+
+static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loop_dir,
+		      const char *var, uint64_t size, bool rot)
+{
+	struct sb_loop_args *a = add_step(b, SB_STEP_LOOP);
+	a->file = fmt("${run}/images/%s.img", var);
+	a->dir = fmt("%s/${id}", loop_dir);
+	a->size = size;
+	a->rotational = rot;
+	a->allow_tmpfs = in->loop_dir_forced;
+	a->var = fmt("%s", var);
+}
+
+static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
+		 const struct sb_plan_in *in, struct pb *b, const struct sb_slot *slots,
+		 size_t n_slots)
+{
+	struct unit *whole = NULL; /* devices whose queue is tuned */
+	size_t n_whole = 0;
+	bool emulate = in->loop && s->dev.emulate_raid6;
+	unsigned em_members = s->dev.emulate_members;
+	const char *loop_dir = in->loop_dir ? in->loop_dir : getenv("STACKBENCH_LOOP_DIR");
+
+	if (!loop_dir || !*loop_dir)
+		loop_dir = SB_LOOP_DIR_DEFAULT;
+	whole = calloc(n_slots * (em_members + 1) + 1, sizeof(*whole));
+	if (!whole)
+		return -ENOMEM;
+
+	/* Devices: loop files, or the given disks (variables set by the caller). */
+	for (size_t i = 0; i < n_slots; i++) {
+		const struct sb_slot *sl = &slots[i];
+		uint64_t size = in->quick ? s->dev.loop_quick : s->dev.loop_size[sl->role];
+
+		if (!in->loop) {
+			whole[n_whole].role = sl->role;
+			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
+			continue;
+		}
+		if (emulate && sl->role == SB_ROLE_ANY) {
+			struct unit mem[16];
+			/* The array is about as large as the role's size. */
+			uint64_t msize = in->quick ? size
+						   : (size / (em_members - 2) + (1 << 20) - 1) &
+							 ~((uint64_t)(1 << 20) - 1);
+			for (unsigned m = 0; m < em_members && m < 16; m++) {
+				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", sl->name, m + 1);
+				mem[m].role = sl->role;
+				loop_step(b, in, loop_dir, mem[m].var, msize, false);
+				whole[n_whole++] = mem[m];
+			}
+			md_step(b, s, sl->name, 6, mem, em_members, true);
+			continue;
+		}
+		loop_step(b, in, loop_dir, sl->name, size, sl->role == SB_ROLE_HDD);
+		whole[n_whole].role = sl->role;
+		snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
+	}
+
+	/* Queue settings on every whole device, restored at undo. */
+	if (s->queue.scheduler || s->queue.read_ahead) {
+		for (size_t i = 0; i < n_whole; i++) {
+			struct sb_queue_args *a = add_step(b, SB_STEP_QUEUE);
+			a->dev = fmt("${%s}", whole[i].var);
+			if (s->queue.scheduler)
+				a->scheduler = fmt("%s", s->queue.scheduler);
+			a->read_ahead = s->queue.read_ahead;
+			a->read_ahead_kb = s->queue.read_ahead_kb;
+		}
+	}
+	free(whole);
+
+	/* Partitions: each partitioned device is replaced by its partitions. */
+	for (size_t i = 0; i < n_slots; i++) {
+		const struct sb_slot *sl = &slots[i];
+		if (!s->part.count || !(s->part.on & (1u << sl->role))) {
+			add_unit(b, sl->role, sl->name);
+			continue;
+		}
+		struct sb_part_args *a = add_step(b, SB_STEP_PART);
+		a->dev = fmt("${%s}", sl->name);
+		a->var = fmt("%s", sl->name);
+		a->label = fmt("gpt");
+		for (size_t k = 0; k < s->part.sizes.n; k++) {
+			char v[40];
+			sb_list_add(&a->sizes, s->part.sizes.v[k]);
+			snprintf(v, sizeof(v), "%s.p%zu", sl->name, k + 1);
+			add_unit(b, sl->role, v);
+		}
+	}
+
+	/* md: the chosen members become one device. */
+	if (s->md.on) {
+		struct unit *mem = calloc(b->n_u + 1, sizeof(*mem));
+		size_t nm = 0;
+		if (!mem)
+			return -ENOMEM;
+		for (size_t i = 0; i < b->n_u; i++)
+			if (s->md.members & (1u << b->u[i].role))
+				mem[nm++] = b->u[i];
+		md_step(b, s, "md", s->md.level, mem, nm, false);
+		free(mem);
+		b->n_u = 0;
+		add_unit(b, SB_ROLE_ANY, "md");
+	}
+
+	/* LVM: every unit a PV, one VG (named per run), one LV; every command
+	 * is told the PVs, so that it sees no other device. */
+	if (s->lvm.on) {
+		char *vgname = fmt("%s_${id}", s->lvm.vg);
+		for (size_t i = 0; i < b->n_u; i++) {
+			struct sb_pv_args *a = add_step(b, SB_STEP_PV);
+			a->dev = fmt("${%s}", b->u[i].var);
+		}
+		struct sb_vg_args *vg = add_step(b, SB_STEP_VG);
+		vg->vg = fmt("%s", vgname);
+		for (size_t i = 0; i < b->n_u; i++)
+			addv(&vg->pvs, b->u[i].var);
+		struct sb_lv_args *lv = add_step(b, SB_STEP_LV);
+		lv->vg = vgname;
+		lv->lv = fmt("%s", s->lvm.lv);
+		lv->size = s->lvm.lv_size;
+		lv->pct = s->lvm.lv_pct;
+		lv->stripes = s->lvm.stripes;
+		lv->var = fmt("lv");
+		for (size_t i = 0; i < b->n_u; i++)
+			addv(&lv->pvs, b->u[i].var);
+		b->n_u = 0;
+		add_unit(b, SB_ROLE_ANY, "lv");
+	}
+
+	/* mkfs: btrfs over all (or N) units, other file systems on the first. */
+	struct sb_mkfs_args *fs = add_step(b, SB_STEP_MKFS);
+	size_t nfs = s->fs.devices ? s->fs.devices : b->n_u;
+	if (nfs > b->n_u)
+		nfs = b->n_u;
+	fs->type = fmt("%s", sb_fs_names[s->fs.type]);
+	if (s->fs.data)
+		fs->data = fmt("%s", s->fs.data);
+	if (s->fs.metadata)
+		fs->metadata = fmt("%s", s->fs.metadata);
+	for (size_t i = 0; i < nfs; i++)
+		addv(&fs->devs, b->u[i].var);
+	for (size_t i = 0; i < s->fs.mkfs.n; i++)
+		sb_list_add(&fs->opts, s->fs.mkfs.v[i]);
+
+	struct sb_mount_args *mnt = add_step(b, SB_STEP_MOUNT);
+	for (size_t i = 0; i < nfs; i++)
+		addv(&mnt->devs, b->u[i].var);
+	if (!nfs)
+		addv(&mnt->devs, "none");
+	mnt->dir = fmt("${run}/mnt");
+	mnt->type = fmt("%s", sb_fs_names[s->fs.type]);
+	if (s->mount_options)
+		mnt->options = fmt("%s", s->mount_options);
+	(void)c;
+	return 0;
 }
 
 int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct sb_plan *out,
@@ -153,205 +285,42 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 {
 	struct pb b = {.p = out};
 	_cleanup_free_ struct sb_slot *slots = NULL;
+	struct sb_stack_cfg s;
 	size_t n_slots = 0;
-	struct unit *whole = NULL; /* devices whose queue is tuned */
-	size_t n_whole = 0;
-	bool emulate = in->loop && strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0;
-	unsigned em_members = (unsigned)sb_cfg_u64(c, K_DEV_LOOP_EMULATE_MEMBERS);
 	int r;
 
 	*err = NULL;
 	*out = (struct sb_plan){0};
-	r = sb_plan_slots(c, &slots, &n_slots);
+	r = sb_stack_cfg_resolve(c, &s, err);
 	if (r < 0)
 		return r;
+	r = sb_plan_slots(c, &slots, &n_slots);
+	if (r < 0)
+		goto out;
 	if (!in->loop && in->n_devs != n_slots) {
 		if (asprintf(err, "the profile needs %zu devices, %zu given", n_slots, in->n_devs) <
 		    0)
 			*err = NULL;
-		return -EINVAL;
+		r = -EINVAL;
+		goto out;
 	}
-	whole = calloc(n_slots * (em_members + 1) + 1, sizeof(*whole));
-	if (!whole)
-		return -ENOMEM;
-
-	/* Devices: loop files, or the given disks (variables set by the caller). */
-	for (size_t i = 0; i < n_slots; i++) {
-		const struct sb_slot *s = &slots[i];
-		uint64_t size =
-		    sb_cfg_u64(c, in->quick ? K_DEV_LOOP_QUICK : K_DEV_LOOP_SSD + s->role);
-
-		if (!in->loop) {
-			whole[n_whole].role = s->role;
-			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", s->name);
-			continue;
-		}
-		if (emulate && s->role == SB_ROLE_ANY) {
-			struct unit mem[16];
-			/* The array is about as large as the role's size. */
-			uint64_t msize = in->quick ? size
-						   : (size / (em_members - 2) + (1 << 20) - 1) &
-							 ~((uint64_t)(1 << 20) - 1);
-			for (unsigned m = 0; m < em_members && m < 16; m++) {
-				json_object *a = add_step(&b, SB_STEP_LOOP);
-				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", s->name, m + 1);
-				mem[m].role = s->role;
-				setf(a, "file", "${run}/%s.img", mem[m].var);
-				setf(a, "size", "%llu", (unsigned long long)msize);
-				set(a, "rotational", "0");
-				set(a, "var", mem[m].var);
-				whole[n_whole++] = mem[m];
-			}
-			md_step(&b, c, s->name, "6", mem, em_members, true);
-			continue;
-		}
-		json_object *a = add_step(&b, SB_STEP_LOOP);
-		setf(a, "file", "${run}/%s.img", s->name);
-		setf(a, "size", "%llu", (unsigned long long)size);
-		set(a, "rotational", s->role == SB_ROLE_HDD ? "1" : "0");
-		set(a, "var", s->name);
-		whole[n_whole].role = s->role;
-		snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", s->name);
-	}
-
-	/* Queue settings on every whole device, restored at undo. */
-	if (c->val[K_QUEUE_SCHEDULER] || c->val[K_QUEUE_READ_AHEAD]) {
-		for (size_t i = 0; i < n_whole; i++) {
-			json_object *a = add_step(&b, SB_STEP_QUEUE);
-			setf(a, "dev", "${%s}", whole[i].var);
-			if (c->val[K_QUEUE_SCHEDULER])
-				set(a, "scheduler", c->val[K_QUEUE_SCHEDULER]);
-			if (c->val[K_QUEUE_READ_AHEAD])
-				set(a, "read_ahead_kb", c->val[K_QUEUE_READ_AHEAD]);
-		}
-	}
-
-	/* Partitions: each partitioned device is replaced by its partitions. */
-	for (size_t i = 0; i < n_slots; i++) {
-		const struct sb_slot *s = &slots[i];
-		bool parted = (c->val[K_PART_COUNT] || c->val[K_PART_SIZES]) &&
-			      sb_roles_has(sb_cfg_str(c, K_PART_ON), s->role);
-		if (!parted) {
-			add_unit(&b, s->role, s->name);
-			continue;
-		}
-		json_object *a = add_step(&b, SB_STEP_PART);
-		json_object *sz = arr(a, "sizes");
-		unsigned np = 0;
-		setf(a, "dev", "${%s}", s->name);
-		set(a, "var", s->name);
-		set(a, "label", "gpt");
-		if (c->val[K_PART_COUNT]) {
-			np = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
-			for (unsigned k = 0; k < np; k++)
-				push(sz, k + 1 == np ? "rest" : "%u%%", 100 / np);
-		} else {
-			_cleanup_free_ char *copy = strdup(c->val[K_PART_SIZES]);
-			char *save = NULL;
-			for (char *w = strtok_r(copy, ", ", &save); w;
-			     w = strtok_r(NULL, ", ", &save)) {
-				push(sz, "%s", w);
-				np++;
-			}
-		}
-		for (unsigned k = 0; k < np; k++) {
-			char v[40];
-			snprintf(v, sizeof(v), "%s.p%u", s->name, k + 1);
-			add_unit(&b, s->role, v);
-		}
-	}
-
-	/* md: the chosen members become one device. */
-	if (c->val[K_MD_LEVEL]) {
-		struct unit *mem = calloc(b.n_u + 1, sizeof(*mem));
-		size_t nm = 0;
-		if (!mem) {
-			free(whole);
-			sb_plan_free(out);
-			free(b.u);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < b.n_u; i++)
-			if (sb_roles_has(sb_cfg_str(c, K_MD_MEMBERS), b.u[i].role))
-				mem[nm++] = b.u[i];
-		md_step(&b, c, "md", c->val[K_MD_LEVEL], mem, nm, false);
-		free(mem);
-		b.n_u = 0;
-		add_unit(&b, SB_ROLE_ANY, "md");
-	}
-
-	/* LVM: every unit a PV, one VG (named per run), one LV. */
-	if (c->has_sec[SB_SEC_LVM]) {
-		json_object *vg, *pvs;
-		char vgname[128];
-		snprintf(vgname, sizeof(vgname), "%s_${id}", sb_cfg_str(c, K_LVM_VG));
-		for (size_t i = 0; i < b.n_u; i++) {
-			json_object *a = add_step(&b, SB_STEP_PV);
-			setf(a, "dev", "${%s}", b.u[i].var);
-		}
-		vg = add_step(&b, SB_STEP_VG);
-		set(vg, "vg", vgname);
-		pvs = arr(vg, "pvs");
-		for (size_t i = 0; i < b.n_u; i++)
-			push(pvs, "${%s}", b.u[i].var);
-		json_object *lv = add_step(&b, SB_STEP_LV);
-		set(lv, "vg", vgname);
-		set(lv, "lv", sb_cfg_str(c, K_LVM_LV));
-		set(lv, "size", sb_cfg_str(c, K_LVM_LV_SIZE));
-		if (c->val[K_LVM_STRIPES])
-			set(lv, "stripes", c->val[K_LVM_STRIPES]);
-		set(lv, "var", "lv");
-		b.n_u = 0;
-		add_unit(&b, SB_ROLE_ANY, "lv");
-	}
-
-	/* mkfs: btrfs over all (or N) units, other file systems on the first. */
-	const char *type = sb_cfg_str(c, K_FS_TYPE);
-	json_object *fs = add_step(&b, SB_STEP_MKFS), *devs, *opts;
-	size_t nfs = 1;
-	set(fs, "type", type);
-	if (strcmp(type, "btrfs") == 0) {
-		const char *fd = sb_cfg_str(c, K_FS_DEVICES);
-		nfs = strcmp(fd, "all") == 0 ? b.n_u : (size_t)sb_cfg_u64(c, K_FS_DEVICES);
-		if (c->val[K_FS_DATA])
-			set(fs, "data", c->val[K_FS_DATA]);
-		if (c->val[K_FS_METADATA])
-			set(fs, "metadata", c->val[K_FS_METADATA]);
-	}
-	if (nfs > b.n_u)
-		nfs = b.n_u;
-	devs = arr(fs, "devs");
-	for (size_t i = 0; i < nfs; i++)
-		push(devs, "${%s}", b.u[i].var);
-	opts = arr(fs, "opts");
-	if (c->val[K_FS_MKFS]) {
-		_cleanup_free_ char *copy = strdup(c->val[K_FS_MKFS]);
-		char *save = NULL;
-		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-			push(opts, "%s", w);
-	}
-
-	json_object *mnt = add_step(&b, SB_STEP_MOUNT);
-	setf(mnt, "dev", "${%s}", b.n_u ? b.u[0].var : "none");
-	set(mnt, "dir", "${run}/mnt");
-	set(mnt, "type", type);
-	if (c->val[K_MOUNT_OPTIONS])
-		set(mnt, "options", c->val[K_MOUNT_OPTIONS]);
-	out->mountpoint = strdup("${run}/mnt");
-
-	free(whole);
+	r = build(&s, c, in, &b, slots, n_slots);
+	if (r == 0 && b.err)
+		r = b.err;
+	if (r == 0 && !(out->mountpoint = strdup("${run}/mnt")))
+		r = -ENOMEM;
+out:
 	free(b.u);
-	if (b.err || !out->mountpoint) {
+	sb_stack_cfg_free(&s);
+	if (r < 0)
 		sb_plan_free(out);
-		return b.err ? b.err : -ENOMEM;
-	}
-	return 0;
+	return r;
 }
 
 void sb_plan_free(struct sb_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++)
-		json_object_put(p->steps[i].args);
+		sb_layer_args_free(sb_layer_get(p->steps[i].kind), p->steps[i].args);
 	free(p->steps);
 	free(p->mountpoint);
 	*p = (struct sb_plan){0};
@@ -360,45 +329,17 @@ void sb_plan_free(struct sb_plan *p)
 int sb_plan_programs(const struct sb_plan *p, const char **out, size_t max)
 {
 	size_t n = 0;
-#define ADD(s)                                                                                     \
-	do {                                                                                       \
-		bool _dup = false;                                                                 \
-		for (size_t _i = 0; _i < n; _i++)                                                  \
-			_dup |= strcmp(out[_i], (s)) == 0;                                         \
-		if (!_dup && n + 1 < max)                                                          \
-			out[n++] = (s);                                                            \
-	} while (0)
 	for (size_t i = 0; i < p->n; i++) {
-		switch (p->steps[i].kind) {
-		case SB_STEP_MD:
-			ADD("mdadm");
-			break;
-		case SB_STEP_PV:
-			ADD("pvcreate");
-			ADD("pvremove");
-			break;
-		case SB_STEP_VG:
-			ADD("vgcreate");
-			ADD("vgremove");
-			break;
-		case SB_STEP_LV:
-			ADD("lvcreate");
-			ADD("lvremove");
-			break;
-		case SB_STEP_MKFS: {
-			const char *t = sb_arg_str(p->steps[i].args, "type");
-			static const char *const mk[] = {"mkfs.ext2", "mkfs.ext3", "mkfs.ext4",
-							 "mkfs.xfs", "mkfs.btrfs"};
-			for (size_t k = 0; k < ARRAY_SIZE(mk); k++)
-				if (t && strcmp(mk[k] + 5, t) == 0)
-					ADD(mk[k]);
-			break;
-		}
-		default:
-			break;
+		const struct sb_layer *l = sb_layer_get(p->steps[i].kind);
+		const struct sb_prog *pr = l->programs ? l->programs(p->steps[i].args) : l->progs;
+		for (; pr && pr->prog; pr++) {
+			bool dup = false;
+			for (size_t k = 0; k < n; k++)
+				dup |= strcmp(out[k], pr->prog) == 0;
+			if (!dup && n + 1 < max)
+				out[n++] = pr->prog;
 		}
 	}
-#undef ADD
 	out[n] = NULL;
 	return (int)n;
 }

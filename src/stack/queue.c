@@ -1,7 +1,8 @@
 /* Queue settings of whole devices (I/O scheduler, read-ahead) through sysfs;
  * the old values are read before the begin record so that undo can put
  * them back from the journal alone. */
-#include "stack/stack.h"
+#include "stack/layers.h"
+#include "util/parse.h"
 #include "util/macro.h"
 
 #include <stdio.h>
@@ -20,6 +21,8 @@ static void qpath(const char *dev, const char *attr, char *buf, size_t len)
 }
 
 /* "none [mq-deadline] kyber" -> "mq-deadline" */
+/* The scheduler in use, and the offered ones (blank-separated) when all is
+ * given: one parser for this file, the probe's (util/parse.h). */
 static int current_scheduler(const char *dev, char *out, size_t len, char *all, size_t alen)
 {
 	char p[300], buf[256];
@@ -28,20 +31,24 @@ static int current_scheduler(const char *dev, char *out, size_t len, char *all, 
 	r = sb_sys_read(p, buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	if (all)
-		snprintf(all, alen, "%s", buf);
-	char *b = strchr(buf, '['), *e = b ? strchr(b, ']') : NULL;
-	if (!b || !e)
-		return -EINVAL;
-	snprintf(out, len, "%.*s", (int)(e - b - 1), b + 1);
-	return 0;
+	return sb_scheduler_parse(buf, out, len, all, alen);
 }
 
-static int describe(json_object *a, char **what, char **undo)
+#define A struct sb_queue_args
+static const struct sb_field fields[] = {
+    SB_FIELD(A, dev, SB_FT_DEV, SB_FF_REQUIRED | SB_FF_IDENT),
+    SB_FIELD(A, scheduler, SB_FT_STR, SB_FF_OPTIONAL),
+    SB_FIELD(A, read_ahead, SB_FT_BOOL, 0),
+    SB_FIELD(A, read_ahead_kb, SB_FT_U64, 0),
+    SB_FIELD(A, old_scheduler, SB_FT_STR, SB_FF_OPTIONAL),
+    SB_FIELD(A, old_read_ahead, SB_FT_BOOL, 0),
+    SB_FIELD(A, old_read_ahead_kb, SB_FT_U64, 0),
+};
+#undef A
+
+static int describe(const void *args, char **what, char **undo)
 {
-	const char *dev = sb_arg_str(a, "dev"), *s = sb_arg_str(a, "scheduler"),
-		   *ra = sb_arg_str(a, "read_ahead_kb"), *os = sb_arg_str(a, "old_scheduler"),
-		   *ora = sb_arg_str(a, "old_read_ahead_kb");
+	const struct sb_queue_args *a = args;
 	char *w = NULL, *u = NULL;
 	size_t wl = 0, ul = 0;
 	FILE *fw = open_memstream(&w, &wl), *fu = open_memstream(&u, &ul);
@@ -54,21 +61,24 @@ static int describe(json_object *a, char **what, char **undo)
 	}
 	/* /sys/block/sdb/... for a known disk, /sys/block/<${hdd1}>/... in a dry run */
 	char name[128];
-	const char *slash = strrchr(dev, '/');
-	if (strstr(dev, "${") || !slash)
-		snprintf(name, sizeof(name), "<%s>", dev);
+	const char *slash = strrchr(a->dev, '/');
+	if (strstr(a->dev, "${") || !slash)
+		snprintf(name, sizeof(name), "<%s>", a->dev);
 	else
 		snprintf(name, sizeof(name), "%s", slash + 1);
-	if (s) {
-		fprintf(fw, "echo %s > /sys/block/%s/queue/scheduler", s, name);
-		fprintf(fu, "echo %s > /sys/block/%s/queue/scheduler", os ? os : "<old value>",
-			name);
+	if (a->scheduler) {
+		fprintf(fw, "echo %s > /sys/block/%s/queue/scheduler", a->scheduler, name);
+		fprintf(fu, "echo %s > /sys/block/%s/queue/scheduler",
+			a->old_scheduler ? a->old_scheduler : "<old value>", name);
 	}
-	if (ra) {
-		fprintf(fw, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "", ra,
-			name);
-		fprintf(fu, "%secho %s > /sys/block/%s/queue/read_ahead_kb", s ? "; " : "",
-			ora ? ora : "<old value>", name);
+	if (a->read_ahead) {
+		char old[32] = "<old value>";
+		if (a->old_read_ahead)
+			snprintf(old, sizeof(old), "%llu", (unsigned long long)a->old_read_ahead_kb);
+		fprintf(fw, "%secho %llu > /sys/block/%s/queue/read_ahead_kb",
+			a->scheduler ? "; " : "", (unsigned long long)a->read_ahead_kb, name);
+		fprintf(fu, "%secho %s > /sys/block/%s/queue/read_ahead_kb",
+			a->scheduler ? "; " : "", old, name);
 	}
 	fclose(fw);
 	fclose(fu);
@@ -77,30 +87,33 @@ static int describe(json_object *a, char **what, char **undo)
 	return 0;
 }
 
-static int prepare(json_object *a, struct sb_exec *x)
+static int prepare(void *args, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev");
+	struct sb_queue_args *a = args;
 	char cur[64], p[300], buf[32];
 	int r;
-	if (sb_arg_str(a, "scheduler")) {
-		r = current_scheduler(dev, cur, sizeof(cur), NULL, 0);
+	if (a->scheduler) {
+		r = current_scheduler(a->dev, cur, sizeof(cur), NULL, 0);
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
+			return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", a->dev,
 					    strerror(-r));
-		sb_arg_set(a, "old_scheduler", cur);
+		free(a->old_scheduler);
+		a->old_scheduler = strdup(cur);
 	}
-	if (sb_arg_str(a, "read_ahead_kb")) {
-		qpath(dev, "read_ahead_kb", p, sizeof(p));
+	if (a->read_ahead) {
+		qpath(a->dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_read(p, buf, sizeof(buf));
 		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", dev,
+			return sb_exec_fail(x, r, "%s: cannot read read_ahead_kb: %s", a->dev,
 					    strerror(-r));
-		sb_arg_set(a, "old_read_ahead_kb", buf);
+		a->old_read_ahead = true;
+		a->old_read_ahead_kb = strtoull(buf, NULL, 10);
 	}
 	return 0;
 }
 
-static int apply(struct sb_exec *x, const char *dev, const char *sched, const char *ra, bool check)
+static int apply(struct sb_exec *x, const char *dev, const char *sched, bool has_ra, uint64_t ra_kb,
+		 bool check)
 {
 	char p[300], cur[64], all[256];
 	int r;
@@ -135,7 +148,9 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 					    strerror(-r));
 		sb_exec_log(x, "%s: scheduler %s\n", dev, sched);
 	}
-	if (ra) {
+	if (has_ra) {
+		char ra[32];
+		snprintf(ra, sizeof(ra), "%llu", (unsigned long long)ra_kb);
 		qpath(dev, "read_ahead_kb", p, sizeof(p));
 		r = sb_sys_write(p, ra);
 		if (r < 0)
@@ -146,29 +161,30 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, const ch
 	return 0;
 }
 
-static int run(json_object *a, json_object *result, struct sb_exec *x)
+static int run(void *args, json_object *result, struct sb_exec *x)
 {
-	return apply(x, sb_arg_str(a, "dev"), sb_arg_str(a, "scheduler"),
-		     sb_arg_str(a, "read_ahead_kb"), true);
+	const struct sb_queue_args *a = args;
+	return apply(x, a->dev, a->scheduler, a->read_ahead, a->read_ahead_kb, true);
 }
 
-static int undo(json_object *a, json_object *result, struct sb_exec *x)
+static int undo(const void *args, json_object *result, struct sb_exec *x)
 {
-	const char *dev = sb_arg_str(a, "dev");
+	const struct sb_queue_args *a = args;
 	char p[300];
-	qpath(dev, "scheduler", p, sizeof(p));
+	qpath(a->dev, "scheduler", p, sizeof(p));
 	/* A loop device detached already has nothing to restore. */
 	if (access(p, F_OK) != 0)
 		return 0;
-	return apply(x, dev, sb_arg_str(a, "old_scheduler"), sb_arg_str(a, "old_read_ahead_kb"),
-		     false);
+	return apply(x, a->dev, a->old_scheduler, a->old_read_ahead, a->old_read_ahead_kb, false);
 }
 
 const struct sb_layer sb_layer_queue = {
     .kind = "queue",
+    .args_size = sizeof(struct sb_queue_args),
+    .fields = fields,
+    .n_fields = ARRAY_SIZE(fields),
     .prepare = prepare,
     .describe = describe,
     .run = run,
     .undo = undo,
-    .required = {"dev"},
 };

@@ -1,7 +1,8 @@
 /* The stack engine: a plan is a list of steps; the executor runs them (or,
  * in dry-run mode, prints them through the same code), journals each one,
  * and undoes them in reverse from the journal alone. One layer file per step
- * kind fills one struct sb_layer. */
+ * kind fills one struct sb_layer: a typed argument struct described by one
+ * field table, which is also the step's journal record. */
 #pragma once
 
 #include "profile/profile.h"
@@ -9,8 +10,12 @@
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+/* The registry order (exec.c's table): adding a layer is one file, one
+ * value here and one row there. */
 enum sb_step_kind {
 	SB_STEP_LOOP,
 	SB_STEP_QUEUE,
@@ -24,12 +29,125 @@ enum sb_step_kind {
 	SB_STEP_KIND_N,
 };
 
-/* Arguments are a JSON object of strings and string arrays; "${name}" in a
- * string is replaced by a variable (a device created by an earlier step, the
- * run directory "run", the run id "id") before the step runs. */
+/* ---- field tables (field.c) ---- */
+
+/* A growable list of strings (devices, mkfs words). */
+struct sb_list {
+	char **v;
+	size_t n;
+};
+void sb_list_add(struct sb_list *s, const char *str);
+void sb_list_free(struct sb_list *s);
+
+enum sb_ftype {
+	SB_FT_STR,  /* char * */
+	SB_FT_PATH, /* char *: a file or directory that must lie inside the run directory */
+	SB_FT_DEV,  /* char *: a block device the step acts on */
+	SB_FT_U64,  /* uint64_t */
+	SB_FT_BOOL, /* bool */
+	SB_FT_STRV, /* struct sb_list */
+	SB_FT_DEVV, /* struct sb_list of block devices */
+};
+
+enum {
+	SB_FF_REQUIRED = 1 << 0, /* undo cannot work without it: a record lacking it is damaged */
+	SB_FF_WRITES = 1 << 1,	 /* DEV/DEVV: the step writes it (exclusive-open proof first) */
+	SB_FF_IDENT = 1 << 2,	 /* DEV/DEVV: its identity is journaled and re-checked by undo */
+	SB_FF_OPTIONAL = 1 << 3, /* STR: NULL is left out of the record */
+};
+
+struct sb_field {
+	const char *name; /* key in the journal record */
+	enum sb_ftype type;
+	size_t off; /* offsetof in the layer's argument struct */
+	unsigned flags;
+};
+
+#define SB_FIELD(st, member, type, flags) {#member, type, offsetof(st, member), flags}
+
+/* The record of args (never NULL). */
+json_object *sb_fields_to_json(const struct sb_field *f, size_t n, const void *args);
+/* Fills args (zeroed by the caller) from a record: every type checked, every
+ * required field present. On error -EINVAL and *err names the field. */
+int sb_fields_from_json(const struct sb_field *f, size_t n, void *args, json_object *o,
+			char **err);
+void sb_fields_free(const struct sb_field *f, size_t n, void *args);
+/* Replaces "${name}" in every string field with vars' value (unknown names
+ * stay as written, for dry-run listings). */
+int sb_fields_subst(const struct sb_field *f, size_t n, void *args, json_object *vars);
+/* Every PATH field lies inside dir (no "..", no "." or empty components).
+ * On error -EPERM and *err says which path. */
+int sb_fields_check_paths(const struct sb_field *f, size_t n, const void *args, const char *dir,
+			  char **err);
+/* Calls fn for every DEV/DEVV string with any of the flags given. */
+void sb_fields_each_dev(const struct sb_field *f, size_t n, const void *args, unsigned flags,
+			void (*fn)(const char *dev, void *ud), void *ud);
+/* "${name}" filled in from vars (malloc'ed). */
+char *sb_subst(const char *s, json_object *vars);
+/* Is path lexically inside dir? */
+bool sb_path_inside(const char *path, const char *dir);
+
+/* ---- layers ---- */
+
+struct sb_exec;
+
+struct sb_prog {
+	const char *prog, *package; /* "mdadm", "mdadm" */
+};
+
+/* What undo hooks return besides 0 and -errno. */
+#define SB_GONE 1 /* the object is not there any more: nothing to undo */
+
+struct sb_layer {
+	const char *kind; /* journal and plan name: "loop", "mdadm-create" ... */
+	size_t args_size;
+	const struct sb_field *fields;
+	size_t n_fields;
+	/* Every external program the layer may run, with its Debian package,
+	 * terminated by {NULL} ("not found" messages, result.json versions). */
+	const struct sb_prog *progs;
+	/* The ones this step runs, when that depends on its arguments
+	 * (mkfs.TYPE); NULL: all of progs. */
+	const struct sb_prog *(*programs)(const void *args);
+	/* Kernel support (md driver, device-mapper): NULL when fine, else a
+	 * static message. Pure enough to run before anything is touched. */
+	const char *(*preflight)(const void *args);
+	/* Real runs only, before the begin record: choose names, remember old
+	 * values (scheduler). May change args and set variables. */
+	int (*prepare)(void *args, struct sb_exec *x);
+	/* The command(s) a user would type for the step and for its undo. */
+	int (*describe)(const void *args, char **what, char **undo);
+	/* Dry-run: set the variables the step would set when they can be known
+	 * without running it (partition names of a known disk). */
+	void (*predict)(const void *args, struct sb_exec *x);
+	/* Does the work; fills result (its "vars" object sets variables) with
+	 * the identity of what it made (UUIDs, device numbers). */
+	int (*run)(void *args, json_object *result, struct sb_exec *x);
+	/* Before undo: is what the journal says this step made still the very
+	 * object (its UUID)? 0 yes, SB_GONE, or -ESTALE with x->errmsg saying
+	 * what differs. result is NULL when the step began but never finished. */
+	int (*check)(const void *args, json_object *result, struct sb_exec *x);
+	/* Idempotent undo; result is NULL when the step began but never finished. */
+	int (*undo)(const void *args, json_object *result, struct sb_exec *x);
+	unsigned flags; /* SB_LF_* */
+};
+
+enum {
+	SB_LF_CREATES_DEV = 1 << 0, /* udev is settled after it runs */
+};
+
+extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
+    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount;
+const struct sb_layer *sb_layer_get(enum sb_step_kind k);
+const struct sb_layer *sb_layer_by_name(const char *kind);
+/* Arguments of a layer: a zeroed struct of args_size, and its release. */
+void *sb_layer_args_new(const struct sb_layer *l);
+void sb_layer_args_free(const struct sb_layer *l, void *args);
+
+/* A step: its layer and its typed arguments (strings may hold "${var}"). */
 struct sb_step {
 	enum sb_step_kind kind;
-	json_object *args;
+	void *args;
 };
 
 struct sb_plan {
@@ -37,32 +155,6 @@ struct sb_plan {
 	size_t n;
 	char *mountpoint; /* "${run}/mnt" */
 };
-
-struct sb_exec;
-
-struct sb_layer {
-	const char *kind; /* journal and plan name: "loop", "mdadm-create" ... */
-	/* Real runs only, before the begin record: choose names (a free md
-	 * minor), remember old values (scheduler). May add to args and vars. */
-	int (*prepare)(json_object *args, struct sb_exec *x);
-	/* The command(s) a user would type for the step and for its undo. */
-	int (*describe)(json_object *args, char **what, char **undo);
-	/* Dry-run: set the variables the step would set when they can be known
-	 * without running it (partition names of a known disk). */
-	void (*predict)(json_object *args, struct sb_exec *x);
-	/* Does the work; fills result (its "vars" object sets variables). */
-	int (*run)(json_object *args, json_object *result, struct sb_exec *x);
-	/* Idempotent undo; result is NULL when the step began but never finished. */
-	int (*undo)(json_object *args, json_object *result, struct sb_exec *x);
-	/* String arguments undo relies on; a journal record without them (a
-	 * damaged file) is refused before any layer code sees it. */
-	const char *required[4];
-};
-
-extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
-    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount;
-const struct sb_layer *sb_layer_get(enum sb_step_kind k);
-const struct sb_layer *sb_layer_by_name(const char *kind);
 
 struct sb_journal;
 
@@ -77,7 +169,14 @@ struct sb_exec {
 	char *errmsg;	     /* why the last step or undo failed */
 	unsigned steps_done; /* began, for the report */
 	unsigned undo_failed;
+	/* Undo: objects left alone because their identity differs from the
+	 * journal's (each said in run.log and in errmsg). */
+	unsigned undo_mismatch;
+	/* The step failed because a safety check refused (a device held open
+	 * exclusively by another program, a loop directory on tmpfs): exit 3. */
+	bool refused;
 	bool udev; /* udevd runs: let it create nodes */
+	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
 };
 
 /* ---- exec.c ---- */
@@ -87,11 +186,16 @@ void sb_exec_release(struct sb_exec *x);
 char *sb_exec_expand(struct sb_exec *x, const char *s);
 void sb_exec_set_var(struct sb_exec *x, const char *name, const char *value);
 const char *sb_exec_var(struct sb_exec *x, const char *name);
-/* Runs (or lists) every step. Returns 0 or -errno with x->errmsg set. */
+/* Runs (or lists) every step. Returns 0 or -errno with x->errmsg set
+ * (x->refused when a safety check said no). */
 int sb_exec_plan(struct sb_exec *x, const struct sb_plan *p);
 /* Undoes every step that began according to the journal at path, newest
- * first; removes the journal when every undo succeeded. Returns 0 or the
- * first error (x->errmsg says which step). */
+ * first; removes the journal when every undo succeeded. A journal with a
+ * damaged record, or a path outside its directory, is refused before
+ * anything is touched (-EBADMSG / -EPERM). An object whose identity differs
+ * from the journal's is left alone and the undo goes on; the journal is
+ * then kept and -ESTALE returned. Returns 0 or the first error (x->errmsg
+ * says which step and what). */
 int sb_exec_undo_journal(struct sb_exec *x, const char *journal_path);
 /* Sets x->errmsg (printf-style); returns r. */
 int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...)
@@ -101,16 +205,16 @@ int sb_exec_fail(struct sb_exec *x, int r, const char *fmt, ...)
 int sb_exec_cmd(struct sb_exec *x, const char *const *argv);
 /* Same, but failure is not an error (undo of what is already gone). */
 int sb_exec_cmd_quiet(struct sb_exec *x, const char *const *argv, int *status);
-/* The Debian package that provides an external program, or NULL. */
+/* Same as sb_exec_cmd_quiet, stdout returned (malloc'ed) in *out. */
+int sb_exec_cmd_output(struct sb_exec *x, const char *const *argv, int *status, char **out);
+/* The Debian package that provides an external program (from the layers'
+ * program lists), or NULL. */
 const char *sb_program_package(const char *prog);
 void sb_exec_log(struct sb_exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* JSON helpers for layers. */
-const char *sb_arg_str(json_object *args, const char *key);
-size_t sb_arg_len(json_object *args, const char *key);
-const char *sb_arg_idx(json_object *args, const char *key, size_t i);
-void sb_arg_set(json_object *o, const char *key, const char *value);
 void sb_result_var(json_object *result, const char *name, const char *value);
+const char *sb_json_str(json_object *o, const char *key);
+int64_t sb_json_i64(json_object *o, const char *key, int64_t def);
+
 /* "--flag" plus argv building: a growable NULL-terminated vector. */
 struct sb_vec {
 	char **v;
@@ -127,6 +231,7 @@ struct sb_jrec {
 	unsigned step;
 	char *kind;
 	json_object *args;
+	json_object *ident;  /* path -> identity of the devices it acted on (or NULL) */
 	json_object *result; /* NULL: began, not done */
 };
 struct sb_jread {
@@ -134,24 +239,86 @@ struct sb_jread {
 	long pid;
 	struct sb_jrec *rec;
 	size_t n;
-	unsigned torn; /* half-written or unreadable records skipped */
+	unsigned torn;	   /* a half-written or unreadable LAST line skipped (0 or 1) */
+	unsigned bad_line; /* -EBADMSG: the line that is damaged (1-based) */
 };
 int sb_journal_open(const char *path, const char *run_id, struct sb_journal **out);
-int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json_object *args);
+int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json_object *args,
+		     json_object *ident);
 int sb_journal_done(struct sb_journal *j, unsigned step, json_object *result);
 void sb_journal_close(struct sb_journal *j);
-/* Pure parser of a journal's bytes (a torn last line is tolerated). */
+/* Pure parser of a journal's bytes. A torn or unreadable line is tolerated
+ * only as the last one (a crash while writing it); one in the middle is
+ * -EBADMSG with out->bad_line set, and out holds nothing. */
 int sb_journal_parse(const char *text, size_t len, struct sb_jread *out);
 int sb_journal_read(const char *path, struct sb_jread *out);
 void sb_jread_free(struct sb_jread *r);
 
+/* ---- config.c (pure): the profile resolved once into typed values ---- */
+enum sb_fs_type { SB_FS_EXT2, SB_FS_EXT3, SB_FS_EXT4, SB_FS_XFS, SB_FS_BTRFS, SB_FS_N };
+extern const char *const sb_fs_names[SB_FS_N];
+
+struct sb_stack_cfg {
+	struct {
+		uint64_t loop_size[SB_ROLE_N]; /* devices.loop.ROLE */
+		uint64_t loop_quick;
+		bool emulate_raid6; /* devices.loop.emulate = raid6 */
+		unsigned emulate_members;
+	} dev;
+	struct {
+		unsigned count;	   /* partition.count, or 0 */
+		struct sb_list sizes; /* partition.sizes words, or count's shares */
+		unsigned on;	   /* roles (bit per enum sb_role) that get partitions */
+	} part;
+	struct {
+		bool on;
+		unsigned level; /* 0 1 4 5 6 10 */
+		unsigned members; /* roles (bits) */
+		int write_mostly; /* a role, or -1 */
+		uint64_t write_behind;
+		bool bitmap_internal;
+		uint64_t bitmap_chunk; /* bytes, 0: mdadm's default */
+		uint64_t chunk;	       /* bytes, 0: mdadm's default */
+		bool assume_clean;
+		const char *metadata; /* "1.2" */
+	} md;
+	struct {
+		bool on;
+		const char *vg, *lv;
+		uint64_t lv_size; /* bytes, or a percentage when lv_pct */
+		bool lv_pct;
+		unsigned stripes; /* 0: not given */
+	} lvm;
+	struct {
+		enum sb_fs_type type;
+		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
+		const char *data, *metadata; /* btrfs profiles or NULL */
+		unsigned devices;	     /* btrfs: how many units, 0 = all */
+	} fs;
+	const char *mount_options; /* or NULL */
+	struct {
+		const char *scheduler; /* or NULL */
+		bool read_ahead;
+		uint64_t read_ahead_kb;
+	} queue;
+};
+int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *out, char **err);
+void sb_stack_cfg_free(struct sb_stack_cfg *s);
+
 /* ---- plan.c (pure) ---- */
+#define SB_LOOP_DIR_DEFAULT "/var/tmp/stackbench"
 struct sb_plan_in {
 	bool loop;
 	bool quick;
 	/* !loop: device paths in slot order (see sb_plan_slots). */
 	const char *const *devs;
 	size_t n_devs;
+	/* --loop: where the backing files go (NULL: $STACKBENCH_LOOP_DIR or
+	 * SB_LOOP_DIR_DEFAULT), in a directory per run. */
+	const char *loop_dir;
+	/* The user named loop_dir on purpose (--loop-dir): a tmpfs there is
+	 * accepted with a warning instead of refused. */
+	bool loop_dir_forced;
 };
 struct sb_slot {
 	enum sb_role role;
@@ -165,12 +332,40 @@ void sb_plan_free(struct sb_plan *p);
 /* Every external program the plan runs (for the check at start and the
  * versions in result.json), NULL-terminated, static strings. */
 int sb_plan_programs(const struct sb_plan *p, const char **out, size_t max);
+/* Everything the plan needs that is missing here (programs, with the
+ * Debian package to install; kernel support), one message each
+ * (malloc'ed, NULL-terminated in *msgs). Returns how many. */
+int sb_plan_check(const struct sb_plan *p, char ***msgs);
+
+/* ---- ident.c: who a device is ---- */
+/* {"rdev": "7:3", "size": N, "wwid"/"serial": ..., "loop": {"file", "dev",
+ * "ino"}, "part": {"disk", "start"}, "md_uuid", "dm_uuid"}; NULL when the
+ * device does not exist. x may be NULL (no md UUID then). */
+json_object *sb_ident_capture(const char *dev, struct sb_exec *x);
+/* 0: the same device; SB_GONE: not there any more (or an unbacked loop);
+ * -ESTALE: another device, *why says what differs ("backing file inode 1234
+ * != journaled 987"). */
+int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char **why);
+
+/* ---- excl.c: nobody else holds it ---- */
+/* Proves that no other program holds dev by opening it O_EXCL; the fd
+ * stays open in *fd until the caller closes it, just before its tool claims
+ * the device. -EBUSY with *why ("refused: /dev/X is held open exclusively
+ * by another program (md127)") naming the holder when it can be found. */
+int sb_excl_open(const char *dev, int *fd, char **why);
+/* "md127", "mounted on /x", "pid 42 (mkfs.xfs)": who uses dev, or NULL. */
+char *sb_excl_holder(const char *dev);
+/* The whole disk of a partition ("/dev/loop3" for "/dev/loop3p1"), or NULL
+ * for a whole device. */
+char *sb_whole_disk(const char *dev);
 
 /* ---- devnode.c ---- */
 /* Waits until /sys/class/block/NAME exists and its /dev node is there,
  * creating the node from sysfs when no udevd does. */
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev);
 bool sb_udev_running(void);
+/* Like `udevadm settle`. */
+void sb_udev_settle(unsigned timeout_ms);
 /* Name in /sys/class/block for a /dev path (resolving symlinks), or NULL. */
 char *sb_sys_name(const char *devpath);
 int sb_sys_read(const char *path, char *buf, size_t len);
@@ -180,6 +375,16 @@ int sb_sys_write(const char *path, const char *value);
 /* Erases every signature libblkid finds on dev (like wipefs -a). Returns the
  * number erased or -errno; a device that does not exist is 0. */
 int sb_wipe_signatures(const char *dev);
+/* Zeroes [off, off+len) through fd and syncs. */
+int sb_wipe_range(int fd, uint64_t off, uint64_t len);
+/* The value libblkid reports for tag ("UUID", "TYPE", "PTUUID") on dev:
+ * 0 and buf filled, -ENOENT when there is none. */
+int sb_blkid_value(const char *dev, const char *tag, char *buf, size_t len);
+
+/* ---- md.c ---- */
+/* MD_UUID and MD_NAME of a running array (`mdadm --detail --export`). */
+int sb_md_detail(struct sb_exec *x, const char *dev, char *uuid, size_t ulen, char *name,
+		 size_t nlen);
 
 /* ---- dm.c (libdevmapper) ---- */
 /* Removes device-mapper devices whose name starts with prefix (leftover LVs

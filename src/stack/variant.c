@@ -71,7 +71,9 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		r = sb_exec_plan(&x, vr->plan);
 		if (r < 0) {
 			sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
-			code = *vr->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+			code = *vr->stop   ? SB_EXIT_INTERRUPTED
+			       : x.refused ? SB_EXIT_REFUSED
+					   : SB_EXIT_FAILED;
 		}
 	}
 
@@ -101,6 +103,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 			const char *spec = v->cfg.workloads[w];
 			struct sb_wl_env env = {.dir = mnt,
 						.quick = vr->quick,
+						.ram_bytes = vr->ram,
 						.log_fd = rs->log_fd,
 						.stop = vr->wl_stop};
 			struct sb_wl_result *res = NULL;

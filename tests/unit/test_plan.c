@@ -35,8 +35,11 @@ static char *render(const char *profile, const char *const *ov, bool loop, bool 
 		fail_msg("%s: %s", profile, err);
 	for (size_t i = 0; i < n; i++) {
 		struct sb_plan plan;
-		struct sb_plan_in in = {
-		    .loop = loop, .quick = quick, .devs = devs, .n_devs = n_devs};
+		struct sb_plan_in in = {.loop = loop,
+					.quick = quick,
+					.devs = devs,
+					.n_devs = n_devs,
+					.loop_dir = "/var/tmp/stackbench"};
 		struct sb_slot *slots;
 		size_t ns;
 		struct sb_exec x;
@@ -130,6 +133,45 @@ static void test_md_rules(void **state)
 	    got,
 	    "--bitmap=internal --write-behind=16383 --assume-clean /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
 	assert_non_null(strstr(got, "mdadm --zero-superblock /dev/sdd"));
+	/* A name of the run's own, never a number picked by us. */
+	assert_non_null(strstr(got, "mdadm --create /dev/md/sb-${id} --name=sb-${id} --run"));
+	assert_null(strstr(got, "/dev/md127"));
+	free(got);
+}
+
+/* ext4 initialises its inode tables and journal at mkfs time, unless the
+ * profile's mkfs words say otherwise; mke2fs keeps only the last -E, so
+ * ours joins the profile's. */
+static void test_ext4_lazy_init(void **state)
+{
+	static const struct {
+		const char *mkfs; /* fs.mkfs, or NULL */
+		const char *want;
+	} cases[] = {
+	    {NULL, "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 ${any}"},
+	    {"-E stride=4", "mkfs.ext4 -F -q -E stride=4,lazy_itable_init=0,lazy_journal_init=0 "
+			    "${any}"},
+	    {"-Estride=4 -m 0", "mkfs.ext4 -F -q -Estride=4,lazy_itable_init=0,lazy_journal_init=0 "
+				"-m 0 ${any}"},
+	    {"-E lazy_itable_init=1", "mkfs.ext4 -F -q -E lazy_itable_init=1 ${any}"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char mk[128];
+		const char *ov[] = {"workloads.run=command:true", "matrix.fs.type=ext4",
+				    "mount.options=noatime", NULL, NULL};
+		if (cases[i].mkfs) {
+			snprintf(mk, sizeof(mk), "fs.mkfs=%s", cases[i].mkfs);
+			ov[3] = mk;
+		}
+		char *got = render("profiles/single-disk.conf", ov, true, true, NULL, 0);
+		if (!strstr(got, cases[i].want))
+			fail_msg("case %zu: '%s' not in:\n%s", i, cases[i].want, got);
+		free(got);
+	}
+	/* Other file systems are left as they are. */
+	const char *ov[] = {"workloads.run=command:true", "matrix.fs.type=xfs", NULL};
+	char *got = render("profiles/single-disk.conf", ov, true, true, NULL, 0);
+	assert_null(strstr(got, "lazy_itable_init"));
 	free(got);
 }
 
@@ -199,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_golden),
 	    cmocka_unit_test(test_md_rules),
+	    cmocka_unit_test(test_ext4_lazy_init),
 	    cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

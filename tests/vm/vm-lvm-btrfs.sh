@@ -3,9 +3,11 @@
 # guest's udevd running (the udev path; vm-md.sh covers the udev-less one):
 # LVM + btrfs + scheduler variants on one large disk playing the hardware
 # RAID6 volume, failure at every step, a PV of an active VG refused, and
-# btrfs raid1 across two partitions of one SSD. Afterwards: no LV/VG/PV, no
-# dm, no partition, no signature. (The --loop form, md RAID6 over four loop
-# devices, runs in vm-md.sh.)
+# btrfs raid1 across two partitions of one SSD, with device= for each
+# member, every LVM command restricted to our PV (--devices), and a
+# partition made over an old md member not assembled (its head zeroed).
+# Afterwards: no LV/VG/PV, no dm, no partition, no signature. (The --loop
+# form, md RAID6 over four loop devices, runs in vm-md.sh.)
 
 LVM_PROFILE=profiles/lvm-hwraid6.conf
 BTRFS_PROFILE=profiles/btrfs-raid1-partitions.conf
@@ -92,7 +94,12 @@ if [ "${1:-}" = --guest ]; then
 	vm_nothing_left "after lvm-hwraid6" "${ALL[@]}"
 	[ "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$v/queue/scheduler")" = "$SCHED0" ] ||
 		vm_fail "scheduler of $VOL not restored (want $SCHED0)"
-	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants ($((SECONDS - t0))s)"
+	# Every LVM command saw only our PV: --devices on each one.
+	lvmcmds=$(grep -E '^\$ (pv|vg|lv)(create|remove|s) ' /run/res-lvm/run.log || true)
+	[ -n "$lvmcmds" ] || vm_fail "no LVM command in run.log"
+	bad=$(grep -v -- "--devices $VOL " <<<"$lvmcmds" || true)
+	[ -z "$bad" ] || vm_fail "LVM commands without --devices $VOL: $bad"
+	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants, every LVM command with --devices ($((SECONDS - t0))s)"
 
 	# 2. Failure at every step (the --loop form, md RAID6 underneath, is in
 	# vm-md.sh, and with udevd in vm-md-udev.sh).
@@ -141,8 +148,47 @@ if [ "${1:-}" = --guest ]; then
 		"fs=btrfs ssd btrfs_devs=2 Data=RAID1 Metadata=RAID1 ${s}1 ${s}2" \
 		"fs=btrfs nossd btrfs_devs=2 Data=RAID1 Metadata=RAID1" \
 		"fs=btrfs compress=zstd btrfs_devs=2 Data=RAID1 Metadata=RAID1"
+	# Mounted from our members only (the kernel does not show device=).
+	[ "$(grep -c "(btrfs, device=/dev/${s}1,device=/dev/${s}2," /run/res-btrfs/run.log)" = 3 ] ||
+		vm_fail "btrfs not mounted with device= for each member: $(grep mounted /run/res-btrfs/run.log)"
 	vm_nothing_left "after btrfs-raid1-partitions" "${ALL[@]}"
 	echo "ok: btrfs-raid1-partitions on $SSD, 3 mount variants ($((SECONDS - t0))s)"
+
+	# 5. A partition made over an old md member is not assembled: an md 1.2
+	# superblock left 4 KiB into where the new first partition starts
+	# (1 MiB), the old table gone; udevd's md rules would assemble it the
+	# moment the partition appears, unless its head was zeroed first.
+	t0=$SECONDS
+	printf 'label: gpt\nstart=2048, size=204800\n' | sfdisk -q "$SSD" || vm_fail "cannot partition $SSD"
+	udevadm settle --timeout=30 || true
+	truncate -s 100M /run/partner.img
+	P=$(losetup -f --show /run/partner.img)
+	mdadm --create /dev/md/old --run --level=1 --raid-devices=2 --metadata=1.2 --assume-clean \
+		"${SSD}1" "$P" >/dev/null 2>&1 || vm_fail "cannot build the old array"
+	mdadm --stop /dev/md/old >/dev/null 2>&1 || vm_fail "cannot stop the old array"
+	# udevd assembles it again from its members, as "inactive": stop that too.
+	for _ in 1 2 3; do
+		udevadm settle --timeout=30 || true
+		h=$( (ls "/sys/class/block/${SSD#/dev/}1/holders"; ls "/sys/class/block/${P#/dev/}/holders") 2>/dev/null | sort -u || true)
+		[ -n "$h" ] || break
+		for a in $h; do mdadm --stop "/dev/$a" >/dev/null 2>&1 || true; done
+	done
+	mdadm --zero-superblock "$P"
+	losetup -d "$P"
+	rm -f /run/partner.img
+	wipefs -q -a "$SSD" # the table only: the member's superblock stays at 1 MiB + 4 KiB
+	udevadm settle --timeout=30 || true
+	magic=$(dd if="$SSD" bs=4096 skip=257 count=1 status=none | od -An -tx4 -N4 | tr -d ' ')
+	[ "$magic" = a92b4efc ] || vm_fail "the old md superblock is not where the new partition starts ($magic)"
+	grep -q '^md' /proc/mdstat && vm_fail "an array before the run: $(cat /proc/mdstat)"
+	rc=0
+	$SB run "$BTRFS_PROFILE" --devices "$SSD" --yes --quick -o matrix.mount.options=ssd \
+		-o "workloads.run=command:cp /proc/mdstat /run/mdstat-during" --results /run/res-oldmd >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "run over an old md member: exit $rc"; }
+	grep '^md' /run/mdstat-during && vm_fail "udev assembled the old member: $(cat /run/mdstat-during)"
+	grep -q '^md' /proc/mdstat && vm_fail "an array after the run: $(cat /proc/mdstat)"
+	vm_nothing_left "after the run over an old md member" "${ALL[@]}"
+	echo "ok: a partition made over an old md member is not assembled ($((SECONDS - t0))s)"
 	exit 0
 fi
 

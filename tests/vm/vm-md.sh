@@ -143,7 +143,10 @@ if [ "${1:-}" = --guest ]; then
 	LVM_PROFILE=profiles/lvm-hwraid6.conf
 	: >"$facts"
 	rc=0
-	$SB run "$LVM_PROFILE" --loop --quick --results /run/res-lvm-loop -o matrix.queue.scheduler=bfq \
+	# The guest's /run is tmpfs (no disk file system to spare): named on
+	# purpose, so accepted; the loop devices are emulation here anyway.
+	LOOPDIR=(--loop-dir /run/sb-loops)
+	$SB run "$LVM_PROFILE" --loop "${LOOPDIR[@]}" --quick --results /run/res-lvm-loop -o matrix.queue.scheduler=bfq \
 		-o "workloads.run=command:bash $PWD/tests/vm/vm-lvm-btrfs.sh --inspect $facts" >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop run exited $rc"; }
 	cat "$facts"
@@ -156,13 +159,88 @@ if [ "${1:-}" = --guest ]; then
 	[ "$n" -ge 9 ] || vm_fail "lvm-hwraid6 --loop: plan has $n steps, want loops, mdadm-create, LVM, mkfs, mount"
 	for s in $(seq 1 "$n"); do
 		rc=0
-		STACKBENCH_FAIL_STEP=$s $SB run "$LVM_PROFILE" --loop --quick "${ONE[@]}" \
+		STACKBENCH_FAIL_STEP=$s $SB run "$LVM_PROFILE" --loop "${LOOPDIR[@]}" --quick "${ONE[@]}" \
 			--results /run/res-fail >/run/out 2>&1 || rc=$?
 		[ $rc = 1 ] || { cat /run/out; vm_fail "lvm-hwraid6 --loop STACKBENCH_FAIL_STEP=$s: exit $rc, want 1"; }
 		vm_nothing_left "lvm-hwraid6 --loop: failure at step $s/$n" "${ALL[@]}"
 		[ -z "$(losetup -a)" ] || vm_fail "lvm-hwraid6 --loop: failure at step $s/$n: loops left: $(losetup -a)"
 	done
 	echo "ok: lvm-hwraid6 --loop (md RAID6 over 4 loops), then failure at each of $n steps ($((SECONDS - t0))s)"
+
+	# 6. md names. An array of someone else's at md127 (the number a run
+	# used to pick) stays running through our run and its teardown; after a
+	# kill -9, our array stopped and another created at its number, teardown
+	# leaves that one alone, says why and exits 1.
+	t0=$SECONDS
+	uuid_of() { mdadm --detail --export "$1" 2>/dev/null | sed -n 's/^MD_UUID=//p'; }
+	truncate -s 64M /run/f1.img /run/f2.img /run/g1.img /run/g2.img
+	F1=$(losetup -f --show /run/f1.img) F2=$(losetup -f --show /run/f2.img)
+	mdadm --create /dev/md127 --run --level=1 --raid-devices=2 --assume-clean --metadata=1.2 \
+		--name=foreign "$F1" "$F2" >/dev/null 2>&1 || vm_fail "cannot build the foreign array"
+	fuuid=$(uuid_of /dev/md127)
+	[ -n "$fuuid" ] || vm_fail "the foreign array has no UUID"
+	ONE=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=0 -o workloads.run=command:true)
+	rc=0
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${ONE[@]}" --results /run/res-name \
+		>/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "run beside a foreign md127: exit $rc"; }
+	grep -q -- '--create /dev/md/sb-[-0-9]* --name=sb-' /run/res-name/run.log || vm_fail "our array had no name of its own"
+	[ "$(uuid_of /dev/md127)" = "$fuuid" ] || vm_fail "the foreign md127 was stopped or changed: $(cat /proc/mdstat)"
+	[ -z "$(ls /dev/md/ 2>/dev/null | grep '^sb-')" ] || vm_fail "name links left: $(ls -l /dev/md/)"
+	echo "ok: a foreign md127 stays running through a run and its teardown"
+	KILL=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=0 -o "workloads.run=command:sleep 600")
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${KILL[@]}" --results /run/res-kill2 \
+		>/run/out 2>&1 &
+	pid=$!
+	for _ in $(seq 1 600); do
+		pgrep -P "$pid" -x sleep >/dev/null && break
+		sleep 0.2
+	done
+	wl=$(pgrep -P "$pid" -x sleep) || { cat /run/out; vm_fail "the workload never started"; }
+	ours=
+	for l in /dev/md/sb-*; do
+		t=$(realpath "$l") || continue
+		findmnt -rn -S "$t" >/dev/null && ours=$t
+	done
+	[ -n "$ours" ] || vm_fail "no mounted /dev/md/sb-* for our array: $(ls -l /dev/md/)"
+	ouuid=$(uuid_of "$ours")
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	kill -9 "$wl" 2>/dev/null || true
+	mnt=$(findmnt -rn -o TARGET -S "$ours" || true)
+	for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
+	mdadm --stop "$ours" >/dev/null 2>&1 || vm_fail "cannot stop our array $ours"
+	# With udevd, its md rules may assemble ours again from a member: stop
+	# whatever holds our members until it stays stopped.
+	for _ in 1 2 3; do
+		[ -S /run/udev/control ] || break
+		udevadm settle --timeout=30 || true
+		again=$(for d in "${ALL[@]}"; do ls "/sys/block/${d#/dev/}/holders"; done | sort -u)
+		[ -n "$again" ] || break
+		for h in $again; do mdadm --stop "/dev/$h" >/dev/null 2>&1 || true; done
+	done
+	G1=$(losetup -f --show /run/g1.img) G2=$(losetup -f --show /run/g2.img)
+	mdadm --create "$ours" --run --level=1 --raid-devices=2 --assume-clean --metadata=1.2 \
+		--name=other "$G1" "$G2" >/dev/null 2>&1 || vm_fail "cannot build another array at $ours"
+	guuid=$(uuid_of "$ours")
+	[ -n "$guuid" ] && [ "$guuid" != "$ouuid" ] || vm_fail "the other array at $ours has no UUID of its own"
+	rc=0
+	$SB teardown --all >/run/out 2>&1 || rc=$?
+	[ $rc = 1 ] || { cat /run/out; vm_fail "teardown with another array at $ours: exit $rc, want 1"; }
+	grep -q "$ours: not ours: md UUID" /run/out || vm_fail "teardown does not say what differs: $(cat /run/out)"
+	[ "$(uuid_of "$ours")" = "$guuid" ] || vm_fail "the other array at $ours was stopped: $(cat /proc/mdstat)"
+	[ "$(uuid_of /dev/md127)" = "$fuuid" ] || vm_fail "the foreign md127 was stopped: $(cat /proc/mdstat)"
+	# Our members were still ours: their superblocks are gone.
+	for d in "${ALL[@]}"; do
+		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "md superblock left on our member $d"
+	done
+	mdadm --stop "$ours" /dev/md127 >/dev/null 2>&1
+	mdadm --zero-superblock "$F1" "$F2" "$G1" "$G2"
+	losetup -d "$F1" "$F2" "$G1" "$G2"
+	rm -f /run/f1.img /run/f2.img /run/g1.img /run/g2.img
+	rm -rf "${STACKBENCH_STATE_DIR:?}"/*
+	vm_nothing_left "after the md name checks" "${ALL[@]}"
+	echo "ok: another array at our number after kill -9: left alone, exit 1 ($((SECONDS - t0))s)"
 	exit 0
 fi
 

@@ -1,0 +1,195 @@
+/* The profile's values resolved once into a typed stack configuration:
+ * levels and file systems as enums, sizes as numbers, role lists as bit
+ * sets, mkfs words split. The plan reads only this, so that no level string
+ * or "${" test is compared in several places. Pure. */
+#include "stack/stack.h"
+#include "util/macro.h"
+#include "util/size.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+const char *const sb_fs_names[SB_FS_N] = {
+    [SB_FS_EXT2] = "ext2", [SB_FS_EXT3] = "ext3", [SB_FS_EXT4] = "ext4",
+    [SB_FS_XFS] = "xfs",   [SB_FS_BTRFS] = "btrfs",
+};
+
+static int cerr(char **err, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cerr(char **err, int r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return r;
+}
+
+static unsigned roles_bits(const char *roles)
+{
+	unsigned b = 0;
+	for (int r = 0; r < SB_ROLE_N; r++)
+		if (sb_roles_has(roles, (enum sb_role)r))
+			b |= 1u << r;
+	return b;
+}
+
+static void split_words(const char *s, struct sb_list *out)
+{
+	_cleanup_free_ char *copy = s ? strdup(s) : NULL;
+	char *save = NULL;
+	if (!copy)
+		return;
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		sb_list_add(out, w);
+}
+
+/* ext4's inode tables and journal are otherwise initialised in the
+ * background after mount, writing while the first workload measures: make
+ * mke2fs do it up front, unless the profile's own -E words say otherwise.
+ * mke2fs takes only the last -E, so ours joins the profile's. */
+static void ext4_no_lazy_init(struct sb_list *w)
+{
+	static const char lazy[] = "lazy_itable_init=0,lazy_journal_init=0";
+	for (size_t i = 0; w->v && i < w->n; i++) {
+		const char *v = NULL;
+		if (!w->v[i])
+			continue;
+		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
+			v = w->v[i + 1];
+		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
+			v = w->v[i] + 2;
+		if (!v)
+			continue;
+		if (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init"))
+			return;
+	}
+	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
+		char **slot = NULL, *n = NULL;
+		if (!w->v[i])
+			continue;
+		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
+			slot = &w->v[i + 1];
+		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
+			slot = &w->v[i];
+		if (!slot)
+			continue;
+		if (asprintf(&n, "%s,%s", *slot, lazy) < 0)
+			abort();
+		free(*slot);
+		*slot = n;
+		return;
+	}
+	sb_list_add(w, "-E");
+	sb_list_add(w, lazy);
+}
+
+int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char **err)
+{
+	const char *v;
+	uint64_t u;
+	bool pct;
+
+	*s = (struct sb_stack_cfg){0};
+	if (err)
+		*err = NULL;
+	for (int r = 0; r < SB_ROLE_N; r++)
+		s->dev.loop_size[r] = sb_cfg_u64(c, (enum sb_key_id)(K_DEV_LOOP_SSD + r));
+	s->dev.loop_quick = sb_cfg_u64(c, K_DEV_LOOP_QUICK);
+	s->dev.emulate_raid6 = strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "raid6") == 0;
+	s->dev.emulate_members = (unsigned)sb_cfg_u64(c, K_DEV_LOOP_EMULATE_MEMBERS);
+	if (s->dev.emulate_raid6 && (s->dev.emulate_members < 4 || s->dev.emulate_members > 16))
+		return cerr(err, -EINVAL, "devices.loop.emulate-members: %s",
+			    "RAID6 emulation needs 4 to 16 members");
+
+	if (c->val[K_PART_COUNT] || c->val[K_PART_SIZES]) {
+		s->part.on = roles_bits(sb_cfg_str(c, K_PART_ON));
+		if (c->val[K_PART_COUNT]) {
+			s->part.count = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
+			for (unsigned k = 0; k < s->part.count; k++) {
+				char w[16];
+				snprintf(w, sizeof(w), "%u%%", 100 / s->part.count);
+				sb_list_add(&s->part.sizes, k + 1 == s->part.count ? "rest" : w);
+			}
+		} else {
+			_cleanup_free_ char *copy = strdup(c->val[K_PART_SIZES]);
+			char *save = NULL;
+			for (char *w = copy ? strtok_r(copy, ", ", &save) : NULL; w;
+			     w = strtok_r(NULL, ", ", &save)) {
+				if (strcmp(w, "rest") != 0 && sb_parse_size(w, &u, true, &pct) < 0) {
+					sb_stack_cfg_free(s);
+					return cerr(err, -EINVAL,
+						    "partition.sizes: '%s' is not a size", w);
+				}
+				sb_list_add(&s->part.sizes, w);
+			}
+			s->part.count = (unsigned)s->part.sizes.n;
+		}
+	}
+
+	if ((v = c->val[K_MD_LEVEL])) {
+		s->md.on = true;
+		s->md.level = (unsigned)strtoul(v, NULL, 10);
+		s->md.members = roles_bits(sb_cfg_str(c, K_MD_MEMBERS));
+		s->md.write_mostly = sb_cfg_write_mostly(c);
+		s->md.write_behind = s->md.write_mostly >= 0 ? sb_cfg_u64(c, K_MD_WRITE_BEHIND) : 0;
+		/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
+		s->md.bitmap_internal =
+		    s->md.level != 0 && strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
+		if (c->val[K_MD_BITMAP_CHUNK])
+			s->md.bitmap_chunk = sb_cfg_u64(c, K_MD_BITMAP_CHUNK);
+		/* Never --chunk for RAID1: it has no stripes. */
+		if (c->val[K_MD_CHUNK] && s->md.level != 1)
+			s->md.chunk = sb_cfg_u64(c, K_MD_CHUNK);
+		s->md.assume_clean = sb_cfg_bool(c, K_MD_ASSUME_CLEAN);
+		s->md.metadata = sb_cfg_str(c, K_MD_METADATA);
+	}
+
+	if (c->has_sec[SB_SEC_LVM]) {
+		s->lvm.on = true;
+		s->lvm.vg = sb_cfg_str(c, K_LVM_VG);
+		s->lvm.lv = sb_cfg_str(c, K_LVM_LV);
+		if (sb_parse_size(sb_cfg_str(c, K_LVM_LV_SIZE), &s->lvm.lv_size, true,
+				  &s->lvm.lv_pct) < 0) {
+			sb_stack_cfg_free(s);
+			return cerr(err, -EINVAL, "lvm.lv-size: '%s' is not a size",
+				    sb_cfg_str(c, K_LVM_LV_SIZE));
+		}
+		if (c->val[K_LVM_STRIPES])
+			s->lvm.stripes = (unsigned)sb_cfg_u64(c, K_LVM_STRIPES);
+	}
+
+	v = sb_cfg_str(c, K_FS_TYPE);
+	s->fs.type = SB_FS_N;
+	for (int t = 0; v && t < SB_FS_N; t++)
+		if (strcmp(sb_fs_names[t], v) == 0)
+			s->fs.type = (enum sb_fs_type)t;
+	if (s->fs.type == SB_FS_N) {
+		sb_stack_cfg_free(s);
+		return cerr(err, -EINVAL, "fs.type: '%s' is not a known file system", v ? v : "");
+	}
+	split_words(c->val[K_FS_MKFS], &s->fs.mkfs);
+	if (s->fs.type == SB_FS_EXT4)
+		ext4_no_lazy_init(&s->fs.mkfs);
+	if (s->fs.type == SB_FS_BTRFS) {
+		s->fs.data = c->val[K_FS_DATA];
+		s->fs.metadata = c->val[K_FS_METADATA];
+		v = sb_cfg_str(c, K_FS_DEVICES);
+		s->fs.devices = strcmp(v, "all") == 0 ? 0 : (unsigned)sb_cfg_u64(c, K_FS_DEVICES);
+	} else {
+		s->fs.devices = 1;
+	}
+	s->mount_options = c->val[K_MOUNT_OPTIONS];
+	s->queue.scheduler = c->val[K_QUEUE_SCHEDULER];
+	if (c->val[K_QUEUE_READ_AHEAD]) {
+		s->queue.read_ahead = true;
+		s->queue.read_ahead_kb = sb_cfg_u64(c, K_QUEUE_READ_AHEAD);
+	}
+	return 0;
+}
+
+void sb_stack_cfg_free(struct sb_stack_cfg *s)
+{
+	sb_list_free(&s->part.sizes);
+	sb_list_free(&s->fs.mkfs);
+}

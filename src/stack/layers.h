@@ -1,0 +1,82 @@
+/* The typed arguments of each layer: the plan fills them, the layer's field
+ * table (in its own file) turns them into its journal record and back.
+ * Strings may hold "${var}" until the executor fills them in. */
+#pragma once
+
+#include "stack/stack.h"
+
+struct sb_loop_args {
+	char *file;  /* ${run}/images/NAME.img: images links to dir */
+	char *dir;   /* where the backing files really are: LOOP_DIR/${id} */
+	uint64_t size;
+	bool rotational;
+	bool allow_tmpfs; /* the user named the loop directory on purpose */
+	char *var;
+};
+
+struct sb_queue_args {
+	char *dev;
+	char *scheduler; /* or NULL */
+	bool read_ahead;
+	uint64_t read_ahead_kb;
+	/* set by prepare, restored by undo */
+	char *old_scheduler;
+	bool old_read_ahead;
+	uint64_t old_read_ahead_kb;
+};
+
+struct sb_part_args {
+	char *dev;
+	char *var;
+	char *label;	      /* "gpt" */
+	struct sb_list sizes; /* "50%", "1G", "rest" */
+};
+
+struct sb_md_args {
+	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
+	char *var;
+	uint64_t level;
+	char *metadata;
+	bool bitmap; /* internal */
+	uint64_t bitmap_chunk, chunk, write_behind; /* 0: not given */
+	bool assume_clean;
+	struct sb_list members, write_mostly;
+};
+
+struct sb_pv_args {
+	char *dev;
+};
+
+struct sb_vg_args {
+	char *vg;
+	struct sb_list pvs;
+};
+
+struct sb_lv_args {
+	char *vg, *lv;
+	uint64_t size; /* bytes, or a percentage when pct */
+	bool pct;
+	uint64_t stripes; /* 0: not given */
+	char *var;
+	struct sb_list pvs; /* the VG's PVs: every LVM command sees only them */
+};
+
+struct sb_mkfs_args {
+	char *type; /* sb_fs_names */
+	struct sb_list devs; /* btrfs: all; others: the first only */
+	struct sb_list opts;
+	char *data, *metadata; /* btrfs -d / -m */
+};
+
+struct sb_mount_args {
+	struct sb_list devs; /* the first is the source; btrfs gets device= for each */
+	char *dir;
+	char *type;
+	char *options;
+};
+
+/* btrfs.c */
+void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);
+void sb_btrfs_forget(const char *dev);
+/* lvm.c: "a,b,c" for --devices */
+char *sb_lvm_devices(const struct sb_list *pvs);
