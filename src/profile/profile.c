@@ -199,10 +199,31 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 			return sb_asprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
 		}
 		return NULL;
-	case SB_KT_ROLE:
+	case SB_KT_ROLE: {
+		/* md.write-mostly may name the partition its members are: hdd.p2 */
+		char role[32];
+		const char *dot = strchr(v, '.');
+		if (k == K_MD_WRITE_MOSTLY && dot) {
+			struct sb_sel s;
+			char *why = NULL;
+			if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
+				return why ? why : sb_asprintf("expected one role, got '%s'", v);
+			snprintf(role, sizeof(role), "%.*s", (int)(dot - v), v);
+			return check_roles(role, false);
+		}
 		return check_roles(v, false);
+	}
 	case SB_KT_ROLES:
 		return check_roles(v, true);
+	case SB_KT_MEMBERS: {
+		struct sb_sel s;
+		char *why = NULL;
+		if (sb_sel_parse(v, &s, &why) < 0)
+			return why ? why : sb_asprintf("expected 'all' or roles and partitions "
+						       "such as 'ssd.p2, hdd.p2', got '%s'",
+						       v);
+		return NULL;
+	}
 	case SB_KT_NAME:
 		for (const char *c = v; *c; c++)
 			if (!isalnum((unsigned char)*c) && !strchr("_+.-", *c))
@@ -838,11 +859,50 @@ static unsigned btrfs_min_devices(const char *prof)
 	return 1;
 }
 
+/* How many units (devices, or partitions of partitioned ones) a selector
+ * takes; -1 with *why when it names a role without devices or a partition
+ * that no device of the role has. */
+static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, char **why)
+{
+	struct sb_sel s;
+	int n = 0;
+
+	*why = NULL;
+	if (sb_sel_parse(v, &s, why) < 0)
+		return -1;
+	for (int r = 0; r < SB_ROLE_N; r++) {
+		bool parted = nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)r);
+		if (s.all) {
+			n += (int)role_units(c, r, nparts);
+			continue;
+		}
+		for (size_t i = 0; i < s.n; i++) {
+			if (s.item[i].role != (enum sb_role)r)
+				continue;
+			if (!sb_cfg_role_count(c, r)) {
+				*why = sb_asprintf("no %s device in [devices]", sb_role_names[r]);
+				return -1;
+			}
+			if (s.item[i].part && (!parted || s.item[i].part > nparts)) {
+				*why = sb_asprintf("%s.p%u: the %s devices have %s", sb_role_names[r],
+						   s.item[i].part, sb_role_names[r],
+						   parted ? (nparts == 1 ? "one partition" : "fewer partitions")
+							  : "no partitions ([partition] on = ...)");
+				return -1;
+			}
+			n += s.item[i].part ? (int)sb_cfg_role_count(c, r)
+					    : (int)role_units(c, r, nparts);
+		}
+	}
+	return n;
+}
+
 static int check_config(struct vctx *v)
 {
 	const struct sb_config *c = v->c;
 	unsigned total = 0, nparts = 0, units = 0;
-	bool md = is_set(c, K_MD_LEVEL);
+	bool md = sb_cfg_md_on(c);
+	char *why = NULL;
 
 	for (int r = 0; r < SB_ROLE_N; r++)
 		total += sb_cfg_role_count(c, r);
@@ -871,24 +931,22 @@ static int check_config(struct vctx *v)
 	    !sb_cfg_role_count(c, SB_ROLE_ANY))
 		return verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
 
-	if (!md) {
+	if (!md && !is_set(c, K_MD_LEVEL)) {
 		for (int k = K_MD_MEMBERS; k <= K_MD_METADATA; k++)
 			if (is_set(c, k))
 				return verr(v, k, "md.%s: [md] needs a level", sb_keys[k].name);
 		if (c->has_sec[SB_SEC_MD])
 			return verr(v, -1, "[md]: needs a level");
-	} else {
+	} else if (md) {
 		const char *lvl = sb_cfg_str(c, K_MD_LEVEL), *mem = sb_cfg_str(c, K_MD_MEMBERS);
-		unsigned nmem = 0, min = 2;
-		for (int r = 0; r < SB_ROLE_N; r++) {
-			if (!sb_roles_has(mem, r))
-				continue;
-			if (strcmp(mem, "all") != 0 && !sb_cfg_role_count(c, r))
-				return verr(v, K_MD_MEMBERS,
-					    "md.members: no %s device in [devices]",
-					    sb_role_names[r]);
-			nmem += role_units(c, r, nparts);
+		unsigned min = 2;
+		int nm = sel_units(c, mem, nparts, &why);
+		if (nm < 0) {
+			int r = verr(v, K_MD_MEMBERS, "md.members: %s", why ? why : mem);
+			free(why);
+			return r;
 		}
+		unsigned nmem = (unsigned)nm;
 		if (strcmp(lvl, "4") == 0 || strcmp(lvl, "5") == 0)
 			min = 3;
 		else if (strcmp(lvl, "6") == 0)
@@ -905,11 +963,18 @@ static int check_config(struct vctx *v)
 		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
 			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
 		if (sb_cfg_write_mostly(c) >= 0) {
-			int r = sb_role_lookup(sb_cfg_str(c, K_MD_WRITE_MOSTLY));
+			int r = sb_cfg_write_mostly(c);
 			if (strcmp(lvl, "1") != 0)
 				return verr(v, K_MD_WRITE_MOSTLY,
 					    "md.write-mostly: only RAID1 has write-mostly members");
-			if (!sb_roles_has(mem, r) || !sb_cfg_role_count(c, r))
+			struct sb_sel ms;
+			char *w2 = NULL;
+			bool has = sb_sel_parse(mem, &ms, &w2) == 0 &&
+				   (ms.all || sb_sel_match(&ms, (enum sb_role)r, 0));
+			for (size_t i = 0; !has && i < ms.n; i++)
+				has = ms.item[i].role == (enum sb_role)r;
+			free(w2);
+			if (!has || !sb_cfg_role_count(c, r))
 				return verr(v, K_MD_WRITE_MOSTLY,
 					    "md.write-mostly: no %s member in the array",
 					    sb_role_names[r]);
@@ -929,7 +994,26 @@ static int check_config(struct vctx *v)
 		units = 1;
 	}
 
-	if (c->has_sec[SB_SEC_LVM]) {
+	if (!md && !sb_cfg_lvm_on(c)) {
+		/* fs.on picks the units the file system goes on. */
+		int n = sel_units(c, sb_cfg_str(c, K_FS_ON), nparts, &why);
+		if (n <= 0) {
+			int r = verr(v, K_FS_ON, "fs.on: %s", why ? why : "selects no device");
+			free(why);
+			return r;
+		}
+		units = (unsigned)n;
+	}
+	if (sb_cfg_lvm_on(c)) {
+		if (!md) {
+			int n = sel_units(c, sb_cfg_str(c, K_LVM_PVS), nparts, &why);
+			if (n <= 0) {
+				int r = verr(v, K_LVM_PVS, "lvm.pvs: %s", why ? why : "selects no device");
+				free(why);
+				return r;
+			}
+			units = (unsigned)n;
+		}
 		if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > units)
 			return verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
 				    (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), units);
@@ -1176,10 +1260,90 @@ uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 	}
 }
 
+/* "hdd" or "hdd.p2": the members are chosen by md.members, so only the
+ * role counts here. */
 int sb_cfg_write_mostly(const struct sb_config *c)
 {
 	const char *v = c->val[K_MD_WRITE_MOSTLY];
-	return v ? sb_role_lookup(v) : -1;
+	char role[16];
+	if (!v)
+		return -1;
+	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
+	return sb_role_lookup(role);
+}
+
+int sb_sel_parse(const char *v, struct sb_sel *out, char **why)
+{
+	_cleanup_free_ char *copy = v ? strdup(v) : NULL;
+	char *save = NULL;
+
+	*out = (struct sb_sel){0};
+	*why = NULL;
+	if (!copy)
+		return -EINVAL;
+	if (strcmp(trim(copy), "all") == 0) {
+		out->all = true;
+		return 0;
+	}
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *dot;
+		unsigned long part = 0;
+		w = trim(w);
+		if ((dot = strchr(w, '.'))) {
+			char *end;
+			*dot = '\0';
+			if (dot[1] != 'p' || !isdigit((unsigned char)dot[2]) ||
+			    (part = strtoul(dot + 2, &end, 10)) == 0 || part > 128 || *end) {
+				*why = sb_asprintf("'%s.%s': a partition is ROLE.pN, N from 1, as in "
+						   "'ssd.p2'",
+						   w, dot + 1);
+				return -EINVAL;
+			}
+		}
+		int r = sb_role_lookup(w);
+		if (r < 0) {
+			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			*why = s ? sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s)
+				 : sb_asprintf("unknown role '%s': expected 'all' or roles among ssd, "
+					       "hdd, nvme, any, each with an optional .pN",
+					       w);
+			return -EINVAL;
+		}
+		if (out->n == SB_SEL_MAX) {
+			*why = sb_asprintf("more than %d roles and partitions", SB_SEL_MAX);
+			return -EINVAL;
+		}
+		out->item[out->n].role = (enum sb_role)r;
+		out->item[out->n++].part = (unsigned)part;
+	}
+	if (out->n == 0) {
+		*why = sb_asprintf("expected 'all' or roles and partitions such as 'ssd.p2, hdd.p2', "
+				   "got '%s'",
+				   v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part)
+{
+	if (s->all)
+		return true;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->item[i].role == r && (s->item[i].part == 0 || s->item[i].part == part))
+			return true;
+	return false;
+}
+
+bool sb_cfg_md_on(const struct sb_config *c)
+{
+	const char *v = c->val[K_MD_LEVEL];
+	return v && strcmp(v, "none") != 0;
+}
+
+bool sb_cfg_lvm_on(const struct sb_config *c)
+{
+	return c->has_sec[SB_SEC_LVM] && sb_cfg_bool(c, K_LVM_ENABLE);
 }
 
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)

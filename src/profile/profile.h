@@ -38,7 +38,8 @@ enum sb_ktype {
 	SB_KT_WORDS,	/* extra options, split on blanks */
 	SB_KT_STRING,	/* anything without a newline */
 	SB_KT_DURATION, /* "30s", "10m" */
-	SB_KT_WORKLOAD	/* a workload spec, checked by sb_workload_check */
+	SB_KT_WORKLOAD,	/* a workload spec, checked by sb_workload_check */
+	SB_KT_MEMBERS	/* "all" or roles and partitions: "ssd.p2, hdd.p2" */
 };
 
 enum sb_key_id {
@@ -69,11 +70,14 @@ enum sb_key_id {
 	K_LVM_LV,
 	K_LVM_LV_SIZE,
 	K_LVM_STRIPES,
+	K_LVM_ENABLE,
+	K_LVM_PVS,
 	K_FS_TYPE,
 	K_FS_MKFS,
 	K_FS_DATA,
 	K_FS_METADATA,
 	K_FS_DEVICES,
+	K_FS_ON,
 	K_MOUNT_OPTIONS,
 	K_QUEUE_SCHEDULER,
 	K_QUEUE_READ_AHEAD,
@@ -125,7 +129,7 @@ struct sb_config {
 	size_t n_workloads;
 };
 
-#define SB_DIM_KEYS 4
+#define SB_DIM_KEYS 6
 
 /* One [matrix] line: one key, or several varied together
  * ("fs.type; fs.mkfs = btrfs; -n 4k | xfs"). vals holds n tuples of n_keys
@@ -185,6 +189,24 @@ bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 /* Is role r (or "all") in a SB_KT_ROLES value? */
 bool sb_roles_has(const char *roles, enum sb_role r);
+/* A member selector ("all", or "ssd.p2, hdd" : a role, all its devices or
+ * their partition N). Pure. */
+#define SB_SEL_MAX 16
+struct sb_sel {
+	bool all;
+	size_t n;
+	struct {
+		enum sb_role role;
+		unsigned part; /* 0: the whole device, or every partition of it */
+	} item[SB_SEL_MAX];
+};
+/* 0, or -EINVAL with *why (static text or NULL) set. */
+int sb_sel_parse(const char *v, struct sb_sel *out, char **why);
+/* Does a unit of role r (partition part, 0 for a whole device) match? */
+bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part);
+/* md.level = none, [lvm] enable = no: the variant leaves that layer out. */
+bool sb_cfg_md_on(const struct sb_config *c);
+bool sb_cfg_lvm_on(const struct sb_config *c);
 /* Parses one value of key k; NULL or a message ("expected a size such as 2G"). */
 char *sb_key_check_value(enum sb_key_id k, const char *v);
 /* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a

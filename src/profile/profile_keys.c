@@ -51,12 +51,15 @@ const struct sb_key sb_keys[SB_KEY_N] = {
     [K_PART_ON] = {SB_SEC_PARTITION, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
 		   "roles whose devices are partitioned ('all' or 'ssd,hdd')"},
 
-    [K_MD_LEVEL] = {SB_SEC_MD, "level", SB_KT_CHOICE, "0|1|4|5|6|10", 0, 0, NULL, 0,
-		    "RAID level; setting it builds an md array"},
-    [K_MD_MEMBERS] = {SB_SEC_MD, "members", SB_KT_ROLES, NULL, 0, 0, "all", 0,
-		      "roles whose devices (or partitions) become members"},
+    [K_MD_LEVEL] = {SB_SEC_MD, "level", SB_KT_CHOICE, "none|0|1|4|5|6|10", 0, 0, NULL, 0,
+		    "RAID level; setting it builds an md array ('none' leaves md out, e.g. "
+		    "as the baseline of a matrix)"},
+    [K_MD_MEMBERS] = {SB_SEC_MD, "members", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+		      "roles whose devices (or partitions) become members, or partitions by "
+		      "role and number: 'ssd.p2, hdd.p2'"},
     [K_MD_WRITE_MOSTLY] = {SB_SEC_MD, "write-mostly", SB_KT_ROLE, NULL, 0, 0, NULL, 0,
-			   "role whose members get --write-mostly (reads avoid them), or none"},
+			   "role whose members get --write-mostly (reads avoid them), or none; "
+			   "'hdd.p2' is taken as its role"},
     [K_MD_WRITE_BEHIND] = {SB_SEC_MD, "write-behind", SB_KT_UINT, NULL, 0, 16383, "0", 0,
 			   "--write-behind=N for write-mostly members (0: off; needs the "
 			   "internal bitmap)"},
@@ -78,6 +81,12 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 		       "size of the LV: '20G' or a percentage of the VG"},
     [K_LVM_STRIPES] = {SB_SEC_LVM, "stripes", SB_KT_UINT, NULL, 1, 64, NULL, 0,
 		       "stripe the LV over this many PVs"},
+    [K_LVM_ENABLE] = {SB_SEC_LVM, "enable", SB_KT_BOOL, NULL, 0, 0, "yes", 0,
+		      "build the LVM layer ('no' leaves it out, e.g. as the baseline of a "
+		      "matrix)"},
+    [K_LVM_PVS] = {SB_SEC_LVM, "pvs", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+		   "what becomes a PV when there is no md below: roles or partitions "
+		   "('any', 'ssd.p2'); the others are left untouched"},
 
     [K_FS_TYPE] = {SB_SEC_FS, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
 		   "file system (required)"},
@@ -90,6 +99,9 @@ const struct sb_key sb_keys[SB_KEY_N] = {
     [K_FS_DEVICES] = {SB_SEC_FS, "devices", SB_KT_STRING, NULL, 0, 0, "all", 0,
 		      "btrfs: 'all' devices below, or a number; other file systems use "
 		      "the first"},
+    [K_FS_ON] = {SB_SEC_FS, "on", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+		 "without md or LVM: the devices or partitions the file system goes on "
+		 "('ssd.p1', 'ssd.p1, ssd.p2'); the others are left untouched"},
 
     [K_MOUNT_OPTIONS] = {SB_SEC_MOUNT, "options", SB_KT_STRING, NULL, 0, 0, NULL, 0,
 			 "mount options ('noatime,logbufs=8')"},
@@ -166,6 +178,8 @@ static const char *type_text(const struct sb_key *k, char *buf, size_t len)
 		return "role";
 	case SB_KT_ROLES:
 		return "roles";
+	case SB_KT_MEMBERS:
+		return "roles or partitions";
 	case SB_KT_NAME:
 		return "name";
 	case SB_KT_WORDS:

@@ -89,12 +89,13 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 	const char *v;
 	uint64_t u;
 	bool pct;
+	int r;
 
 	*s = (struct sb_stack_cfg){0};
 	if (err)
 		*err = NULL;
-	for (int r = 0; r < SB_ROLE_N; r++)
-		s->dev.loop_size[r] = sb_cfg_u64(c, (enum sb_key_id)(K_DEV_LOOP_SSD + r));
+	for (int k = 0; k < SB_ROLE_N; k++)
+		s->dev.loop_size[k] = sb_cfg_u64(c, (enum sb_key_id)(K_DEV_LOOP_SSD + k));
 	s->dev.loop_quick = sb_cfg_u64(c, K_DEV_LOOP_QUICK);
 	s->dev.emulate_raid6 = strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "raid6") == 0;
 	s->dev.emulate_members = (unsigned)sb_cfg_u64(c, K_DEV_LOOP_EMULATE_MEMBERS);
@@ -127,10 +128,17 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		}
 	}
 
-	if ((v = c->val[K_MD_LEVEL])) {
+	if (sb_cfg_md_on(c)) {
+		char *why = NULL;
+		v = c->val[K_MD_LEVEL];
 		s->md.on = true;
 		s->md.level = (unsigned)strtoul(v, NULL, 10);
-		s->md.members = roles_bits(sb_cfg_str(c, K_MD_MEMBERS));
+		if (sb_sel_parse(sb_cfg_str(c, K_MD_MEMBERS), &s->md.members, &why) < 0) {
+			sb_stack_cfg_free(s);
+			r = cerr(err, -EINVAL, "md.members: %s", why ? why : "bad value");
+			free(why);
+			return r;
+		}
 		s->md.write_mostly = sb_cfg_write_mostly(c);
 		s->md.write_behind = s->md.write_mostly >= 0 ? sb_cfg_u64(c, K_MD_WRITE_BEHIND) : 0;
 		/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
@@ -145,8 +153,15 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		s->md.metadata = sb_cfg_str(c, K_MD_METADATA);
 	}
 
-	if (c->has_sec[SB_SEC_LVM]) {
+	if (sb_cfg_lvm_on(c)) {
+		char *why = NULL;
 		s->lvm.on = true;
+		if (sb_sel_parse(sb_cfg_str(c, K_LVM_PVS), &s->lvm.pvs, &why) < 0) {
+			sb_stack_cfg_free(s);
+			r = cerr(err, -EINVAL, "lvm.pvs: %s", why ? why : "bad value");
+			free(why);
+			return r;
+		}
 		s->lvm.vg = sb_cfg_str(c, K_LVM_VG);
 		s->lvm.lv = sb_cfg_str(c, K_LVM_LV);
 		if (sb_parse_size(sb_cfg_str(c, K_LVM_LV_SIZE), &s->lvm.lv_size, true,
@@ -178,6 +193,15 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		s->fs.devices = strcmp(v, "all") == 0 ? 0 : (unsigned)sb_cfg_u64(c, K_FS_DEVICES);
 	} else {
 		s->fs.devices = 1;
+	}
+	{
+		char *why = NULL;
+		if (sb_sel_parse(sb_cfg_str(c, K_FS_ON), &s->fs.on, &why) < 0) {
+			sb_stack_cfg_free(s);
+			r = cerr(err, -EINVAL, "fs.on: %s", why ? why : "bad value");
+			free(why);
+			return r;
+		}
 	}
 	s->mount_options = c->val[K_MOUNT_OPTIONS];
 	s->queue.scheduler = c->val[K_QUEUE_SCHEDULER];

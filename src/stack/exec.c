@@ -4,6 +4,8 @@
  * holds it (an O_EXCL open) and journals who the device is; undo acts only
  * on what still is that device. */
 #include "stack/stack.h"
+#include "util/kmsg.h"
+#include "util/strutil.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
@@ -428,6 +430,65 @@ refused:
 	return r;
 }
 
+/* What the kernel logged while a step failed, about the step's devices
+ * and file system, appended to the step's error: "mount: ... wrong fs
+ * type" becomes "... ; kernel: xfs: Unknown parameter 'delaylog'", with a
+ * note when the option is one Linux removed. */
+static void add_kernel_reason(struct sb_exec *x, const struct sb_layer *l, void *args,
+			      struct sb_kmsg *k)
+{
+	json_object *rec = sb_fields_to_json(l->fields, l->n_fields, args), *t;
+	const char *words[24];
+	char names[16][64];
+	size_t nw = 0, nn = 0;
+	const char *type = NULL, *opts = NULL;
+
+	if (!rec)
+		return;
+	json_object_object_foreach(rec, key, val)
+	{
+		(void)key;
+		size_t n = json_object_is_type(val, json_type_array) ? json_object_array_length(val)
+								      : 1;
+		for (size_t i = 0; i < n && nn < 16; i++) {
+			json_object *e = json_object_is_type(val, json_type_array)
+					     ? json_object_array_get_idx(val, i)
+					     : val;
+			const char *s = json_object_is_type(e, json_type_string)
+					    ? json_object_get_string(e)
+					    : NULL;
+			if (s && strncmp(s, "/dev/", 5) == 0) {
+				const char *b = strrchr(s, '/') + 1;
+				if (*b) {
+					snprintf(names[nn], sizeof(names[nn]), "%s", b);
+					words[nw++] = names[nn++];
+				}
+			}
+		}
+	}
+	if (json_object_object_get_ex(rec, "type", &t) && json_object_is_type(t, json_type_string))
+		type = json_object_get_string(t);
+	if (json_object_object_get_ex(rec, "options", &t) &&
+	    json_object_is_type(t, json_type_string))
+		opts = json_object_get_string(t);
+	if (type && nw < ARRAY_SIZE(words) - 1)
+		words[nw++] = type;
+	words[nw] = NULL;
+	_cleanup_free_ char *said = sb_kmsg_collect(k, words, 6);
+	_cleanup_free_ char *removed =
+	    strcmp(l->kind, "mount") == 0 ? sb_mount_removed_options(type, opts) : NULL;
+	if (said || removed) {
+		char *m = sb_asprintf("%s%s%s%s%s", x->errmsg ? x->errmsg : "step failed",
+				      said ? "; kernel: " : "", said ? said : "",
+				      removed ? "; " : "", removed ? removed : "");
+		if (m) {
+			free(x->errmsg);
+			x->errmsg = m;
+		}
+	}
+	json_object_put(rec);
+}
+
 static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, unsigned n,
 		    size_t total)
 {
@@ -463,7 +524,12 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 	sb_exec_log(x, "== step %u: %s %s\n", n, l->kind, what ? what : "");
 	sb_info("step %u/%zu: %s %s", n, total, l->kind, what ? what : "");
 	result = json_object_new_object();
+	struct sb_kmsg km;
+	sb_kmsg_begin(&km);
 	r = l->run(args, result, x);
+	if (r < 0 && r != -EINTR)
+		add_kernel_reason(x, l, args, &km);
+	sb_kmsg_end(&km);
 	if (r == 0 && x->fail_step == n)
 		r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)", n);
 	if (r == 0 && x->stop && *x->stop)

@@ -10,6 +10,7 @@
 
 struct unit {
 	enum sb_role role;
+	unsigned part; /* partition number, 0 for a whole device */
 	char var[40];
 };
 
@@ -51,7 +52,13 @@ static void addv(struct sb_list *v, const char *var)
 	free(s);
 }
 
+static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var);
 static void add_unit(struct pb *b, enum sb_role role, const char *var)
+{
+	add_unit_part(b, role, 0, var);
+}
+
+static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var)
 {
 	struct unit *nu = realloc(b->u, (b->n_u + 1) * sizeof(*nu));
 	if (!nu) {
@@ -60,6 +67,7 @@ static void add_unit(struct pb *b, enum sb_role role, const char *var)
 	}
 	b->u = nu;
 	nu[b->n_u].role = role;
+	nu[b->n_u].part = part;
 	snprintf(nu[b->n_u].var, sizeof(nu[b->n_u].var), "%s", var);
 	b->n_u++;
 }
@@ -134,6 +142,24 @@ static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loo
 	a->var = fmt("%s", var);
 }
 
+/* Does the variant use this slot at all? A device whose units md.members
+ * (or, without md and LVM, fs.on) does not select gets no step: "SSD
+ * alone" leaves the HDDs untouched. */
+static bool slot_used(const struct sb_stack_cfg *s, const struct sb_slot *sl)
+{
+	const struct sb_sel *sel = s->md.on ? &s->md.members : s->lvm.on ? &s->lvm.pvs : &s->fs.on;
+	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
+
+	if (!sel)
+		return true;
+	if (!nparts)
+		return sb_sel_match(sel, sl->role, 0);
+	for (unsigned k = 1; k <= nparts; k++)
+		if (sb_sel_match(sel, sl->role, k))
+			return true;
+	return false;
+}
+
 static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		 const struct sb_plan_in *in, struct pb *b, const struct sb_slot *slots,
 		 size_t n_slots)
@@ -155,6 +181,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		const struct sb_slot *sl = &slots[i];
 		uint64_t size = in->quick ? s->dev.loop_quick : s->dev.loop_size[sl->role];
 
+		if (!slot_used(s, sl))
+			continue;
 		if (!in->loop) {
 			whole[n_whole].role = sl->role;
 			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
@@ -196,6 +224,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	/* Partitions: each partitioned device is replaced by its partitions. */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
+		if (!slot_used(s, sl))
+			continue;
 		if (!s->part.count || !(s->part.on & (1u << sl->role))) {
 			add_unit(b, sl->role, sl->name);
 			continue;
@@ -208,7 +238,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 			char v[40];
 			sb_list_add(&a->sizes, s->part.sizes.v[k]);
 			snprintf(v, sizeof(v), "%s.p%zu", sl->name, k + 1);
-			add_unit(b, sl->role, v);
+			add_unit_part(b, sl->role, (unsigned)(k + 1), v);
 		}
 	}
 
@@ -219,7 +249,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		if (!mem)
 			return -ENOMEM;
 		for (size_t i = 0; i < b->n_u; i++)
-			if (s->md.members & (1u << b->u[i].role))
+			if (sb_sel_match(&s->md.members, b->u[i].role, b->u[i].part))
 				mem[nm++] = b->u[i];
 		md_step(b, s, "md", s->md.level, mem, nm, false);
 		free(mem);
@@ -229,6 +259,13 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 
 	/* LVM: every unit a PV, one VG (named per run), one LV; every command
 	 * is told the PVs, so that it sees no other device. */
+	if (s->lvm.on && !s->md.on && !s->lvm.pvs.all) {
+		size_t k = 0;
+		for (size_t i = 0; i < b->n_u; i++)
+			if (sb_sel_match(&s->lvm.pvs, b->u[i].role, b->u[i].part))
+				b->u[k++] = b->u[i];
+		b->n_u = k;
+	}
 	if (s->lvm.on) {
 		char *vgname = fmt("%s_${id}", s->lvm.vg);
 		for (size_t i = 0; i < b->n_u; i++) {
@@ -250,6 +287,15 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 			addv(&lv->pvs, b->u[i].var);
 		b->n_u = 0;
 		add_unit(b, SB_ROLE_ANY, "lv");
+	}
+
+	/* Without md and LVM, fs.on picks the units (ssd.p1: one partition). */
+	if (!s->md.on && !s->lvm.on && !s->fs.on.all) {
+		size_t k = 0;
+		for (size_t i = 0; i < b->n_u; i++)
+			if (sb_sel_match(&s->fs.on, b->u[i].role, b->u[i].part))
+				b->u[k++] = b->u[i];
+		b->n_u = k;
 	}
 
 	/* mkfs: btrfs over all (or N) units, other file systems on the first. */

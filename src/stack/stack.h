@@ -273,7 +273,7 @@ struct sb_stack_cfg {
 	struct {
 		bool on;
 		unsigned level; /* 0 1 4 5 6 10 */
-		unsigned members; /* roles (bits) */
+		struct sb_sel members; /* roles, or partitions by role and number */
 		int write_mostly; /* a role, or -1 */
 		uint64_t write_behind;
 		bool bitmap_internal;
@@ -288,12 +288,14 @@ struct sb_stack_cfg {
 		uint64_t lv_size; /* bytes, or a percentage when lv_pct */
 		bool lv_pct;
 		unsigned stripes; /* 0: not given */
+		struct sb_sel pvs; /* without md: what becomes a PV */
 	} lvm;
 	struct {
 		enum sb_fs_type type;
 		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
 		const char *data, *metadata; /* btrfs profiles or NULL */
 		unsigned devices;	     /* btrfs: how many units, 0 = all */
+		struct sb_sel on;	     /* without md and LVM: the units it goes on */
 	} fs;
 	const char *mount_options; /* or NULL */
 	struct {

@@ -112,6 +112,18 @@ static void test_golden(void **state)
 	    {"btrfs-raid1-partitions.devices.txt", "profiles/btrfs-raid1-partitions.conf", false,
 	     false, nvme, 1, NULL},
 	    {"single-disk.loop.txt", "profiles/single-disk.conf", true, true, NULL, 0, NULL},
+	    /* The replications of the four reports: members by partition, the
+	     * baselines without the md / LVM layer, their options. */
+	    {"md-raid1-ssd-2hdd-partitions.loop.txt", "profiles/md-raid1-ssd-2hdd-partitions.conf",
+	     true, false, NULL, 0, NULL},
+	    {"md-raid1-ssd-2hdd-partitions.devices.txt",
+	     "profiles/md-raid1-ssd-2hdd-partitions.conf", false, false, md_devs, 3, NULL},
+	    {"btrfs-raid1-partitions-vs-xfs.loop.txt", "profiles/btrfs-raid1-partitions-vs-xfs.conf",
+	     true, false, NULL, 0, NULL},
+	    {"btrfs-vs-ext3-single-disk.loop.txt", "profiles/btrfs-vs-ext3-single-disk.conf", true,
+	     false, NULL, 0, NULL},
+	    {"fsopbench-disk-vs-lvm-raid6.loop.txt", "profiles/fsopbench-disk-vs-lvm-raid6.conf",
+	     true, false, NULL, 0, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick,

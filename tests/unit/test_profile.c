@@ -40,7 +40,7 @@ static void test_broken(void **state)
 	    {BASE "[md]\nlevle = 1\n",
 	     "p.conf:6: unknown key 'levle' in [md] (did you mean 'level'?)"},
 	    {BASE "[md]\nlevel = 3\n",
-	     "p.conf:6: md.level: expected one of 0, 1, 4, 5, 6, 10, got '3'"},
+	     "p.conf:6: md.level: expected one of none, 0, 1, 4, 5, 6, 10, got '3'"},
 	    {BASE "[md]\nwrite-mostly = hdds\n",
 	     "p.conf:6: md.write-mostly: unknown role 'hdds' (did you mean 'hdd'?)"},
 	    {BASE "[md]\nwrite-behind = 20000\n",
