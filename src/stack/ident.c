@@ -186,16 +186,23 @@ int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char *
 		if ((r = cmp_str(why, dev, "device-mapper UUID", want, cur, "dm_uuid")) < 0)
 			return r;
 	}
+	if ((r = cmp_str(why, dev, "WWID", want, cur, "wwid")) < 0 ||
+	    (r = cmp_str(why, dev, "serial", want, cur, "serial")) < 0)
+		return r;
+	/* A size that changed is a different device only when nothing stronger
+	 * says who it is: a LUN or a loop file grown in place (same WWID or
+	 * serial, same backing inode, same array or dm UUID) is still ours. */
+	bool strong = json_object_object_get_ex(want, "loop", &wl) ||
+		      sb_json_str(want, "md_uuid") || sb_json_str(want, "dm_uuid") ||
+		      (sb_json_str(want, "wwid") && *sb_json_str(want, "wwid")) ||
+		      (sb_json_str(want, "serial") && *sb_json_str(want, "serial"));
 	a = sb_json_i64(cur, "size", -1);
 	b = sb_json_i64(want, "size", -1);
 	if (b > 0 && a == 0)
 		return SB_GONE; /* an empty loop or a removed medium */
-	if (a != b)
+	if (a != b && !strong)
 		return differs(why, dev, "size %lld != journaled %lld bytes", (long long)a,
 			       (long long)b);
-	if ((r = cmp_str(why, dev, "WWID", want, cur, "wwid")) < 0 ||
-	    (r = cmp_str(why, dev, "serial", want, cur, "serial")) < 0)
-		return r;
 	if (json_object_object_get_ex(want, "part", &wp)) {
 		if (!json_object_object_get_ex(cur, "part", &cp))
 			return differs(why, dev, "not a partition any more");

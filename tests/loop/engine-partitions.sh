@@ -63,7 +63,8 @@ SB_CLEANUPS+=("kill $holder")
 for _ in $(seq 50); do grep -q held "$SB_TMP/held.out" 2>/dev/null && break; sleep 0.1; done
 expect_exit 3 "$STACKBENCH" run btrfs-raid1-partitions --devices "$dev" --yes \
 	-o workloads.run=command:true --results "$SB_TMP/res2"
-assert_contains "$OUT" "refused: $dev is held open exclusively by another program (pid $holder" "holder named"
+assert_contains "$OUT" "held open exclusively by" "held disk refused"
+assert_contains "$OUT" "pid $holder" "holder named"
 kill $holder
 wait $holder 2>/dev/null || true
 losetup -d "$dev"
