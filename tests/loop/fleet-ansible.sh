@@ -130,10 +130,10 @@ timeout 600 ansible-playbook -i "$inv" "$play/run.yml" -e profile=single-disk -e
 	-e "{\"stackbench_args\": $slow}" >"$SB_TMP/kill.log" 2>&1 &
 apid=$!
 for _ in $(seq 300); do
-	findmnt -rn -o TARGET | grep -qF "$SB_TMP/state-h2" && break
+	findmnt -rn -o TARGET | grep -F "$SB_TMP/state-h2" >/dev/null && break
 	sleep 0.2
 done
-findmnt -rn -o TARGET | grep -qF "$SB_TMP/state-h2" || fail "h2 never mounted: $(tail -20 "$SB_TMP/kill.log")"
+findmnt -rn -o TARGET | grep -F "$SB_TMP/state-h2" >/dev/null || fail "h2 never mounted: $(tail -20 "$SB_TMP/kill.log")"
 # The host is lost: its sshd goes away.
 kill -9 "$sshd_h2"
 # The run's own process: killed as a lost host's would be, no teardown.

@@ -20,8 +20,11 @@ make -s PREFIX=/usr DESTDIR="$SB_TMP/inst" install >/dev/null
 want=$(cd "$SB_TMP/inst" && find . -type f | sed 's/\.8$/.8.gz/' | sort)
 got=$(dpkg -c "$deb" | awk '$1 !~ /^d/ {print $6}' | grep -v '^\./usr/share/doc/' | sort)
 assert_eq "$got" "$want" "package contents against make install"
-dpkg -I "$deb" | grep -q 'Recommends:.*mdadm.*lvm2' || fail "Recommends lacks mdadm/lvm2"
-dpkg -I "$deb" | grep -q 'Depends:.*libblkid1.*util-linux' || fail "Depends lacks the libraries or util-linux"
+# (into a variable first: grep -q would close the pipe early, and pipefail
+# would count dpkg's SIGPIPE as a failure)
+info=$(dpkg -I "$deb")
+grep -q 'Recommends:.*mdadm.*lvm2' <<<"$info" || fail "Recommends lacks mdadm/lvm2"
+grep -q 'Depends:.*libblkid1.*util-linux' <<<"$info" || fail "Depends lacks the libraries or util-linux"
 
 # apt resolves its dependencies on this machine (simulation: nothing changes).
 sim=$(apt-get -s install "./$deb" 2>&1) || fail "apt-get -s install: $sim"
