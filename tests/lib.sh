@@ -46,6 +46,23 @@ new_loop() {
 	echo "$dev"
 }
 
+# dio_ext4 NAME SIZE: ext4 on a loop device attached with direct I/O over a
+# sparse file under /var/tmp (a disk file system: never tmpfs, and the host's
+# page cache does not serve the device), mounted at $SB_TMP/NAME. Sets
+# DIO_DEV and DIO_MNT; everything is undone at exit. Skips the test when
+# the kernel gives the loop device no direct I/O.
+dio_ext4() {
+	local dir=/var/tmp/$SB_RUN_TAG-$1
+	mkdir -p "$dir" "$SB_TMP/$1"
+	truncate -s "$2" "$dir/disk.img"
+	DIO_DEV=$(losetup --find --show --direct-io=on "$dir/disk.img")
+	DIO_MNT=$SB_TMP/$1
+	SB_CLEANUPS+=("umount -l $DIO_MNT" "losetup -d $DIO_DEV" "rm -rf $dir")
+	[ "$(cat "/sys/block/${DIO_DEV#/dev/}/loop/dio")" = 1 ] || skip "loop direct I/O not available here"
+	mkfs.ext4 -q -F "$DIO_DEV"
+	mount "$DIO_DEV" "$DIO_MNT"
+}
+
 # assert_eq GOT WANT MSG
 assert_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 assert_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: '$2' not found in: $1"; }

@@ -15,19 +15,10 @@ assert_contains "$OUT" "burst= needs rate=" "burst without rate"
 expect_exit 2 "$STACKBENCH" bench "$SB_TMP" -w rand:4k,rate=100,engine=io_uring
 assert_contains "$OUT" "engine=psync only" "rate with io_uring"
 
-bdir=/var/tmp/$SB_RUN_TAG-rate
-mkdir -p "$bdir"
-SB_CLEANUPS+=("rm -rf $bdir")
-truncate -s 256M "$bdir/disk.img"
-dev=$(losetup --find --show --direct-io=on "$bdir/disk.img")
-SB_LOOPS+=("$dev")
-SB_CLEANUPS+=("losetup -d $dev")
-mkfs.ext4 -q -F "$dev"
-mnt="$SB_TMP/mnt"
-mkdir -p "$mnt"
-mount "$dev" "$mnt"
-SB_MOUNTS+=("$mnt")
-SB_CLEANUPS+=("fsfreeze -u $mnt")
+dio_ext4 rate 256M
+mnt=$DIO_MNT
+# Thawed before anything is unmounted (a frozen file system would hang it).
+SB_CLEANUPS=("fsfreeze -u $mnt" "${SB_CLEANUPS[@]}")
 
 q() { jq -r ".variants[0].repeats[0].workloads[0] | $2" "$1/result.json"; }
 rate=400

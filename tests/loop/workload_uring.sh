@@ -24,20 +24,8 @@ if [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" = 2 ]; th
 	skip "io_uring disabled on this machine (io_uring_disabled=2); the refusals were checked"
 fi
 
-# Backing file on a disk file system, attached with direct I/O.
-bdir=/var/tmp/$SB_RUN_TAG-uring
-mkdir -p "$bdir"
-SB_CLEANUPS+=("rm -rf $bdir")
-truncate -s 512M "$bdir/disk.img"
-dev=$(losetup --find --show --direct-io=on "$bdir/disk.img")
-SB_LOOPS+=("$dev")
-SB_CLEANUPS+=("losetup -d $dev")
-[ "$(cat /sys/block/"$(basename "$dev")"/loop/dio)" = 1 ] || skip "loop direct I/O not available here"
-mkfs.ext4 -q -F "$dev"
-mnt="$SB_TMP/mnt"
-mkdir -p "$mnt"
-mount "$dev" "$mnt"
-SB_MOUNTS+=("$mnt")
+dio_ext4 uring 512M
+mnt=$DIO_MNT
 
 q() { jq -r ".variants[0].repeats[0].workloads[$2] | $3" "$1/result.json"; }
 metric() { q "$1" "$2" ".metrics[] | select(.name == \"$3\") | .value"; }
