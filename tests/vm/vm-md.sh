@@ -41,6 +41,16 @@ if [ "${1:-}" = --inspect ]; then
 	exit 0
 fi
 
+# --where FACTS: the workload of the replication runs: the device the file
+# system is on and, for an array, its members.
+if [ "${1:-}" = --where ]; then
+	set -euo pipefail
+	dev=$(basename "$(realpath "$(findmnt -no SOURCE --target .)")")
+	mem=$(ls -d /sys/block/"$dev"/md/dev-* 2>/dev/null | sed 's|.*/dev-||' | sort | tr '\n' , || true)
+	echo "src=$dev members=$mem" >>"$2"
+	exit 0
+fi
+
 if [ "${1:-}" = --guest ]; then
 	set -euo pipefail
 	. contrib/vm/guest-lib.sh
@@ -241,6 +251,38 @@ if [ "${1:-}" = --guest ]; then
 	rm -rf "${STACKBENCH_STATE_DIR:?}"/*
 	vm_nothing_left "after the md name checks" "${ALL[@]}"
 	echo "ok: another array at our number after kill -9: left alone, exit 1 ($((SECONDS - t0))s)"
+
+	# 7. The md report replicated (md-raid1-ssd-2hdd-partitions, --quick):
+	# partition 2 of each disk as members, and the SSD-alone baseline on the
+	# SSD's partition 2 without md, the HDDs untouched in that variant.
+	t0=$SECONDS
+	REP=profiles/md-raid1-ssd-2hdd-partitions.conf
+	ssd=${VM_SSDS[0]#/dev/}
+	: >"$facts"
+	rc=0
+	$SB run "$REP" --devices "$DEVS" --yes --quick --results /run/res-rep \
+		-o "workloads.run=command:bash $PWD/tests/vm/vm-md.sh --where $facts" >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "replication run exited $rc"; }
+	cat "$facts"
+	[ "$(wc -l <"$facts")" = 4 ] || vm_fail "want 4 variants, the workload ran $(wc -l <"$facts") times"
+	[ "$(sed -n 1p "$facts")" = "src=${ssd}2 members=" ] || vm_fail "SSD alone: want xfs on ${ssd}2 without md: $(sed -n 1p "$facts")"
+	for v in 2 3 4; do
+		l=$(sed -n "${v}p" "$facts")
+		[[ "$l" =~ members=([a-z]+2,){3}$ ]] || vm_fail "variant $v: want partition 2 of each disk as members: $l"
+	done
+	grep -q -- "--write-behind=16383" /run/res-rep/run.log || vm_fail "no write-behind variant in the log"
+	vm_nothing_left "after the replication run" "${ALL[@]}"
+	# The baseline alone: the HDDs are not written (not even partitioned).
+	sums() { for d in "${VM_HDDS[@]}"; do dd if="$d" bs=1M count=16 status=none | md5sum; done; }
+	before=$(sums)
+	rc=0
+	$SB run "$REP" --devices "$DEVS" --yes --quick --results /run/res-rep1 \
+		-o 'matrix.md.level;md.write-mostly;md.write-behind=none;none;0' \
+		-o "workloads.run=command:true" >/run/out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /run/out; vm_fail "SSD-alone run exited $rc"; }
+	[ "$(sums)" = "$before" ] || vm_fail "the SSD-alone variant wrote to an HDD"
+	vm_nothing_left "after the SSD-alone run" "${ALL[@]}"
+	echo "ok: md report replicated: SSD alone on ${ssd}2, RAID1 of the p2 partitions, HDDs untouched by the baseline ($((SECONDS - t0))s)"
 	exit 0
 fi
 
