@@ -6,6 +6,7 @@
 #include "util/spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,174 @@ int sb_fio_import(struct sb_wl_ctx *c, const char *text)
 	return 0;
 }
 
+int sb_fio_log_parse(const char *text, size_t len, struct sb_fio_log_pt **out, size_t *n)
+{
+	struct sb_fio_log_pt *v = NULL;
+	size_t k = 0, cap = 0;
+	const char *p = text, *end = text + len;
+
+	*out = NULL;
+	*n = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		uint64_t f[3] = {0, 0, 0};
+		const char *q = p;
+		int nf = 0;
+
+		while (q < le && (*q == ' ' || *q == '\r'))
+			q++;
+		if (q == le) { /* blank line */
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		for (; nf < 3; nf++) {
+			const char *d = q;
+			while (q < le && *q >= '0' && *q <= '9' && q - d < 19)
+				f[nf] = f[nf] * 10 + (uint64_t)(*q++ - '0');
+			if (q == d)
+				break;
+			while (q < le && *q == ' ')
+				q++;
+			if (q < le && *q == ',') {
+				q++;
+				while (q < le && *q == ' ')
+					q++;
+			} else if (nf < 2) {
+				nf = -1;
+				break;
+			}
+		}
+		if (nf != 3 || f[2] > 2) {
+			free(v);
+			return -EINVAL;
+		}
+		if (k == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct sb_fio_log_pt *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[k++] = (struct sb_fio_log_pt){f[0], f[1], (unsigned)f[2]};
+		p = nl ? nl + 1 : end;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* The file NAME of the work directory, whole (at most 16 MiB), or NULL. */
+static char *read_at(int dfd, const char *name, size_t *len)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= (16u << 20))
+				break;
+			cap = cap ? 2 * cap : 65536;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* fio's per-second logs of job i (1-based, fio's order) as series keyed
+ * "JOB DIR", the shape the built-in workloads record (no per-second p99:
+ * fio logs none at this granularity). */
+static void import_logs(struct sb_wl_ctx *c, size_t i, const char *job)
+{
+	static const char *const dirs[] = {"read", "write", "trim"};
+	char name[64];
+	size_t li = 0, lb = 0, ni = 0, nb = 0;
+	struct sb_fio_log_pt *pi = NULL, *pb = NULL;
+
+	snprintf(name, sizeof(name), "sbfio_iops.%zu.log", i);
+	_cleanup_free_ char *ti = read_at(c->work_fd, name, &li);
+	snprintf(name, sizeof(name), "sbfio_bw.%zu.log", i);
+	_cleanup_free_ char *tb = read_at(c->work_fd, name, &lb);
+	if (!ti || sb_fio_log_parse(ti, li, &pi, &ni) < 0 || !ni)
+		goto out;
+	if (tb && sb_fio_log_parse(tb, lb, &pb, &nb) < 0)
+		nb = 0;
+	for (unsigned d = 0; d < ARRAY_SIZE(dirs); d++) {
+		json_object *t = json_object_new_array(), *io = json_object_new_array(),
+			    *mb = json_object_new_array(), *p99 = json_object_new_array();
+		size_t bi = 0, pts = 0;
+		for (size_t k = 0; k < ni; k++) {
+			if (pi[k].ddir != d)
+				continue;
+			double bw = -1;
+			for (; bi < nb; bi++)
+				if (pb[bi].ddir == d && pb[bi].msec >= pi[k].msec) {
+					if (pb[bi].msec == pi[k].msec)
+						bw = (double)pb[bi].value / 1024.0; /* KiB/s */
+					break;
+				}
+			json_object_array_add(t, json_object_new_double(pi[k].msec / 1000.0));
+			json_object_array_add(io, json_object_new_double((double)pi[k].value));
+			json_object_array_add(mb, bw >= 0 ? json_object_new_double(bw) : NULL);
+			json_object_array_add(p99, NULL);
+			pts++;
+		}
+		if (!pts) {
+			json_object_put(t), json_object_put(io), json_object_put(mb), json_object_put(p99);
+			continue;
+		}
+		json_object *o = json_object_new_object(), *series;
+		json_object_object_add(o, "interval_s", json_object_new_int(1));
+		json_object_object_add(o, "ramp_s", json_object_new_int(0));
+		json_object_object_add(o, "t", t);
+		json_object_object_add(o, "iops", io);
+		json_object_object_add(o, "mbps", mb);
+		json_object_object_add(o, "p99_ms", p99);
+		if (!c->res->extra)
+			sb_wl_extra_bool(c, "imported", true);
+		if (!json_object_object_get_ex(c->res->extra, "series", &series)) {
+			series = json_object_new_object();
+			json_object_object_add(c->res->extra, "series", series);
+		}
+		snprintf(name, sizeof(name), "%s %s", job, dirs[d]);
+		json_object_object_add(series, name, o);
+	}
+out:
+	free(pi);
+	free(pb);
+}
+
+/* Each job of the imported JSON, its logs. */
+static void import_all_logs(struct sb_wl_ctx *c)
+{
+	json_object *out, *jobs, *v;
+	if (!c->res->extra || !json_object_object_get_ex(c->res->extra, "fio_output", &out) ||
+	    !json_object_object_get_ex(out, "jobs", &jobs) ||
+	    !json_object_is_type(jobs, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		const char *jn =
+		    json_object_object_get_ex(j, "jobname", &v) ? json_object_get_string(v) : "job";
+		import_logs(c, i + 1, jn);
+	}
+}
+
 static int fio_run(struct sb_wl_ctx *c)
 {
 	char job[PATH_MAX];
@@ -156,7 +325,15 @@ static int fio_run(struct sb_wl_ctx *c)
 		return sb_wl_fail(c, 0, "fio is not installed (Debian package fio)");
 	if (!realpath(c->spec->arg, job) || access(job, R_OK) < 0)
 		return sb_wl_fail(c, -errno, "%s", c->spec->arg);
-	const char *argv[] = {"fio", "--output-format=json+", job, NULL};
+	/* json+: latency bins; the logs: one IOPS and one bandwidth figure a
+	 * second per job, for the series. */
+	const char *argv[] = {"fio",
+			      "--output-format=json+",
+			      "--write_iops_log=sbfio",
+			      "--write_bw_log=sbfio",
+			      "--log_avg_msec=1000",
+			      job,
+			      NULL};
 	struct sb_child ch = {.argv = argv,
 			      .cwd = c->work,
 			      .capture = true,
@@ -180,6 +357,8 @@ static int fio_run(struct sb_wl_ctx *c)
 	}
 	if ((!ch.out || sb_fio_import(c, ch.out) < 0) && !ch.timed_out && !ch.stopped)
 		rc = sb_wl_fail(c, 0, "fio printed no JSON result");
+	else
+		import_all_logs(c);
 out:
 	sb_child_release(&ch);
 	return rc;

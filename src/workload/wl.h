@@ -242,6 +242,15 @@ void sb_wl_free_words(char **argv);
 /* Adapters' parsers (bonnie.c, fio.c): 0 (or a count) or -EINVAL. */
 int sb_iozone_import(struct sb_wl_result *r, const char *out);
 int sb_fio_import(struct sb_wl_ctx *c, const char *text);
+/* One fio per-interval log (write_iops_log / write_bw_log with log_avg_msec):
+ * lines "MSEC, VALUE, DDIR, BS, OFFSET[, ...]". Pure; 0 or -EINVAL on a line
+ * of another shape. *out (malloc'ed) holds n points. */
+struct sb_fio_log_pt {
+	uint64_t msec;
+	uint64_t value;
+	unsigned ddir; /* 0 read, 1 write, 2 trim */
+};
+int sb_fio_log_parse(const char *text, size_t len, struct sb_fio_log_pt **out, size_t *n);
 /* Pseudo random numbers, per thread. */
 static inline uint64_t sb_rng_next(uint64_t *s)
 {

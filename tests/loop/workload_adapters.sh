@@ -24,6 +24,11 @@ bs=4k
 [sw]
 rw=write
 bs=1m
+[tb]
+rw=randread
+bs=4k
+time_based=1
+runtime=2500ms
 JOB
 	res="$SB_TMP/fio"
 	expect_exit 0 "$STACKBENCH" bench "$d" --results "$res" -w "fio:$SB_TMP/job.fio"
@@ -43,6 +48,9 @@ JOB
 	# json+: fio's latency bins are kept as our histogram, so repeats pool.
 	hc=$(jq -r "$w.latency[] | select(.op == \"rr read\") | .hist.count // 0" "$r")
 	assert_eq "$hc" 2048 "fio rr read histogram from json+ bins"
+	# fio's per-second logs as series: a 2.5 s job has a point a second.
+	np=$(jq -r "$w.extra.series[\"tb read\"].iops | length" "$r")
+	[ "$np" -ge 2 ] || fail "fio tb read: $np per-second points for 2.5 s"
 	[ -z "$(ls -A "$d")" ] || fail "fio left files: $(ls -A "$d")"
 	# missing program: a clear error, exit 1
 	expect_exit 1 env PATH=/nonexistent "$STACKBENCH" bench "$d" -w "fio:$SB_TMP/job.fio"

@@ -15,6 +15,7 @@
 #include "../../fuzz/fuzz_report.c"
 #include "../../fuzz/fuzz_measure.c"
 #include "../../fuzz/fuzz_kmsg.c"
+#include "../../fuzz/fuzz_fio_log.c"
 #include "../../fuzz/fuzz_import_bonnie.c"
 #include "../../fuzz/fuzz_import_fio.c"
 #include "util/macro.h"
@@ -38,6 +39,7 @@ static const struct {
 	{"report", sb_fuzz_report},
 	{"measure", sb_fuzz_measure},
 	{"kmsg", sb_fuzz_kmsg},
+	{"fio_log", sb_fuzz_fio_log},
 	{"import_bonnie", sb_fuzz_import_bonnie},
 	{"import_fio", sb_fuzz_import_fio},
 };
