@@ -14,7 +14,7 @@
 
 const struct sb_report_format *const sb_report_formats[] = {
     &sb_report_text,  &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie,
-    &sb_report_junit, NULL,
+    &sb_report_junit, &sb_report_fsopbench, NULL,
 };
 
 const struct sb_report_format *sb_report_format_find(const char *name)

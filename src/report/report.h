@@ -197,10 +197,12 @@ struct sb_report_format {
 };
 
 extern const struct sb_report_format sb_report_text, sb_report_csv, sb_report_json, sb_report_html,
-    sb_report_bonnie, sb_report_junit;
+    sb_report_bonnie, sb_report_junit, sb_report_fsopbench;
 /* The registry, in the order --help lists them; NULL-terminated. */
 extern const struct sb_report_format *const sb_report_formats[];
 const struct sb_report_format *sb_report_format_find(const char *name);
+/* One mixed result in FsOpBench's layout (fmt_fsopbench.c), under a title. */
+void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w);
 
 /* The legend printed under text tables and in HTML, lines joined by "\n"
  * (allocated; NULL when out of memory): the marks, the test, the

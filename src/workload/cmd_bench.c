@@ -3,6 +3,7 @@
  * and optionally write result.json. */
 #include "cmd.h"
 #include "result/result.h"
+#include "report/report.h"
 #include "util/log.h"
 #include "util/opt.h"
 #include "util/safefile.h"
@@ -19,7 +20,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_WORKLOAD = 'w', OPT_QUICK = 256, OPT_RESULTS, OPT_JSON, OPT_RAM, OPT_NAME, OPT_BONNIE };
+enum {
+	OPT_WORKLOAD = 'w',
+	OPT_QUICK = 256,
+	OPT_RESULTS,
+	OPT_JSON,
+	OPT_RAM,
+	OPT_NAME,
+	OPT_BONNIE,
+	OPT_FSOPBENCH
+};
 
 static const struct sb_opt bench_opts[] = {
     {"workload", OPT_WORKLOAD, "SPEC",
@@ -31,13 +41,15 @@ static const struct sb_opt bench_opts[] = {
     {"ram", OPT_RAM, "SIZE", "RAM size to size data sets by (default: the machine's)"},
     {"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
     {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
+    {"fsopbench", OPT_FSOPBENCH, NULL,
+     "print mixed's figures as FsOpBench does (lines A to J per phase) after the summary"},
     {0},
 };
 
 struct bench_args {
 	const char **specs;
 	size_t n_specs;
-	bool quick, json;
+	bool quick, json, fsopbench;
 	const char *results, *name, *bonnie;
 	uint64_t ram;
 };
@@ -68,6 +80,9 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_BONNIE:
 		a->bonnie = arg;
+		return 0;
+	case OPT_FSOPBENCH:
+		a->fsopbench = true;
 		return 0;
 	case OPT_RAM:
 		if (sb_parse_size(arg, &a->ram, false, NULL) < 0 || a->ram == 0)
@@ -388,6 +403,9 @@ int cmd_bench(int argc, char **argv)
 	if (!a.json)
 		for (size_t i = 0; i < n_wl; i++)
 			print_summary(wl[i]);
+	for (size_t i = 0; a.fsopbench && !a.json && i < n_wl; i++)
+		if (wl[i] && strcmp(wl[i]->workload, "mixed") == 0)
+			sb_fsopbench_print(stdout, a.name ? a.name : "bench", wl[i]);
 	if (a.bonnie && write_bonnie(a.bonnie, wl, n_wl, a.name ? a.name : "stackbench") < 0 &&
 	    code == SB_EXIT_OK)
 		code = SB_EXIT_FAILED;

@@ -54,4 +54,18 @@ assert_contains "$got" "62075" "published block write (xfs) as in the report"
 for f in "$SB_TOP"/profiles/published/*.result.json "$SB_TOP"/profiles/published/*.csv; do
 	"$STACKBENCH" report "$f" >/dev/null || fail "$f: report cannot read it"
 done
+# 4. FsOpBench's own layout, from the transcription and from a real run.
+fob=$("$STACKBENCH" report --format fsopbench "$SB_TOP/profiles/published/fsopbench-lvm-raid6.result.json")
+assert_contains "$fob" "D rd 1st byte cnt 15558 min 0.020 ms max 2528.137 ms mean 1.312 ms stdev 21.358" \
+	"the report's line D, as published"
+assert_contains "$fob" "J write rate 0.200 MB/s (data) 0.199 MB/s (open + 1st byte + data)" "line J"
+mkdir -p "$SB_TMP/fob"
+expect_exit 0 "$STACKBENCH" bench "$SB_TMP/fob" --quick --results "$SB_TMP/r4" \
+	-w mixed:2r1w,files=200,time=1s,maxfile=16k
+fob=$("$STACKBENCH" report --format fsopbench "$SB_TMP/r4")
+cnt=$(jq -r '.variants[0].repeats[0].workloads[0].latency[] | select(.op == "2 readers + 1 writer: read dir") | .count' "$SB_TMP/r4/result.json")
+assert_contains "$fob" "2 readers, 1 writers" "phase header"
+grep -q "^A read dir cnt $cnt min" <<<"$(sed -n '/readers, 1 writers/,$p' <<<"$fob")" ||
+	fail "line A of the mixed phase does not carry the run's count $cnt: $fob"
+for l in A B C D E F G H I J; do grep -q "^$l " <<<"$fob" || fail "no line $l: $fob"; done
 pass_msg "delaylog named by the kernel; btrfs raid1 vs one partition vs xfs in one run beside 2009's figures"
