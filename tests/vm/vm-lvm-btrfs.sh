@@ -181,12 +181,17 @@ if [ "${1:-}" = --guest ]; then
 	magic=$(dd if="$SSD" bs=4096 skip=257 count=1 status=none | od -An -tx4 -N4 | tr -d ' ')
 	[ "$magic" = a92b4efc ] || vm_fail "the old md superblock is not where the new partition starts ($magic)"
 	grep -q '^md' /proc/mdstat && vm_fail "an array before the run: $(cat /proc/mdstat)"
+	# Failing right after partitioning: mkfs (which zeroes the first MiBs
+	# itself) never runs, and teardown wipes only the table; the old
+	# superblock is gone only if the new partition's head was zeroed.
 	rc=0
-	$SB run "$BTRFS_PROFILE" --devices "$SSD" --yes --quick -o matrix.mount.options=ssd \
-		-o "workloads.run=command:cp /proc/mdstat /run/mdstat-during" --results /run/res-oldmd >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; vm_fail "run over an old md member: exit $rc"; }
-	grep '^md' /run/mdstat-during && vm_fail "udev assembled the old member: $(cat /run/mdstat-during)"
-	grep -q '^md' /proc/mdstat && vm_fail "an array after the run: $(cat /proc/mdstat)"
+	STACKBENCH_FAIL_STEP=1 $SB run "$BTRFS_PROFILE" --devices "$SSD" --yes --quick -o matrix.mount.options=ssd \
+		-o workloads.run=command:true --results /run/res-oldmd >/run/out 2>&1 || rc=$?
+	[ $rc = 1 ] || { cat /run/out; vm_fail "run over an old md member, failing at step 1: exit $rc, want 1"; }
+	udevadm settle --timeout=30 || true
+	grep -q '^md' /proc/mdstat && vm_fail "udev assembled the old member: $(cat /proc/mdstat)"
+	magic=$(dd if="$SSD" bs=4096 skip=257 count=1 status=none | od -An -tx4 -N4 | tr -d ' ')
+	[ "$magic" = 00000000 ] || vm_fail "the old md superblock survived in the new partition's head ($magic)"
 	vm_nothing_left "after the run over an old md member" "${ALL[@]}"
 	echo "ok: a partition made over an old md member is not assembled ($((SECONDS - t0))s)"
 	exit 0
