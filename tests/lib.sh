@@ -6,6 +6,9 @@ set -euo pipefail
 : "${STACKBENCH:=$SB_TOP/build/stackbench}"
 SB_TMP=$(mktemp -d "/tmp/${SB_RUN_TAG:-sbtest-manual}-XXXXXX")
 export STACKBENCH_STATE_DIR="$SB_TMP/state"
+# --loop images under the test's directory too, so that the runner's
+# leftover check sees them (a disk file system here, never tmpfs).
+export STACKBENCH_LOOP_DIR="$SB_TMP/loops"
 SB_LOOPS=()
 SB_MOUNTS=()
 SB_CLEANUPS=()

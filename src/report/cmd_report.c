@@ -23,6 +23,8 @@ enum {
 	OPT_CHECK,
 	OPT_THRESHOLD,
 	OPT_BASELINE_SET,
+	OPT_FLEET,
+	OPT_BY,
 };
 
 struct report_args {
@@ -92,6 +94,21 @@ static int on_opt(int key, const char *arg, void *ud)
 		a->baseline_set = arg;
 		a->opts.baseline_set = true;
 		return 0;
+	case OPT_FLEET:
+		a->opts.fleet = true;
+		return 0;
+	case OPT_BY:
+		if (strcmp(arg, "host") == 0) {
+			a->opts.by_host = true;
+			a->opts.fleet = true;
+			return 0;
+		}
+		if (strcmp(arg, "variant") == 0) {
+			a->opts.fleet = true;
+			return 0;
+		}
+		sb_error("report: --by: expected host or variant, got '%s'", arg);
+		return 2;
 	}
 	return 2;
 }
@@ -108,6 +125,12 @@ int cmd_report(int argc, char **argv)
 	    {"baseline-set", OPT_BASELINE_SET, "DIR",
 	     "a stored result set as the baseline: each variant is compared with its namesake "
 	     "there (else with its first variant, or --baseline)"},
+	    {"fleet", OPT_FLEET, NULL,
+	     "one result set per host (results/HOST/): compare each variant with the "
+	     "baseline of its own host, never across hosts, and add a fleet summary"},
+	    {"by", OPT_BY, "host|variant",
+	     "with a fleet: 'host' puts one variant's hosts side by side (variant "
+	     "columns otherwise)"},
 	    {"correction", OPT_CORRECTION, "METHOD",
 	     "holm (default: family-wise error), bh (false discovery rate) or none, over the "
 	     "rows of each comparison"},

@@ -102,6 +102,7 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	}
 	print_notes(r, f);
 	sb_measure_text(r, f);
+	sb_report_fleet_summary(r, f);
 	legend = sb_report_legend(r, pm);
 	if (!legend)
 		return -ENOMEM;

@@ -798,8 +798,26 @@ static int pick_baseline(struct sb_report *r, const char *name, char **err)
 
 /* Which column each column is compared with: the baseline; with a stored
  * baseline set, the same-named variant of that set when there is one. */
-static void pick_bases(struct sb_report *r)
+static void pick_bases(struct sb_report *r, const char *baseline)
 {
+	/* A fleet: hosts are not repeats of each other, so each variant is
+	 * compared with the baseline variant of its own host. */
+	if (r->fleet) {
+		for (size_t c = 0; c < r->n_cols; c++) {
+			size_t first = SIZE_MAX, named = SIZE_MAX;
+			for (size_t b = 0; b < r->n_cols; b++) {
+				if (r->cols[b].set != r->cols[c].set)
+					continue;
+				if (first == SIZE_MAX)
+					first = b;
+				if (baseline && named == SIZE_MAX &&
+				    strcmp(r->cols[b].variant, baseline) == 0)
+					named = b;
+			}
+			r->cols[c].base = named != SIZE_MAX ? named : first;
+		}
+		return;
+	}
 	for (size_t c = 0; c < r->n_cols; c++) {
 		r->cols[c].base = r->baseline;
 		if (!r->baseline_set)
@@ -846,6 +864,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	r->resolve_pct = o && o->resolve_pct > 0 ? o->resolve_pct : SB_REPORT_RESOLVE_PCT;
 	r->check_pct = o && o->check_pct > 0 ? o->check_pct : SB_REPORT_CHECK_PCT;
 	r->baseline_set = o && o->baseline_set && n_sets > 1;
+	r->fleet = o && (o->fleet || o->by_host) && !r->baseline_set;
 	ret = describe_sets(sets, n_sets);
 	if (ret < 0)
 		goto out;
@@ -866,10 +885,41 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	ret = label_cols(r);
 	if (ret < 0)
 		goto out;
-	ret = pick_baseline(r, o ? o->baseline : NULL, err);
+	if (r->fleet && o && o->by_host) {
+		/* Variant-major: one variant's hosts side by side. */
+		struct sb_report_col *sorted = malloc(r->n_cols * sizeof(*sorted));
+		size_t at = 0;
+		if (!sorted) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		bool *used = calloc(r->n_cols, sizeof(*used));
+		for (size_t c = 0; used && c < r->n_cols; c++) {
+			if (used[c])
+				continue;
+			for (size_t k = c; k < r->n_cols; k++)
+				if (!used[k] && strcmp(r->cols[k].variant, r->cols[c].variant) == 0) {
+					sorted[at++] = r->cols[k];
+					used[k] = true;
+				}
+		}
+		if (used && at == r->n_cols)
+			memcpy(r->cols, sorted, at * sizeof(*sorted));
+		free(used);
+		free(sorted);
+	}
+	if (r->fleet && o && o->baseline) {
+		/* In a fleet the baseline is a variant name, found in every host. */
+		ret = 0;
+		r->baseline = 0;
+	} else {
+		ret = pick_baseline(r, o ? o->baseline : NULL, err);
+	}
 	if (ret < 0)
 		goto out;
-	pick_bases(r);
+	pick_bases(r, o ? o->baseline : NULL);
+	if (r->fleet)
+		r->baseline = r->cols[0].base;
 
 	/* Rows in order of first appearance, so that the report follows the
 	 * order the workloads ran in; each workload's latency rows after its

@@ -108,12 +108,18 @@ struct sb_report {
 	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
 			       same-named variant */
 	bool legend_needed; /* some label is not the full name */
+	bool fleet;	    /* columns compared within their own set (host) */
 };
+/* --fleet: per headline row and variant, the change on each host and how
+ * many hosts agree (fleet.c). */
+void sb_report_fleet_summary(const struct sb_report *r, FILE *f);
 
 struct sb_report_opts {
 	const char *baseline; /* column label or variant name; NULL: the first column */
 	bool merge;	      /* pool same-named variants of different sets as repeats */
 	bool baseline_set;    /* sets[0] is the baseline set (--baseline-set) */
+	bool fleet;	      /* --fleet: each set (a host) compared within itself */
+	bool by_host;	      /* --by host: columns by variant, hosts side by side */
 	enum sb_correction correction;
 	double alpha;	    /* 0: SB_STATS_ALPHA */
 	double resolve_pct; /* 0: SB_REPORT_RESOLVE_PCT */

@@ -107,7 +107,15 @@ for h in h1 h2; do
 	[ -s "$play/results/$h/result.json" ] || fail "no results/$h/result.json: $(tail -30 <<<"$out")"
 	[ -z "$(left_on $h)" ] || fail "$h: left behind: $(left_on $h)"
 done
-assert_contains "$out" "ext4" "fleet report printed"
+assert_contains "$out" "h1:fs.type=ext4" "fleet report: a column per host and variant"
+assert_contains "$out" "h2:fs.type=xfs" "fleet report: the other host's columns"
+assert_contains "$out" "h2:fs.type=xfs vs h2:fs.type=ext4" "fleet report: variants compared within their host"
+assert_contains "$out" "fleet: each variant against its own host" "fleet summary"
+# --by host: one variant's hosts side by side.
+"$STACKBENCH" report --by host "$play/results/h1" "$play/results/h2" >"$SB_TMP/byhost.txt"
+hdr=$(sed -n 1p "$SB_TMP/byhost.txt")
+[[ "$hdr" =~ h1:fs.type=ext4\ +h2:fs.type=ext4\ +h1:fs.type=xfs\ +h2:fs.type=xfs ]] ||
+	fail "--by host: columns not grouped by variant: $hdr"
 grep -q 'h1 *: ok=.*failed=0' <<<"$out" || fail "h1 not ok: $(tail -10 <<<"$out")"
 grep -q 'h2 *: ok=.*failed=0' <<<"$out" || fail "h2 not ok: $(tail -10 <<<"$out")"
 # The same on one host, for the scaling figure.
