@@ -411,7 +411,7 @@ int cmd_run(int argc, char **argv)
 			set->profile = json_object_new_object();
 		json_object_object_add(set->profile, "schedule", sched);
 		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
-			size_t order[c.n_var];
+			size_t order[c.n_var ? c.n_var : 1];
 			json_object *round = json_object_new_array();
 			sb_vrun_order(order, c.n_var, seed, rep);
 			more = 0;

@@ -76,15 +76,12 @@ void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w
 	fprintf(f, "%s - %s\n", title, w->spec ? w->spec : w->workload);
 	fprintf(f, "######################################################################\n");
 	for (size_t p = 0; p < np; p++) {
-		unsigned r = 0, wr = 0;
 		const char *plus = strstr(ph[p], " + ");
-		sscanf(ph[p], "%u", &r);
-		if (plus)
-			sscanf(plus + 3, "%u", &wr);
+		unsigned long r = strtoul(ph[p], NULL, 10), wr = plus ? strtoul(plus + 3, NULL, 10) : 0;
 		if (wr)
-			fprintf(f, "%u readers, %u writers\n", r, wr);
+			fprintf(f, "%lu readers, %lu writers\n", r, wr);
 		else
-			fprintf(f, "%u readers\n", r);
+			fprintf(f, "%lu readers\n", r);
 		fprintf(f,
 			"----------------------------------------------------------------------\n");
 		/* Metric names: p1 (one reader), pR (R readers), pRW (with writers). */

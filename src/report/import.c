@@ -410,6 +410,8 @@ int sb_report_read_set(const char *path, struct sb_resultset **out, char **err)
 	r = read_file(path, &buf, &len, err);
 	if (r < 0)
 		return r;
+	if (!buf)
+		return -ENOMEM;
 	const char *p = buf + strspn(buf, " \t\r\n");
 	/* fio may print notes before its JSON; ours starts with '{' */
 	if (*p == '{' && strstr(buf, "\"stackbench-result\""))

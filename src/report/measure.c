@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* qsort over an array of strings (the elements are pointers to them). */
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static const char *str_of(json_object *o)
 {
 	return o ? json_object_get_string(o) : NULL;
@@ -78,7 +84,7 @@ json_object *sb_measure_config_flat(json_object *cfg)
 					if (!is_obj(val))
 						continue;
 					/* member names change; their states, sorted, do not */
-					const char *st[64];
+					const char *st[64] = {0};
 					size_t n = 0, len = 1;
 					json_object_object_foreach(val, mk, ms)
 					{
@@ -87,14 +93,11 @@ json_object *sb_measure_config_flat(json_object *cfg)
 							st[n++] = str_of(ms),
 							len += strlen(st[n - 1]) + 1;
 					}
-					qsort(st, n, sizeof(*st),
-					      (int (*)(const void *, const void *))strcmp);
+					qsort(st, n, sizeof(*st), cmp_strp);
 					char *all = calloc(1, len);
-					for (size_t j = 0; all && j < n; j++) {
-						if (j)
-							strcat(all, " ");
-						strcat(all, st[j]);
-					}
+					for (size_t j = 0, o = 0; all && j < n; j++)
+						o += (size_t)snprintf(all + o, len - o, "%s%s",
+								      j ? " " : "", st[j]);
 					snprintf(key, sizeof(key), "md%d.member_states", i);
 					put(flat, key, all);
 					free(all);

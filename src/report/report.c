@@ -1114,8 +1114,7 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 				const struct sb_wl_result *wl = var->rep[k].wl[w];
 				if (!wl->error)
 					continue;
-				fprintf(f, "%s%s: %s%s", any ? "\n" : "", wl->spec, wl->error,
-					var->n_rep > 1 ? "" : "");
+				fprintf(f, "%s%s: %s", any ? "\n" : "", wl->spec, wl->error);
 				if (var->n_rep > 1)
 					fprintf(f, " (repeat %zu)", k + 1);
 				any = true;

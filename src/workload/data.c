@@ -57,7 +57,7 @@ typedef uint64_t v4 __attribute__((vector_size(32)));
  * time). About 40 ms per GiB with AVX2, 120 without. */
 __attribute__((target_clones("avx2", "default"))) static void xo_fill(char *w, uint64_t h)
 {
-	v4 a0, a1, a2, a3, b0, b1, b2, b3;
+	v4 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
 	for (int l = 0; l < 4; l++) {
 		uint64_t k = (uint64_t)l * 8;
 		a0[l] = mix64(h ^ (k + 1));

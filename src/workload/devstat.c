@@ -348,8 +348,12 @@ bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len)
 		}
 		snprintf(p, sizeof(p), "%s/class/block/%s/inflight", st->sysroot, name);
 		unsigned long r = 0, w = 0;
-		if (read_small(p, buf, sizeof(buf)) > 0 && sscanf(buf, "%lu %lu", &r, &w) == 2 &&
-		    r + w) {
+		char *e = NULL;
+		if (read_small(p, buf, sizeof(buf)) > 0) {
+			r = strtoul(buf, &e, 10);
+			w = e && e != buf ? strtoul(e, NULL, 10) : 0;
+		}
+		if (r + w) {
 			snprintf(why, len, "%s: %lu I/Os in flight", name, r + w);
 			return true;
 		}

@@ -44,6 +44,24 @@ const struct sb_wl_metric *sb_wl_metric_find(const struct sb_wl_ops *ops, const 
 	return m;
 }
 
+/* "{N:word}" at p: N (one digit), the word (lower-case letters) and the
+ * length of the whole reference. */
+static bool template_ref(const char *p, unsigned *n, char *word, size_t size, int *used)
+{
+	size_t k = 0;
+	if (p[0] != '{' || p[1] < '0' || p[1] > '9' || p[2] != ':')
+		return false;
+	*n = (unsigned)(p[1] - '0');
+	for (p += 3; *p >= 'a' && *p <= 'z'; p++)
+		if (k + 1 < size)
+			word[k++] = *p;
+	word[k] = '\0';
+	if (!k || *p != '}')
+		return false;
+	*used = (int)(3 + k + 1);
+	return true;
+}
+
 /* A label or phase template expanded: '*' and "{N:word}". */
 static char *expand(const char *tmpl, const char *match, const uint64_t *a, bool have_a)
 {
@@ -57,13 +75,12 @@ static char *expand(const char *tmpl, const char *match, const uint64_t *a, bool
 	if (!f)
 		return NULL;
 	for (const char *p = tmpl; *p; p++) {
-		unsigned n;
+		unsigned n = 0;
 		int used = 0;
 		char word[32];
 		if (*p == '*') {
 			fputs(match, f);
-		} else if (*p == '{' && sscanf(p, "{%u:%31[a-z]}%n", &n, word, &used) == 2 &&
-			   used > 0 && n < 4) {
+		} else if (*p == '{' && template_ref(p, &n, word, sizeof(word), &used) && n < 4) {
 			if (have_a)
 				fprintf(f, "%llu %s%s", (unsigned long long)a[n], word,
 					a[n] == 1 ? "" : "s");

@@ -561,9 +561,13 @@ static long long dirty_kb(void)
 	long long sum = 0, v;
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Dirty: %lld", &v) == 1 || sscanf(line, "Writeback: %lld", &v) == 1)
+	while (fgets(line, sizeof(line), f)) {
+		const char *s = strncmp(line, "Dirty:", 6) == 0	    ? line + 6
+				: strncmp(line, "Writeback:", 10) == 0 ? line + 10
+								       : NULL;
+		if (s && (v = strtoll(s, NULL, 10)) > 0)
 			sum += v;
+	}
 	return sum;
 }
 
