@@ -26,9 +26,11 @@ int sb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 	if (!s || !*s)
 		return -EINVAL;
-	for (const char *c = s; *c; c++) {
+	/* Not a number at all is told apart from a number too large. */
+	for (const char *c = s; *c; c++)
 		if (!isdigit((unsigned char)*c))
 			return -EINVAL;
+	for (const char *c = s; *c; c++) {
 		unsigned d = (unsigned)(*c - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return -ERANGE;
