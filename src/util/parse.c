@@ -67,8 +67,10 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 		if (!wn || memchr(w, '[', wn) || memchr(w, ']', wn))
 			return -EINVAL;
 		if (br) {
-			if (bracketed || wn >= sizeof(found))
+			if (bracketed)
 				return -EINVAL; /* two in use */
+			if (wn >= sizeof(found))
+				return -ENOBUFS;
 			bracketed = true;
 			snprintf(found, sizeof(found), "%.*s", (int)wn, w);
 		} else if (nwords == 0 && wn < sizeof(found)) {
@@ -86,7 +88,8 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 	}
 	if (nwords == 0 || (!bracketed && nwords > 1))
 		return -EINVAL;
-	if (strlen(found) >= len)
+	/* the one word, too long to be a scheduler's name */
+	if (!found[0] || strlen(found) >= len)
 		return -ENOBUFS;
 	snprintf(cur, len, "%s", found);
 	return 0;
