@@ -295,7 +295,7 @@ why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 export TMPDIR=$SB_TMP
 cd "$SB_TOP"
 rc=0
-"$RUN" -v -t 900 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
+"$RUN" -v -t 1500 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
 [ $rc -eq 0 ] || fail "guest exited $rc"
 [ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
 pass_msg "md-raid1-ssd-2hdd in the VM"
