@@ -78,3 +78,118 @@ void sb_report_fleet_summary(const struct sb_report *r, FILE *f)
 		}
 	}
 }
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+}
+
+static const char *verdict_color(enum sb_verdict v)
+{
+	switch (v) {
+	case SB_VERDICT_BETTER:
+		return "#59a14f";
+	case SB_VERDICT_WORSE:
+		return "#e15759";
+	case SB_VERDICT_DIFFERENT:
+		return "#4e79a7";
+	default:
+		return "#bab0ac";
+	}
+}
+
+/* The fleet's chart: per headline metric and variant, one bar per host, the
+ * change against that host's own baseline, left of the axis when the mean
+ * went down, coloured by the host's verdict. */
+void sb_report_fleet_html(const struct sb_report *r, FILE *f)
+{
+	bool header = false;
+
+	if (!r->fleet || r->n_sets < 2)
+		return;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		if (!row->headline || row->lat != SB_LAT_NONE)
+			continue;
+		for (size_t c = 0; c < r->n_cols; c++) {
+			const char *v = r->cols[c].variant;
+			bool first = true;
+			for (size_t k = 0; k < c; k++)
+				first &= strcmp(r->cols[k].variant, v) != 0 || r->cols[k].base == k;
+			if (!first || r->cols[c].base == c)
+				continue;
+			size_t n = 0;
+			double max = 1;
+			for (size_t k = c; k < r->n_cols; k++)
+				if (strcmp(r->cols[k].variant, v) == 0 && r->cols[k].base != k) {
+					n++;
+					if (isfinite(row->cells[k].change))
+						max = fmax(max, fabs(row->cells[k].change));
+				}
+			if (!header) {
+				fprintf(f, "<h2 id=\"fleet\">Fleet: each variant against its own host's "
+					   "baseline</h2>\n<div class=\"charts\">\n");
+				header = true;
+			}
+			const double lw = 140, half = 160, bh = 16, gap = 8, top = 6;
+			double h = top + (double)n * (bh + gap) + 20, w = lw + 2 * half + 60;
+			fprintf(f, "<figure class=\"chart fleet\"><figcaption>");
+			html_text(f, row->spec);
+			fputs(": ", f);
+			html_text(f, row->label ? row->label : row->metric);
+			fputs(": ", f);
+			html_text(f, v);
+			fprintf(f,
+				" <span class=\"unit\">(change per host, %%)</span></figcaption>\n"
+				"<svg class=\"fleet\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+				"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n"
+				"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				w, h, w, h, lw + half, top - 2, lw + half, h - 18);
+			size_t at = 0;
+			for (size_t k = c; k < r->n_cols; k++) {
+				const struct sb_report_cell *x = &row->cells[k];
+				if (strcmp(r->cols[k].variant, v) != 0 || r->cols[k].base == k)
+					continue;
+				double y = top + (double)at++ * (bh + gap), cy = y + bh / 2;
+				fprintf(f,
+					"<text class=\"vlabel host\" x=\"%.1f\" y=\"%.1f\" "
+					"text-anchor=\"end\">",
+					lw - 6, cy + 4);
+				html_text(f, r->set_names[r->cols[k].set]);
+				fputs("</text>\n", f);
+				if (!isfinite(x->change)) {
+					fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",
+						lw + half + 4, cy + 4);
+					continue;
+				}
+				double bw = fabs(x->change) / max * half;
+				double x0 = x->change < 0 ? lw + half - bw : lw + half;
+				fprintf(f,
+					"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+					"height=\"%.1f\" fill=\"%s\"><title>%+.1f%%</title></rect>"
+					"<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%+.1f%%%s</text>\n",
+					x0, y, bw, bh, verdict_color(x->verdict), x->change,
+					lw + 2 * half + 4, cy + 4, x->change, mark(x->verdict));
+			}
+			fprintf(f, "</svg></figure>\n");
+		}
+	}
+	if (header)
+		fprintf(f, "</div>\n");
+}

@@ -651,6 +651,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		fprintf(f, "</div>\n");
 		series_charts(r, specs[s], f);
 	}
+	sb_report_fleet_html(r, f);
 	sb_measure_html(r, f);
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;

@@ -113,6 +113,8 @@ struct sb_report {
 /* --fleet: per headline row and variant, the change on each host and how
  * many hosts agree (fleet.c). */
 void sb_report_fleet_summary(const struct sb_report *r, FILE *f);
+/* The same as one chart per headline metric and variant, a bar per host. */
+void sb_report_fleet_html(const struct sb_report *r, FILE *f);
 
 struct sb_report_opts {
 	const char *baseline; /* column label or variant name; NULL: the first column */

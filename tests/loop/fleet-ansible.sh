@@ -116,6 +116,12 @@ assert_contains "$out" "fleet: each variant against its own host" "fleet summary
 hdr=$(sed -n 1p "$SB_TMP/byhost.txt")
 [[ "$hdr" =~ h1:fs.type=ext4\ +h2:fs.type=ext4\ +h1:fs.type=xfs\ +h2:fs.type=xfs ]] ||
 	fail "--by host: columns not grouped by variant: $hdr"
+# The HTML's per-host chart: a bar per host for each variant.
+"$STACKBENCH" report --fleet --format html "$play/results/h1" "$play/results/h2" >"$SB_TMP/fleet.html"
+grep -q 'id="fleet"' "$SB_TMP/fleet.html" || fail "HTML: no fleet section"
+for h in h1 h2; do
+	grep -q "class=\"vlabel host\"[^>]*>$h<" "$SB_TMP/fleet.html" || fail "HTML fleet chart: no bar for $h"
+done
 grep -q 'h1 *: ok=.*failed=0' <<<"$out" || fail "h1 not ok: $(tail -10 <<<"$out")"
 grep -q 'h2 *: ok=.*failed=0' <<<"$out" || fail "h2 not ok: $(tail -10 <<<"$out")"
 # The same on one host, for the scaling figure.
