@@ -66,6 +66,33 @@ dio_ext4() {
 	mount "$DIO_DEV" "$DIO_MNT"
 }
 
+# Every shipped profile the host kernel can build (md and dm ones: the VM
+# tier), each in one variant, chosen to have the most steps (the steps are
+# numbered per variant): "PROFILE|OVERRIDE|OVERRIDE...", each OVERRIDE an -o.
+SB_HOST_PROFILE_CASES=(
+	"single-disk|fs.type=xfs"
+	"btrfs-raid1-partitions|mount.options=ssd"
+	"mount-options-xfs|matrix.mount.options=noatime,logbufs=8,logbsize=256k"
+	"btrfs-raid1-partitions-vs-xfs|matrix.fs.type;fs.on;fs.data;fs.metadata;mount.options=btrfs;all;raid1;raid1;compress=zstd"
+	"btrfs-raid1-partitions-vs-xfs|matrix.fs.type;fs.on;fs.data;fs.metadata;mount.options=xfs;ssd.p1;;;noatime"
+	"btrfs-vs-ext3-single-disk|matrix.fs.type;fs.mkfs=btrfs;-n 4k"
+	"md-raid1-ssd-2hdd-partitions|matrix.md.level;md.write-mostly;md.write-behind=none;none;0"
+	"fsopbench-disk-vs-lvm-raid6|matrix.lvm.enable=no|matrix.queue.scheduler=bfq"
+)
+# profile_case CASE: sets CASE_PROF and CASE_OV (the -o arguments) and
+# CASE_STEPS (how many steps its one variant has).
+profile_case() {
+	local parts o plan
+	IFS='|' read -r -a parts <<<"$1"
+	CASE_PROF=${parts[0]}
+	CASE_OV=(-o workloads.run=command:true)
+	for o in "${parts[@]:1}"; do CASE_OV+=(-o "$o"); done
+	plan=$("$STACKBENCH" plan "$CASE_PROF" --loop --quick "${CASE_OV[@]}")
+	[ "$(grep -c '^variant ' <<<"$plan")" = 1 ] || fail "$1: the overrides do not leave one variant"
+	CASE_STEPS=$(grep -cE '^ +[0-9]+  ' <<<"$plan")
+	[ "$CASE_STEPS" -ge 3 ] || fail "$1: plan has $CASE_STEPS steps"
+}
+
 # assert_eq GOT WANT MSG
 assert_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 assert_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: '$2' not found in: $1"; }
@@ -82,8 +109,10 @@ expect_exit() {
 # nothing_left: no loop devices backed by our files, no mounts of ours, no journal
 nothing_left() {
 	local what=${1:-}
-	! losetup -a | grep -q "$SB_TMP" || fail "$what: loop devices left: $(losetup -a | grep "$SB_TMP")"
-	! findmnt -rn -o TARGET,SOURCE | grep -qF "$SB_TMP" || fail "$what: mounts left: $(findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP")"
+	# (grep without -q: an early exit would SIGPIPE the writer, and under
+	# pipefail the negated pipeline would then pass whatever was found)
+	! losetup -a | grep -F "$SB_TMP" >/dev/null || fail "$what: loop devices left: $(losetup -a | grep "$SB_TMP")"
+	! findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP" >/dev/null || fail "$what: mounts left: $(findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP")"
 	if [ -d "$STACKBENCH_STATE_DIR" ]; then
 		local j
 		j=$(find "$STACKBENCH_STATE_DIR" -name 'journal*' 2>/dev/null | head -1)

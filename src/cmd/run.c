@@ -306,6 +306,10 @@ int cmd_run(int argc, char **argv)
 			goto out;
 	}
 	rs.fail_step = fs ? (unsigned)strtoul(fs, NULL, 10) : 0;
+	{
+		const char *ks = getenv("STACKBENCH_KILL_STEP");
+		rs.kill_step = ks ? (unsigned)strtoul(ks, NULL, 10) : 0;
+	}
 	rs.udev = sb_udev_running();
 
 	/* State: <state>/<run-id>/{lock,journal,*.img,mnt}. */

@@ -255,6 +255,7 @@ int sb_ctx_recheck(struct ctx *c)
 int sb_cmd_check_hooks(const char *cmd)
 {
 	const char *root = getenv("STACKBENCH_PROBE_ROOT"), *fs = getenv("STACKBENCH_FAIL_STEP");
+	const char *ks = getenv("STACKBENCH_KILL_STEP");
 	const char *sd = getenv("STACKBENCH_STATE_DIR");
 	char real[PATH_MAX] = "";
 
@@ -276,6 +277,12 @@ int sb_cmd_check_hooks(const char *cmd)
 	if (strcmp(cmd, "run") == 0 && fs && *fs &&
 	    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
 		sb_error("run: refusing: STACKBENCH_FAIL_STEP is a test hook, honoured only with a "
+			 "test's own STACKBENCH_STATE_DIR (unset it)");
+		return SB_EXIT_USAGE;
+	}
+	if (strcmp(cmd, "run") == 0 && ks && *ks &&
+	    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
+		sb_error("run: refusing: STACKBENCH_KILL_STEP is a test hook, honoured only with a "
 			 "test's own STACKBENCH_STATE_DIR (unset it)");
 		return SB_EXIT_USAGE;
 	}

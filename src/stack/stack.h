@@ -165,6 +165,8 @@ struct sb_exec {
 	struct sb_journal *j;
 	volatile sig_atomic_t *stop;
 	unsigned fail_step;  /* STACKBENCH_FAIL_STEP */
+	unsigned kill_step;  /* STACKBENCH_KILL_STEP: SIGKILL once step N has run, before its
+				"done" record (a power cut's journal) */
 	json_object *vars;   /* name -> string */
 	char *errmsg;	     /* why the last step or undo failed */
 	unsigned steps_done; /* began, for the report */

@@ -9,6 +9,7 @@ struct sb_runstate {
 	char *run_id, *run_dir, *journal, *results;
 	int lock_fd, log_fd;
 	unsigned fail_step;
+	unsigned kill_step; /* STACKBENCH_KILL_STEP: die by SIGKILL after step N ran */
 	bool udev;
 };
 #define SB_RUNSTATE_INIT                                                                           \

@@ -49,6 +49,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	x.log_fd = rs->log_fd;
 	x.stop = vr->stop;
 	x.fail_step = rs->fail_step;
+	x.kill_step = rs->kill_step;
 	x.udev = rs->udev;
 	sb_exec_set_var(&x, "run", rs->run_dir);
 	sb_exec_set_var(&x, "id", rs->run_id);
