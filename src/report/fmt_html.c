@@ -585,6 +585,10 @@ static int html_emit(const struct sb_report *r, FILE *f)
 			fprintf(f, ", kernel ");
 			esc(f, json_object_get_string(h));
 		}
+		if (rs->host && json_object_object_get_ex(rs->host, "emulated", &h) &&
+		    json_object_get_boolean(h))
+			fprintf(f, " <span class=\"note\">(emulated: the VM runner's qemu, "
+				   "throttled files for disks)</span>");
 		fprintf(f, ", stackbench ");
 		esc(f, rs->tool_version);
 		/* what was measured: the profile of a run, the file system of a bench */

@@ -19,6 +19,15 @@ static void print_notes(const struct sb_report *r, FILE *f)
 {
 	const char *specs[64];
 	size_t n = sb_report_specs(r, specs, ARRAY_SIZE(specs));
+	for (size_t s = 0; s < r->n_sets; s++) {
+		json_object *e;
+		if (r->sets[s]->host && json_object_object_get_ex(r->sets[s]->host, "emulated", &e) &&
+		    json_object_get_boolean(e))
+			fprintf(f,
+				"note: %s: emulated: measured in the VM runner (qemu software "
+				"emulation, disks are throttled files), not on hardware\n",
+				r->set_names[s]);
+	}
 	for (size_t c = 0; c < r->n_cols; c++) {
 		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
 		for (char *p = notes, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {

@@ -489,6 +489,22 @@ json_object *sb_host_facts(void)
 	}
 	if (f)
 		fclose(f);
+	/* Figures from a virtual machine measure its emulated disks; from the
+	 * VM runner (its guests boot with sbvm.* on the command line) they are
+	 * files behind qemu's software emulation and throttling. */
+	bool hv = false, runner = false;
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && !hv && fgets(line, sizeof(line), f))
+		hv = strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor");
+	if (f)
+		fclose(f);
+	f = fopen("/proc/cmdline", "re");
+	if (f && fgets(line, sizeof(line), f))
+		runner = strstr(line, "sbvm.") != NULL;
+	if (f)
+		fclose(f);
+	json_object_object_add(h, "virtualized", json_object_new_boolean(hv || runner));
+	json_object_object_add(h, "emulated", json_object_new_boolean(runner));
 	return h;
 }
 
