@@ -493,9 +493,15 @@ json_object *sb_host_facts(void)
 	 * VM runner (its guests boot with sbvm.* on the command line) they are
 	 * files behind qemu's software emulation and throttling. */
 	bool hv = false, runner = false;
+	/* The first CPU's block only: producing another CPU's entry makes the
+	 * kernel ask that CPU for its frequency (an IPI), which a starved TCG
+	 * guest was seen not to answer for minutes. */
 	f = fopen("/proc/cpuinfo", "re");
-	while (f && !hv && fgets(line, sizeof(line), f))
-		hv = strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor");
+	{
+		char big[8192]; /* a flags line is long */
+		while (f && !hv && fgets(big, sizeof(big), f) && big[0] != '\n')
+			hv = strncmp(big, "flags", 5) == 0 && strstr(big, " hypervisor");
+	}
 	if (f)
 		fclose(f);
 	f = fopen("/proc/cmdline", "re");
