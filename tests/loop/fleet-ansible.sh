@@ -71,8 +71,8 @@ cp -r contrib/ansible/. "$play/"
 inv="$play/hosts"
 cat >"$inv" <<INV
 [fleet]
-h1 ansible_port=$p1 stackbench_state_dir=$SB_TMP/state-h1 stackbench_root=$SB_TMP/root-h1 stackbench_remote_results=$SB_TMP/remote-h1
-h2 ansible_port=$p2 stackbench_state_dir=$SB_TMP/state-h2 stackbench_root=$SB_TMP/root-h2 stackbench_remote_results=$SB_TMP/remote-h2
+h1 ansible_port=$p1 stackbench_loop_dir=$SB_TMP/loops-h1 stackbench_state_dir=$SB_TMP/state-h1 stackbench_root=$SB_TMP/root-h1 stackbench_remote_results=$SB_TMP/remote-h1
+h2 ansible_port=$p2 stackbench_loop_dir=$SB_TMP/loops-h2 stackbench_state_dir=$SB_TMP/state-h2 stackbench_root=$SB_TMP/root-h2 stackbench_remote_results=$SB_TMP/remote-h2
 
 [fleet:vars]
 ansible_host=127.0.0.1
@@ -82,6 +82,7 @@ ansible_ssh_private_key_file=$SB_TMP/client
 ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
 stackbench_install=extract
 stackbench_deb=$deb
+stackbench_remote_tmp=$SB_TMP
 stackbench_devices=loop
 INV
 export ANSIBLE_LOCAL_TEMP="$SB_TMP/ansible-local" ANSIBLE_REMOTE_TEMP="$SB_TMP/ansible-remote"
