@@ -254,8 +254,7 @@ int sb_ctx_recheck(struct ctx *c)
 
 int sb_cmd_check_hooks(const char *cmd)
 {
-	const char *root = getenv("STACKBENCH_PROBE_ROOT"), *fs = getenv("STACKBENCH_FAIL_STEP");
-	const char *ks = getenv("STACKBENCH_KILL_STEP");
+	const char *root = getenv("STACKBENCH_PROBE_ROOT");
 	const char *sd = getenv("STACKBENCH_STATE_DIR");
 	char real[PATH_MAX] = "";
 
@@ -274,17 +273,16 @@ int sb_cmd_check_hooks(const char *cmd)
 		snprintf(real, sizeof(real), "%.*s", (int)strcspn(sd, "\0"), sd);
 	for (size_t n = strlen(real); sd && n > 1 && real[n - 1] == '/'; n--)
 		real[n - 1] = '\0';
-	if (strcmp(cmd, "run") == 0 && fs && *fs &&
-	    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
-		sb_error("run: refusing: STACKBENCH_FAIL_STEP is a test hook, honoured only with a "
-			 "test's own STACKBENCH_STATE_DIR (unset it)");
-		return SB_EXIT_USAGE;
-	}
-	if (strcmp(cmd, "run") == 0 && ks && *ks &&
-	    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
-		sb_error("run: refusing: STACKBENCH_KILL_STEP is a test hook, honoured only with a "
-			 "test's own STACKBENCH_STATE_DIR (unset it)");
-		return SB_EXIT_USAGE;
+	static const char *const hooks[] = {"STACKBENCH_FAIL_STEP", "STACKBENCH_KILL_STEP"};
+	for (size_t k = 0; k < ARRAY_SIZE(hooks); k++) {
+		const char *v = getenv(hooks[k]);
+		if (strcmp(cmd, "run") == 0 && v && *v &&
+		    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
+			sb_error("run: refusing: %s is a test hook, honoured only with a test's own "
+				 "STACKBENCH_STATE_DIR (unset it)",
+				 hooks[k]);
+			return SB_EXIT_USAGE;
+		}
 	}
 	return 0;
 }

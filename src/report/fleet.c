@@ -23,6 +23,18 @@ static const char *mark(enum sb_verdict v)
 	}
 }
 
+/* Column c is the first non-baseline column of its variant: each
+ * variant's line (or chart) is made once, over all hosts. */
+static bool first_of_variant(const struct sb_report *r, size_t c)
+{
+	if (r->cols[c].base == c)
+		return false;
+	for (size_t k = 0; k < c; k++)
+		if (r->cols[k].base != k && strcmp(r->cols[k].variant, r->cols[c].variant) == 0)
+			return false;
+	return true;
+}
+
 void sb_report_fleet_summary(const struct sb_report *r, FILE *f)
 {
 	bool header = false;
@@ -36,10 +48,7 @@ void sb_report_fleet_summary(const struct sb_report *r, FILE *f)
 		/* Each variant name once, in column order. */
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const char *v = r->cols[c].variant;
-			bool first = true;
-			for (size_t k = 0; k < c; k++)
-				first &= strcmp(r->cols[k].variant, v) != 0 || r->cols[k].base == k;
-			if (!first || r->cols[c].base == c)
+			if (!first_of_variant(r, c))
 				continue;
 			size_t hosts = 0, better = 0, worse = 0, up = 0, down = 0, unresolved = 0;
 			char line[2048];
@@ -79,26 +88,6 @@ void sb_report_fleet_summary(const struct sb_report *r, FILE *f)
 	}
 }
 
-static void html_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-}
 
 static const char *verdict_color(enum sb_verdict v)
 {
@@ -129,10 +118,7 @@ void sb_report_fleet_html(const struct sb_report *r, FILE *f)
 			continue;
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const char *v = r->cols[c].variant;
-			bool first = true;
-			for (size_t k = 0; k < c; k++)
-				first &= strcmp(r->cols[k].variant, v) != 0 || r->cols[k].base == k;
-			if (!first || r->cols[c].base == c)
+			if (!first_of_variant(r, c))
 				continue;
 			size_t n = 0;
 			double max = 1;
@@ -150,11 +136,11 @@ void sb_report_fleet_html(const struct sb_report *r, FILE *f)
 			const double lw = 140, half = 160, bh = 16, gap = 8, top = 6;
 			double h = top + (double)n * (bh + gap) + 20, w = lw + 2 * half + 60;
 			fprintf(f, "<figure class=\"chart fleet\"><figcaption>");
-			html_text(f, row->spec);
+			sb_report_escape(f, row->spec);
 			fputs(": ", f);
-			html_text(f, row->label ? row->label : row->metric);
+			sb_report_escape(f, row->label ? row->label : row->metric);
 			fputs(": ", f);
-			html_text(f, v);
+			sb_report_escape(f, v);
 			fprintf(f,
 				" <span class=\"unit\">(change per host, %%)</span></figcaption>\n"
 				"<svg class=\"fleet\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -171,7 +157,7 @@ void sb_report_fleet_html(const struct sb_report *r, FILE *f)
 					"<text class=\"vlabel host\" x=\"%.1f\" y=\"%.1f\" "
 					"text-anchor=\"end\">",
 					lw - 6, cy + 4);
-				html_text(f, r->set_names[r->cols[k].set]);
+				sb_report_escape(f, r->set_names[r->cols[k].set]);
 				fputs("</text>\n", f);
 				if (!isfinite(x->change)) {
 					fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",

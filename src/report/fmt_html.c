@@ -15,24 +15,7 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"
 
 static void esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	sb_report_escape(f, s);
 }
 
 /* An id usable in href="#...": the spec with anything unusual replaced. */

@@ -9,32 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static void xesc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			/* XML 1.0 has no place for other control characters */
-			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-				fputc('?', f);
-			else
-				fputc(ch, f);
-		}
-	}
-}
 
 static int junit_emit(const struct sb_report *r, FILE *f)
 {
@@ -59,7 +33,7 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 				fl += sb_report_cell_fails(r, &r->rows[i], c);
 			}
 		fprintf(f, "  <testsuite name=\"");
-		xesc(f, r->cols[c].full);
+		sb_report_escape(f, r->cols[c].full);
 		fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", t,
 			fl);
 		for (size_t i = 0; i < r->n_rows; i++) {
@@ -71,23 +45,23 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 			if (!desc)
 				return -ENOMEM;
 			fprintf(f, "    <testcase classname=\"");
-			xesc(f, r->cols[c].full);
+			sb_report_escape(f, r->cols[c].full);
 			fprintf(f, "\" name=\"");
-			xesc(f, row->spec);
+			sb_report_escape(f, row->spec);
 			fprintf(f, ": ");
-			xesc(f, row->label);
+			sb_report_escape(f, row->label);
 			fprintf(f, "\">");
 			if (sb_report_cell_fails(r, row, c)) {
 				fprintf(f, "\n      <failure type=\"regression\" message=\"");
-				xesc(f, desc);
+				sb_report_escape(f, desc);
 				fprintf(f, "\">");
-				xesc(f, desc);
+				sb_report_escape(f, desc);
 				fprintf(f,
 					"\nthreshold %g%%, %s correction, alpha %g</failure>\n    ",
 					r->check_pct, sb_correction_name(r->correction), r->alpha);
 			} else {
 				fprintf(f, "\n      <system-out>");
-				xesc(f, desc);
+				sb_report_escape(f, desc);
 				fprintf(f, " [%s]</system-out>\n    ",
 					sb_verdict_name(row->cells[c].verdict));
 			}

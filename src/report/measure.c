@@ -420,24 +420,7 @@ void sb_measure_html(const struct sb_report *r, FILE *f)
 	sb_measure_text(r, m);
 	if (fclose(m) == 0 && t && *t) {
 		fprintf(f, "<h2 id=\"devices\">Devices and effective configuration</h2>\n<pre>");
-		for (const char *p = t + (*t == '\n'); *p; p++) {
-			switch (*p) {
-			case '<':
-				fputs("&lt;", f);
-				break;
-			case '>':
-				fputs("&gt;", f);
-				break;
-			case '&':
-				fputs("&amp;", f);
-				break;
-			case '"':
-				fputs("&quot;", f);
-				break;
-			default:
-				fputc(*p, f);
-			}
-		}
+		sb_report_escape(f, t + (*t == '\n'));
 		fprintf(f, "</pre>\n");
 	}
 	free(t);

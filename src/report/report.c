@@ -1153,3 +1153,26 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 		return fail(err, "%s format: no results this format can show", fmt->name);
 	return ret;
 }
+
+void sb_report_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
+		}
+	}
+}
