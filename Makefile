@@ -19,7 +19,7 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(SANITIZE),1)
-CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
+CFLAGS    += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 BUILD     ?= build/asan
 endif

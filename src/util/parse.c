@@ -42,6 +42,15 @@ int sb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+uint64_t sb_u64_of_double(double d)
+{
+	if (!(d > 0))
+		return 0; /* also NaN */
+	if (d >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)d;
+}
+
 int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, size_t nlen)
 {
 	char found[64] = "";

@@ -14,6 +14,10 @@ int sb_parse_bool(const char *s, bool *out);
 /* Decimal digits only (no sign, no blanks), min <= value <= max. 0, -EINVAL
  * for malformed text, -ERANGE when out of range or too large. */
 int sb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A count read as a double (JSON numbers from fio, bonnie++, our own files)
+ * as an unsigned integer without undefined behaviour: NaN and negatives
+ * give 0, values from 2^64 up give UINT64_MAX, the rest are truncated. */
+uint64_t sb_u64_of_double(double d);
 
 /* A queue/scheduler file: "none [mq-deadline] kyber" -> "mq-deadline"; one
  * word without brackets (a driver that offers no choice) is the one in

@@ -3,6 +3,7 @@
  * JSON is kept in the result's extra ("fio_output") for reference. */
 #include "workload/wl.h"
 #include "util/macro.h"
+#include "util/parse.h"
 #include "util/spawn.h"
 
 #include <errno.h>
@@ -61,11 +62,11 @@ static bool import_bins(json_object *clat, struct sb_hist *h)
 		n += (uint64_t)cnt;
 	}
 	double N = num(clat, "N"), mean = num(clat, "mean"), sd = num(clat, "stddev");
-	if (n == 0 || (N > 0 && (uint64_t)N != n))
+	if (n == 0 || (N > 0 && sb_u64_of_double(N) != n))
 		return false;
 	h->count = n;
-	h->min = (uint64_t)num(clat, "min");
-	h->max = (uint64_t)num(clat, "max");
+	h->min = sb_u64_of_double(num(clat, "min"));
+	h->max = sb_u64_of_double(num(clat, "max"));
 	if (h->min > h->max)
 		return false;
 	h->sum = mean * (double)n;
@@ -90,7 +91,7 @@ static void import_dir(struct sb_wl_ctx *c, const char *job, const char *dir, js
 		snprintf(name, sizeof(name), "%s %s", job, dir);
 		struct sb_latency l = {
 		    .op = name,
-		    .count = (uint64_t)num(clat, "N"),
+		    .count = sb_u64_of_double(num(clat, "N")),
 		    .min_ms = num(clat, "min") / 1e6,
 		    .max_ms = num(clat, "max") / 1e6,
 		    .mean_ms = num(clat, "mean") / 1e6,

@@ -13,6 +13,7 @@
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,34 @@ static void test_uint(void **state)
 		if (r != cases[i].rc || (r == 0 && v != cases[i].want))
 			fail_msg("'%s': rc %d value %llu", cases[i].in, r, (unsigned long long)v);
 	}
+}
+
+/* fio's JSON numbers are doubles; a cast of one out of range is undefined
+ * (found by fuzz/fuzz_import_fio.c: "N": 1e20). */
+static void test_u64_of_double(void **state)
+{
+	static const struct {
+		double in;
+		uint64_t want;
+	} cases[] = {
+	    {0, 0},
+	    {-1, 0},
+	    {-1e300, 0},
+	    {1.9, 1},
+	    {4096, 4096},
+	    {9007199254740993.0, 9007199254740992ull}, /* the nearest double */
+	    {18446744073709549568.0, 18446744073709549568ull}, /* largest below 2^64 */
+	    {18446744073709551616.0, UINT64_MAX},
+	    {1e20, UINT64_MAX},
+	    {1e300, UINT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sb_u64_of_double(cases[i].in) != cases[i].want)
+			fail_msg("%g: %llu", cases[i].in,
+				 (unsigned long long)sb_u64_of_double(cases[i].in));
+	assert_int_equal(sb_u64_of_double(NAN), 0);
+	assert_true(sb_u64_of_double(INFINITY) == UINT64_MAX);
+	assert_int_equal(sb_u64_of_double(-INFINITY), 0);
 }
 
 static void test_size_duration(void **state)
@@ -157,7 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bool),	  cmocka_unit_test(test_uint),
 	    cmocka_unit_test(test_size_duration), cmocka_unit_test(test_suggest),
-	    cmocka_unit_test(test_scheduler),
+	    cmocka_unit_test(test_scheduler),	  cmocka_unit_test(test_u64_of_double),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
