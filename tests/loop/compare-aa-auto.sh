@@ -3,9 +3,11 @@
 # are the same (the same stack and workload; they differ only in a time
 # limit that is never reached) must mark nothing in nearly all of them. With
 # the p-values adjusted over the rows (Holm) a correct report marks an A/A
-# comparison at most 5% of the time: allowed here is 1 marked run of 10
-# (a binomial tail of 9% at 5%, of 0.1% at the 0.5% rate measured in unit
-# tests); the uncorrected report of before marked most runs.
+# comparison at most 5% of the time; allowed here are 3 marked runs of 10.
+# At 5% per run, 4 or more happen by chance 0.06% of the time (1 was
+# allowed before: 2 or more happen 8.6% of the time, and did, under ASan on
+# a loaded machine); the uncorrected report of before marked most runs, so
+# the test still fails on a report that does not correct.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -36,5 +38,5 @@ print(sum(1 for row in r["rows"] for c in row["cells"] if c["significant"]),
 	[ "$m" -gt 0 ] && marked=$((marked + 1))
 	echo "A/A run $i: $m rows marked, repeats $reps" >&2
 done
-[ "$marked" -le $((RUNS / 10)) ] || fail "A/A: $marked of $RUNS runs marked somewhere"
+[ "$marked" -le $((RUNS * 3 / 10)) ] || fail "A/A: $marked of $RUNS runs marked somewhere"
 pass_msg "A/A with --repeat auto: $marked of $RUNS runs marked (repeats:$repeats)"
