@@ -290,9 +290,29 @@ out:
 	return r;
 }
 
+/* Other names of d's disk in the scan: the same serial (two paths to one
+ * LUN, one image attached twice) or the same backing file behind two loop
+ * devices. An exclusive open holds one block device, not the other name,
+ * so a mount or mkfs through the twin would go unnoticed until the data is
+ * gone. A device stacked on d (multipath's dm device over its paths) is
+ * not a twin: it is the one to use. */
+static int find_twins(const struct sb_device *d, const struct sb_probe *all, char ***twins)
+{
+	for (size_t i = 0; all && i < all->n; i++) {
+		const struct sb_device *c = &all->dev[i];
+		if (c == d || (c->major == d->major && c->minor == d->minor) ||
+		    streq(c->parent, d->name) || streq(d->parent, c->name) ||
+		    sb_strv_contains(c->holders, d->name) || sb_strv_contains(d->holders, c->name))
+			continue;
+		if (sb_device_same_disk(c, d) && sb_strv_push(twins, c->name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 {
-	char **parts = NULL, **types = NULL;
+	char **parts = NULL, **types = NULL, **twins = NULL;
 	int r = -ENOMEM;
 
 	sb_strv_free(d->reasons);
@@ -328,6 +348,9 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 		goto out;
 	if (parts && add_reason(d, SB_REFUSE_PARTITIONS, "partitions in use: ", parts))
 		goto out;
+	if (find_twins(d, all, &twins) < 0 ||
+	    (twins && add_reason(d, SB_REFUSE_TWICE, "the same disk is also ", twins)))
+		goto out;
 	/* A partition already refused for its own use needs no more words. */
 	if (!(d->refuse &
 	      (SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP | SB_REFUSE_ROOT)) &&
@@ -348,5 +371,6 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 out:
 	sb_strv_free(parts);
 	sb_strv_free(types);
+	sb_strv_free(twins);
 	return r;
 }

@@ -32,7 +32,7 @@ enum {
 	SB_REFUSE_UNPROBED = 1 << 7,   /* signatures unreadable (not root, no node): unknown */
 	SB_REFUSE_DISK = 1 << 8,       /* a partition whose disk is in use (holders, siblings) */
 	SB_REFUSE_EXCL = 1 << 9,       /* another program holds it open O_EXCL (run's check) */
-	SB_REFUSE_TWICE = 1 << 10,     /* one disk reached by two of the names given */
+	SB_REFUSE_TWICE = 1 << 10,     /* one disk under two names (two paths, one image twice) */
 	SB_REFUSE_CHANGED = 1 << 11,   /* not the device checked before (re-probe) */
 };
 #define SB_REFUSE_NBITS 12

@@ -561,7 +561,8 @@ int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_res
 	r->wl = calloc(n ? n : 1, sizeof(*r->wl));
 	if (!r->wl)
 		return -ENOMEM;
-	memcpy(r->wl, wl, n * sizeof(*wl));
+	if (n) /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(r->wl, wl, n * sizeof(*wl));
 	r->n_wl = n;
 	return 0;
 }

@@ -2,8 +2,8 @@
 # Exclusive from check to write: a loop device another program holds open
 # O_EXCL is refused (exit 3, the holder named) and its bytes do not change;
 # a partition whose disk has another partition in use is refused; the same
-# backing file attached as two loop devices, given as two --devices, is
-# refused as "named twice". Devices not handed to stackbench keep their
+# backing file attached as two loop devices is refused, given as two
+# --devices ("named twice") or as one (its twin named). Devices not handed to stackbench keep their
 # checksums.
 . "$SB_TOP/tests/lib.sh"
 need_loop
@@ -46,8 +46,18 @@ expect_exit 3 "$STACKBENCH" run single-disk --devices "$other,$twin" --yes "${WL
 assert_contains "$OUT" "$twin: refusing: named twice in --devices ($other is the same backing file)" "twin refused"
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$other,$other" --yes "${WL[@]}"
 assert_contains "$OUT" "named twice" "same path twice"
+# ... and given once, under either name: an exclusive open of one loop
+# device does not hold the other, so a mount through the twin would go
+# unnoticed.
+for d in "$other" "$twin"; do
+	[ "$d" = "$other" ] && t=$twin || t=$other
+	expect_exit 3 "$STACKBENCH" run single-disk --devices "$d" --yes "${WL[@]}" --results "$SB_TMP/rt${d#/dev/loop}"
+	assert_contains "$OUT" "$d: refusing: the same disk is also ${t#/dev/}" "twin named"
+done
+expect_exit 0 "$STACKBENCH" probe
+assert_contains "$OUT" "the same disk is also ${twin#/dev/}" "probe shows the twin"
 assert_eq "$(sum "$other")" "$before_o" "twin device unchanged"
-pass_msg "one backing file behind two loop devices is refused as named twice"
+pass_msg "one backing file behind two loop devices is refused, named twice or once"
 
 # A partition of a disk whose other partition is mounted: refused.
 disk=$(new_loop disk 128M)

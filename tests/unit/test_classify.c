@@ -93,6 +93,10 @@ struct fake {
 	bool swap, root, ro;
 	const char *sigs[3];
 	int sigs_err;
+	/* identity, for twins: 0 (the default) is one unknown device number */
+	unsigned minor;
+	const char *serial;
+	uint64_t ino;
 };
 
 static char **strv(const char *const *v)
@@ -115,6 +119,12 @@ static void build(struct sb_device *d, const struct fake *f)
 	d->holds_root = f->root;
 	d->readonly = f->ro;
 	d->sigs_err = f->sigs_err;
+	d->major = f->minor ? 8 : 0;
+	d->minor = f->minor;
+	d->serial = (char *)f->serial;
+	d->size = 1 << 30;
+	d->backing_dev = f->ino ? 2049 : 0;
+	d->backing_ino = f->ino;
 	d->sigs = calloc(3, sizeof(*d->sigs));
 	for (size_t i = 0; i < 3 && f->sigs[i]; i++)
 		d->sigs[d->n_sigs++].type = (char *)f->sigs[i];
@@ -193,6 +203,27 @@ static void test_verdict(void **state)
 		 SB_REFUSE_SIGNATURES,
 	     {"mounted on /x", "has holders: dm-1", "active swap", "read-only",
 	      "carries signatures: xfs, linux_raid_member"}},
+	    /* one disk under two names: two paths (one serial), one image
+	     * behind two loop devices; an O_EXCL open holds only one of them */
+	    {{{.name = "sdb", .minor = 16, .serial = "S1"},
+	      {.name = "sdx", .minor = 112, .serial = "S1"},
+	      {.name = "sdc", .minor = 32, .serial = "S2"}},
+	     SB_REFUSE_TWICE,
+	     {"the same disk is also sdx"}},
+	    {{{.name = "loop3", .minor = 3, .ino = 77}, {.name = "loop9", .minor = 9, .ino = 77}},
+	     SB_REFUSE_TWICE,
+	     {"the same disk is also loop9"}},
+	    /* ... but not multipath's dm device over its paths (it is the one to
+	     * use), nor its own partition */
+	    {{{.name = "dm-5", .minor = 5, .serial = "S1"},
+	      {.name = "sdb", .minor = 16, .serial = "S1", .holders = {"dm-5"}},
+	      {.name = "sdx", .minor = 112, .serial = "S1", .holders = {"dm-5"}}},
+	     0,
+	     {NULL}},
+	    {{{.name = "sdb", .minor = 16, .serial = "S1"},
+	      {.name = "sdb1", .minor = 17, .serial = "S1", .parent = "sdb"}},
+	     0,
+	     {NULL}},
 	    /* a holder cycle in bogus facts must not hang */
 	    {{{.name = "dm-2", .holders = {"dm-3"}}, {.name = "dm-3", .holders = {"dm-2"}}},
 	     SB_REFUSE_HOLDERS,
