@@ -1,6 +1,7 @@
 /* libFuzzer target: sizes ("2G", "50%") and durations ("30s") as users write
  * them in profiles, workload specs and options, and the other shared value
- * parsers of util/parse.c (bool, uint, a queue/scheduler file). Plain
+ * parsers of util/parse.c (bool, uint, a queue/scheduler file, a SCSI VPD
+ * page 0x80 from sysfs). Plain
  * integer inputs are checked against an independent computation, so wrong
  * values count too. */
 #include "fuzz.h"
@@ -124,9 +125,25 @@ static void check_parse(const char *s)
 	}
 }
 
+/* device/vpd_pg80 bytes: a serial is printable, unpadded, and inside the data. */
+static void check_vpd80(const uint8_t *data, size_t size)
+{
+	char out[300];
+	int r = sb_vpd80_serial(data, size, out, sizeof(out));
+	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOBUFS);
+	if (r != 0)
+		return;
+	size_t n = strlen(out);
+	SB_FUZZ_CHECK(n > 0 && n + 4 <= size && out[0] != ' ' && out[n - 1] != ' ');
+	for (size_t i = 0; i < n; i++)
+		SB_FUZZ_CHECK(out[i] >= 0x20 && out[i] <= 0x7e);
+}
+
 SB_FUZZ_TARGET(size)
 {
 	char *s = sb_fuzz_strndup(data, size);
+
+	check_vpd80(data, size);
 
 	check_size(s);
 	check_duration(s);

@@ -13,12 +13,24 @@ SB_LOOPS=()
 SB_MOUNTS=()
 SB_CLEANUPS=()
 
+# sb_detach DEV: detach a loop device of ours, by name only while its backing
+# file is still one of ours: a device this test detached itself may carry
+# another test's (or user's) file under the same name by now.
+sb_detach() {
+	local f
+	f=$(losetup -n -O BACK-FILE "$1" 2>/dev/null) || return 0
+	case $f in
+	"$SB_TMP"/* | /var/tmp/"${SB_RUN_TAG:-sbtest-manual}"-*) losetup -d "$1" 2>/dev/null ;;
+	esac
+	return 0
+}
+
 sb_cleanup() {
 	local rc=$? m l c
 	set +e
 	for c in "${SB_CLEANUPS[@]}"; do eval "$c" >/dev/null 2>&1; done
 	for m in "${SB_MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
-	for l in "${SB_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	for l in "${SB_LOOPS[@]}"; do sb_detach "$l"; done
 	# new_loop usually runs in $(...), a subshell whose SB_LOOPS is lost: also
 	# detach every loop device backed by a file of ours.
 	for l in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$SB_TMP/" 'index($2, t) == 1 {print $1}'); do
@@ -60,7 +72,7 @@ dio_ext4() {
 	truncate -s "$2" "$dir/disk.img"
 	DIO_DEV=$(losetup --find --show --direct-io=on "$dir/disk.img")
 	DIO_MNT=$SB_TMP/$1
-	SB_CLEANUPS+=("umount -l $DIO_MNT" "losetup -d $DIO_DEV" "rm -rf $dir")
+	SB_CLEANUPS+=("umount -l $DIO_MNT" "sb_detach $DIO_DEV" "rm -rf $dir")
 	[ "$(cat "/sys/block/${DIO_DEV#/dev/}/loop/dio")" = 1 ] || skip "loop direct I/O not available here"
 	mkfs.ext4 -q -F "$DIO_DEV"
 	mount "$DIO_DEV" "$DIO_MNT"

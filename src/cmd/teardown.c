@@ -101,7 +101,7 @@ int cmd_teardown(int argc, char **argv)
 		struct dirent **ents = NULL;
 		int ne = scandir(sd, &ents, NULL, alphasort);
 		for (int i = 0; i < ne; i++) {
-			if (ents[i]->d_name[0] != '.')
+			if (sb_run_id_valid(ents[i]->d_name))
 				fprintf(stderr, "run left in %s: %s\n", sd, ents[i]->d_name);
 			free(ents[i]);
 		}
@@ -111,8 +111,11 @@ int cmd_teardown(int argc, char **argv)
 	if (n == 1) {
 		char p[4096];
 		struct stat st;
-		if (strchr(rest[0], '/') || rest[0][0] == '.')
-			return sb_usage_error("teardown", "'%s' is not a run id", rest[0]);
+		if (!sb_run_id_valid(rest[0]))
+			return sb_usage_error("teardown",
+					      "'%s' is not a run id (YYYYMMDD-HHMMSS-PID, as "
+					      "`teardown` without arguments lists them)",
+					      rest[0]);
 		snprintf(p, sizeof(p), "%s/%s", sd, rest[0]);
 		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			sb_error("%s: no such run in %s", rest[0], sd);
@@ -136,7 +139,9 @@ int cmd_teardown(int argc, char **argv)
 			if (lfd >= 0 && unlink(lock) == 0 && rmdir(p) == 0)
 				sb_verbose("%s: removed (a run that never started)", id);
 		}
-		if (id[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (id[0] != '.' && !sb_run_id_valid(id))
+			sb_verbose("%s: not a run, left alone", p);
+		else if (id[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			runs++;
 			r = teardown_one(sd, id, false);
 			if (r && !code)

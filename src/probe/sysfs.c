@@ -3,6 +3,7 @@
  * (containers, the VM, this host) sysfs is all there is. */
 #include "probe/probe-internal.h"
 #include "util/macro.h"
+#include "util/parse.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -209,6 +210,11 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 						   "device/wwid"};
 	for (size_t i = 0; !d->serial && i < ARRAY_SIZE(serial_attrs); i++)
 		d->serial = read_str(whole, serial_attrs[i]);
+	/* SCSI disks whose wwid cannot be read (QEMU's: EINVAL) */
+	char vpd[PATH_MAX], sn[256];
+	snprintf(vpd, sizeof(vpd), "%s/device/vpd_pg80", whole);
+	if (!d->serial && sb_vpd80_serial_file(vpd, sn, sizeof(sn)) == 0)
+		d->serial = strdup(sn);
 	d->backing_file = read_str(whole, "loop/backing_file");
 	/* The same file attached twice is one disk under two names. */
 	struct stat bst;

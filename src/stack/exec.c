@@ -712,6 +712,113 @@ static int load_records(struct sb_exec *x, const struct sb_jread *jr, const char
 	return 0;
 }
 
+/* After a reboot or a re-plug the kernel may give our disks other names
+ * (the test's power cut: sdc is a bystander now, ours is sdd). A journaled
+ * disk whose name shows another identity, or none, is looked for by its
+ * WWID or serial; found exactly once, every record is undone under its new
+ * name, and so are its partitions. Never by size or name alone: without a
+ * strong identity the mismatch stands and the object is left alone. */
+struct relocs {
+	size_t n;
+	char *from[64], *to[64];
+};
+
+static const char *reloc_map(const char *dev, void *ud)
+{
+	const struct relocs *R = ud;
+	for (size_t i = 0; i < R->n; i++)
+		if (strcmp(R->from[i], dev) == 0)
+			return R->to[i];
+	return NULL;
+}
+
+static void relocs_free(struct relocs *R)
+{
+	for (size_t i = 0; i < R->n; i++) {
+		free(R->from[i]);
+		free(R->to[i]);
+	}
+	R->n = 0;
+}
+
+/* The new name (a basename) of the disk of a journaled partition, when
+ * that disk moved; NULL otherwise. */
+static const char *disk_now_of(json_object *want, struct relocs *R)
+{
+	json_object *part;
+	char olddisk[PATH_MAX];
+	const char *to;
+
+	if (!json_object_object_get_ex(want, "part", &part) || !sb_json_str(part, "disk"))
+		return NULL;
+	snprintf(olddisk, sizeof(olddisk), "/dev/%s", sb_json_str(part, "disk"));
+	to = reloc_map(olddisk, R);
+	return to ? to + 5 : NULL; /* "/dev/" */
+}
+
+/* pass 0: whole disks; pass 1: partitions of disks that moved. */
+static int find_moved(struct sb_exec *x, json_object *ident, int pass, struct relocs *R)
+{
+	json_object_object_foreach(ident, dev, want)
+	{
+		bool is_part = json_object_object_get_ex(want, "part", NULL);
+		const char *disk_now = is_part ? disk_now_of(want, R) : NULL;
+		unsigned n;
+
+		if (is_part != (pass == 1) || (is_part && !disk_now) || reloc_map(dev, R) ||
+		    R->n == ARRAY_SIZE(R->from) || sb_ident_check(dev, want, x, NULL) == 0)
+			continue;
+		char *to = sb_ident_find(dev, want, disk_now, x, &n);
+		if (!to) {
+			if (n > 1)
+				sb_exec_log(x, "!! %s: %u devices have its identity now: left as it is\n",
+					    dev, n);
+			continue;
+		}
+		R->from[R->n] = strdup(dev);
+		R->to[R->n] = to;
+		if (!R->from[R->n]) {
+			free(to);
+			return -ENOMEM;
+		}
+		R->n++;
+		const char *how = is_part ? "its disk moved, same start" :
+				  sb_json_str(want, "wwid") ? "same WWID" : "same serial";
+		sb_exec_log(x, "== %s is %s now (%s)\n", dev, to, how);
+		sb_info("%s is %s now (%s): undone there", dev, to, how);
+	}
+	return 0;
+}
+
+static int relocate(struct sb_exec *x, struct sb_jread *jr, struct urec *u)
+{
+	struct relocs R = {0};
+	int r = 0;
+
+	for (int pass = 0; pass < 2 && r == 0; pass++)
+		for (size_t i = 0; i < jr->n && r == 0; i++)
+			if (jr->rec[i].ident)
+				r = find_moved(x, jr->rec[i].ident, pass, &R);
+	for (size_t i = 0; i < jr->n && r == 0 && R.n; i++) {
+		r = sb_fields_map_dev(u[i].l->fields, u[i].l->n_fields, u[i].args, reloc_map, &R);
+		if (r < 0 || !jr->rec[i].ident)
+			continue;
+		/* The identities under the new names; a swap (sdc <-> sdd) too. */
+		json_object *id = json_object_new_object();
+		json_object_object_foreach(jr->rec[i].ident, dev, want)
+		{
+			const char *to = reloc_map(dev, &R);
+			json_object_object_add(id, to ? to : dev,
+					       to ? sb_ident_moved(want, disk_now_of(want, &R))
+						  : json_object_get(want));
+		}
+		json_object_put(jr->rec[i].ident);
+		jr->rec[i].ident = id;
+	}
+	relocs_free(&R);
+	return r;
+}
+
 int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 {
 	struct sb_jread jr = {0};
@@ -742,6 +849,8 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 	if (jr.torn)
 		sb_exec_log(x, "journal %s: torn last record skipped\n", path);
 	r = load_records(x, &jr, dir, &u);
+	if (r == 0 && (r = relocate(x, &jr, u)) < 0)
+		free_urecs(u, jr.n);
 	if (r < 0) {
 		char *m = NULL;
 		if (asprintf(&m, "%s: %s: refusing the journal, nothing was touched", path,

@@ -6,6 +6,8 @@
 #include "stack/stack.h"
 #include "util/macro.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sb_list_add(struct sb_list *s, const char *str)
@@ -269,4 +271,35 @@ void sb_fields_each_dev(const struct sb_field *f, size_t n, const void *args, un
 				fn(v->v[k], ud);
 		}
 	}
+}
+
+static int map_one(char **s, const char *(*map)(const char *dev, void *ud), void *ud)
+{
+	const char *to = *s ? map(*s, ud) : NULL;
+	if (!to || strcmp(to, *s) == 0)
+		return 0;
+	char *c = strdup(to);
+	if (!c)
+		return -ENOMEM;
+	free(*s);
+	*s = c;
+	return 0;
+}
+
+int sb_fields_map_dev(const struct sb_field *f, size_t n, void *args,
+		      const char *(*map)(const char *dev, void *ud), void *ud)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = 0;
+		if (f[i].type == SB_FT_DEV) {
+			r = map_one(AT(args, &f[i], char *), map, ud);
+		} else if (f[i].type == SB_FT_DEVV) {
+			struct sb_list *v = AT(args, &f[i], struct sb_list);
+			for (size_t k = 0; k < v->n && r == 0; k++)
+				r = map_one(&v->v[k], map, ud);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }

@@ -6,7 +6,9 @@
  * on the same /dev/loopN) is left alone. */
 #include "stack/stack.h"
 #include "util/macro.h"
+#include "util/parse.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -70,8 +72,15 @@ json_object *sb_ident_capture(const char *dev, struct sb_exec *x)
 	    sysattr(st.st_rdev, "device/wwid", buf, sizeof(buf)) == 0)
 		add_str(o, "wwid", trim(buf));
 	if (sysattr(st.st_rdev, "serial", buf, sizeof(buf)) == 0 ||
-	    sysattr(st.st_rdev, "device/serial", buf, sizeof(buf)) == 0)
+	    sysattr(st.st_rdev, "device/serial", buf, sizeof(buf)) == 0) {
 		add_str(o, "serial", trim(buf));
+	} else {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/device/vpd_pg80", major(st.st_rdev),
+			 minor(st.st_rdev));
+		if (sb_vpd80_serial_file(p, buf, sizeof(buf)) == 0)
+			add_str(o, "serial", buf);
+	}
 	if (sysattr(st.st_rdev, "loop/backing_file", buf, sizeof(buf)) == 0) {
 		_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		struct loop_info64 li;
@@ -215,4 +224,88 @@ int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char *
 				       (long long)a, (long long)b);
 	}
 	return 0;
+}
+
+json_object *sb_ident_moved(json_object *want, const char *disk_now)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_foreach(want, k, v)
+	{
+		if (strcmp(k, "rdev") == 0)
+			continue;
+		if (strcmp(k, "part") == 0 && disk_now) {
+			json_object *p = json_object_new_object();
+			json_object_object_foreach(v, pk, pv)
+			{
+				if (strcmp(pk, "disk") != 0)
+					json_object_object_add(p, pk, json_object_get(pv));
+			}
+			add_str(p, "disk", disk_now);
+			json_object_object_add(o, k, p);
+			continue;
+		}
+		json_object_object_add(o, k, json_object_get(v));
+	}
+	return o;
+}
+
+static bool same_size(const char *dev, json_object *want)
+{
+	_cleanup_(json_object_putp) json_object *cur = sb_ident_capture(dev, NULL);
+	return cur && sb_json_i64(cur, "size", -1) == sb_json_i64(want, "size", -2);
+}
+
+char *sb_ident_find(const char *was, json_object *want, const char *disk_now, struct sb_exec *x,
+		    unsigned *n)
+{
+	json_object *part = NULL, *o;
+	char *found = NULL;
+
+	*n = 0;
+	if (json_object_object_get_ex(want, "loop", &o) || sb_json_str(want, "md_uuid") ||
+	    sb_json_str(want, "dm_uuid"))
+		return NULL;
+	if (json_object_object_get_ex(want, "part", &part)) {
+		/* "/dev/sdc2" on disk "sdc" -> "/dev/" disk_now "2" */
+		const char *disk = sb_json_str(part, "disk");
+		size_t dl = disk ? strlen(disk) : 0;
+		if (!disk_now || !disk || strncmp(was, "/dev/", 5) != 0 ||
+		    strncmp(was + 5, disk, dl) != 0)
+			return NULL;
+		_cleanup_(json_object_putp) json_object *w = sb_ident_moved(want, disk_now);
+		if (asprintf(&found, "/dev/%s%s", disk_now, was + 5 + dl) < 0)
+			return NULL;
+		if (sb_ident_check(found, w, x, NULL) != 0 || !same_size(found, want)) {
+			free(found);
+			return NULL;
+		}
+		*n = 1;
+		return found;
+	}
+	const char *wwid = sb_json_str(want, "wwid"), *serial = sb_json_str(want, "serial");
+	if (!(wwid && *wwid) && !(serial && *serial))
+		return NULL;
+	_cleanup_(json_object_putp) json_object *w = sb_ident_moved(want, NULL);
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char sys[PATH_MAX], dev[PATH_MAX];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sys, sizeof(sys), "/sys/class/block/%s/partition", e->d_name);
+		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
+		if (access(sys, F_OK) == 0 || strcmp(dev, was) == 0)
+			continue;
+		if (sb_ident_check(dev, w, x, NULL) != 0 || !same_size(dev, want))
+			continue;
+		if ((*n)++ == 0)
+			found = strdup(dev);
+	}
+	if (d)
+		closedir(d);
+	if (*n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
 }

@@ -82,6 +82,10 @@ int sb_fields_check_paths(const struct sb_field *f, size_t n, const void *args, 
 /* Calls fn for every DEV/DEVV string with any of the flags given. */
 void sb_fields_each_dev(const struct sb_field *f, size_t n, const void *args, unsigned flags,
 			void (*fn)(const char *dev, void *ud), void *ud);
+/* Every DEV/DEVV string (whatever its flags) that map() gives another name
+ * for (non-NULL, different) is replaced by that name. 0 or -ENOMEM. */
+int sb_fields_map_dev(const struct sb_field *f, size_t n, void *args,
+		      const char *(*map)(const char *dev, void *ud), void *ud);
 /* "${name}" filled in from vars (malloc'ed). */
 char *sb_subst(const char *s, json_object *vars);
 /* Is path lexically inside dir? */
@@ -350,6 +354,18 @@ json_object *sb_ident_capture(const char *dev, struct sb_exec *x);
  * -ESTALE: another device, *why says what differs ("backing file inode 1234
  * != journaled 987"). */
 int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char **why);
+/* Where the device journaled at `was` (identity want) is now, after a
+ * reboot or re-plug gave it another name: a whole disk by its WWID or
+ * serial and size, never by size or name alone; a partition by the new name
+ * of its disk (disk_now, a basename such as "sdd") and its start. NULL when
+ * no device or more than one has it (*n: how many), or want names no disk
+ * (a loop device, an md or dm device: those are found by their own keys). */
+char *sb_ident_find(const char *was, json_object *want, const char *disk_now, struct sb_exec *x,
+		    unsigned *n);
+/* want as it reads under a device's new name: without the device number
+ * (the one thing a new name changes) and, for a partition, with its disk's
+ * new name (disk_now, or NULL to keep it). A new reference. */
+json_object *sb_ident_moved(json_object *want, const char *disk_now);
 
 /* ---- excl.c: nobody else holds it ---- */
 /* Proves that no other program holds dev by opening it O_EXCL; the fd

@@ -66,6 +66,25 @@ int sb_state_open(const char **why)
 	return fd;
 }
 
+bool sb_run_id_valid(const char *name)
+{
+	/* 8 digits, '-', 6 digits, '-', 1 to 10 digits */
+	static const unsigned group[] = {8, 6, 0};
+	const char *p = name;
+
+	for (size_t g = 0; g < 3; g++) {
+		size_t n = 0;
+		while (p[n] >= '0' && p[n] <= '9')
+			n++;
+		if (group[g] ? n != group[g] : (n < 1 || n > 10))
+			return false;
+		p += n;
+		if (g < 2 && *p++ != '-')
+			return false;
+	}
+	return *p == '\0';
+}
+
 int sb_runstate_create(struct sb_runstate *rs, const char **what)
 {
 	char real[PATH_MAX], tmp[300];

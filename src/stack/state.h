@@ -30,6 +30,11 @@ int sb_mkdir_p(const char *path, mode_t mode);
  * directories), 2 ISO 8601 (malloc'ed). */
 char *sb_utc_stamp(int form);
 
+/* Is name a run id as sb_runstate_create makes them ("20261130-054800-PID")?
+ * Anything else in the state directory (lost+found of a state directory
+ * that is a file system of its own, a user's notes) is not a run. */
+bool sb_run_id_valid(const char *name);
+
 /* Creates <state>/<run-id>/ with its lock taken before it is visible under
  * that name, and names the journal. Returns 0, or -errno (for the state
  * directory, see sb_trust_text) with *what naming the path that failed. */

@@ -3,9 +3,12 @@
 #include "util/macro.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 int sb_parse_bool(const char *s, bool *out)
 {
@@ -102,4 +105,46 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 		return -ENOBUFS;
 	snprintf(cur, len, "%s", found);
 	return 0;
+}
+
+int sb_vpd80_serial(const unsigned char *buf, size_t len, char *out, size_t olen)
+{
+	size_t n, a = 4;
+
+	if (len < 4 || buf[1] != 0x80)
+		return -EINVAL;
+	n = (size_t)buf[2] << 8 | buf[3];
+	if (n > len - 4)
+		return -EINVAL;
+	n += 4;
+	while (a < n && buf[a] == ' ')
+		a++;
+	while (n > a && (buf[n - 1] == ' ' || buf[n - 1] == '\0'))
+		n--;
+	if (a == n)
+		return -EINVAL;
+	for (size_t i = a; i < n; i++)
+		if (buf[i] < 0x20 || buf[i] > 0x7e)
+			return -EINVAL;
+	if (n - a >= olen)
+		return -ENOBUFS;
+	memcpy(out, buf + a, n - a);
+	out[n - a] = '\0';
+	return 0;
+}
+
+int sb_vpd80_serial_file(const char *path, char *out, size_t olen)
+{
+	unsigned char buf[260];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return -errno;
+	k = read(fd, buf, sizeof(buf));
+	int e = errno;
+	close(fd);
+	if (k < 0)
+		return -e;
+	return sb_vpd80_serial(buf, (size_t)k, out, olen);
 }

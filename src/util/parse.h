@@ -25,3 +25,13 @@ uint64_t sb_u64_of_double(double d);
  * use, names (when not NULL) the offered ones, blank-separated. 0, -EINVAL
  * or -ENOBUFS. */
 int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, size_t nlen);
+
+/* The unit serial number of a SCSI VPD page 0x80 as sysfs gives it
+ * (device/vpd_pg80: 4 header bytes, then the serial in ASCII, padded with
+ * blanks), without the padding. Disks whose `wwid` attribute cannot be read
+ * (QEMU's, some USB bridges) still have it. 0; -EINVAL when it is not page
+ * 0x80, its length runs past the data, a byte is not printable, or the serial
+ * is empty; -ENOBUFS when out is too small. */
+int sb_vpd80_serial(const unsigned char *buf, size_t len, char *out, size_t olen);
+/* The same from the file at path (read here). 0 or -errno. */
+int sb_vpd80_serial_file(const char *path, char *out, size_t olen);

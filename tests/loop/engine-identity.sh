@@ -10,7 +10,8 @@
 #  3. a device another program holds open O_EXCL is refused (exit 3, the
 #     holder named) and its bytes do not change;
 #  4. a --loop run's devices have loop/dio = 1 and backing files outside
-#     tmpfs; a loop directory on tmpfs is refused unless named on purpose.
+#     tmpfs; a loop directory on tmpfs is refused unless named on purpose;
+#  5. teardown acts on run directories only (lost+found stays).
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -148,3 +149,15 @@ assert_contains "$(cat "$LOG")" "fs=tmpfs" "tmpfs named on purpose: used"
 umount "$SB_TMP/ram"
 nothing_left "after the tmpfs runs"
 pass_msg "--loop: dio=1, backing files on a disk file system; tmpfs only on purpose"
+
+# 5. Only runs are torn down: a state directory that is a file system of
+# its own has lost+found, and a user may keep notes there.
+mkdir -p "$STACKBENCH_STATE_DIR/lost+found" "$STACKBENCH_STATE_DIR/notes"
+echo keep >"$STACKBENCH_STATE_DIR/notes/README"
+expect_exit 0 "$STACKBENCH" teardown --all
+[ -d "$STACKBENCH_STATE_DIR/lost+found" ] && [ -f "$STACKBENCH_STATE_DIR/notes/README" ] ||
+	fail "teardown --all removed what is not a run: $(ls -A "$STACKBENCH_STATE_DIR")"
+expect_exit 2 "$STACKBENCH" teardown lost+found
+assert_contains "$OUT" "'lost+found' is not a run id" "teardown NAME of a non-run"
+rm -r "$STACKBENCH_STATE_DIR/lost+found" "$STACKBENCH_STATE_DIR/notes"
+pass_msg "teardown acts only on run directories (lost+found and notes left alone)"

@@ -24,7 +24,7 @@ dev=$(new_loop honesty 256M)
 # new_loop ran in a subshell, so its record of the device is lost: detach it
 # ourselves, after a plain umount (after the lazy one of tests/lib.sh the
 # detach can come too early).
-SB_CLEANUPS+=("umount '$mnt'" "losetup -d '$dev'")
+SB_CLEANUPS+=("umount '$mnt'" "sb_detach '$dev'")
 mkfs.ext4 -q -F "$dev"
 mkdir -p "$mnt"
 mount "$dev" "$mnt"

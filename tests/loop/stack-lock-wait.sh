@@ -55,13 +55,13 @@ run_left "after the refused run"
 # A run holds the device lock and, in the same process, its run's lock in
 # the state directory: that is another run, refused without waiting. (perl:
 # one process must take both, as a run does; flock(1) forks for each.)
-mkdir -p "$STACKBENCH_STATE_DIR/fake-run"
+mkdir -p "$STACKBENCH_STATE_DIR/20260101-000000-2"
 rm -f "$SB_TMP/held"
 perl -e 'use Fcntl ":flock"; my ($l, $d);
 	open($l, ">", $ARGV[0]) && flock($l, LOCK_EX) or die "lock: $!";
 	open($d, "<", $ARGV[1]) && flock($d, LOCK_EX) or die "device: $!";
 	open(my $t, ">", $ARGV[2]) or die; close($t); sleep(60)' \
-	"$STACKBENCH_STATE_DIR/fake-run/lock" "$dev" "$SB_TMP/held" &
+	"$STACKBENCH_STATE_DIR/20260101-000000-2/lock" "$dev" "$SB_TMP/held" &
 holder=$!
 SB_CLEANUPS+=("kill $holder")
 for _ in $(seq 100); do
@@ -73,6 +73,6 @@ expect_exit 3 "$STACKBENCH" run single-disk --devices "$dev" --yes "${WL[@]}" --
 assert_contains "$OUT" "$dev: refusing: another stackbench run uses it" "refusal while a run holds it"
 kill "$holder"
 wait "$holder" 2>/dev/null || true
-rm -r "$STACKBENCH_STATE_DIR/fake-run"
+rm -r "$STACKBENCH_STATE_DIR/20260101-000000-2"
 run_left "after the run refused for another run"
 pass_msg "a lock held for a moment is waited for; one held on is refused; another run's at once"

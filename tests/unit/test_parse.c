@@ -107,6 +107,36 @@ static void test_u64_of_double(void **state)
 	assert_int_equal(sb_u64_of_double(-INFINITY), 0);
 }
 
+/* device/vpd_pg80 as QEMU's scsi-hd gives it, and damaged forms. */
+static void test_vpd80(void **state)
+{
+	static const struct {
+		const char *bytes; /* header bytes, then the page */
+		size_t len;
+		int rc;
+		const char *want;
+	} cases[] = {
+	    {"\x00\x80\x00\x08sbvm-ssd", 12, 0, "sbvm-ssd"},
+	    {"\x00\x80\x00\x0c  WD-123    ", 16, 0, "WD-123"},
+	    {"\x00\x80\x00\x05" "A B\0\0", 9, 0, "A B"},
+	    {"\x00\x83\x00\x08sbvm-ssd", 12, -EINVAL, NULL},  /* another page */
+	    {"\x00\x80\x00\x20sbvm-ssd", 12, -EINVAL, NULL},  /* length past the data */
+	    {"\x00\x80\x00\x04    ", 8, -EINVAL, NULL},       /* blank */
+	    {"\x00\x80\x00\x03" "a\x01" "b", 7, -EINVAL, NULL},     /* not printable */
+	    {"\x00\x80", 2, -EINVAL, NULL},
+	};
+	char out[64], tiny[4];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = sb_vpd80_serial((const unsigned char *)cases[i].bytes, cases[i].len, out,
+					sizeof(out));
+		if (r != cases[i].rc || (r == 0 && strcmp(out, cases[i].want) != 0))
+			fail_msg("case %zu: rc %d '%s'", i, r, r == 0 ? out : "");
+	}
+	assert_int_equal(sb_vpd80_serial((const unsigned char *)"\x00\x80\x00\x04" "abcd", 8, tiny,
+					 sizeof(tiny)),
+			 -ENOBUFS);
+}
+
 static void test_size_duration(void **state)
 {
 	static const struct {
@@ -187,6 +217,7 @@ int main(void)
 	    cmocka_unit_test(test_bool),	  cmocka_unit_test(test_uint),
 	    cmocka_unit_test(test_size_duration), cmocka_unit_test(test_suggest),
 	    cmocka_unit_test(test_scheduler),	  cmocka_unit_test(test_u64_of_double),
+	    cmocka_unit_test(test_vpd80),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

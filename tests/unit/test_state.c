@@ -165,13 +165,46 @@ static void test_order(void **state)
 	assert_int_equal(a[0], 0);
 }
 
+/* teardown --all acts only on names shaped like run ids: a state directory
+ * that is a file system of its own has lost+found (found by the VM's power
+ * cut test, which had it "torn down"). */
+static void test_run_id(void **state)
+{
+	static const struct {
+		const char *name;
+		bool ok;
+	} cases[] = {
+	    {"20261201-112046-170", true},
+	    {"20261201-112046-4194304", true},
+	    {"20261201-112046-1", true},
+	    {"lost+found", false},
+	    {"", false},
+	    {"20261201-112046-", false},
+	    {"20261201-112046", false},
+	    {"2026120-112046-1", false},
+	    {"20261201-11204-1", false},
+	    {"20261201-112046-12345678901", false},
+	    {"20261201-112046-1x", false},
+	    {".new-20261201-112046-1", false},
+	    {"20261201_112046-1", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sb_run_id_valid(cases[i].name) != cases[i].ok)
+			fail_msg("'%s': want %d", cases[i].name, cases[i].ok);
+	/* and what sb_runstate_create names is one */
+	char *stamp = sb_utc_stamp(0), id[64];
+	snprintf(id, sizeof(id), "%s-%d", stamp, 99999);
+	assert_true(sb_run_id_valid(id));
+	free(stamp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_trusted_dir),
 	    cmocka_unit_test(test_write_at),
 	    cmocka_unit_test(test_runstate),
-	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_order),	  cmocka_unit_test(test_run_id),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
