@@ -2,7 +2,8 @@
  * byte picks one: a /sys/block/X/stat line, xfs_info output, dumpe2fs -h
  * output, btrfs dump-super output, a kernel log message, an extra.config
  * object (flattened, then diffed with itself: always an A/A warning, never a
- * note), an extra.devstat object (device shares as text). */
+ * note), an extra.devstat object (device shares as text) and the same read
+ * as an extra.quiesce (phases begun over background work). */
 #include "fuzz.h"
 #include "report/measure.h"
 #include "workload/devstat.h"
@@ -55,6 +56,10 @@ SB_FUZZ_TARGET(measure)
 	case 6: {
 		json_object *ds = json_tokener_parse(s);
 		char *t = sb_measure_devstat_text(ds, "  ");
+		SB_FUZZ_CHECK(t != NULL);
+		free(t);
+		/* the same object read as an extra.quiesce */
+		t = sb_measure_quiesce_text(ds, "  ");
 		SB_FUZZ_CHECK(t != NULL);
 		free(t);
 		json_object_put(ds);

@@ -366,6 +366,63 @@ static json_object *col_extra(const struct sb_report_col *c, size_t wl, const ch
 	return NULL;
 }
 
+char *sb_measure_quiesce_text(json_object *quiesce, const char *prefix)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	if (is_obj(quiesce)) {
+		json_object_object_foreach(quiesce, phase, q)
+		{
+			json_object *b, *why;
+			if (!is_obj(q) || !json_object_object_get_ex(q, "busy", &b) ||
+			    !json_object_is_type(b, json_type_boolean) || !json_object_get_boolean(b))
+				continue;
+			fprintf(f, "%s%s: started busy (%s) after waiting %.1f s: background work "
+				   "overlaps its figures\n",
+				prefix, phase,
+				json_object_object_get_ex(q, "reason", &why) ? str_of(why) : "?",
+				(double)num(q, "wait_ms") / 1000.0);
+		}
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Phases that began over background work, in any repeat: a figure the
+ * reader must not take for the device's. */
+static void quiesce_text(const struct sb_report *r, FILE *f)
+{
+	bool head = false;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		const struct sb_report_col *col = &r->cols[c];
+		for (size_t v = 0; v < col->n_vars; v++)
+			for (size_t k = 0; k < col->vars[v]->n_rep; k++) {
+				const struct sb_repeat *rep = &col->vars[v]->rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					json_object *q;
+					if (!rep->wl[w]->extra ||
+					    !json_object_object_get_ex(rep->wl[w]->extra, "quiesce", &q))
+						continue;
+					char *t = sb_measure_quiesce_text(q, "    ");
+					if (t && *t) {
+						if (!head)
+							fprintf(f, "\nbackground work (extra.quiesce):\n");
+						head = true;
+						fprintf(f, "  %s, repeat %u: %s\n%s", col->label,
+							rep->index + 1, rep->wl[w]->spec, t);
+					}
+					free(t);
+				}
+			}
+	}
+}
+
 void sb_measure_text(const struct sb_report *r, FILE *f)
 {
 	struct sb_measure_var *v = calloc(r->n_cols ? r->n_cols : 1, sizeof(*v));
@@ -408,6 +465,7 @@ void sb_measure_text(const struct sb_report *r, FILE *f)
 			free(t);
 		}
 	}
+	quiesce_text(r, f);
 }
 
 void sb_measure_html(const struct sb_report *r, FILE *f)

@@ -35,7 +35,13 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
  * parent's read and write bytes and IOPS. prefix starts each line. */
 char *sb_measure_devstat_text(json_object *devstat, const char *prefix);
 
-/* The hook of the text report: both of the above for the report's columns. */
+/* One workload result's extra.quiesce as text lines: each phase that
+ * started while the stack was still busy (md resync, writeback, I/O in
+ * flight) after the bounded wait, with the reason and the wait; empty when
+ * every phase started quiet. prefix starts each line. */
+char *sb_measure_quiesce_text(json_object *quiesce, const char *prefix);
+
+/* The hook of the text report: all of the above for the report's columns. */
 void sb_measure_text(const struct sb_report *r, FILE *f);
 /* The hook of the HTML report: the same text in a section of its own. */
 void sb_measure_html(const struct sb_report *r, FILE *f);

@@ -241,12 +241,32 @@ static void test_devshare(void **state)
 	free(t);
 }
 
+/* A phase begun during an md resync is named with its reason; quiet ones
+ * and damaged records say nothing. */
+static void test_quiesce_text(void **state)
+{
+	json_object *o = json_tokener_parse(
+	    "{\"block write\":{\"wait_ms\":2004,\"dirty_kb\":12,\"busy\":true,"
+	    "\"reason\":\"md127: md resync\"},"
+	    "\"block read\":{\"wait_ms\":3,\"dirty_kb\":0,\"busy\":false},"
+	    "\"odd\":{\"busy\":\"yes\"},\"bad\":7}");
+	char *t = sb_measure_quiesce_text(o, "  ");
+	assert_non_null(t);
+	assert_string_equal(t, "  block write: started busy (md127: md resync) after waiting 2.0 s: "
+			       "background work overlaps its figures\n");
+	free(t);
+	json_object_put(o);
+	t = sb_measure_quiesce_text(NULL, "");
+	assert_string_equal(t, "");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_xfs_info), cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_mentions), cmocka_unit_test(test_config_diff),
-	    cmocka_unit_test(test_devshare),
+	    cmocka_unit_test(test_devshare),	  cmocka_unit_test(test_quiesce_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
