@@ -394,28 +394,33 @@ char *sb_measure_quiesce_text(json_object *quiesce, const char *prefix)
 	return out;
 }
 
-/* Phases that began over background work, in any repeat: a figure the
- * reader must not take for the device's. */
-static void quiesce_text(const struct sb_report *r, FILE *f)
+/* One section of extra.KEY text per workload result, under heading: from
+ * every repeat of every column, or (first_only) each column's first. */
+static void extra_section(const struct sb_report *r, FILE *f, const char *key, bool first_only,
+			  const char *heading, char *(*text)(json_object *, const char *))
 {
 	bool head = false;
 	for (size_t c = 0; c < r->n_cols; c++) {
 		const struct sb_report_col *col = &r->cols[c];
-		for (size_t v = 0; v < col->n_vars; v++)
-			for (size_t k = 0; k < col->vars[v]->n_rep; k++) {
+		for (size_t v = 0; v < col->n_vars && !(first_only && v); v++)
+			for (size_t k = 0; k < col->vars[v]->n_rep && !(first_only && k); k++) {
 				const struct sb_repeat *rep = &col->vars[v]->rep[k];
 				for (size_t w = 0; w < rep->n_wl; w++) {
-					json_object *q;
+					json_object *o;
 					if (!rep->wl[w]->extra ||
-					    !json_object_object_get_ex(rep->wl[w]->extra, "quiesce", &q))
+					    !json_object_object_get_ex(rep->wl[w]->extra, key, &o))
 						continue;
-					char *t = sb_measure_quiesce_text(q, "    ");
+					char *t = text(o, "    ");
 					if (t && *t) {
 						if (!head)
-							fprintf(f, "\nbackground work (extra.quiesce):\n");
+							fprintf(f, "\n%s:\n", heading);
 						head = true;
-						fprintf(f, "  %s, repeat %u: %s\n%s", col->label,
-							rep->index + 1, rep->wl[w]->spec, t);
+						if (first_only)
+							fprintf(f, "  %s: %s\n%s", col->label,
+								rep->wl[w]->spec, t);
+						else
+							fprintf(f, "  %s, repeat %u: %s\n%s", col->label,
+								rep->index + 1, rep->wl[w]->spec, t);
 					}
 					free(t);
 				}
@@ -443,29 +448,13 @@ void sb_measure_text(const struct sb_report *r, FILE *f)
 		free(d);
 	}
 	free(v);
-	/* Device shares, from each column's first repeat. */
-	bool head = false;
-	for (size_t c = 0; c < r->n_cols; c++) {
-		const struct sb_report_col *col = &r->cols[c];
-		if (!col->n_vars || !col->vars[0]->n_rep)
-			continue;
-		const struct sb_repeat *rep = &col->vars[0]->rep[0];
-		for (size_t w = 0; w < rep->n_wl; w++) {
-			json_object *ds;
-			if (!rep->wl[w]->extra ||
-			    !json_object_object_get_ex(rep->wl[w]->extra, "devstat", &ds))
-				continue;
-			char *t = sb_measure_devstat_text(ds, "    ");
-			if (t && *t) {
-				if (!head)
-					fprintf(f, "\ndevices (extra.devstat, first repeat):\n");
-				head = true;
-				fprintf(f, "  %s: %s\n%s", col->label, rep->wl[w]->spec, t);
-			}
-			free(t);
-		}
-	}
-	quiesce_text(r, f);
+	/* Device shares, from each column's first repeat; phases that began
+	 * over background work, from every repeat: a figure the reader must
+	 * not take for the device's. */
+	extra_section(r, f, "devstat", true, "devices (extra.devstat, first repeat)",
+		      sb_measure_devstat_text);
+	extra_section(r, f, "quiesce", false, "background work (extra.quiesce)",
+		      sb_measure_quiesce_text);
 }
 
 void sb_measure_html(const struct sb_report *r, FILE *f)
