@@ -298,6 +298,7 @@ struct sb_stack_cfg {
 		const char *data, *metadata; /* btrfs profiles or NULL */
 		unsigned devices;	     /* btrfs: how many units, 0 = all */
 		struct sb_sel on;	     /* without md and LVM: the units it goes on */
+		int log;		     /* role of the external log device, or -1 */
 	} fs;
 	const char *mount_options; /* or NULL */
 	struct {
