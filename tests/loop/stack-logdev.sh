@@ -8,7 +8,9 @@
 # stackbench keeps its checksum. A log device another program holds open
 # O_EXCL is refused and unchanged; a log role that the data stack would
 # also use, btrfs with a log, and a log named through mkfs words are
-# profile errors (exit 2, file:line).
+# profile errors (exit 2, file:line). After a kill -9, a log device
+# replaced by another image under the same name is left alone by
+# `teardown --all` (its identity is in the journal).
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.xfs
@@ -150,4 +152,39 @@ expect_exit 2 "$STACKBENCH" plan xfs-hdd-log-ssd --devices "$hdd,$ssd" -o "fs.mk
 assert_contains "$OUT" "'logdev=' names another device" "mkfs words"
 assert_contains "$OUT" "fs.log = ROLE" "the message points at fs.log"
 pass_msg "log role shared with the data stack, btrfs, ext2 and mkfs words naming a log are exit 2"
+
+# The log device's identity is journaled and checked by undo: a run killed
+# with -9, its log device replaced by another image under the same name,
+# then `teardown --all` leaves that image alone (and the data device with
+# it: the step is undone whole or not at all), keeps the journal, exit 1.
+"$STACKBENCH" run xfs-hdd-log-ssd --devices "$hdd,$ssd" --yes -o fs.log=ssd -o matrix.fs.type=xfs \
+	-o "workloads.run=command:sleep 60" --results "$SB_TMP/res-kill" -q >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 150); do
+	findmnt -rn -o TARGET | grep -qF "$STACKBENCH_STATE_DIR" && break
+	sleep 0.1
+done
+mnt=$(findmnt -rn -o TARGET | grep -F "$STACKBENCH_STATE_DIR" | head -1)
+[ -n "$mnt" ] || fail "run never mounted"
+kill -9 $pid
+wait $pid 2>/dev/null || true
+for p in $(pgrep -x sleep); do
+	case "$(readlink /proc/$p/cwd)" in "$mnt"*) kill -9 "$p" ;; esac
+done
+for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
+! findmnt -rn -o TARGET | grep -qF "$mnt" || fail "could not unmount $mnt"
+losetup -d "$ssd"
+truncate -s 320M "$SB_TMP/other.img"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$SB_TMP/other.img"
+for _ in $(seq 20); do losetup "$ssd" "$SB_TMP/other.img" 2>/dev/null && break; sleep 0.1; done
+[ "$(losetup -n -O BACK-FILE "$ssd")" = "$SB_TMP/other.img" ] || fail "could not attach the other image at $ssd"
+other_sum=$(sum "$ssd")
+expect_exit 1 "$STACKBENCH" teardown --all
+assert_contains "$OUT" "$ssd: not ours: backing file inode" "teardown says the log device differs"
+assert_contains "$OUT" "left alone" "teardown leaves it alone"
+ls "$STACKBENCH_STATE_DIR"/*/journal >/dev/null 2>&1 || fail "journal removed after a mismatch"
+assert_eq "$(sum "$ssd")" "$other_sum" "replaced log device unchanged"
+losetup -d "$ssd"
+rm -rf "${STACKBENCH_STATE_DIR:?}"/*
+pass_msg "a replaced log device is left alone by teardown, journal kept, exit 1"
 assert_eq "$(sum "$by")" "$by_sum" "bystander checksum at the end"
