@@ -162,10 +162,11 @@ static int describe(const void *args, char **what, char **undo)
 static bool xfs_log_sized(const struct sb_mkfs_args *a)
 {
 	for (size_t i = 0; i < a->opts.n; i++) {
-		const char *w = a->opts.v[i];
-		const char *g = strcmp(w, "-l") == 0 && i + 1 < a->opts.n ? a->opts.v[i + 1]
-				: strncmp(w, "-l", 2) == 0				? w + 2
-											: NULL;
+		const char *w = a->opts.v[i], *g = NULL;
+		if (strcmp(w, "-l") == 0 && i + 1 < a->opts.n)
+			g = a->opts.v[i + 1];
+		else if (strncmp(w, "-l", 2) == 0)
+			g = w + 2;
 		if (g && (strncmp(g, "size=", 5) == 0 || strstr(g, ",size=")))
 			return true;
 	}

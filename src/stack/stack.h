@@ -352,18 +352,6 @@ json_object *sb_ident_capture(const char *dev, struct sb_exec *x);
  * != journaled 987"). */
 int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char **why);
 
-/* ---- excl.c: nobody else holds it ---- */
-/* Proves that no other program holds dev by opening it O_EXCL; the fd
- * stays open in *fd until the caller closes it, just before its tool claims
- * the device. -EBUSY with *why ("refused: /dev/X is held open exclusively
- * by another program (md127)") naming the holder when it can be found. */
-int sb_excl_open(const char *dev, int *fd, char **why);
-/* "md127", "mounted on /x", "pid 42 (mkfs.xfs)": who uses dev, or NULL. */
-char *sb_excl_holder(const char *dev);
-/* The whole disk of a partition ("/dev/loop3" for "/dev/loop3p1"), or NULL
- * for a whole device. */
-char *sb_whole_disk(const char *dev);
-
 /* ---- devnode.c ---- */
 /* Waits until /sys/class/block/NAME exists and its /dev node is there,
  * creating the node from sysfs when no udevd does. */
