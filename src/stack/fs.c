@@ -249,8 +249,9 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 	 * log has none; a wiped one neither). */
 	if (a->log && lwant && sb_blkid_value(a->log, "UUID", cur, sizeof(cur)) == 0 &&
 	    strcasecmp(cur, lwant) != 0)
-		return sb_exec_fail(x, -ESTALE, "%s: not ours: journal device UUID %s != journaled %s",
-				    a->log, cur, lwant);
+		return sb_exec_fail(x, -ESTALE,
+				    "%s: not ours: journal device UUID %s != journaled %s", a->log,
+				    cur, lwant);
 	if (!want)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
