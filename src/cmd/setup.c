@@ -166,19 +166,16 @@ static int check_exclusive(struct sb_device *d)
 
 	if ((d->refuse & claimed) || geteuid() != 0)
 		return 0;
-	r = sb_devlock_excl_check(d->path);
+	r = sb_devlock_excl_open(d->path, NULL, NULL);
 	if (r == 0 && d->is_partition && d->parent) {
 		snprintf(whole, sizeof(whole), "/dev/%s", d->parent);
-		if (access(whole, F_OK) == 0 && (r = sb_devlock_excl_check(whole)) == -EBUSY)
+		if (access(whole, F_OK) == 0 &&
+		    (r = sb_devlock_excl_open(whole, NULL, NULL)) == -EBUSY)
 			what = whole;
 	}
 	if (r != -EBUSY)
 		return 0;
-	struct stat st;
-	_cleanup_free_ char *h =
-	    stat(what, &st) == 0 && S_ISBLK(st.st_mode)
-		? sb_devlock_holders(what == d->path ? d->name : d->parent, st.st_rdev)
-		: NULL;
+	_cleanup_free_ char *h = sb_devlock_holders(what);
 	_cleanup_free_ char *s = NULL;
 	if (asprintf(&s, "%s%s is held open exclusively by %s", what == d->path ? "" : "its disk ",
 		     what == d->path ? "it" : what,

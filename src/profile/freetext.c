@@ -16,7 +16,7 @@
 
 #define INSTEAD                                                                                    \
 	"only devices given with --devices (or made by --loop) are written, after their "          \
-	"checks; external log or realtime devices as a role are a later feature"
+	"checks; an external log device is a role of its own: fs.log = ROLE"
 
 /* Option keys whose value is another device (mkfs -l/-r/-d/-J sub-options
  * and mount options). */

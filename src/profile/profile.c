@@ -897,6 +897,64 @@ static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
 	return n;
 }
 
+/* fs.log: one whole device of its own, for a file system that can keep its
+ * log elsewhere. The device is a slot like the others (matched, probed,
+ * confirmed, locked); what must not happen is that the data stack takes it
+ * too, since mkfs would then write both over the same blocks. */
+static int check_log(struct vctx *v, unsigned nparts)
+{
+	const struct sb_config *c = v->c;
+	int lr = sb_cfg_log_role(c);
+	const char *type = sb_cfg_str(c, K_FS_TYPE), *name;
+	enum sb_key_id sk;
+	struct sb_sel s;
+	char *why = NULL;
+	bool taken;
+
+	if (lr < 0)
+		return 0;
+	name = sb_role_names[lr];
+	if (strcmp(type, "btrfs") == 0)
+		return verr(v, K_FS_LOG,
+			    "fs.log: btrfs has no external log (its metadata lives on its own "
+			    "devices): use xfs, ext3 or ext4, or leave fs.log out");
+	if (strcmp(type, "ext2") == 0)
+		return verr(v, K_FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
+	if (sb_cfg_role_count(c, (enum sb_role)lr) == 0)
+		return verr(v, K_FS_LOG, "fs.log: no %s device in [devices]", name);
+	if (sb_cfg_role_count(c, (enum sb_role)lr) > 1)
+		return verr(v, K_FS_LOG,
+			    "fs.log: the log takes exactly one device, [devices] has %u %s "
+			    "devices: give the log a role of its own",
+			    sb_cfg_role_count(c, (enum sb_role)lr), name);
+	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)lr))
+		return verr(v, K_FS_LOG,
+			    "fs.log: the %s device is partitioned (partition.on = %s) but the "
+			    "log takes a whole device: leave %s out of partition.on",
+			    name, sb_cfg_str(c, K_PART_ON), name);
+	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 && lr == SB_ROLE_ANY)
+		return verr(v, K_FS_LOG,
+			    "fs.log: 'any' devices are emulated arrays with --loop "
+			    "(devices.loop.emulate): give the log another role");
+	/* The layer that takes the data devices. */
+	sk = sb_cfg_md_on(c) ? K_MD_MEMBERS : sb_cfg_lvm_on(c) ? K_LVM_PVS : K_FS_ON;
+	if (sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
+		free(why);
+		return 0; /* said by the layer's own check */
+	}
+	taken = s.all;
+	for (size_t i = 0; i < s.n; i++)
+		taken |= s.item[i].role == (enum sb_role)lr;
+	if (taken)
+		return verr(v, K_FS_LOG,
+			    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
+			    "the log device must be the file system's log alone; name the data "
+			    "devices in %s.%s",
+			    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name,
+			    sb_cfg_str(c, sk), sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
+	return 0;
+}
+
 static int check_config(struct vctx *v)
 {
 	const struct sb_config *c = v->c;
@@ -1061,7 +1119,7 @@ static int check_config(struct vctx *v)
 				    c->val[K_FS_METADATA], btrfs_min_devices(c->val[K_FS_METADATA]),
 				    fsdev);
 	}
-	return 0;
+	return check_log(v, nparts);
 }
 
 static void free_one(struct sb_pvariant *v)
@@ -1270,6 +1328,11 @@ int sb_cfg_write_mostly(const struct sb_config *c)
 		return -1;
 	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
 	return sb_role_lookup(role);
+}
+
+int sb_cfg_log_role(const struct sb_config *c)
+{
+	return sb_role_lookup(sb_cfg_str(c, K_FS_LOG));
 }
 
 int sb_sel_parse(const char *v, struct sb_sel *out, char **why)

@@ -78,6 +78,7 @@ enum sb_key_id {
 	K_FS_METADATA,
 	K_FS_DEVICES,
 	K_FS_ON,
+	K_FS_LOG,
 	K_MOUNT_OPTIONS,
 	K_QUEUE_SCHEDULER,
 	K_QUEUE_READ_AHEAD,
@@ -185,6 +186,8 @@ const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);
 uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k);
 /* The write-mostly role, or -1 for none. */
 int sb_cfg_write_mostly(const struct sb_config *c);
+/* The role whose device holds the external log (fs.log), or -1 for none. */
+int sb_cfg_log_role(const struct sb_config *c);
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 /* Is role r (or "all") in a SB_KT_ROLES value? */

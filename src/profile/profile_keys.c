@@ -102,6 +102,9 @@ const struct sb_key sb_keys[SB_KEY_N] = {
     [K_FS_ON] = {SB_SEC_FS, "on", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
 		 "without md or LVM: the devices or partitions the file system goes on "
 		 "('ssd.p1', 'ssd.p1, ssd.p2'); the others are left untouched"},
+    [K_FS_LOG] = {SB_SEC_FS, "log", SB_KT_ROLE, NULL, 0, 0, "none", 0,
+		  "xfs, ext3, ext4: an external log (journal) on the one device of this role, "
+		  "which the data stack must not use ('ssd'), or none"},
 
     [K_MOUNT_OPTIONS] = {SB_SEC_MOUNT, "options", SB_KT_STRING, NULL, 0, 0, NULL, 0,
 			 "mount options ('noatime,logbufs=8')"},

@@ -203,6 +203,7 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 			return r;
 		}
 	}
+	s->fs.log = sb_cfg_log_role(c);
 	s->mount_options = c->val[K_MOUNT_OPTIONS];
 	s->queue.scheduler = c->val[K_QUEUE_SCHEDULER];
 	if (c->val[K_QUEUE_READ_AHEAD]) {

@@ -1,11 +1,18 @@
-/* Device locks: an exclusive flock on each whole disk, held for the run's
- * life; who holds a lock we want, from /proc/locks. */
+/* Device locking, one unit: an exclusive flock on each whole disk, held
+ * for the run's life, and who holds a lock we want (/proc/locks); the
+ * O_EXCL open that proves nobody else holds a device before a step writes
+ * it, and who does when it fails (holders in sysfs, mountinfo, processes
+ * with it open). */
 #include "stack/devlock.h"
 #include "util/log.h"
 #include "util/macro.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -132,79 +139,142 @@ int sb_devlock_take(struct sb_devlock *l, const struct sb_device *d, const char 
 	return 0;
 }
 
-int sb_devlock_excl_check(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return negerrno();
-	close(fd);
-	return 0;
-}
+/* ---- exclusive opens ---- */
 
-static void add_holder(FILE *m, bool *first, const char *what)
+static void add(FILE *f, bool *first, const char *what, const char *a)
 {
-	fprintf(m, "%s%s", *first ? "" : ", ", what);
+	fprintf(f, "%s%s%s", *first ? "" : ", ", what, a);
 	*first = false;
 }
 
-char *sb_devlock_holders(const char *name, dev_t devno)
+/* "pid 42 (comm)" for every process with an fd on the device rdev. */
+static void add_processes(FILE *f, bool *first, dev_t rdev)
 {
-	char *buf = NULL, p[900];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char p[PATH_MAX];
+
+	while (d && (e = readdir(d))) {
+		DIR *fd;
+		struct dirent *fe;
+		bool hit = false;
+		if (!isdigit((unsigned char)e->d_name[0]) ||
+		    strtol(e->d_name, NULL, 10) == (long)getpid())
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/fd", e->d_name);
+		if (!(fd = opendir(p)))
+			continue;
+		while (!hit && (fe = readdir(fd))) {
+			char l[PATH_MAX + 300];
+			struct stat fs;
+			snprintf(l, sizeof(l), "%s/%s", p, fe->d_name);
+			hit = fe->d_name[0] != '.' && stat(l, &fs) == 0 && S_ISBLK(fs.st_mode) &&
+			      fs.st_rdev == rdev;
+		}
+		closedir(fd);
+		if (!hit)
+			continue;
+		char comm[64] = "?";
+		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
+		_cleanup_fclose_ FILE *c = fopen(p, "re");
+		if (c && fgets(comm, sizeof(comm), c))
+			comm[strcspn(comm, "\n")] = '\0';
+		add(f, first, "pid ", e->d_name);
+		fprintf(f, " (%s)", comm);
+	}
+	if (d)
+		closedir(d);
+}
+
+char *sb_devlock_holders(const char *dev)
+{
+	struct stat st;
+	char p[PATH_MAX], line[4096], mm[32];
+	char *out = NULL;
 	size_t len = 0;
 	bool first = true;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *f, *in;
 	DIR *d;
 	struct dirent *e;
 
-	if (!m)
+	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
 		return NULL;
-	snprintf(p, sizeof(p), "/sys/class/block/%s/holders", name);
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders", major(st.st_rdev),
+		 minor(st.st_rdev));
 	if ((d = opendir(p))) {
 		while ((e = readdir(d)))
 			if (e->d_name[0] != '.')
-				add_holder(m, &first, e->d_name);
+				add(f, &first, "used by ", e->d_name);
 		closedir(d);
 	}
-	/* The kernel does not say which open is the exclusive one (fdinfo
-	 * flags drop O_EXCL): every process that has it open is named. */
-	{
-		DIR *proc = opendir("/proc");
-		while (proc && (e = readdir(proc))) {
-			char pid[256];
-			if (e->d_name[0] < '0' || e->d_name[0] > '9' || strtol(e->d_name, NULL, 10) == getpid())
-				continue;
-			snprintf(pid, sizeof(pid), "%s", e->d_name);
-			snprintf(p, sizeof(p), "/proc/%s/fd", pid);
-			DIR *fds = opendir(p);
-			struct dirent *f;
-			bool hit = false;
-			while (fds && !hit && (f = readdir(fds))) {
-				struct stat st;
-				if (f->d_name[0] == '.')
-					continue;
-				snprintf(p, sizeof(p), "/proc/%s/fd/%s", pid, f->d_name);
-				if (stat(p, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno)
-					hit = true;
-			}
-			if (fds)
-				closedir(fds);
-			if (!hit)
-				continue;
-			char comm[64] = "?";
-			snprintf(p, sizeof(p), "/proc/%s/comm", pid);
-			_cleanup_fclose_ FILE *c = fopen(p, "re");
-			if (c && fgets(comm, sizeof(comm), c))
-				comm[strcspn(comm, "\n")] = '\0';
-			snprintf(p, sizeof(p), "pid %s (%s)", pid, comm);
-			add_holder(m, &first, p);
+	snprintf(mm, sizeof(mm), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	if ((in = fopen("/proc/self/mountinfo", "re"))) {
+		/* "36 35 98:0 /mnt1 /mnt2 ...": the third field is the device. */
+		while (fgets(line, sizeof(line), in)) {
+			char *save = NULL, *id = strtok_r(line, " ", &save);
+			char *par = id ? strtok_r(NULL, " ", &save) : NULL;
+			char *m = par ? strtok_r(NULL, " ", &save) : NULL;
+			char *root = m ? strtok_r(NULL, " ", &save) : NULL;
+			char *target = root ? strtok_r(NULL, " ", &save) : NULL;
+			if (target && strcmp(m, mm) == 0)
+				add(f, &first, "mounted on ", target);
 		}
-		if (proc)
-			closedir(proc);
+		fclose(in);
 	}
-	fclose(m);
-	if (!len) {
-		free(buf);
+	add_processes(f, &first, st.st_rdev);
+	fclose(f);
+	if (out && !*out) {
+		free(out);
 		return NULL;
 	}
-	return buf;
+	return out;
+}
+
+int sb_devlock_excl_open(const char *dev, int *fd, char **why)
+{
+	int r, efd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+
+	if (why)
+		*why = NULL;
+	if (efd >= 0) {
+		if (fd)
+			*fd = efd;
+		else
+			close(efd);
+		return 0;
+	}
+	r = negerrno();
+	if (fd)
+		*fd = -1;
+	if (!why)
+		return r;
+	if (r == -EBUSY) {
+		_cleanup_free_ char *h = sb_devlock_holders(dev);
+		if (asprintf(why, "refused: %s is held open exclusively by another program%s%s%s",
+			     dev, h ? " (" : "", h ? h : "", h ? ")" : "") < 0)
+			*why = NULL;
+	} else if (asprintf(why, "%s: cannot open: %s", dev, strerror(-r)) < 0) {
+		*why = NULL;
+	}
+	return r;
+}
+
+char *sb_devlock_whole_disk(const char *dev)
+{
+	struct stat st;
+	char p[PATH_MAX], real[PATH_MAX], *out = NULL;
+
+	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
+		return NULL;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (access(p, F_OK) != 0)
+		return NULL;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/..", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(p, real) || asprintf(&out, "/dev/%s", basename(real)) < 0)
+		return NULL;
+	return out;
 }

@@ -1,6 +1,8 @@
-/* Device locks (devlock.c): an exclusive flock on each whole disk a run
- * writes, held for the run's life (udev honours it, and it keeps two runs
- * apart). */
+/* Device locking (devlock.c), one unit for both kinds of claim on a disk:
+ * an exclusive flock on each whole disk a run writes, held for the run's
+ * life (udev honours it, and it keeps two runs apart), and the O_EXCL open
+ * that proves nobody else holds a device before a step writes it, with
+ * who the holder is when it fails. */
 #pragma once
 
 #include "probe/probe.h"
@@ -35,13 +37,24 @@ int sb_devlock_take(struct sb_devlock *l, const struct sb_device *d, const char 
 /* Pids that hold a flock on the inode dev:ino, from /proc/locks. */
 size_t sb_flock_holders(dev_t dev, ino_t ino, pid_t *pids, size_t max);
 
-/* The proof that nobody else holds path: an O_EXCL open (closed again at
- * once, so that the step's own tool can make its claim). 0, -EBUSY when
- * another program (or a mount, md, dm) holds it, another -errno. */
-int sb_devlock_excl_check(const char *path);
-/* Who holds the device name (major:minor devno): kernel holders from
- * /sys/class/block/NAME/holders and processes with it open (from /proc/PID/fd;
- * which open is the exclusive one cannot be told), as "pid 123 (python3)",
- * comma-separated;
- * NULL when none can be found (malloc'ed). */
-char *sb_devlock_holders(const char *name, dev_t devno);
+/* ---- exclusive opens: nobody else holds it ----
+ * An O_EXCL open of a block device fails with EBUSY while a mount, an md
+ * array, a dm table or another program's exclusive open claims it (the
+ * kernel's claim, not a convention like flock). */
+
+/* Proves that no other program holds dev by opening it O_EXCL. With fd,
+ * the claim stays open in *fd until the caller closes it, just before its
+ * tool claims the device; without, it is closed at once. 0; -EBUSY with
+ * *why (when why is given: "refused: /dev/X is held open exclusively by
+ * another program (used by md127)") naming the holder when it can be
+ * found; another -errno ("/dev/X: cannot open: ..."). */
+int sb_devlock_excl_open(const char *dev, int *fd, char **why);
+/* Who uses dev, from what the kernel shows: "used by md127" (holders in
+ * sysfs), "mounted on /x" (mountinfo), "pid 42 (mkfs.xfs)" (processes that
+ * have it open: which open is the exclusive one cannot be told, fdinfo
+ * drops O_EXCL), comma-separated; NULL when none can be found or dev is no
+ * block device (malloc'ed). */
+char *sb_devlock_holders(const char *dev);
+/* The whole disk of a partition ("/dev/loop3" for "/dev/loop3p1"), or NULL
+ * for a whole device (or no block device). */
+char *sb_devlock_whole_disk(const char *dev);

@@ -3,6 +3,7 @@
  * journal alone. Before a step writes a device it proves that nobody else
  * holds it (an O_EXCL open) and journals who the device is; undo acts only
  * on what still is that device. */
+#include "stack/devlock.h"
 #include "stack/stack.h"
 #include "util/kmsg.h"
 #include "util/strutil.h"
@@ -403,17 +404,17 @@ static int prove_exclusive(struct sb_exec *x, const struct sb_layer *l, const vo
 	*n_fds = 0;
 	sb_fields_each_dev(l->fields, l->n_fields, a, SB_FF_WRITES, collect, &dl);
 	for (size_t i = 0; i < dl.n; i++) {
-		_cleanup_free_ char *whole = sb_whole_disk(dl.d[i]);
+		_cleanup_free_ char *whole = sb_devlock_whole_disk(dl.d[i]);
 		int fd = -1;
 		if (!whole)
 			continue;
-		r = sb_excl_open(whole, &fd, &why);
+		r = sb_devlock_excl_open(whole, &fd, &why);
 		if (r < 0)
 			goto refused;
 		close(fd);
 	}
 	for (size_t i = 0; i < dl.n; i++) {
-		r = sb_excl_open(dl.d[i], &fds[*n_fds], &why);
+		r = sb_devlock_excl_open(dl.d[i], &fds[*n_fds], &why);
 		if (r < 0)
 			goto refused;
 		(*n_fds)++;

@@ -1,12 +1,26 @@
 /* mkfs: ext2/3/4 (-F), xfs (-f), btrfs (-f, see btrfs.c), extra options as
- * words. The new file system's UUID (libblkid) is journaled; undo erases
- * the signatures with libblkid only where that UUID is still found. */
+ * words. An external log device (fs.log) is one more device this step
+ * writes: xfs gets -l logdev=, ext3/4 a journal device made first
+ * (-O journal_dev) under a UUID chosen before the begin record, then
+ * -J device=UUID=, so that mke2fs finds the journal by what it is and not
+ * by a name. The new file system's UUIDs (libblkid) are journaled; undo
+ * erases the signatures with libblkid only where those UUIDs are still
+ * found. */
 #include "stack/layers.h"
 #include "util/macro.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* xfs's largest log (XFS_MAX_LOG_BYTES: 2 GiB less 10 MiB): mkfs.xfs
+ * makes an external log as large as its device and refuses a device
+ * larger than this, so a bigger one gets a log of this size. */
+#define XFS_MAX_LOG_BYTES ((2048ull - 10) << 20)
 
 #define A struct sb_mkfs_args
 static const struct sb_field fields[] = {
@@ -15,6 +29,9 @@ static const struct sb_field fields[] = {
     SB_FIELD(A, opts, SB_FT_STRV, 0),
     SB_FIELD(A, data, SB_FT_STR, SB_FF_OPTIONAL),
     SB_FIELD(A, metadata, SB_FT_STR, SB_FF_OPTIONAL),
+    SB_FIELD(A, log, SB_FT_DEV, SB_FF_WRITES | SB_FF_IDENT),
+    SB_FIELD(A, log_uuid, SB_FT_STR, SB_FF_OPTIONAL),
+    SB_FIELD(A, log_size, SB_FT_U64, 0),
 };
 #undef A
 
@@ -40,6 +57,50 @@ static bool is_btrfs(const struct sb_mkfs_args *a)
 	return strcmp(a->type, "btrfs") == 0;
 }
 
+static bool is_xfs(const struct sb_mkfs_args *a)
+{
+	return strcmp(a->type, "xfs") == 0;
+}
+
+/* ext: the journal device's UUID, or a placeholder in a dry run (prepare
+ * chooses it in a real one). */
+static const char *log_uuid(const struct sb_mkfs_args *a)
+{
+	return a->log_uuid ? a->log_uuid : "${log_uuid}";
+}
+
+/* The block size the profile's words give mke2fs ("-b 1024", "-b1024"), or
+ * NULL. */
+static const char *ext_block_size(const struct sb_mkfs_args *a)
+{
+	const char *bs = NULL;
+	for (size_t i = 0; i < a->opts.n; i++) {
+		if (strcmp(a->opts.v[i], "-b") == 0 && i + 1 < a->opts.n)
+			bs = a->opts.v[++i];
+		else if (strncmp(a->opts.v[i], "-b", 2) == 0 && a->opts.v[i][2])
+			bs = a->opts.v[i] + 2;
+	}
+	return bs;
+}
+
+/* ext with fs.log: the journal device. The file system then takes the
+ * journal's block size, so it gets the profile's (or 4096, as on any disk
+ * but a small one: mke2fs would give a small journal device 1024). */
+static void journal_argv(const struct sb_mkfs_args *a, struct sb_vec *v)
+{
+	const char *bs = ext_block_size(a);
+	sb_vec_addf(v, "mkfs.%s", a->type);
+	sb_vec_add(v, "-F");
+	sb_vec_add(v, "-q");
+	sb_vec_add(v, "-O");
+	sb_vec_add(v, "journal_dev");
+	sb_vec_add(v, "-b");
+	sb_vec_add(v, bs ? bs : "4096");
+	sb_vec_add(v, "-U");
+	sb_vec_add(v, log_uuid(a));
+	sb_vec_add(v, a->log);
+}
+
 static void mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v)
 {
 	if (is_btrfs(a)) {
@@ -47,9 +108,20 @@ static void mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v)
 		return;
 	}
 	sb_vec_addf(v, "mkfs.%s", a->type);
-	sb_vec_add(v, strcmp(a->type, "xfs") == 0 ? "-f" : "-F");
-	if (strcmp(a->type, "xfs") != 0)
+	sb_vec_add(v, is_xfs(a) ? "-f" : "-F");
+	if (!is_xfs(a))
 		sb_vec_add(v, "-q");
+	if (a->log && is_xfs(a)) {
+		sb_vec_add(v, "-l");
+		if (a->log_size)
+			sb_vec_addf(v, "logdev=%s,size=%llub", a->log,
+				    (unsigned long long)a->log_size);
+		else
+			sb_vec_addf(v, "logdev=%s", a->log);
+	} else if (a->log) {
+		sb_vec_add(v, "-J");
+		sb_vec_addf(v, "device=UUID=%s", log_uuid(a));
+	}
 	for (size_t i = 0; i < a->opts.n; i++)
 		sb_vec_add(v, a->opts.v[i]);
 	/* Other file systems live on the first device only. */
@@ -60,16 +132,84 @@ static int describe(const void *args, char **what, char **undo)
 {
 	const struct sb_mkfs_args *a = args;
 	struct sb_vec v = {0}, u = {0};
+	_cleanup_free_ char *journal = NULL, *fs = NULL;
+	if (a->log && !is_xfs(a)) {
+		journal_argv(a, &v);
+		journal = sb_vec_format(&v);
+		sb_vec_free(&v);
+	}
 	mkfs_argv(a, &v);
-	*what = sb_vec_format(&v);
+	fs = sb_vec_format(&v);
 	sb_vec_free(&v);
+	if (journal && fs) {
+		if (asprintf(what, "%s; %s", journal, fs) < 0)
+			*what = NULL;
+	} else {
+		*what = TAKE_PTR(fs);
+	}
 	sb_vec_add(&u, "wipefs");
 	sb_vec_add(&u, "-a");
 	for (size_t i = 0; i < a->devs.n; i++)
 		sb_vec_add(&u, a->devs.v[i]);
+	if (a->log)
+		sb_vec_add(&u, a->log);
 	*undo = sb_vec_format(&u);
 	sb_vec_free(&u);
 	return *what && *undo ? 0 : -ENOMEM;
+}
+
+/* Does a profile word already give the xfs log a size ("-l size=64m")? */
+static bool xfs_log_sized(const struct sb_mkfs_args *a)
+{
+	for (size_t i = 0; i < a->opts.n; i++) {
+		const char *w = a->opts.v[i], *g = NULL;
+		if (strcmp(w, "-l") == 0 && i + 1 < a->opts.n)
+			g = a->opts.v[i + 1];
+		else if (strncmp(w, "-l", 2) == 0)
+			g = w + 2;
+		if (g && (strncmp(g, "size=", 5) == 0 || strstr(g, ",size=")))
+			return true;
+	}
+	return false;
+}
+
+/* xfs: a log device larger than xfs's largest log gets a log of that size
+ * (unless the profile sized it). */
+static int prepare_xfs(struct sb_mkfs_args *a, struct sb_exec *x)
+{
+	_cleanup_close_ int fd = -1;
+	uint64_t bytes = 0;
+	if (xfs_log_sized(a))
+		return 0;
+	fd = open(a->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes) < 0)
+		return sb_exec_fail(x, negerrno(), "%s: cannot read its size: %s", a->log,
+				    strerror(errno));
+	if (bytes > XFS_MAX_LOG_BYTES)
+		a->log_size = XFS_MAX_LOG_BYTES;
+	return 0;
+}
+
+/* The log's parameters are settled before the begin record: for ext the
+ * journal device's UUID, so that the record already names it (undo can
+ * tell our journal device from another even when the step never
+ * finished); for xfs its size. */
+static int prepare(void *args, struct sb_exec *x)
+{
+	struct sb_mkfs_args *a = args;
+	char uuid[64];
+	int r;
+	if (a->log && is_xfs(a))
+		return prepare_xfs(a, x);
+	if (!a->log || a->log_uuid)
+		return 0;
+	r = sb_sys_read("/proc/sys/kernel/random/uuid", uuid, sizeof(uuid));
+	if (r < 0)
+		return sb_exec_fail(x, r, "cannot make a UUID for the journal device: %s",
+				    strerror(-r));
+	uuid[strcspn(uuid, " \n")] = '\0';
+	a->log_uuid = strdup(uuid);
+	return a->log_uuid ? 0 : -ENOMEM;
 }
 
 static int run(void *args, json_object *result, struct sb_exec *x)
@@ -78,6 +218,13 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	struct sb_vec v = {0};
 	char uuid[128];
 	int r;
+	if (a->log && !is_xfs(a)) {
+		journal_argv(a, &v);
+		r = sb_exec_cmd(x, (const char *const *)v.v);
+		sb_vec_free(&v);
+		if (r < 0)
+			return r;
+	}
 	mkfs_argv(a, &v);
 	r = sb_exec_cmd(x, (const char *const *)v.v);
 	sb_vec_free(&v);
@@ -85,6 +232,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 		return r;
 	if (sb_blkid_value(a->devs.v[0], "UUID", uuid, sizeof(uuid)) == 0)
 		json_object_object_add(result, "uuid", json_object_new_string(uuid));
+	if (a->log && sb_blkid_value(a->log, "UUID", uuid, sizeof(uuid)) == 0)
+		json_object_object_add(result, "log_uuid", json_object_new_string(uuid));
 	return 0;
 }
 
@@ -93,8 +242,16 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_mkfs_args *a = args;
 	const char *want = sb_json_str(result, "uuid");
+	const char *lwant = a->log_uuid ? a->log_uuid : sb_json_str(result, "log_uuid");
 	char cur[128];
 	size_t n = is_btrfs(a) ? a->devs.n : 1;
+	/* The journal device carries the UUID we gave it, or no UUID (an xfs
+	 * log has none; a wiped one neither). */
+	if (a->log && lwant && sb_blkid_value(a->log, "UUID", cur, sizeof(cur)) == 0 &&
+	    strcasecmp(cur, lwant) != 0)
+		return sb_exec_fail(x, -ESTALE,
+				    "%s: not ours: journal device UUID %s != journaled %s", a->log,
+				    cur, lwant);
 	if (!want)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
@@ -111,18 +268,18 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 static int undo(const void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_mkfs_args *a = args;
-	for (size_t i = 0; i < a->devs.n; i++) {
-		const char *d = a->devs.v[i];
+	for (size_t i = 0; i <= a->devs.n; i++) {
+		const char *d = i < a->devs.n ? a->devs.v[i] : a->log;
 		struct stat st;
 		int r;
-		if (strstr(d, "${") || stat(d, &st) < 0 || !S_ISBLK(st.st_mode))
+		if (!d || strstr(d, "${") || stat(d, &st) < 0 || !S_ISBLK(st.st_mode))
 			continue;
 		r = sb_wipe_signatures(d);
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: cannot wipe: %s", d, strerror(-r));
 		if (r > 0)
 			sb_exec_log(x, "%s: %d signature(s) wiped\n", d, r);
-		if (is_btrfs(a))
+		if (is_btrfs(a) && i < a->devs.n)
 			sb_btrfs_forget(d);
 	}
 	return 0;
@@ -135,6 +292,7 @@ const struct sb_layer sb_layer_mkfs = {
     .n_fields = ARRAY_SIZE(fields),
     .progs = progs,
     .programs = programs,
+    .prepare = prepare,
     .describe = describe,
     .run = run,
     .check = check,

@@ -66,6 +66,9 @@ struct sb_mkfs_args {
 	struct sb_list devs; /* btrfs: all; others: the first only */
 	struct sb_list opts;
 	char *data, *metadata; /* btrfs -d / -m */
+	char *log;	       /* external log device (xfs -l logdev=, ext journal_dev), or NULL */
+	char *log_uuid;	       /* ext: the UUID prepare chose for the journal device */
+	uint64_t log_size;     /* xfs: bytes, set by prepare when the device exceeds the maximum */
 };
 
 struct sb_mount_args {
@@ -73,6 +76,7 @@ struct sb_mount_args {
 	char *dir;
 	char *type;
 	char *options;
+	char *log; /* xfs: logdev=; ext: the journal device the kernel claims */
 };
 
 /* btrfs.c */

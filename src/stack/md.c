@@ -8,6 +8,7 @@
  * journaled, that name), never whatever now has the number. Then it zeroes
  * the superblock of every member (a stopped member keeps it); with udevd
  * running it first stops what udev assembled again from a member. */
+#include "stack/devlock.h"
 #include "stack/layers.h"
 #include "util/macro.h"
 #include "util/size.h"
@@ -204,7 +205,7 @@ static int run(void *args, json_object *result, struct sb_exec *x)
  * gone, and `udevadm settle` would only wait for its time limit. */
 static bool udev_can_probe(const char *m)
 {
-	_cleanup_free_ char *whole = sb_whole_disk(m);
+	_cleanup_free_ char *whole = sb_devlock_whole_disk(m);
 	_cleanup_close_ int fd = open(whole ? whole : m, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return true;

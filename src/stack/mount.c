@@ -1,8 +1,10 @@
 /* Mounting through libmount at a per-run mount point under the state
  * directory; a multi-device btrfs gets device= for each member, so that
  * the kernel assembles it from ours and not from a stale copy it scanned
- * elsewhere. Undo unmounts (retrying while the kernel is still busy) and
- * removes the mount point, which must lie in the run directory. */
+ * elsewhere; an xfs with an external log gets logdev= (the kernel claims
+ * that device too, so the executor proves it unheld first). Undo unmounts
+ * (retrying while the kernel is still busy) and removes the mount point,
+ * which must lie in the run directory. */
 #include "stack/layers.h"
 #include "util/macro.h"
 
@@ -23,26 +25,32 @@ static const struct sb_field fields[] = {
     SB_FIELD(A, dir, SB_FT_PATH, SB_FF_REQUIRED),
     SB_FIELD(A, type, SB_FT_STR, SB_FF_REQUIRED),
     SB_FIELD(A, options, SB_FT_STR, SB_FF_OPTIONAL),
+    SB_FIELD(A, log, SB_FT_DEV, SB_FF_WRITES),
 };
 #undef A
 
 /* The profile's options, with device= for each member of a btrfs over
- * several devices in front. NULL when there are none. */
+ * several devices in front, or xfs's logdev= for its external log (ext
+ * finds its journal device by the number mke2fs wrote in the superblock).
+ * NULL when there are none. */
 static char *options(const struct sb_mount_args *a)
 {
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f;
 	bool devs = strcmp(a->type, "btrfs") == 0 && a->devs.n > 1;
-	if (!devs && !a->options)
+	bool logdev = a->log && strcmp(a->type, "xfs") == 0;
+	if (!devs && !logdev && !a->options)
 		return NULL;
 	f = open_memstream(&out, &len);
 	if (!f)
 		return NULL;
 	for (size_t i = 0; devs && i < a->devs.n; i++)
 		fprintf(f, "%sdevice=%s", i ? "," : "", a->devs.v[i]);
+	if (logdev)
+		fprintf(f, "logdev=%s", a->log);
 	if (a->options)
-		fprintf(f, "%s%s", devs ? "," : "", a->options);
+		fprintf(f, "%s%s", devs || logdev ? "," : "", a->options);
 	fclose(f);
 	return out;
 }

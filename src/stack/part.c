@@ -7,6 +7,7 @@
  * devices on a host without udevd). The table's disk GUID is journaled;
  * undo wipes only a table with that GUID, rereads it and removes the nodes
  * that went stale. */
+#include "stack/devlock.h"
 #include "stack/layers.h"
 #include "util/macro.h"
 #include "util/size.h"
@@ -150,7 +151,7 @@ static int write_table(struct sb_exec *x, const struct sb_part_args *a, const ch
 	if (fd < 0) {
 		r = negerrno();
 		if (r == -EBUSY) {
-			_cleanup_free_ char *h = sb_excl_holder(dev);
+			_cleanup_free_ char *h = sb_devlock_holders(dev);
 			x->refused = true;
 			return sb_exec_fail(
 			    x, r, "refused: %s is held open exclusively by another program%s%s%s",

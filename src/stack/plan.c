@@ -150,7 +150,7 @@ static bool slot_used(const struct sb_stack_cfg *s, const struct sb_slot *sl)
 	const struct sb_sel *sel = s->md.on ? &s->md.members : s->lvm.on ? &s->lvm.pvs : &s->fs.on;
 	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
 
-	if (!sel)
+	if (!sel || (int)sl->role == s->fs.log)
 		return true;
 	if (!nparts)
 		return sb_sel_match(sel, sl->role, 0);
@@ -169,6 +169,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	bool emulate = in->loop && s->dev.emulate_raid6;
 	unsigned em_members = s->dev.emulate_members;
 	const char *loop_dir = in->loop_dir ? in->loop_dir : getenv("STACKBENCH_LOOP_DIR");
+	char logvar[16] = "";
 
 	if (!loop_dir || !*loop_dir)
 		loop_dir = SB_LOOP_DIR_DEFAULT;
@@ -221,11 +222,16 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	}
 	free(whole);
 
-	/* Partitions: each partitioned device is replaced by its partitions. */
+	/* Partitions: each partitioned device is replaced by its partitions.
+	 * The log device is no unit: only mkfs and mount get it. */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
 		if (!slot_used(s, sl))
 			continue;
+		if ((int)sl->role == s->fs.log) {
+			snprintf(logvar, sizeof(logvar), "%s", sl->name);
+			continue;
+		}
 		if (!s->part.count || !(s->part.on & (1u << sl->role))) {
 			add_unit(b, sl->role, sl->name);
 			continue;
@@ -312,6 +318,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		addv(&fs->devs, b->u[i].var);
 	for (size_t i = 0; i < s->fs.mkfs.n; i++)
 		sb_list_add(&fs->opts, s->fs.mkfs.v[i]);
+	if (*logvar)
+		fs->log = fmt("${%s}", logvar);
 
 	struct sb_mount_args *mnt = add_step(b, SB_STEP_MOUNT);
 	for (size_t i = 0; i < nfs; i++)
@@ -322,6 +330,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	mnt->type = fmt("%s", sb_fs_names[s->fs.type]);
 	if (s->mount_options)
 		mnt->options = fmt("%s", s->mount_options);
+	if (*logvar)
+		mnt->log = fmt("${%s}", logvar);
 	(void)c;
 	return 0;
 }

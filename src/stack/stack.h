@@ -302,6 +302,7 @@ struct sb_stack_cfg {
 		const char *data, *metadata; /* btrfs profiles or NULL */
 		unsigned devices;	     /* btrfs: how many units, 0 = all */
 		struct sb_sel on;	     /* without md and LVM: the units it goes on */
+		int log;		     /* role of the external log device, or -1 */
 	} fs;
 	const char *mount_options; /* or NULL */
 	struct {
@@ -366,18 +367,6 @@ char *sb_ident_find(const char *was, json_object *want, const char *disk_now, st
  * (the one thing a new name changes) and, for a partition, with its disk's
  * new name (disk_now, or NULL to keep it). A new reference. */
 json_object *sb_ident_moved(json_object *want, const char *disk_now);
-
-/* ---- excl.c: nobody else holds it ---- */
-/* Proves that no other program holds dev by opening it O_EXCL; the fd
- * stays open in *fd until the caller closes it, just before its tool claims
- * the device. -EBUSY with *why ("refused: /dev/X is held open exclusively
- * by another program (md127)") naming the holder when it can be found. */
-int sb_excl_open(const char *dev, int *fd, char **why);
-/* "md127", "mounted on /x", "pid 42 (mkfs.xfs)": who uses dev, or NULL. */
-char *sb_excl_holder(const char *dev);
-/* The whole disk of a partition ("/dev/loop3" for "/dev/loop3p1"), or NULL
- * for a whole device. */
-char *sb_whole_disk(const char *dev);
 
 /* ---- devnode.c ---- */
 /* Waits until /sys/class/block/NAME exists and its /dev node is there,

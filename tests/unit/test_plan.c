@@ -95,6 +95,7 @@ static void test_golden(void **state)
 	static const char *const md_devs[] = {"/dev/sdb", "/dev/sdc", "/dev/sdd"};
 	static const char *const one_dev[] = {"/dev/sdx"};
 	static const char *const nvme[] = {"/dev/nvme0n1"};
+	static const char *const log_devs[] = {"/dev/sdb", "/dev/sdc"};
 	static const struct {
 		const char *golden, *profile;
 		bool loop, quick;
@@ -124,6 +125,11 @@ static void test_golden(void **state)
 	     false, NULL, 0, NULL},
 	    {"fsopbench-disk-vs-lvm-raid6.loop.txt", "profiles/fsopbench-disk-vs-lvm-raid6.conf",
 	     true, false, NULL, 0, NULL},
+	    /* fs.log: the log device in mkfs and mount only, never a data unit. */
+	    {"xfs-hdd-log-ssd.loop.txt", "profiles/xfs-hdd-log-ssd.conf", true, true, NULL, 0,
+	     NULL},
+	    {"xfs-hdd-log-ssd.devices.txt", "profiles/xfs-hdd-log-ssd.conf", false, false,
+	     log_devs, 2, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick,

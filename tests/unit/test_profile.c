@@ -97,6 +97,30 @@ static void test_broken(void **state)
 	    {BASE "[lvm]\nstripes = 2\n", "p.conf:6: lvm.stripes: 2 stripes but only 1 PVs"},
 	    {BASE "[workloads]\nrun = nosuch:thing\n",
 	     "p.conf:6: workloads.run: workload 'nosuch:thing': unknown"},
+	    /* fs.log: a whole device of its own, for a file system with a log. */
+#define LOGP "[devices]\nhdd = 1\nssd = 1\n[fs]\n"
+	    {LOGP "type = xfs\nlog = ssd\n",
+	     "p.conf:6: fs.log: the ssd device would also be in the data stack (fs.on = all)"},
+	    {LOGP "type = xfs\non = hdd, ssd\nlog = ssd\n",
+	     "p.conf:7: fs.log: the ssd device would also be in the data stack (fs.on = hdd, "
+	     "ssd)"},
+	    {LOGP "type = xfs\nlog = ssd\n[md]\nlevel = 1\n",
+	     "p.conf:6: fs.log: the ssd device would also be in the data stack (md.members = "
+	     "all)"},
+	    {LOGP "type = xfs\nlog = ssd\n[lvm]\npvs = ssd\n",
+	     "p.conf:6: fs.log: the ssd device would also be in the data stack (lvm.pvs = ssd)"},
+	    {LOGP "type = btrfs\non = hdd\nlog = ssd\n",
+	     "p.conf:7: fs.log: btrfs has no external log"},
+	    {LOGP "type = ext2\non = hdd\nlog = ssd\n", "p.conf:7: fs.log: ext2 has no journal"},
+	    {LOGP "type = xfs\non = hdd\nlog = nvme\n",
+	     "p.conf:7: fs.log: no nvme device in [devices]"},
+	    {"[devices]\nhdd = 1\nssd = 2\n[fs]\ntype = xfs\non = hdd\nlog = ssd\n",
+	     "p.conf:7: fs.log: the log takes exactly one device, [devices] has 2 ssd devices"},
+	    {LOGP "type = xfs\non = hdd.p1\nlog = ssd\n[partition]\ncount = 2\n",
+	     "p.conf:7: fs.log: the ssd device is partitioned (partition.on = all)"},
+	    {LOGP "type = xfs\non = hdd\nlog = sdd\n",
+	     "p.conf:7: fs.log: unknown role 'sdd' (did you mean 'ssd'?)"},
+#undef LOGP
 	    /* Every combination of a matrix impossible: the first reason. */
 	    {"[devices]\nssd = 1\n[fs]\ntype = btrfs\n[matrix]\nfs.data = raid1 | raid0\n",
 	     "p.conf:6: variant fs.data=raid1: fs.data: raid1 needs at least 2 devices, the "
@@ -254,8 +278,9 @@ static void test_keys_documented(void **state)
 static void test_shipped(void **state)
 {
 	static const char *const names[] = {"md-raid1-ssd-2hdd", "btrfs-raid1-partitions",
-					    "lvm-hwraid6", "single-disk", "mount-options-xfs"};
-	static const size_t nvar[] = {3, 3, 4, 4, 4};
+					    "lvm-hwraid6", "single-disk", "mount-options-xfs",
+					    "xfs-hdd-log-ssd"};
+	static const size_t nvar[] = {3, 3, 4, 4, 4, 4};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *path = sb_profile_find(names[i]), *err = NULL;
 		struct sb_profile *p = NULL;
