@@ -90,6 +90,7 @@ SB_HOST_PROFILE_CASES=(
 	"btrfs-vs-ext3-single-disk|matrix.fs.type;fs.mkfs=btrfs;-n 4k"
 	"md-raid1-ssd-2hdd-partitions|matrix.md.level;md.write-mostly;md.write-behind=none;none;0"
 	"fsopbench-disk-vs-lvm-raid6|matrix.lvm.enable=no|matrix.queue.scheduler=bfq"
+	"xfs-hdd-log-ssd|fs.log=ssd|matrix.fs.type=ext4"
 )
 # profile_case CASE: sets CASE_PROF and CASE_OV (the -o arguments) and
 # CASE_STEPS (how many steps its one variant has).
