@@ -294,6 +294,26 @@ static int uring_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 	return (int)k;
 }
 
+static int uring_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_io **done,
+			   unsigned max)
+{
+	struct uring *u = e->priv;
+	int n = uring_reap(e, 0, done, max);
+
+	if (n != 0 || !e->inflight || !timeout_ns)
+		return n;
+	/* One enter that submits what is queued and waits for one completion
+	 * or the timeout (-ETIME), whichever is first. */
+	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
+				       .tv_nsec = (long long)(timeout_ns % 1000000000u)};
+	struct io_uring_cqe *cqe;
+	int r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &ts, NULL);
+	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+		return r;
+	u->queued = 0;
+	return uring_reap(e, 0, done, max);
+}
+
 static void uring_cleanup(struct sb_engine *e)
 {
 	struct uring *u = e->priv;
@@ -313,5 +333,6 @@ const struct sb_engine_ops sb_engine_io_uring = {
     .queue = uring_queue,
     .submit = uring_submit,
     .reap = uring_reap,
+    .reap_wait = uring_reap_wait,
     .cleanup = uring_cleanup,
 };
