@@ -226,11 +226,14 @@ static int uring_submit(struct sb_engine *e)
 	return 0;
 }
 
+/* Only a batch smaller than the queue is submitted here; otherwise what is
+ * queued goes out with the next submit or reap, which then submits and waits
+ * in one io_uring_enter (at qd=1: one system call per I/O, not two). */
 static int uring_queue(struct sb_engine *e, struct sb_io *io)
 {
 	struct uring *u = e->priv;
 	int r = prep(e, u, io);
-	if (r == 0 && u->queued >= e->cfg.batch_submit)
+	if (r == 0 && e->cfg.batch_submit < e->cfg.qd && u->queued >= e->cfg.batch_submit)
 		r = uring_submit(e);
 	return r;
 }
@@ -298,10 +301,10 @@ static int uring_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_i
 			   unsigned max)
 {
 	struct uring *u = e->priv;
-	int n = uring_reap(e, 0, done, max);
 
-	if (n != 0 || !e->inflight || !timeout_ns)
-		return n;
+	/* Completions already in the ring, or nothing to wait for: no wait. */
+	if (io_uring_cq_ready(&u->ring) || !e->inflight || !timeout_ns)
+		return uring_reap(e, 0, done, max);
 	/* One enter that submits what is queued and waits for one completion
 	 * or the timeout (-ETIME), whichever is first. */
 	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),

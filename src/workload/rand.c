@@ -392,10 +392,7 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
 			stopping = true; /* let what is in flight complete */
 		}
-		if (!stopping && (r = sb_engine_submit(e)) < 0) {
-			t->err = r;
-			stopping = true;
-		}
+		/* No submit here: the next reap submits and waits in one call. */
 	}
 	return i;
 }
@@ -532,10 +529,7 @@ static void *rand_uring_main(void *arg)
 				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
 			stopping = true; /* let what is in flight complete */
 		}
-		if (!stopping && (r = sb_engine_submit(&e)) < 0) {
-			t->err = r;
-			stopping = true;
-		}
+		/* No submit here: the next reap submits and waits in one call. */
 	}
 out:
 	t->done = i;

@@ -471,10 +471,7 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 		}
 		if (!stopping && sb_phase_over(&p, now, completed * s->chunk))
 			stopping = true; /* let what is in flight complete */
-		if ((r = sb_engine_submit(&e)) < 0 && !rc) {
-			rc = sb_wl_fail(c, r, "%s: io_uring submit", s->path);
-			stopping = true;
-		}
+		/* No submit here: the next reap submits and waits in one call. */
 	}
 	if (rc == 0 && t != BLK_READ && sp->v[K_FSYNC] && fsync(fd) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
