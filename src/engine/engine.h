@@ -52,8 +52,7 @@ struct sb_engine_ops {
 	int (*submit)(struct sb_engine *e);
 	/* Completed I/Os into done[0..max): waits until at least min are there
 	 * (min 0: only what is done now). Returns how many. Submits what is
-	 * queued first (io_uring: in the same system call as the wait), so a
-	 * loop of queue and reap needs no submit of its own. */
+	 * queued first, so a loop of queue and reap needs no submit of its own. */
 	int (*reap)(struct sb_engine *e, unsigned min, struct sb_io **done, unsigned max);
 	/* As reap with min 1, but waits at most timeout_ns for the first
 	 * completion (0: none, as min 0): an open loop waits for whichever

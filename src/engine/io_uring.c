@@ -227,8 +227,8 @@ static int uring_submit(struct sb_engine *e)
 }
 
 /* Only a batch smaller than the queue is submitted here; otherwise what is
- * queued goes out with the next submit or reap, which then submits and waits
- * in one io_uring_enter (at qd=1: one system call per I/O, not two). */
+ * queued goes out with the next submit or reap (all refills of a batch in
+ * one io_uring_enter). */
 static int uring_queue(struct sb_engine *e, struct sb_io *io)
 {
 	struct uring *u = e->priv;
@@ -284,10 +284,14 @@ static int uring_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 			got_events = true;
 			continue;
 		}
-		int r = io_uring_submit_and_wait(&u->ring, 1);
+		/* Submit, then wait, in two calls as fio does: measured on loop
+		 * devices (6.18, over tmpfs and over a disk file), one call that
+		 * submits and waits is 2-5x slower at qd=1. */
+		int r = uring_submit(e);
+		if (r == 0)
+			r = io_uring_submit_and_wait(&u->ring, 1);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 			return k ? (int)k : r;
-		u->queued = 0;
 	}
 	if (u->queued) {
 		int r = uring_submit(e);
@@ -305,12 +309,13 @@ static int uring_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_i
 	/* Completions already in the ring, or nothing to wait for: no wait. */
 	if (io_uring_cq_ready(&u->ring) || !e->inflight || !timeout_ns)
 		return uring_reap(e, 0, done, max);
-	/* One enter that submits what is queued and waits for one completion
-	 * or the timeout (-ETIME), whichever is first. */
+	/* Wait for one completion or the timeout (-ETIME), whichever is first. */
 	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
 				       .tv_nsec = (long long)(timeout_ns % 1000000000u)};
 	struct io_uring_cqe *cqe;
-	int r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &ts, NULL);
+	int r = uring_submit(e); /* apart from the wait: see uring_reap */
+	if (r == 0)
+		r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &ts, NULL);
 	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 		return r;
 	u->queued = 0;

@@ -384,6 +384,8 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 		rc = fd;
 		goto out;
 	}
+	if (qd == 0) /* the write before was cut short at once: nothing to do */
+		goto out;
 	if (!ios || !done || !bufs) {
 		rc = -ENOMEM;
 		goto out;
