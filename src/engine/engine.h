@@ -51,8 +51,14 @@ struct sb_engine_ops {
 	/* Issues what was queued. */
 	int (*submit)(struct sb_engine *e);
 	/* Completed I/Os into done[0..max): waits until at least min are there
-	 * (min 0: only what is done now). Returns how many. */
+	 * (min 0: only what is done now). Returns how many. Submits what is
+	 * queued first, so a loop of queue and reap needs no submit of its own. */
 	int (*reap)(struct sb_engine *e, unsigned min, struct sb_io **done, unsigned max);
+	/* As reap with min 1, but waits at most timeout_ns for the first
+	 * completion (0: none, as min 0): an open loop waits for whichever
+	 * comes first, a completion or the next I/O's due time. */
+	int (*reap_wait)(struct sb_engine *e, uint64_t timeout_ns, struct sb_io **done,
+			 unsigned max);
 	void (*cleanup)(struct sb_engine *e);
 };
 
@@ -93,6 +99,15 @@ static inline int sb_engine_reap(struct sb_engine *e, unsigned min, struct sb_io
 				 unsigned max)
 {
 	int n = e->ops->reap(e, min, done, max);
+	if (n > 0)
+		e->inflight -= (unsigned)n;
+	return n;
+}
+
+static inline int sb_engine_reap_wait(struct sb_engine *e, uint64_t timeout_ns,
+				      struct sb_io **done, unsigned max)
+{
+	int n = e->ops->reap_wait(e, timeout_ns, done, max);
 	if (n > 0)
 		e->inflight -= (unsigned)n;
 	return n;

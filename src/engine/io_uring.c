@@ -226,11 +226,14 @@ static int uring_submit(struct sb_engine *e)
 	return 0;
 }
 
+/* Only a batch smaller than the queue is submitted here; otherwise what is
+ * queued goes out with the next submit or reap (all refills of a batch in
+ * one io_uring_enter). */
 static int uring_queue(struct sb_engine *e, struct sb_io *io)
 {
 	struct uring *u = e->priv;
 	int r = prep(e, u, io);
-	if (r == 0 && u->queued >= e->cfg.batch_submit)
+	if (r == 0 && e->cfg.batch_submit < e->cfg.qd && u->queued >= e->cfg.batch_submit)
 		r = uring_submit(e);
 	return r;
 }
@@ -281,10 +284,14 @@ static int uring_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 			got_events = true;
 			continue;
 		}
-		int r = io_uring_submit_and_wait(&u->ring, 1);
+		/* Submit, then wait, in two calls as fio does: measured on loop
+		 * devices (6.18, over tmpfs and over a disk file), one call that
+		 * submits and waits is 2-5x slower at qd=1. */
+		int r = uring_submit(e);
+		if (r == 0)
+			r = io_uring_submit_and_wait(&u->ring, 1);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 			return k ? (int)k : r;
-		u->queued = 0;
 	}
 	if (u->queued) {
 		int r = uring_submit(e);
@@ -292,6 +299,27 @@ static int uring_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 			return r;
 	}
 	return (int)k;
+}
+
+static int uring_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_io **done,
+			   unsigned max)
+{
+	struct uring *u = e->priv;
+
+	/* Completions already in the ring, or nothing to wait for: no wait. */
+	if (io_uring_cq_ready(&u->ring) || !e->inflight || !timeout_ns)
+		return uring_reap(e, 0, done, max);
+	/* Wait for one completion or the timeout (-ETIME), whichever is first. */
+	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
+				       .tv_nsec = (long long)(timeout_ns % 1000000000u)};
+	struct io_uring_cqe *cqe;
+	int r = uring_submit(e); /* apart from the wait: see uring_reap */
+	if (r == 0)
+		r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &ts, NULL);
+	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+		return r;
+	u->queued = 0;
+	return uring_reap(e, 0, done, max);
 }
 
 static void uring_cleanup(struct sb_engine *e)
@@ -313,5 +341,6 @@ const struct sb_engine_ops sb_engine_io_uring = {
     .queue = uring_queue,
     .submit = uring_submit,
     .reap = uring_reap,
+    .reap_wait = uring_reap_wait,
     .cleanup = uring_cleanup,
 };

@@ -54,6 +54,13 @@ static int psync_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 	return (int)k;
 }
 
+/* Every I/O is done when queued: there is never anything to wait for. */
+static int psync_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_io **done,
+			   unsigned max)
+{
+	return psync_reap(e, 0, done, max);
+}
+
 static void psync_cleanup(struct sb_engine *e)
 {
 	struct psync *p = e->priv;
@@ -71,5 +78,6 @@ const struct sb_engine_ops sb_engine_psync = {
     .queue = psync_queue,
     .submit = psync_submit,
     .reap = psync_reap,
+    .reap_wait = psync_reap_wait,
     .cleanup = psync_cleanup,
 };

@@ -113,8 +113,9 @@ static int rand_check(const struct sb_wl_spec *s, char **why)
 		*why = strdup("burst= needs rate= (the pace inside a burst)");
 		return -EINVAL;
 	}
-	if (s->v[K_RATE] && use_uring(s)) {
-		*why = strdup("rate= is done for engine=psync only so far (threads= for concurrency)");
+	if (s->v[K_BURST] && use_uring(s)) {
+		*why = strdup("burst= is done for engine=psync only so far (rate= alone works with "
+			      "io_uring)");
 		return -EINVAL;
 	}
 	if (!use_uring(s)) {
@@ -295,6 +296,107 @@ static uint64_t pick_free(struct rand_thread *t, uint64_t nb)
 	}
 }
 
+/* engine=io_uring with rate=: the open loop. Record k is due at start + k
+ * slots; every record that is due goes out as soon as a slot of the qd is
+ * free, timed from when it was due, and counted late when it goes out more
+ * than a slot (at least 1 ms) after that: a device that stalls fills the
+ * queue, and what comes due meanwhile shows as late I/Os with their whole
+ * wait in the latency, instead of a closed loop quietly issuing fewer.
+ * Between due times the thread sleeps in the ring (a completion or the next
+ * due time, whichever is first). Returns the records completed. */
+static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios,
+				struct sb_io **done, unsigned qd, unsigned *freel)
+{
+	const struct rand_job *j = t->j;
+	const uint64_t bs = j->bs, nb = j->nblocks, end = j->end_at;
+	const uint64_t late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
+	uint64_t queued = 0, i = 0, due = sb_now_ns();
+	unsigned nfree = qd;
+	bool stopping = false;
+	int r;
+
+	for (unsigned k = 0; k < qd; k++)
+		freel[k] = qd - 1 - k;
+	for (;;) {
+		uint64_t now = sb_now_ns();
+		while (!stopping && nfree && queued < t->n && due <= now) {
+			struct sb_io *io = &ios[freel[--nfree]];
+			uint64_t b = pick_free(t, nb);
+			io->off = b * bs;
+			io->op = j->write ? SB_IO_WRITE : SB_IO_READ;
+			if (j->write)
+				sb_data_fill(j->data, io->buf, io->off, bs, 2);
+			if (now - due > late_after)
+				t->late++;
+			io->t_start = due;
+			due += j->interval_ns;
+			if ((r = sb_engine_queue(e, io)) < 0) {
+				t->err = r;
+				stopping = true;
+				break;
+			}
+			queued++;
+		}
+		if (!e->inflight && (stopping || queued >= t->n))
+			break;
+		/* Wait for a completion; with a free slot and more to issue, no
+		 * longer than until the next one is due. */
+		int n;
+		if (!stopping && !e->inflight && due > now) {
+			/* nothing to wait for but the clock */
+			struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			continue;
+		}
+		if (!stopping && nfree && queued < t->n)
+			n = sb_engine_reap_wait(e, due > now ? due - now : 0, done, qd);
+		else
+			n = sb_engine_reap(e, 1, done, qd);
+		now = sb_now_ns();
+		if (n < 0) {
+			t->err = n;
+			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		for (int k = 0; k < n; k++) {
+			struct sb_io *io = done[k];
+			uint64_t b = io->off / bs;
+			if (__builtin_expect(io->res != (int)bs, 0)) {
+				if (!t->err)
+					t->err = io->res < 0 ? io->res : -EIO;
+				__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+				stopping = true;
+			} else {
+				sb_hist_add(&t->h, now - io->t_start);
+				i++;
+				if (j->verify) {
+					if (j->write)
+						__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
+								  __ATOMIC_RELAXED);
+					else
+						t->bad += sb_data_check(j->data, io->buf, io->off, bs, 1);
+				}
+			}
+			if (j->write)
+				__atomic_fetch_and(&j->busy[b / 64], ~(1ull << (b % 64)),
+						   __ATOMIC_RELEASE);
+			freel[nfree++] = (unsigned)(io - ios);
+		}
+		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
+		if (!stopping &&
+		    (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
+		     (t->id == 0 ? sb_phase_over(j->p, now, i)
+				 : (now >= j->p->deadline || *j->stop)))) {
+			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
+				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
+			stopping = true; /* let what is in flight complete */
+		}
+		/* No submit here: the next reap submits and waits in one call. */
+	}
+	return i;
+}
+
 /* engine=io_uring: qd records in flight, refilled as they complete. One clock
  * read per reaped batch: each record's latency runs from its submission to
  * the reap that saw it complete. */
@@ -307,12 +409,13 @@ static void *rand_uring_main(void *arg)
 	unsigned qd = (unsigned)sp->v[K_QD];
 	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
 	void **bufs = calloc(qd, sizeof(*bufs));
+	unsigned *freel = calloc(qd, sizeof(*freel));
 	struct sb_engine e = {0};
 	char *why = NULL;
 	uint64_t queued = 0, i = 0;
 	bool stopping = false;
 
-	if (!ios || !done || !bufs) {
+	if (!ios || !done || !bufs || !freel) {
 		t->err = -ENOMEM;
 		goto out;
 	}
@@ -344,6 +447,13 @@ static void *rand_uring_main(void *arg)
 		t->why = why;
 		why = NULL;
 		__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	if (j->interval_ns) {
+		for (unsigned k = 0; k < qd; k++)
+			ios[k] = (struct sb_io){.buf = bufs[k], .len = (uint32_t)bs,
+						.buf_index = (uint16_t)k};
+		i = uring_open_loop(t, &e, ios, done, qd, freel);
 		goto out;
 	}
 	/* Fill the queue, then one record back for each that completes. */
@@ -419,10 +529,7 @@ static void *rand_uring_main(void *arg)
 				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
 			stopping = true; /* let what is in flight complete */
 		}
-		if (!stopping && (r = sb_engine_submit(&e)) < 0) {
-			t->err = r;
-			stopping = true;
-		}
+		/* No submit here: the next reap submits and waits in one call. */
 	}
 out:
 	t->done = i;
@@ -432,6 +539,7 @@ out:
 	free(bufs);
 	free(ios);
 	free(done);
+	free(freel);
 	free(why);
 	return NULL;
 }

@@ -1,9 +1,13 @@
 /* seq: the bonnie++-style sequential test. Per-char write (putc), block
  * write, rewrite (read a block, change it, seek back, write it), per-char
  * read (getc), block read, then random seeks from several threads (lseek +
- * read, one in ten written back). KB/s and %CPU per test, like bonnie++. */
+ * read, one in ten written back). KB/s and %CPU per test, like bonnie++.
+ * engine=io_uring,qd=N keeps N blocks of the block tests in flight
+ * (src/engine/), each timed from submission to completion. */
 #include "workload/wl.h"
+#include "engine/engine.h"
 #include "util/macro.h"
+#include "util/strutil.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,7 +28,10 @@ enum {
 	K_TIMEOUT,
 	K_COMPRESS,
 	K_DEDUPE,
-	K_RAMP
+	K_RAMP,
+	K_ENGINE,
+	K_QD,
+	K_FIXED,
 };
 
 static const struct sb_wl_opt seq_opts[] = {
@@ -51,8 +58,44 @@ static const struct sb_wl_opt seq_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rate"},
+    [K_ENGINE] = {"engine", SB_WO_STRING, "psync", NULL, 0, 0,
+		  "block tests: psync (one read/write at a time) or io_uring (qd blocks in "
+		  "flight)"},
+    [K_QD] = {"qd", SB_WO_UINT, "1", NULL, 1, 4096,
+	      "block tests: blocks in flight (engine=io_uring)"},
+    [K_FIXED] = {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,
+		 "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},
     {0},
 };
+
+static bool use_uring(const struct sb_wl_spec *s)
+{
+	return s->s[K_ENGINE] && strcmp(s->s[K_ENGINE], "io_uring") == 0;
+}
+
+/* At spec check time, so that a bad combination or a kernel without
+ * io_uring is an error before anything is built. */
+static int seq_check(const struct sb_wl_spec *s, char **why)
+{
+	const char *e = s->s[K_ENGINE];
+	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
+
+	if (!ops) {
+		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
+		return -EINVAL;
+	}
+	if (use_uring(s))
+		return ops->probe(why);
+	if (s->v[K_QD] > 1) {
+		*why = strdup("qd above 1 needs engine=io_uring (psync issues one block at a time)");
+		return -EINVAL;
+	}
+	if (s->set[K_FIXED] && s->v[K_FIXED]) {
+		*why = strdup("fixed= is for engine=io_uring");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 struct seq_run {
 	struct sb_wl_ctx *c;
@@ -300,6 +343,164 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 	return rc;
 }
 
+enum blk_test { BLK_WRITE, BLK_REWRITE, BLK_READ };
+
+static int blk_issue(struct sb_engine *e, struct seq_run *s, struct sb_io *io, uint64_t b,
+		     enum blk_test t)
+{
+	io->off = b * s->chunk;
+	io->op = t == BLK_WRITE ? SB_IO_WRITE : SB_IO_READ;
+	if (t == BLK_WRITE) /* fresh data per block, as the psync test */
+		sb_data_fill(&s->c->data, io->buf, io->off, s->chunk, 1);
+	io->t_start = sb_now_ns();
+	return sb_engine_queue(e, io);
+}
+
+/* engine=io_uring: one block test with qd blocks in flight, issued in file
+ * order. Each is timed from its submission to the reap that saw it complete
+ * (a rewrite from its read's submission to its write's completion). The
+ * blocks in flight are distinct, so a rewrite's write never meets another
+ * I/O of its block. After a cut-short write or rewrite the later tests work
+ * on the blocks it finished (all those issued: in-flight ones complete). */
+static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
+{
+	static const char *const phase[] = {"block write", "rewrite", "block read"};
+	static const char *const metric[] = {"block_write", "rewrite", "block_read"};
+	static const int flags[] = {O_WRONLY | O_CREAT | O_TRUNC, O_RDWR, O_RDONLY};
+	struct sb_wl_ctx *c = s->c;
+	const struct sb_wl_spec *sp = c->spec;
+	unsigned qd = (unsigned)(sp->v[K_QD] < s->nblocks ? sp->v[K_QD] : s->nblocks);
+	_cleanup_close_ int fd = open_block(s, flags[t]);
+	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
+	void **bufs = calloc(qd, sizeof(*bufs));
+	struct sb_engine e = {0};
+	struct sb_phase p;
+	char *why = NULL;
+	uint64_t next = 0, completed = 0;
+	bool stopping = false, begun = false;
+	int rc = 0, r;
+
+	if (fd < 0) {
+		rc = fd;
+		goto out;
+	}
+	if (qd == 0) /* the write before was cut short at once: nothing to do */
+		goto out;
+	if (!ios || !done || !bufs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (unsigned k = 0; k < qd; k++) {
+		if (!(bufs[k] = sb_wl_alloc_aligned(s->chunk))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		ios[k] = (struct sb_io){.buf = bufs[k], .len = (uint32_t)s->chunk,
+					.buf_index = (uint16_t)k};
+	}
+	struct sb_engine_cfg cfg = {.fd = fd,
+				    .qd = qd,
+				    .bufs = bufs,
+				    .n_bufs = qd,
+				    .buf_len = s->chunk,
+				    .fixed_bufs = sp->v[K_FIXED],
+				    .fixed_files = sp->v[K_FIXED]};
+	r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
+	if (r < 0) {
+		rc = sb_wl_fail(c, r, "%s: %s", s->path, why ? why : "io_uring setup failed");
+		goto out;
+	}
+	sb_phase_begin(c, &p, phase[t], s->size);
+	begun = true;
+	p.bytes = true;
+	p.op_bytes = s->chunk;
+	p.hist = h;
+	for (unsigned k = 0; k < qd && next < s->nblocks && rc == 0; k++)
+		if ((r = blk_issue(&e, s, &ios[k], next++, t)) < 0)
+			rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
+	if (rc == 0 && (r = sb_engine_submit(&e)) < 0)
+		rc = sb_wl_fail(c, r, "%s: io_uring submit", s->path);
+	if (rc)
+		stopping = true;
+	while (e.inflight) {
+		int n = sb_engine_reap(&e, 1, done, qd);
+		uint64_t now = sb_now_ns();
+		if (n < 0) {
+			/* The ring goes with what is in it (cleanup waits for nothing). */
+			if (!rc)
+				rc = sb_wl_fail(c, n, "%s: io_uring reap", s->path);
+			break;
+		}
+		for (int k = 0; k < n; k++) {
+			struct sb_io *io = done[k];
+			if (__builtin_expect(io->res != (int)s->chunk, 0)) {
+				if (!rc)
+					rc = sb_wl_fail(c, io->res < 0 ? io->res : -EIO, "%s: %s",
+							s->path,
+							io->op == SB_IO_WRITE ? "write" : "read");
+				stopping = true;
+				continue;
+			}
+			if (t == BLK_REWRITE && io->op == SB_IO_READ) {
+				/* The read half: check it, change every word (a new
+				 * generation), write it back, still in its time. */
+				s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, 1);
+				s->verified += s->chunk;
+				if (rc)
+					continue;
+				sb_data_fill(&c->data, io->buf, io->off, s->chunk, 2);
+				io->op = SB_IO_WRITE;
+				uint64_t t0 = io->t_start;
+				if ((r = sb_engine_queue(&e, io)) < 0) {
+					rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
+					stopping = true;
+				}
+				io->t_start = t0;
+				continue;
+			}
+			sb_hist_add(h, now - io->t_start);
+			completed++;
+			if (t == BLK_READ) {
+				s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, 2);
+				s->verified += s->chunk;
+			}
+			if (stopping || next >= s->nblocks)
+				continue;
+			if ((r = blk_issue(&e, s, io, next++, t)) < 0) {
+				rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
+				stopping = true;
+			}
+		}
+		if (!stopping && sb_phase_over(&p, now, completed * s->chunk))
+			stopping = true; /* let what is in flight complete */
+		/* No submit here: the next reap submits and waits in one call. */
+	}
+	if (rc == 0 && t != BLK_READ && sp->v[K_FSYNC] && fsync(fd) < 0)
+		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+	if (t != BLK_READ)
+		p.wbytes = completed * s->chunk;
+	if (t != BLK_WRITE)
+		p.rbytes = completed * s->chunk;
+	p.done = completed * s->chunk;
+out:
+	sb_engine_cleanup(&e);
+	if (begun) {
+		sb_phase_end(&p);
+		add_rate(c, metric[t], &p, (double)(completed * s->chunk), 1 / 1024.0, "KB/s");
+		if (t == BLK_REWRITE)
+			sb_wl_extra_int(c, "rewritten_blocks", (int64_t)completed);
+		if (rc == 0 && t != BLK_READ && next < s->nblocks)
+			s->nblocks = next;
+	}
+	for (unsigned k = 0; bufs && k < qd; k++)
+		free(bufs[k]);
+	free(bufs);
+	free(ios);
+	free(done);
+	free(why);
+	return rc;
+}
+
 struct seeker {
 	struct seq_run *s;
 	struct sb_phase *p;
@@ -439,6 +640,7 @@ static int seq_run(struct sb_wl_ctx *c)
 	struct sb_hist *h = malloc(4 * sizeof(*h));
 	_cleanup_free_ char *path = NULL;
 	static const char *const ops[] = {"block write", "rewrite", "block read", "seek"};
+	const bool uring = use_uring(sp);
 	int rc;
 
 	if (!h)
@@ -471,6 +673,10 @@ static int seq_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "chunk", (int64_t)s.chunk);
 	sb_wl_extra_int(c, "seeks", (int64_t)sp->v[K_SEEKS]);
 	sb_wl_extra_int(c, "seekers", (int64_t)sp->v[K_SEEKERS]);
+	sb_wl_extra_str(c, "engine", sp->s[K_ENGINE] ? sp->s[K_ENGINE] : "psync");
+	sb_wl_extra_int(c, "qd", (int64_t)sp->v[K_QD]);
+	if (use_uring(sp))
+		sb_wl_extra_bool(c, "fixed", sp->v[K_FIXED]);
 	rc = sb_wl_check_space(c, s.size);
 	if (rc < 0) {
 		free(s.buf);
@@ -480,11 +686,11 @@ static int seq_run(struct sb_wl_ctx *c)
 
 	rc = sp->v[K_PERCHAR] ? putc_write(&s) : 0;
 	if (rc == 0 && !*c->env->stop)
-		rc = block_write(&s, &h[0]);
+		rc = uring ? block_uring(&s, BLK_WRITE, &h[0]) : block_write(&s, &h[0]);
 	if (rc == 0 && !*c->env->stop) {
 		if (sp->v[K_DROP])
 			sb_wl_drop_caches(c);
-		rc = rewrite(&s, &h[1]);
+		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1]) : rewrite(&s, &h[1]);
 	}
 	if (rc == 0 && !*c->env->stop && sp->v[K_PERCHAR]) {
 		if (sp->v[K_DROP])
@@ -494,7 +700,7 @@ static int seq_run(struct sb_wl_ctx *c)
 	if (rc == 0 && !*c->env->stop) {
 		if (sp->v[K_DROP])
 			sb_wl_drop_caches(c);
-		rc = block_read(&s, &h[2]);
+		rc = uring ? block_uring(&s, BLK_READ, &h[2]) : block_read(&s, &h[2]);
 	}
 	if (rc == 0 && !*c->env->stop && s.nblocks)
 		rc = seeks(&s, &h[3]);
@@ -537,5 +743,6 @@ const struct sb_wl_ops sb_wl_seq = {
 	       "block read, random seeks; KB/s and %CPU",
     .opts = seq_opts,
     .metrics = seq_metrics,
+    .check = seq_check,
     .run = seq_run,
 };

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BS 4096u
@@ -171,6 +172,80 @@ static void test_short_read(void **state)
 	}
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* reap_wait, the open loop's wait: with nothing in flight it returns at once;
+ * a completion ends the wait early; with an I/O that cannot complete (a read
+ * of an empty pipe) it gives up after the timeout, and the I/O is still
+ * reaped when it does complete. */
+static void test_reap_wait(void **state)
+{
+	for (size_t k = 0; k < sb_n_engines; k++) {
+		const struct sb_engine_ops *ops = sb_engines[k];
+		char *why = NULL;
+		if (ops->probe(&why) < 0) {
+			free(why);
+			continue;
+		}
+		int fd = tmpfile_fd();
+		char buf[4096];
+		memset(buf, 'y', sizeof(buf));
+		assert_int_equal(pwrite(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+		void *bufs[] = {buf};
+		struct sb_engine e;
+		struct sb_engine_cfg cfg = {.fd = fd, .qd = 2, .bufs = bufs, .n_bufs = 1,
+					    .buf_len = sizeof(buf)};
+		struct sb_io io = {.buf = buf, .len = 4096, .op = SB_IO_READ}, *d[2];
+		assert_int_equal(sb_engine_init(&e, ops, &cfg, &why), 0);
+		uint64_t t0 = mono_ms();
+		assert_int_equal(sb_engine_reap_wait(&e, 5000000000ull, d, 2), 0);
+		assert_true(mono_ms() - t0 < 1000);
+		assert_int_equal(sb_engine_queue(&e, &io), 0);
+		t0 = mono_ms();
+		assert_int_equal(sb_engine_reap_wait(&e, 10000000000ull, d, 2), 1);
+		assert_true(mono_ms() - t0 < 5000);
+		assert_ptr_equal(d[0], &io);
+		assert_int_equal(io.res, 4096);
+		assert_int_equal(e.inflight, 0);
+		sb_engine_cleanup(&e);
+		close(fd);
+		free(why);
+	}
+	char *why = NULL;
+	if (sb_engine_io_uring.probe(&why) < 0) {
+		free(why);
+		return;
+	}
+	int p[2];
+	char buf[64];
+	assert_int_equal(pipe(p), 0);
+	void *bufs[] = {buf};
+	struct sb_engine e;
+	struct sb_engine_cfg cfg = {.fd = p[0], .qd = 2, .bufs = bufs, .n_bufs = 1,
+				    .buf_len = sizeof(buf)};
+	struct sb_io io = {.buf = buf, .len = 1, .op = SB_IO_READ}, *d[2];
+	assert_int_equal(sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why), 0);
+	assert_int_equal(sb_engine_queue(&e, &io), 0);
+	uint64_t t0 = mono_ms();
+	assert_int_equal(sb_engine_reap_wait(&e, 100000000ull, d, 2), 0);
+	uint64_t waited = mono_ms() - t0;
+	assert_true(waited >= 90 && waited < 5000);
+	assert_int_equal(e.inflight, 1);
+	assert_int_equal(write(p[1], "z", 1), 1);
+	assert_int_equal(sb_engine_reap_wait(&e, 10000000000ull, d, 2), 1);
+	assert_int_equal(io.res, 1);
+	assert_int_equal(buf[0], 'z');
+	sb_engine_cleanup(&e);
+	close(p[0]);
+	close(p[1]);
+	free(why);
+}
+
 static void test_refusals(void **state)
 {
 	char *why = NULL;
@@ -202,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_short_read),
+	    cmocka_unit_test(test_reap_wait),
 	    cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
