@@ -287,6 +287,34 @@ int sb_cmd_check_hooks(const char *cmd)
 	return 0;
 }
 
+/* devices.precondition = trim on a device that cannot discard would fail
+ * mid-run, after the stack below it was built: refused here instead, with
+ * the other verdicts (plan only warns). steady writes such a device
+ * without the discard. */
+static int check_discard(struct ctx *c, bool enforce)
+{
+	int refused = 0;
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *d = c->dev[k];
+		for (size_t i = 0; i < c->n_var && !d->discard; i++) {
+			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_DEV_PRECONDITION), "trim") != 0)
+				continue;
+			if (enforce)
+				sb_error("%s: refusing: devices.precondition = trim (variant %s) needs "
+					 "discard, which the device does not support "
+					 "(queue/discard_max_bytes is 0)",
+					 d->path, c->var[i].name);
+			else
+				sb_warn("%s: run would refuse it: devices.precondition = trim needs "
+					"discard, which the device does not support",
+					d->path);
+			refused++;
+			break;
+		}
+	}
+	return refused && enforce ? SB_EXIT_REFUSED : 0;
+}
+
 /* Probe the named devices, match them to roles and check each one. Returns
  * 0, or the exit code after saying why. */
 static int resolve_devices(struct ctx *c, bool enforce)
@@ -350,7 +378,8 @@ static int resolve_devices(struct ctx *c, bool enforce)
 		if (!used)
 			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
 	}
-	return check_devices(c, c->dev, enforce);
+	r = check_devices(c, c->dev, enforce);
+	return r ? r : check_discard(c, enforce);
 }
 
 static int build_plans(struct ctx *c)
