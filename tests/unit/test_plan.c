@@ -187,6 +187,82 @@ static void test_ext4_lazy_init(void **state)
 	free(got);
 }
 
+/* devices.precondition: a precondition step on every whole device right
+ * after it is there (an emulated array's members before the array), and
+ * mkfs with discard off after it; none leaves the plan as it was. */
+static void test_precondition(void **state)
+{
+	static const struct {
+		const char *profile, *mode, *fs, *mkfs;
+		const char *want[4]; /* in this order in the plan */
+		const char *absent;
+	} cases[] = {
+	    {"single-disk", "trim", "xfs", NULL,
+	     {"  1  loop ", "  2  precondition  blkdiscard ${any}\n", "mkfs.xfs -f -K ${any}"}, NULL},
+	    {"single-disk", "trim", "ext4", NULL,
+	     {"precondition  blkdiscard ${any}",
+	      "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0,nodiscard ${any}"}, NULL},
+	    {"single-disk", "trim", "ext3", "-E stride=4",
+	     {"mkfs.ext3 -F -q -E stride=4,nodiscard ${any}"}, NULL},
+	    {"single-disk", "steady", "btrfs", NULL,
+	     {"precondition  blkdiscard ${any}; write it past its capacity until steady",
+	      "mkfs.btrfs -f -K ${any}"}, NULL},
+	    {"single-disk", "trim", "xfs", "-K", {"mkfs.xfs -f -K ${any}"}, "-K -K"},
+	    {"single-disk", "none", "xfs", NULL, {"mkfs.xfs -f ${any}"}, "precondition"},
+	    {"md-raid1-ssd-2hdd", "trim", NULL, NULL,
+	     {"precondition  blkdiscard ${ssd}", "precondition  blkdiscard ${hdd1}",
+	      "precondition  blkdiscard ${hdd2}", "mdadm --create"}, NULL},
+	    {"lvm-hwraid6", "trim", NULL, NULL,
+	     {"precondition  blkdiscard ${any.m1}", "precondition  blkdiscard ${any.m4}",
+	      "mdadm --create"}, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char prof[128], mode[64], fs[64], mk[64];
+		const char *ov[6] = {"workloads.run=command:true", mode};
+		size_t n = 2;
+		snprintf(prof, sizeof(prof), "profiles/%s.conf", cases[i].profile);
+		snprintf(mode, sizeof(mode), "devices.precondition=%s", cases[i].mode);
+		if (cases[i].fs) {
+			snprintf(fs, sizeof(fs), "fs.type=%s", cases[i].fs);
+			ov[n++] = fs;
+		}
+		if (cases[i].mkfs) {
+			snprintf(mk, sizeof(mk), "fs.mkfs=%s", cases[i].mkfs);
+			ov[n++] = mk;
+		}
+		char *got = render(prof, ov, true, true, NULL, 0);
+		const char *at = got;
+		for (size_t k = 0; k < 4 && cases[i].want[k]; k++) {
+			const char *f = strstr(at, cases[i].want[k]);
+			if (!f)
+				fail_msg("case %zu: '%s' not in (or out of order):\n%s", i,
+					 cases[i].want[k], got);
+			at = f;
+		}
+		if (cases[i].absent && strstr(got, cases[i].absent))
+			fail_msg("case %zu: '%s' in:\n%s", i, cases[i].absent, got);
+		free(got);
+	}
+	/* A discard word in the profile's -E contradicts the precondition. */
+	struct sb_profile *p = NULL;
+	struct sb_pvariant *v = NULL;
+	struct sb_plan plan;
+	struct sb_plan_in in = {.loop = true, .quick = true, .loop_dir = "/var/tmp/stackbench"};
+	size_t nv = 0;
+	char *err = NULL;
+	assert_int_equal(sb_profile_load("profiles/single-disk.conf", &p, &err), 0);
+	assert_int_equal(sb_profile_override(p, "devices.precondition=trim", &err), 0);
+	assert_int_equal(sb_profile_override(p, "fs.type=ext4", &err), 0);
+	assert_int_equal(sb_profile_override(p, "fs.mkfs=-E discard", &err), 0);
+	assert_int_equal(sb_profile_variants(p, &v, &nv, &err), 0);
+	assert_int_equal(sb_plan_build(&v[0].cfg, &in, &plan, &err), -EINVAL);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "devices.precondition"));
+	free(err);
+	sb_pvariants_free(v, nv);
+	sb_profile_free(p);
+}
+
 static struct sb_device dev(const char *path, enum sb_class c, bool rot)
 {
 	return (struct sb_device){
@@ -254,6 +330,7 @@ int main(void)
 	    cmocka_unit_test(test_golden),
 	    cmocka_unit_test(test_md_rules),
 	    cmocka_unit_test(test_ext4_lazy_init),
+	    cmocka_unit_test(test_precondition),
 	    cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
