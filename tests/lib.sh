@@ -78,6 +78,9 @@ SB_HOST_PROFILE_CASES=(
 	"btrfs-vs-ext3-single-disk|matrix.fs.type;fs.mkfs=btrfs;-n 4k"
 	"md-raid1-ssd-2hdd-partitions|matrix.md.level;md.write-mostly;md.write-behind=none;none;0"
 	"fsopbench-disk-vs-lvm-raid6|matrix.lvm.enable=no|matrix.queue.scheduler=bfq"
+	# the precondition step (trim before partitions; steady, briefly)
+	"btrfs-raid1-partitions|mount.options=ssd|devices.precondition=trim"
+	"single-disk|fs.type=ext4|devices.precondition=steady|devices.precondition-limit=2s|devices.loop.quick=64M"
 )
 # profile_case CASE: sets CASE_PROF and CASE_OV (the -o arguments) and
 # CASE_STEPS (how many steps its one variant has).
