@@ -2,7 +2,8 @@
  * byte picks one: a /sys/block/X/stat line, xfs_info output, dumpe2fs -h
  * output, btrfs dump-super output, a kernel log message, an extra.config
  * object (flattened, then diffed with itself: always an A/A warning, never a
- * note), an extra.devstat object (device shares as text). */
+ * note), an extra.devstat object (device shares as text), pvs output
+ * (pe_start per PV). */
 #include "fuzz.h"
 #include "report/measure.h"
 #include "workload/devstat.h"
@@ -19,7 +20,7 @@ SB_FUZZ_TARGET(measure)
 		return 0;
 	char *s = sb_fuzz_strndup(data + 1, size - 1);
 	json_object *o = NULL;
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0: {
 		uint64_t v[SB_ST_N];
 		int r = sb_devstat_parse(s, v);
@@ -60,6 +61,16 @@ SB_FUZZ_TARGET(measure)
 		json_object_put(ds);
 		break;
 	}
+	case 7:
+		o = sb_effconf_parse_pvs(s);
+		SB_FUZZ_CHECK(o != NULL);
+		json_object_object_foreach(o, name, v)
+		{
+			/* a device name and a byte count, nothing else gets in */
+			SB_FUZZ_CHECK(*name && !strchr(name, '/'));
+			SB_FUZZ_CHECK(json_object_is_type(v, json_type_int));
+		}
+		break;
 	}
 	if (o)
 		json_object_put(o);
