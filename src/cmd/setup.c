@@ -296,7 +296,9 @@ static int check_discard(struct ctx *c, bool enforce)
 	int refused = 0;
 	for (size_t k = 0; k < c->n_slots; k++) {
 		const struct sb_device *d = c->dev[k];
-		for (size_t i = 0; i < c->n_var && !d->discard; i++) {
+		/* the plan leaves HDD-role devices alone (stack/plan.c) */
+		for (size_t i = 0; i < c->n_var && !d->discard && c->slots[k].role != SB_ROLE_HDD;
+		     i++) {
 			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_DEV_PRECONDITION), "trim") != 0)
 				continue;
 			if (enforce)

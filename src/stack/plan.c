@@ -143,15 +143,22 @@ static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loo
 }
 
 /* devices.precondition: each whole device as soon as it is there, before
- * anything is built on it (an emulated array's members before the array). */
-static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const char *var)
+ * anything is built on it (an emulated array's members before the array).
+ * Not the hdd role's: a disk has no flash translation state to reset, and
+ * no discard (trim would refuse every md demo with HDD members). --quick
+ * keeps steady to a short bound, like its workloads. */
+#define SB_PRECOND_QUICK_MS 30000u
+static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const struct sb_plan_in *in,
+			 enum sb_role role, const char *var)
 {
-	if (s->dev.precond == SB_PRECOND_NONE)
+	if (s->dev.precond == SB_PRECOND_NONE || role == SB_ROLE_HDD)
 		return;
 	struct sb_precond_args *a = add_step(b, SB_STEP_PRECOND);
 	a->dev = fmt("${%s}", var);
 	a->mode = fmt("%s", sb_precond_names[s->dev.precond]);
 	a->limit_ms = s->dev.precond_limit_ms;
+	if (in->quick && a->limit_ms > SB_PRECOND_QUICK_MS)
+		a->limit_ms = SB_PRECOND_QUICK_MS;
 }
 
 /* Does the variant use this slot at all? A device whose units md.members
@@ -198,7 +205,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		if (!in->loop) {
 			whole[n_whole].role = sl->role;
 			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
-			precond_step(b, s, sl->name);
+			precond_step(b, s, in, sl->role, sl->name);
 			continue;
 		}
 		if (emulate && sl->role == SB_ROLE_ANY) {
@@ -211,14 +218,14 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", sl->name, m + 1);
 				mem[m].role = sl->role;
 				loop_step(b, in, loop_dir, mem[m].var, msize, false);
-				precond_step(b, s, mem[m].var);
+				precond_step(b, s, in, sl->role, mem[m].var);
 				whole[n_whole++] = mem[m];
 			}
 			md_step(b, s, sl->name, 6, mem, em_members, true);
 			continue;
 		}
 		loop_step(b, in, loop_dir, sl->name, size, sl->role == SB_ROLE_HDD);
-		precond_step(b, s, sl->name);
+		precond_step(b, s, in, sl->role, sl->name);
 		whole[n_whole].role = sl->role;
 		snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
 	}

@@ -12,12 +12,11 @@ need_prog mkfs.ext4
 need_prog jq
 cd "$SB_TOP"
 
-# Two whole devices, one of each kind, under one btrfs RAID1.
+# Two whole SSDs under one btrfs RAID1; and one SSD with one HDD.
 prof="$SB_TMP/two.conf"
 cat >"$prof" <<'EOF'
 [devices]
-ssd = 1
-hdd = 1
+ssd = 2
 loop.quick = 256M
 
 [fs]
@@ -30,6 +29,8 @@ run = command:true
 EOF
 rep='.variants[0].repeats[0]'
 j() { jq -r "$2" "$1/result.json"; }
+sed 's/^ssd = 2$/ssd = 1\nhdd = 1/' "$prof" >"$SB_TMP/mixed.conf"
+grep -q '^hdd = 1$' "$SB_TMP/mixed.conf" || fail "mixed profile"
 
 # 1. trim: every member discarded whole, mkfs -K.
 res="$SB_TMP/res-trim"
@@ -49,7 +50,13 @@ grep -q '^\$ mkfs.btrfs -f -d raid1 -m raid1 -K ' "$res/run.log" || fail "run.lo
 [ "$(grep -c '== step .*: precondition blkdiscard /dev/loop' "$res/run.log")" = 2 ] || fail "run.log: two journaled precondition steps"
 assert_not_contains "$(j "$res" "$rep.workloads[0].flags | join(\",\")")" fresh "trimmed: not fresh"
 nothing_left "trim"
-pass_msg "trim: both members discarded whole (counters), mkfs.btrfs -K"
+# An HDD-role member is left alone (no flash state, no discard on a disk).
+res="$SB_TMP/res-trim-mixed"
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/mixed.conf" --loop --quick --results "$res" -o devices.precondition=trim
+assert_eq "$(j "$res" "$rep.precondition.devices | length")" 1 "only the ssd is trimmed"
+[ "$(grep -c '== step .*: precondition blkdiscard /dev/loop' "$res/run.log")" = 1 ] || fail "run.log: one precondition step"
+nothing_left "trim mixed"
+pass_msg "trim: both SSDs discarded whole (counters), mkfs.btrfs -K; the HDD left alone"
 
 # ext4 takes nodiscard inside its one -E.
 expect_exit 0 "$STACKBENCH" plan single-disk --loop --quick -o fs.type=ext4 -o devices.precondition=trim
@@ -87,7 +94,7 @@ pass_msg "a bad value is exit 2 naming file and line"
 
 # 4. No precondition on a non-rotational loop device: fresh, and the report says so.
 res="$SB_TMP/res-fresh"
-expect_exit 0 "$STACKBENCH" run "$prof" --loop --quick --results "$res"
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/mixed.conf" --loop --quick --results "$res"
 assert_contains "$(j "$res" "$rep.workloads[0].flags | join(\",\")")" fresh "flagged fresh"
 assert_eq "$(j "$res" "$rep.precondition.fresh")" true "precondition.fresh"
 assert_eq "$(j "$res" "$rep.precondition.mode")" none "mode none"
