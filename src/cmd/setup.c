@@ -302,14 +302,16 @@ static int check_discard(struct ctx *c, bool enforce)
 			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_DEV_PRECONDITION), "trim") != 0)
 				continue;
 			if (enforce)
-				sb_error("%s: refusing: devices.precondition = trim (variant %s) needs "
-					 "discard, which the device does not support "
-					 "(queue/discard_max_bytes is 0)",
-					 d->path, c->var[i].name);
+				sb_error(
+				    "%s: refusing: devices.precondition = trim (variant %s) needs "
+				    "discard, which the device does not support "
+				    "(queue/discard_max_bytes is 0)",
+				    d->path, c->var[i].name);
 			else
-				sb_warn("%s: run would refuse it: devices.precondition = trim needs "
-					"discard, which the device does not support",
-					d->path);
+				sb_warn(
+				    "%s: run would refuse it: devices.precondition = trim needs "
+				    "discard, which the device does not support",
+				    d->path);
 			refused++;
 			break;
 		}

@@ -51,8 +51,8 @@ static int describe(const void *args, char **what, char **undo)
 		if (asprintf(what,
 			     "blkdiscard %s; write it past its capacity until steady (SNIA PTS "
 			     "window of %d s), at most %llu s",
-			     a->dev, SB_STEADY_WINDOW, (unsigned long long)(a->limit_ms / 1000)) <
-		    0)
+			     a->dev, SB_STEADY_WINDOW,
+			     (unsigned long long)(a->limit_ms / 1000)) < 0)
 			return -ENOMEM;
 	} else if (asprintf(what, "blkdiscard %s", a->dev) < 0) {
 		return -ENOMEM;
@@ -169,7 +169,8 @@ static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint
 		double t = now_s();
 		if (t - sec_start >= 1.0) {
 			if (n == cap) {
-				double *ns = realloc(series, (cap = cap ? cap * 2 : 64) * sizeof(*ns));
+				double *ns =
+				    realloc(series, (cap = cap ? cap * 2 : 64) * sizeof(*ns));
 				if (!ns) {
 					r = sb_exec_fail(x, -ENOMEM, "out of memory");
 					break;
@@ -208,9 +209,9 @@ static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint
 	if (n - rand_from >= SB_STEADY_WINDOW) {
 		sb_steady_check(series, n, SB_STEADY_WINDOW, &st);
 		json_object_object_add(o, "window_mean_mbps", json_object_new_double(st.mean));
-		json_object_object_add(o, "window_range_pct",
-				       json_object_new_double(st.mean > 0 ? 100 * st.range / st.mean
-									 : 0));
+		json_object_object_add(
+		    o, "window_range_pct",
+		    json_object_new_double(st.mean > 0 ? 100 * st.range / st.mean : 0));
 		json_object_object_add(
 		    o, "window_slope_pct",
 		    json_object_new_double(
@@ -274,8 +275,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	    {"write_sectors", SB_ST_WRITE_SECTORS},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)
-		json_object_object_add(d, keep[i].name,
-				       json_object_new_uint64(after[keep[i].f] - before[keep[i].f]));
+		json_object_object_add(
+		    d, keep[i].name, json_object_new_uint64(after[keep[i].f] - before[keep[i].f]));
 	json_object_object_add(result, "devstat", d);
 	json_object_object_add(result, "seconds", json_object_new_double(now_s() - t0));
 	sb_exec_log(x, "%s: %s: %llu bytes discarded in %.1f s\n", a->dev, a->mode,

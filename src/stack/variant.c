@@ -37,8 +37,7 @@ void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
  * removes it), and the non-rotational devices under the mount: a variant
  * on one of them without a precondition measured whatever state the
  * device was in (after mkfs's own discard, nearly fresh out of the box). */
-static json_object *precondition_record(const struct sb_vrun *vr, const char *mnt,
-					 bool *fresh)
+static json_object *precondition_record(const struct sb_vrun *vr, const char *mnt, bool *fresh)
 {
 	const char *mode = sb_cfg_str(&vr->v->cfg, K_DEV_PRECONDITION);
 	json_object *o = json_object_new_object(), *steps = json_object_new_array(),
@@ -68,18 +67,22 @@ static json_object *precondition_record(const struct sb_vrun *vr, const char *mn
 	if (mnt && sb_devstack_for_dir(mnt, &st) == 0) {
 		for (size_t i = 0; i < st.n; i++) {
 			char p[160], buf[16];
-			if (strcmp(st.dev[i].type, "disk") != 0 && strcmp(st.dev[i].type, "loop") != 0)
+			if (strcmp(st.dev[i].type, "disk") != 0 &&
+			    strcmp(st.dev[i].type, "loop") != 0)
 				continue;
-			snprintf(p, sizeof(p), "/sys/class/block/%s/queue/rotational", st.dev[i].name);
+			snprintf(p, sizeof(p), "/sys/class/block/%s/queue/rotational",
+				 st.dev[i].name);
 			if (sb_sys_read(p, buf, sizeof(buf)) >= 0 && buf[0] == '0')
-				json_object_array_add(nonrot, json_object_new_string(st.dev[i].name));
+				json_object_array_add(nonrot,
+						      json_object_new_string(st.dev[i].name));
 		}
 	}
 	*fresh = strcmp(mode, "none") == 0 && json_object_array_length(nonrot) > 0;
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "seconds", json_object_new_double(secs));
 	if (strcmp(mode, "steady") == 0)
-		json_object_object_add(o, "steady_reached", json_object_new_boolean(n && all_steady));
+		json_object_object_add(o, "steady_reached",
+				       json_object_new_boolean(n && all_steady));
 	json_object_object_add(o, "non_rotational", nonrot);
 	json_object_object_add(o, "fresh", json_object_new_boolean(*fresh));
 	json_object_object_add(o, "devices", steps);

@@ -18,8 +18,7 @@ static void test_pvs(void **state)
 		const char *json; /* the object, as json-c prints it plainly */
 	} cases[] = {
 	    {"  /dev/md127  1048576\n", "{\"md127\":1048576}"},
-	    {"  /dev/sdb   1048576\n  /dev/sdc1 3145728\n",
-	     "{\"sdb\":1048576,\"sdc1\":3145728}"},
+	    {"  /dev/sdb   1048576\n  /dev/sdc1 3145728\n", "{\"sdb\":1048576,\"sdc1\":3145728}"},
 	    {"  /dev/mapper/mpath-a  65536", "{\"mpath-a\":65536}"},
 	    /* units left on, a header, a warning, a negative, trailing words */
 	    {"  /dev/sdb  1048576B\n", "{}"},

@@ -41,8 +41,8 @@ static void test_window(void **state)
 		struct sb_steady st;
 		bool got = sb_steady_check(cases[i].y, cases[i].n, SB_STEADY_WINDOW, &st);
 		if (got != cases[i].steady || st.steady != got)
-			fail_msg("%s: steady %d, want %d (mean %g range %g slope %g)", cases[i].what,
-				 got, cases[i].steady, st.mean, st.range, st.slope);
+			fail_msg("%s: steady %d, want %d (mean %g range %g slope %g)",
+				 cases[i].what, got, cases[i].steady, st.mean, st.range, st.slope);
 	}
 }
 
