@@ -134,3 +134,24 @@ losetup -d "$dev"
 umount "$SB_TMP/ramfs"
 nothing_left "no discard"
 pass_msg "trim on a device without discard: refused before any write (exit 3)"
+
+# 6. Ctrl-C while steady writes: exit 130 right away, everything torn down.
+res="$SB_TMP/res-int"
+"$STACKBENCH" run single-disk --loop -o fs.type=ext4 -o devices.loop.any=256M \
+	-o workloads.run=command:true -o devices.precondition=steady -o devices.precondition-limit=60s \
+	--results "$res" >"$SB_TMP/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	grep -q 'step 2/4: precondition' "$SB_TMP/int.out" && break
+	sleep 0.1
+done
+sleep 1
+kill -INT $pid
+t0=$SECONDS rc=0
+wait $pid || rc=$?
+assert_eq "$rc" 130 "exit after SIGINT"
+[ $((SECONDS - t0)) -le 10 ] || fail "the precondition did not stop at once ($((SECONDS - t0)) s)"
+assert_contains "$(cat "$SB_TMP/int.out")" "preconditioning interrupted" "stopped in the step"
+nothing_left "interrupted steady"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left after the interrupt"
+pass_msg "SIGINT during steady: exit 130, nothing left"
