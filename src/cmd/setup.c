@@ -9,6 +9,7 @@
 #include "util/parse.h"
 #include "util/safefile.h"
 #include "util/size.h"
+#include "workload/workload.h"
 
 #include <limits.h>
 #include <string.h>
@@ -404,6 +405,11 @@ static int build_plans(struct ctx *c)
 		if (!c->o.loop) {
 			in.devs = paths;
 			in.n_devs = c->n_slots;
+		}
+		for (size_t w = 0; c->o.loop && w < c->var[i].cfg.n_workloads; w++) {
+			uint64_t b = sb_workload_data_bytes(c->var[i].cfg.workloads[w], c->o.quick,
+							    c->o.ram);
+			in.data_bytes = b > in.data_bytes ? b : in.data_bytes;
 		}
 		r = sb_plan_build(&c->var[i].cfg, &in, &c->plans[i], &err);
 		if (r < 0) {

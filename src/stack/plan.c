@@ -4,6 +4,7 @@
  * fills in. */
 #include "stack/layers.h"
 #include "util/macro.h"
+#include "util/size.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -161,6 +162,42 @@ static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const struc
 		a->limit_ms = SB_PRECOND_QUICK_MS;
 }
 
+/* --loop: an image the profile does not size holds the data set (plus a
+ * file system's own share: journal, metadata, ext4's 5% reserve), on the
+ * smallest partition the file system may go on. The files are sparse: a
+ * generous size costs nothing until written. */
+static uint64_t loop_fit(const struct sb_stack_cfg *s, const struct sb_config *c,
+			 const struct sb_plan_in *in, enum sb_role role, uint64_t size)
+{
+	uint64_t need, fixed = 0, pct_sum = 0, min_pct = 100, u;
+	unsigned loose = 0;
+	bool pct;
+
+	if (!in->loop || in->quick || !in->data_bytes || c->val[K_DEV_LOOP_SSD + role])
+		return size;
+	need = in->data_bytes + in->data_bytes / 8 + (512ull << 20);
+	if (s->part.count && (s->part.on & (1u << role))) {
+		for (size_t k = 0; k < s->part.sizes.n; k++) {
+			const char *w = s->part.sizes.v[k];
+			if (strcmp(w, "rest") == 0)
+				loose++;
+			else if (sb_parse_size(w, &u, true, &pct) == 0 && pct) {
+				pct_sum += u;
+				min_pct = u && u < min_pct ? u : min_pct;
+			} else if (sb_parse_size(w, &u, true, &pct) == 0)
+				fixed += u;
+		}
+		if (loose && pct_sum < 100 && 100 - pct_sum < min_pct)
+			min_pct = 100 - pct_sum;
+		/* percentages: the smallest share must hold it; fixed sizes come
+		 * first, whatever is left ("rest") holds it */
+		need = pct_sum ? need * 100 / (min_pct ? min_pct : 1) : need;
+		need += fixed;
+	}
+	need = (need + (1ull << 30) - 1) & ~((1ull << 30) - 1);
+	return need > size ? need : size;
+}
+
 /* Does the variant use this slot at all? A device whose units md.members
  * (or, without md and LVM, fs.on) does not select gets no step: "SSD
  * alone" leaves the HDDs untouched. */
@@ -198,7 +235,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	/* Devices: loop files, or the given disks (variables set by the caller). */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
-		uint64_t size = in->quick ? s->dev.loop_quick : s->dev.loop_size[sl->role];
+		uint64_t size = in->quick ? s->dev.loop_quick
+					  : loop_fit(s, c, in, sl->role, s->dev.loop_size[sl->role]);
 
 		if (!slot_used(s, sl))
 			continue;

@@ -329,6 +329,10 @@ struct sb_plan_in {
 	/* The user named loop_dir on purpose (--loop-dir): a tmpfs there is
 	 * accepted with a warning instead of refused. */
 	bool loop_dir_forced;
+	/* --loop without --quick: the largest data set of the variant's
+	 * workloads (sb_workload_data_bytes), 0 if none; an image whose size
+	 * the profile does not give is made big enough for it. */
+	uint64_t data_bytes;
 };
 struct sb_slot {
 	enum sb_role role;

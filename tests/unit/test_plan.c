@@ -266,6 +266,64 @@ static void test_precondition(void **state)
 	sb_profile_free(p);
 }
 
+/* --loop sizes an image the profile does not size from the largest data
+ * set of the variant's workloads, on the smallest partition the file
+ * system may use; a size the profile gives, and --quick, stay. */
+static void test_loop_fit(void **state)
+{
+	static const struct {
+		const char *devices, *partition; /* extra lines of [devices], [partition] */
+		uint64_t data;
+		bool quick;
+		const char *want;
+	} cases[] = {
+	    {"", "", 0, false, "truncate -s 1G "},		 /* the key's default */
+	    {"", "", 100ull << 20, false, "truncate -s 1G "},	 /* fits already */
+	    {"", "", 3ull << 30, false, "truncate -s 4G "},	 /* 3G + 1/8 + 512M */
+	    {"", "", 48ull << 30, false, "truncate -s 55G "}, /* 48G + 6G + 512M */
+	    {"loop.ssd = 2G\n", "", 48ull << 30, false, "truncate -s 2G "},
+	    {"", "", 48ull << 30, true, "truncate -s 320M "},
+	    /* 10% holds it: ten times over */
+	    {"", "sizes = 10%,rest\n", 3ull << 30, false, "truncate -s 39G "},
+	    {"", "count = 2\n", 3ull << 30, false, "truncate -s 8G "},
+	    {"", "sizes = 10G,rest\n", 3ull << 30, false, "truncate -s 14G "},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512], *err = NULL, *out = NULL;
+		size_t len = 0, nv = 0;
+		struct sb_profile *p = NULL;
+		struct sb_pvariant *v = NULL;
+		struct sb_plan plan;
+		struct sb_plan_in in = {.loop = true,
+					.quick = cases[i].quick,
+					.loop_dir = "/var/tmp/stackbench",
+					.data_bytes = cases[i].data};
+		struct sb_exec x;
+		snprintf(text, sizeof(text),
+			 "[devices]\nssd = 1\n%s%s%s\n[fs]\ntype = xfs\n%s\n[workloads]\nrun = "
+			 "command:true\n",
+			 cases[i].devices, *cases[i].partition ? "\n[partition]\n" : "",
+			 cases[i].partition, *cases[i].partition ? "on = ssd\n" : "");
+		if (sb_profile_parse("fit.conf", text, &p, &err) < 0 ||
+		    sb_profile_variants(p, &v, &nv, &err) < 0)
+			fail_msg("case %zu: %s", i, err);
+		assert_int_equal(sb_plan_build(&v[0].cfg, &in, &plan, &err), 0);
+		FILE *f = open_memstream(&out, &len);
+		sb_exec_init(&x);
+		x.dry_run = true;
+		x.out = f;
+		assert_int_equal(sb_exec_plan(&x, &plan), 0);
+		sb_exec_release(&x);
+		fclose(f);
+		if (!strstr(out, cases[i].want))
+			fail_msg("case %zu: '%s' not in:\n%s", i, cases[i].want, out);
+		free(out);
+		sb_plan_free(&plan);
+		sb_pvariants_free(v, nv);
+		sb_profile_free(p);
+	}
+}
+
 static struct sb_device dev(const char *path, enum sb_class c, bool rot)
 {
 	return (struct sb_device){
@@ -334,6 +392,7 @@ int main(void)
 	    cmocka_unit_test(test_md_rules),
 	    cmocka_unit_test(test_ext4_lazy_init),
 	    cmocka_unit_test(test_precondition),
+	    cmocka_unit_test(test_loop_fit),
 	    cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
