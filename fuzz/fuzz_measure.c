@@ -3,7 +3,8 @@
  * output, btrfs dump-super output, a kernel log message, an extra.config
  * object (flattened, then diffed with itself: always an A/A warning, never a
  * note), an extra.devstat object (device shares as text) and the same read
- * as an extra.quiesce (phases begun over background work). */
+ * as an extra.quiesce (phases begun over background work), pvs output
+ * (pe_start per PV). */
 #include "fuzz.h"
 #include "report/measure.h"
 #include "workload/devstat.h"
@@ -20,7 +21,7 @@ SB_FUZZ_TARGET(measure)
 		return 0;
 	char *s = sb_fuzz_strndup(data + 1, size - 1);
 	json_object *o = NULL;
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0: {
 		uint64_t v[SB_ST_N];
 		int r = sb_devstat_parse(s, v);
@@ -65,6 +66,16 @@ SB_FUZZ_TARGET(measure)
 		json_object_put(ds);
 		break;
 	}
+	case 7:
+		o = sb_effconf_parse_pvs(s);
+		SB_FUZZ_CHECK(o != NULL);
+		json_object_object_foreach(o, name, v)
+		{
+			/* a device name and a byte count, nothing else gets in */
+			SB_FUZZ_CHECK(*name && !strchr(name, '/'));
+			SB_FUZZ_CHECK(json_object_is_type(v, json_type_int));
+		}
+		break;
 	}
 	if (o)
 		json_object_put(o);

@@ -91,6 +91,9 @@ SB_HOST_PROFILE_CASES=(
 	"md-raid1-ssd-2hdd-partitions|matrix.md.level;md.write-mostly;md.write-behind=none;none;0"
 	"fsopbench-disk-vs-lvm-raid6|matrix.lvm.enable=no|matrix.queue.scheduler=bfq"
 	"xfs-hdd-log-ssd|fs.log=ssd|matrix.fs.type=ext4"
+	# the precondition step (trim before partitions; steady, briefly)
+	"btrfs-raid1-partitions|mount.options=ssd|devices.precondition=trim"
+	"single-disk|fs.type=ext4|devices.precondition=steady|devices.precondition-limit=2s|devices.loop.quick=64M"
 )
 # profile_case CASE: sets CASE_PROF and CASE_OV (the -o arguments) and
 # CASE_STEPS (how many steps its one variant has).

@@ -9,6 +9,7 @@
 #include "util/parse.h"
 #include "util/safefile.h"
 #include "util/size.h"
+#include "workload/workload.h"
 
 #include <limits.h>
 #include <string.h>
@@ -284,6 +285,38 @@ int sb_cmd_check_hooks(const char *cmd)
 	return 0;
 }
 
+/* devices.precondition = trim on a device that cannot discard would fail
+ * mid-run, after the stack below it was built: refused here instead, with
+ * the other verdicts (plan only warns). steady writes such a device
+ * without the discard. */
+static int check_discard(struct ctx *c, bool enforce)
+{
+	int refused = 0;
+	for (size_t k = 0; k < c->n_slots; k++) {
+		const struct sb_device *d = c->dev[k];
+		/* the plan leaves HDD-role devices alone (stack/plan.c) */
+		for (size_t i = 0; i < c->n_var && !d->discard && c->slots[k].role != SB_ROLE_HDD;
+		     i++) {
+			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_DEV_PRECONDITION), "trim") != 0)
+				continue;
+			if (enforce)
+				sb_error(
+				    "%s: refusing: devices.precondition = trim (variant %s) needs "
+				    "discard, which the device does not support "
+				    "(queue/discard_max_bytes is 0)",
+				    d->path, c->var[i].name);
+			else
+				sb_warn(
+				    "%s: run would refuse it: devices.precondition = trim needs "
+				    "discard, which the device does not support",
+				    d->path);
+			refused++;
+			break;
+		}
+	}
+	return refused && enforce ? SB_EXIT_REFUSED : 0;
+}
+
 /* Probe the named devices, match them to roles and check each one. Returns
  * 0, or the exit code after saying why. */
 static int resolve_devices(struct ctx *c, bool enforce)
@@ -347,7 +380,8 @@ static int resolve_devices(struct ctx *c, bool enforce)
 		if (!used)
 			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
 	}
-	return check_devices(c, c->dev, enforce);
+	r = check_devices(c, c->dev, enforce);
+	return r ? r : check_discard(c, enforce);
 }
 
 static int build_plans(struct ctx *c)
@@ -368,6 +402,11 @@ static int build_plans(struct ctx *c)
 		if (!c->o.loop) {
 			in.devs = paths;
 			in.n_devs = c->n_slots;
+		}
+		for (size_t w = 0; c->o.loop && w < c->var[i].cfg.n_workloads; w++) {
+			uint64_t b = sb_workload_data_bytes(c->var[i].cfg.workloads[w], c->o.quick,
+							    c->o.ram);
+			in.data_bytes = b > in.data_bytes ? b : in.data_bytes;
 		}
 		r = sb_plan_build(&c->var[i].cfg, &in, &c->plans[i], &err);
 		if (r < 0) {

@@ -43,6 +43,15 @@ const struct sb_key sb_keys[SB_KEY_N] = {
     [K_DEV_LOOP_EMULATE_MEMBERS] = {SB_SEC_DEVICES, "loop.emulate-members", SB_KT_UINT, NULL, 4, 16,
 				    "4", SB_KF_NOMATRIX,
 				    "--loop: loop devices in each emulated array"},
+    [K_DEV_PRECONDITION] = {SB_SEC_DEVICES, "precondition", SB_KT_CHOICE, "none|trim|steady", 0, 0,
+			    "none", 0,
+			    "starting state of every member device before mkfs: 'trim' discards "
+			    "it all, 'steady' also writes it past its capacity until a steady "
+			    "state (SNIA PTS); both make the file system with discard off"},
+    [K_DEV_PRECONDITION_LIMIT] = {SB_SEC_DEVICES, "precondition-limit", SB_KT_DURATION, NULL, 0,
+				  0, "30m", 0,
+				  "steady: stop writing a device after this long, steady or not "
+				  "(result.json says which)"},
 
     [K_PART_COUNT] = {SB_SEC_PARTITION, "count", SB_KT_UINT, NULL, 1, 16, NULL, 0,
 		      "split each device into this many equal GPT partitions"},

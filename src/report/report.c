@@ -1072,6 +1072,7 @@ char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
 	    {SB_RES_CACHE_AFFECTED, "cache-affected"},
 	    {SB_RES_INCOMPLETE, "incomplete"},
 	    {SB_RES_FAILED, "failed"},
+	    {SB_RES_FRESH, "fresh (non-rotational, no devices.precondition)"},
 	};
 	size_t len = 0;
 	buf[0] = '\0';

@@ -181,6 +181,7 @@ static const struct {
 	{SB_RES_CACHE_AFFECTED, "cache-affected"},
 	{SB_RES_INCOMPLETE, "incomplete"},
 	{SB_RES_FAILED, "failed"},
+	{SB_RES_FRESH, "fresh"},
 };
 
 static double get_num(json_object *o, const char *key);
@@ -596,6 +597,9 @@ json_object *sb_resultset_to_json(const struct sb_resultset *rs)
 			json_object_object_add(ro, "index", json_object_new_int((int)v->rep[k].index));
 			json_object_object_add(ro, "started",
 					       json_object_new_string(v->rep[k].started));
+			if (v->rep[k].precondition)
+				json_object_object_add(ro, "precondition",
+						       json_object_get(v->rep[k].precondition));
 			for (size_t w = 0; w < v->rep[k].n_wl; w++)
 				json_object_array_add(wls, sb_wl_result_to_json(v->rep[k].wl[w]));
 			json_object_object_add(ro, "workloads", wls);
@@ -643,6 +647,7 @@ void sb_resultset_free(struct sb_resultset *rs)
 				sb_wl_result_free(v->rep[k].wl[w]);
 			free(v->rep[k].wl);
 			free(v->rep[k].started);
+			json_object_put(v->rep[k].precondition);
 		}
 		free(v->rep);
 		free(v->name);
@@ -846,6 +851,9 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 				free(var->rep[var->n_rep - 1].started);
 				var->rep[var->n_rep - 1].started = strdup(started);
 			}
+			json_object *pre = json_object_object_get(ro, "precondition");
+			if (pre && json_object_is_type(pre, json_type_object))
+				var->rep[var->n_rep - 1].precondition = json_object_get(pre);
 		}
 	}
 	*out = TAKE_PTR(rs);

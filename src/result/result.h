@@ -24,6 +24,7 @@ enum {
 	SB_RES_CACHE_AFFECTED = 1 << 1, /* data set smaller than 2x RAM and not O_DIRECT */
 	SB_RES_INCOMPLETE = 1 << 2,	/* a phase hit its time limit or was interrupted */
 	SB_RES_FAILED = 1 << 3,		/* the workload failed; metrics may be partial */
+	SB_RES_FRESH = 1 << 4, /* on a non-rotational device neither trimmed nor preconditioned */
 };
 
 struct sb_metric {
@@ -63,6 +64,9 @@ struct sb_wl_result {
 struct sb_repeat {
 	unsigned index;
 	char *started; /* ISO 8601 UTC */
+	/* devices.precondition of the stack this repeat ran on: mode, each
+	 * device's step record, fresh (NULL: not recorded, as in bench). */
+	json_object *precondition;
 	struct sb_wl_result **wl;
 	size_t n_wl;
 };

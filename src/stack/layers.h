@@ -25,6 +25,15 @@ struct sb_queue_args {
 	uint64_t old_read_ahead_kb;
 };
 
+/* devices.precondition on one whole device: "trim" (discard all of it) or
+ * "steady" (discard, then write past its capacity until steady or
+ * limit_ms). Nothing to undo: the contents were ours to destroy. */
+struct sb_precond_args {
+	char *dev;
+	char *mode;
+	uint64_t limit_ms;
+};
+
 struct sb_part_args {
 	char *dev;
 	char *var;

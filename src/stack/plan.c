@@ -4,6 +4,7 @@
  * fills in. */
 #include "stack/layers.h"
 #include "util/macro.h"
+#include "util/size.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -142,6 +143,61 @@ static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loo
 	a->var = fmt("%s", var);
 }
 
+/* devices.precondition: each whole device as soon as it is there, before
+ * anything is built on it (an emulated array's members before the array).
+ * Not the hdd role's: a disk has no flash translation state to reset, and
+ * no discard (trim would refuse every md demo with HDD members). --quick
+ * keeps steady to a short bound, like its workloads. */
+#define SB_PRECOND_QUICK_MS 30000u
+static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const struct sb_plan_in *in,
+			 enum sb_role role, const char *var)
+{
+	if (s->dev.precond == SB_PRECOND_NONE || role == SB_ROLE_HDD)
+		return;
+	struct sb_precond_args *a = add_step(b, SB_STEP_PRECOND);
+	a->dev = fmt("${%s}", var);
+	a->mode = fmt("%s", sb_precond_names[s->dev.precond]);
+	a->limit_ms = s->dev.precond_limit_ms;
+	if (in->quick && a->limit_ms > SB_PRECOND_QUICK_MS)
+		a->limit_ms = SB_PRECOND_QUICK_MS;
+}
+
+/* --loop: an image the profile does not size holds the data set (plus a
+ * file system's own share: journal, metadata, ext4's 5% reserve), on the
+ * smallest partition the file system may go on. The files are sparse: a
+ * generous size costs nothing until written. */
+static uint64_t loop_fit(const struct sb_stack_cfg *s, const struct sb_config *c,
+			 const struct sb_plan_in *in, enum sb_role role, uint64_t size)
+{
+	uint64_t need, fixed = 0, pct_sum = 0, min_pct = 100, u;
+	unsigned loose = 0;
+	bool pct;
+
+	if (!in->loop || in->quick || !in->data_bytes || c->val[K_DEV_LOOP_SSD + role])
+		return size;
+	need = in->data_bytes + in->data_bytes / 8 + (512ull << 20);
+	if (s->part.count && (s->part.on & (1u << role))) {
+		for (size_t k = 0; k < s->part.sizes.n; k++) {
+			const char *w = s->part.sizes.v[k];
+			if (strcmp(w, "rest") == 0)
+				loose++;
+			else if (sb_parse_size(w, &u, true, &pct) == 0 && pct) {
+				pct_sum += u;
+				min_pct = u && u < min_pct ? u : min_pct;
+			} else if (sb_parse_size(w, &u, true, &pct) == 0)
+				fixed += u;
+		}
+		if (loose && pct_sum < 100 && 100 - pct_sum < min_pct)
+			min_pct = 100 - pct_sum;
+		/* percentages: the smallest share must hold it; fixed sizes come
+		 * first, whatever is left ("rest") holds it */
+		need = pct_sum ? need * 100 / (min_pct ? min_pct : 1) : need;
+		need += fixed;
+	}
+	need = (need + (1ull << 30) - 1) & ~((1ull << 30) - 1);
+	return need > size ? need : size;
+}
+
 /* Does the variant use this slot at all? A device whose units md.members
  * (or, without md and LVM, fs.on) does not select gets no step: "SSD
  * alone" leaves the HDDs untouched. */
@@ -180,13 +236,15 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	/* Devices: loop files, or the given disks (variables set by the caller). */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
-		uint64_t size = in->quick ? s->dev.loop_quick : s->dev.loop_size[sl->role];
+		uint64_t size = in->quick ? s->dev.loop_quick
+					  : loop_fit(s, c, in, sl->role, s->dev.loop_size[sl->role]);
 
 		if (!slot_used(s, sl))
 			continue;
 		if (!in->loop) {
 			whole[n_whole].role = sl->role;
 			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
+			precond_step(b, s, in, sl->role, sl->name);
 			continue;
 		}
 		if (emulate && sl->role == SB_ROLE_ANY) {
@@ -199,12 +257,14 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", sl->name, m + 1);
 				mem[m].role = sl->role;
 				loop_step(b, in, loop_dir, mem[m].var, msize, false);
+				precond_step(b, s, in, sl->role, mem[m].var);
 				whole[n_whole++] = mem[m];
 			}
 			md_step(b, s, sl->name, 6, mem, em_members, true);
 			continue;
 		}
 		loop_step(b, in, loop_dir, sl->name, size, sl->role == SB_ROLE_HDD);
+		precond_step(b, s, in, sl->role, sl->name);
 		whole[n_whole].role = sl->role;
 		snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
 	}

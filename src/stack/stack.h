@@ -19,6 +19,7 @@
 enum sb_step_kind {
 	SB_STEP_LOOP,
 	SB_STEP_QUEUE,
+	SB_STEP_PRECOND,
 	SB_STEP_PART,
 	SB_STEP_MD,
 	SB_STEP_PV,
@@ -141,7 +142,7 @@ enum {
 };
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
-    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount;
+    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount, sb_layer_precond;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */
@@ -263,6 +264,9 @@ void sb_jread_free(struct sb_jread *r);
 /* ---- config.c (pure): the profile resolved once into typed values ---- */
 enum sb_fs_type { SB_FS_EXT2, SB_FS_EXT3, SB_FS_EXT4, SB_FS_XFS, SB_FS_BTRFS, SB_FS_N };
 extern const char *const sb_fs_names[SB_FS_N];
+/* devices.precondition: the starting state of the member devices. */
+enum sb_precond { SB_PRECOND_NONE, SB_PRECOND_TRIM, SB_PRECOND_STEADY, SB_PRECOND_N };
+extern const char *const sb_precond_names[SB_PRECOND_N];
 
 struct sb_stack_cfg {
 	struct {
@@ -270,6 +274,8 @@ struct sb_stack_cfg {
 		uint64_t loop_quick;
 		bool emulate_raid6; /* devices.loop.emulate = raid6 */
 		unsigned emulate_members;
+		enum sb_precond precond; /* devices.precondition */
+		uint64_t precond_limit_ms;
 	} dev;
 	struct {
 		unsigned count;	   /* partition.count, or 0 */
@@ -328,6 +334,10 @@ struct sb_plan_in {
 	/* The user named loop_dir on purpose (--loop-dir): a tmpfs there is
 	 * accepted with a warning instead of refused. */
 	bool loop_dir_forced;
+	/* --loop without --quick: the largest data set of the variant's
+	 * workloads (sb_workload_data_bytes), 0 if none; an image whose size
+	 * the profile does not give is made big enough for it. */
+	uint64_t data_bytes;
 };
 struct sb_slot {
 	enum sb_role role;

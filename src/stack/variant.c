@@ -7,6 +7,7 @@
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
+#include "workload/devstat.h"
 #include "workload/workload.h"
 
 #include <string.h>
@@ -32,12 +33,70 @@ void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
 	}
 }
 
+/* The precondition steps' records, from the journal (before the teardown
+ * removes it), and the non-rotational devices under the mount: a variant
+ * on one of them without a precondition measured whatever state the
+ * device was in (after mkfs's own discard, nearly fresh out of the box). */
+static json_object *precondition_record(const struct sb_vrun *vr, const char *mnt, bool *fresh)
+{
+	const char *mode = sb_cfg_str(&vr->v->cfg, K_DEV_PRECONDITION);
+	json_object *o = json_object_new_object(), *steps = json_object_new_array(),
+		    *nonrot = json_object_new_array();
+	struct sb_jread jr = {0};
+	struct sb_devstack st = {0};
+	double secs = 0;
+	bool all_steady = true;
+	size_t n = 0;
+
+	if (sb_journal_read(vr->rs->journal, &jr) == 0) {
+		for (size_t i = 0; i < jr.n; i++) {
+			if (strcmp(jr.rec[i].kind, "precondition") != 0 || !jr.rec[i].result)
+				continue;
+			json_object *res = jr.rec[i].result, *stv, *reached;
+			json_object *sec = json_object_object_get(res, "seconds");
+			secs += sec ? json_object_get_double(sec) : 0;
+			if (!json_object_object_get_ex(res, "steady", &stv) ||
+			    !json_object_object_get_ex(stv, "reached", &reached) ||
+			    !json_object_get_boolean(reached))
+				all_steady = false;
+			json_object_array_add(steps, json_object_get(res));
+			n++;
+		}
+		sb_jread_free(&jr);
+	}
+	if (mnt && sb_devstack_for_dir(mnt, &st) == 0) {
+		for (size_t i = 0; i < st.n; i++) {
+			char p[160], buf[16];
+			if (strcmp(st.dev[i].type, "disk") != 0 &&
+			    strcmp(st.dev[i].type, "loop") != 0)
+				continue;
+			snprintf(p, sizeof(p), "/sys/class/block/%s/queue/rotational",
+				 st.dev[i].name);
+			if (sb_sys_read(p, buf, sizeof(buf)) >= 0 && buf[0] == '0')
+				json_object_array_add(nonrot,
+						      json_object_new_string(st.dev[i].name));
+		}
+	}
+	*fresh = strcmp(mode, "none") == 0 && json_object_array_length(nonrot) > 0;
+	json_object_object_add(o, "mode", json_object_new_string(mode));
+	json_object_object_add(o, "seconds", json_object_new_double(secs));
+	if (strcmp(mode, "steady") == 0)
+		json_object_object_add(o, "steady_reached",
+				       json_object_new_boolean(n && all_steady));
+	json_object_object_add(o, "non_rotational", nonrot);
+	json_object_object_add(o, "fresh", json_object_new_boolean(*fresh));
+	json_object_object_add(o, "devices", steps);
+	return o;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
 	struct sb_exec x, u;
 	struct sb_wl_result **wl = NULL;
+	json_object *pre = NULL;
+	bool fresh = false;
 	size_t n_wl = 0;
 	int r, code = 0;
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
@@ -100,6 +159,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 
 	if (r == 0) {
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
+		pre = precondition_record(vr, mnt, &fresh);
 		for (size_t w = 0; w < v->cfg.n_workloads && !*vr->stop; w++) {
 			const char *spec = v->cfg.workloads[w];
 			struct sb_wl_env env = {.dir = mnt,
@@ -120,6 +180,8 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 			if (res) {
 				if (*vr->wl_stop && !*vr->stop)
 					res->flags |= SB_RES_INCOMPLETE;
+				if (fresh)
+					res->flags |= SB_RES_FRESH;
 				struct sb_wl_result **nw = realloc(wl, (n_wl + 1) * sizeof(*nw));
 				if (nw) {
 					wl = nw;
@@ -173,7 +235,9 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	if (rv->n_rep) {
 		free(rv->rep[rv->n_rep - 1].started);
 		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
+		rv->rep[rv->n_rep - 1].precondition = TAKE_PTR(pre);
 	}
+	json_object_put(pre);
 	free(wl);
 	return code;
 }

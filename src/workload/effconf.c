@@ -127,6 +127,33 @@ json_object *sb_effconf_parse_keys(const char *text, char sep, const char *const
 	return o;
 }
 
+json_object *sb_effconf_parse_pvs(const char *text)
+{
+	json_object *o = json_object_new_object();
+	const char *p = text ? text : "";
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		char line[512], name[256], num[32], extra;
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+			 p);
+		/* exactly two words: a /dev path and a byte count */
+		if (len < sizeof(line) &&
+		    sscanf(line, " %255s %31s %c", name, num, &extra) == 2 &&
+		    strncmp(name, "/dev/", 5) == 0 && num[strspn(num, "0123456789")] == '\0' &&
+		    strlen(num) <= 19) {
+			const char *base = strrchr(name, '/') + 1;
+			if (*base)
+				json_object_object_add(o, base,
+						       json_object_new_uint64(strtoull(num, NULL, 10)));
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return o;
+}
+
 bool sb_effconf_mentions(const char *msg, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -362,6 +389,53 @@ static json_object *md_state(const struct sb_devstack *st)
 	return all;
 }
 
+/* LVM: where each PV's first extent starts (pe_start), which decides the
+ * data's alignment to a RAID stripe below. Every PV is a device right below
+ * an LV in the stack; pvs is told that one device only, so that it scans
+ * nothing else. */
+static json_object *lvm_state(const struct sb_devstack *st, int log_fd)
+{
+	json_object *all = NULL;
+	for (size_t i = 0; st && i < st->n; i++) {
+		char p[PATH_MAX], uuid[256];
+		snprintf(p, sizeof(p), "%s/class/block/%s/dm/uuid", st->sysroot, st->dev[i].name);
+		if (strcmp(st->dev[i].type, "dm") != 0 || read_small(p, uuid, sizeof(uuid)) < 0 ||
+		    strncmp(uuid, "LVM-", 4) != 0)
+			continue;
+		for (size_t k = 0; k < st->n; k++) {
+			char dev[80];
+			if (st->dev[k].parent != (int)i)
+				continue;
+			snprintf(dev, sizeof(dev), "/dev/%s", st->dev[k].name);
+			const char *argv[] = {"pvs",	     "--config",
+					      "devices { use_devicesfile = 0 }",
+					      "--devices",   dev,
+					      "--noheadings", "--nosuffix",
+					      "--units",     "b",
+					      "-o",	     "pv_name,pe_start",
+					      dev,	     NULL};
+			char *out = run_out(argv, log_fd);
+			json_object *o = sb_effconf_parse_pvs(out);
+			free(out);
+			/* pvs saw this one device only, under whatever name it prints */
+			json_object_object_foreach(o, key, v)
+			{
+				(void)key;
+				if (!all)
+					all = json_object_new_object();
+				json_object_object_add(all, st->dev[k].name, json_object_get(v));
+				break;
+			}
+			json_object_put(o);
+		}
+	}
+	if (!all)
+		return NULL;
+	json_object *l = json_object_new_object();
+	json_object_object_add(l, "pe_start", all);
+	return l;
+}
+
 static json_object *queues(const struct sb_devstack *st)
 {
 	static const struct {
@@ -429,6 +503,8 @@ json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, i
 		json_object_object_add(o, "geometry", v);
 	if ((v = md_state(st)))
 		json_object_object_add(o, "md", v);
+	if ((v = lvm_state(st, log_fd)))
+		json_object_object_add(o, "lvm", v);
 	json_object_object_add(o, "queue", queues(st));
 	json_object_object_add(o, "sysctl", sysctls());
 	return o;

@@ -2,7 +2,7 @@
  * the mounted file system (extra.config): effective mount options, the
  * kernel's log lines about the stack's devices, the file system's geometry
  * (xfs_info, dumpe2fs -h, btrfs inspect-internal dump-super: key lines
- * only), md state, every device's queue/ settings and the vm.dirty_*
+ * only), md state, LVM pe_start, every device's queue/ settings and the vm.dirty_*
  * sysctls. The parsers of the programs' output are pure (unit-tested and
  * fuzzed on captured text). */
 #pragma once
@@ -23,6 +23,9 @@ json_object *sb_effconf_parse_xfs_info(const char *text);
 /* "Key:   value" (dumpe2fs -h) or "key\t\tvalue" (btrfs dump-super) lines
  * whose key is in keys (NULL-terminated) into {"Key": "value"}. */
 json_object *sb_effconf_parse_keys(const char *text, char sep, const char *const *keys);
+/* `pvs --noheadings --nosuffix --units b -o pv_name,pe_start` lines
+ * ("  /dev/sdb  1048576") into {"sdb": 1048576}; other lines are left out. */
+json_object *sb_effconf_parse_pvs(const char *text);
 /* Does a kernel log message mention one of the names as a word
  * ("loop5" but not "loop50")? */
 bool sb_effconf_mentions(const char *msg, const char *const *names, size_t n);

@@ -816,6 +816,26 @@ static uint64_t system_ram(void)
 	return pages > 0 && sz > 0 ? (uint64_t)pages * (uint64_t)sz : 0;
 }
 
+uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram)
+{
+	struct sb_wl_spec s;
+	char *err = NULL;
+	uint64_t n = 0;
+	int k;
+
+	if (sb_wl_spec_parse(spec, quick, &s, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	/* Only a size= whose default is computed is the data set sized from
+	 * RAM (seq, rand); other workloads' sizes do not grow with the host. */
+	k = sb_wl_opt_index(s.ops, "size");
+	if (k >= 0 && !s.ops->opts[k].def)
+		n = s.v[k] ? s.v[k] : 2 * (ram ? ram : system_ram());
+	sb_wl_spec_release(&s);
+	return n;
+}
+
 #define DEFAULT_TIMEOUT_MS (3600ull * 1000)
 
 int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,

@@ -22,6 +22,12 @@ struct sb_wl_env {
  * Returns 0, or -EINVAL with *err naming the spec and the expected form. */
 int sb_workload_check(const char *spec, char **err);
 
+/* The bytes spec writes as its data set when that is sized from RAM (seq
+ * and rand: size=, by default twice ram, the system's when 0), so that
+ * --loop can make its images big enough; 0 for workloads whose sizes do
+ * not grow with the host, and for a bad spec. Pure. */
+uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram);
+
 /* Fills the label, headline and phase of each metric of r that has none
  * from its workload's metric table (after a run, and for version 1 result
  * files); an undeclared metric is labelled with its name and is not a

@@ -193,6 +193,143 @@ static void test_ext4_lazy_init(void **state)
 	free(got);
 }
 
+/* devices.precondition: a precondition step on every whole device right
+ * after it is there (an emulated array's members before the array; not
+ * the HDD role's), and mkfs with discard off after it; none leaves the
+ * plan as it was. */
+static void test_precondition(void **state)
+{
+	static const struct {
+		const char *profile, *mode, *fs, *mkfs;
+		const char *want[4]; /* in this order in the plan */
+		const char *absent;
+	} cases[] = {
+	    {"single-disk", "trim", "xfs", NULL,
+	     {"  1  loop ", "  2  precondition  blkdiscard ${any}\n", "mkfs.xfs -f -K ${any}"}, NULL},
+	    {"single-disk", "trim", "ext4", NULL,
+	     {"precondition  blkdiscard ${any}",
+	      "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0,nodiscard ${any}"}, NULL},
+	    {"single-disk", "trim", "ext3", "-E stride=4",
+	     {"mkfs.ext3 -F -q -E stride=4,nodiscard ${any}"}, NULL},
+	    {"single-disk", "steady", "btrfs", NULL,
+	     /* --quick: at most 30 s whatever the limit */
+	     {"precondition  blkdiscard ${any}; write it past its capacity until steady (SNIA PTS "
+	      "window of 5 s), at most 30 s",
+	      "mkfs.btrfs -f -K ${any}"}, NULL},
+	    {"single-disk", "trim", "xfs", "-K", {"mkfs.xfs -f -K ${any}"}, "-K -K"},
+	    {"single-disk", "none", "xfs", NULL, {"mkfs.xfs -f ${any}"}, "precondition"},
+	    /* HDD-role devices are left alone */
+	    {"md-raid1-ssd-2hdd", "trim", NULL, NULL,
+	     {"precondition  blkdiscard ${ssd}", "mdadm --create"}, "blkdiscard ${hdd"},
+	    {"lvm-hwraid6", "trim", NULL, NULL,
+	     {"precondition  blkdiscard ${any.m1}", "precondition  blkdiscard ${any.m4}",
+	      "mdadm --create"}, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char prof[128], mode[64], fs[64], mk[64];
+		const char *ov[6] = {"workloads.run=command:true", mode};
+		size_t n = 2;
+		snprintf(prof, sizeof(prof), "profiles/%s.conf", cases[i].profile);
+		snprintf(mode, sizeof(mode), "devices.precondition=%s", cases[i].mode);
+		if (cases[i].fs) {
+			snprintf(fs, sizeof(fs), "fs.type=%s", cases[i].fs);
+			ov[n++] = fs;
+		}
+		if (cases[i].mkfs) {
+			snprintf(mk, sizeof(mk), "fs.mkfs=%s", cases[i].mkfs);
+			ov[n++] = mk;
+		}
+		char *got = render(prof, ov, true, true, NULL, 0);
+		const char *at = got;
+		for (size_t k = 0; k < 4 && cases[i].want[k]; k++) {
+			const char *f = strstr(at, cases[i].want[k]);
+			if (!f)
+				fail_msg("case %zu: '%s' not in (or out of order):\n%s", i,
+					 cases[i].want[k], got);
+			at = f;
+		}
+		if (cases[i].absent && strstr(got, cases[i].absent))
+			fail_msg("case %zu: '%s' in:\n%s", i, cases[i].absent, got);
+		free(got);
+	}
+	/* A discard word in the profile's -E contradicts the precondition. */
+	struct sb_profile *p = NULL;
+	struct sb_pvariant *v = NULL;
+	struct sb_plan plan;
+	struct sb_plan_in in = {.loop = true, .quick = true, .loop_dir = "/var/tmp/stackbench"};
+	size_t nv = 0;
+	char *err = NULL;
+	assert_int_equal(sb_profile_load("profiles/single-disk.conf", &p, &err), 0);
+	assert_int_equal(sb_profile_override(p, "devices.precondition=trim", &err), 0);
+	assert_int_equal(sb_profile_override(p, "fs.type=ext4", &err), 0);
+	assert_int_equal(sb_profile_override(p, "fs.mkfs=-E discard", &err), 0);
+	assert_int_equal(sb_profile_variants(p, &v, &nv, &err), 0);
+	assert_int_equal(sb_plan_build(&v[0].cfg, &in, &plan, &err), -EINVAL);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "devices.precondition"));
+	free(err);
+	sb_pvariants_free(v, nv);
+	sb_profile_free(p);
+}
+
+/* --loop sizes an image the profile does not size from the largest data
+ * set of the variant's workloads, on the smallest partition the file
+ * system may use; a size the profile gives, and --quick, stay. */
+static void test_loop_fit(void **state)
+{
+	static const struct {
+		const char *devices, *partition; /* extra lines of [devices], [partition] */
+		uint64_t data;
+		bool quick;
+		const char *want;
+	} cases[] = {
+	    {"", "", 0, false, "truncate -s 1G "},		 /* the key's default */
+	    {"", "", 100ull << 20, false, "truncate -s 1G "},	 /* fits already */
+	    {"", "", 3ull << 30, false, "truncate -s 4G "},	 /* 3G + 1/8 + 512M */
+	    {"", "", 48ull << 30, false, "truncate -s 55G "}, /* 48G + 6G + 512M */
+	    {"loop.ssd = 2G\n", "", 48ull << 30, false, "truncate -s 2G "},
+	    {"", "", 48ull << 30, true, "truncate -s 320M "},
+	    /* 10% holds it: ten times over */
+	    {"", "sizes = 10%,rest\n", 3ull << 30, false, "truncate -s 39G "},
+	    {"", "count = 2\n", 3ull << 30, false, "truncate -s 8G "},
+	    {"", "sizes = 10G,rest\n", 3ull << 30, false, "truncate -s 14G "},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512], *err = NULL, *out = NULL;
+		size_t len = 0, nv = 0;
+		struct sb_profile *p = NULL;
+		struct sb_pvariant *v = NULL;
+		struct sb_plan plan;
+		struct sb_plan_in in = {.loop = true,
+					.quick = cases[i].quick,
+					.loop_dir = "/var/tmp/stackbench",
+					.data_bytes = cases[i].data};
+		struct sb_exec x;
+		snprintf(text, sizeof(text),
+			 "[devices]\nssd = 1\n%s%s%s\n[fs]\ntype = xfs\n%s\n[workloads]\nrun = "
+			 "command:true\n",
+			 cases[i].devices, *cases[i].partition ? "\n[partition]\n" : "",
+			 cases[i].partition, *cases[i].partition ? "on = ssd\n" : "");
+		if (sb_profile_parse("fit.conf", text, &p, &err) < 0 ||
+		    sb_profile_variants(p, &v, &nv, &err) < 0)
+			fail_msg("case %zu: %s", i, err);
+		assert_int_equal(sb_plan_build(&v[0].cfg, &in, &plan, &err), 0);
+		FILE *f = open_memstream(&out, &len);
+		sb_exec_init(&x);
+		x.dry_run = true;
+		x.out = f;
+		assert_int_equal(sb_exec_plan(&x, &plan), 0);
+		sb_exec_release(&x);
+		fclose(f);
+		if (!strstr(out, cases[i].want))
+			fail_msg("case %zu: '%s' not in:\n%s", i, cases[i].want, out);
+		free(out);
+		sb_plan_free(&plan);
+		sb_pvariants_free(v, nv);
+		sb_profile_free(p);
+	}
+}
+
 static struct sb_device dev(const char *path, enum sb_class c, bool rot)
 {
 	return (struct sb_device){
@@ -260,6 +397,8 @@ int main(void)
 	    cmocka_unit_test(test_golden),
 	    cmocka_unit_test(test_md_rules),
 	    cmocka_unit_test(test_ext4_lazy_init),
+	    cmocka_unit_test(test_precondition),
+	    cmocka_unit_test(test_loop_fit),
 	    cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

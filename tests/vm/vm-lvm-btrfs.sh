@@ -99,7 +99,10 @@ if [ "${1:-}" = --guest ]; then
 	[ -n "$lvmcmds" ] || vm_fail "no LVM command in run.log"
 	bad=$(grep -v -- "--devices $VOL " <<<"$lvmcmds" || true)
 	[ -z "$bad" ] || vm_fail "LVM commands without --devices $VOL: $bad"
-	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants, every LVM command with --devices ($((SECONDS - t0))s)"
+	# The effective configuration has the PV's pe_start (pvs, in bytes).
+	pe=$(jq -r ".variants[0].repeats[0].workloads[0].extra.config.lvm.pe_start[\"$v\"] // \"none\"" /run/res-lvm/result.json)
+	[[ "$pe" =~ ^[0-9]+$ ]] && [ "$pe" -gt 0 ] || vm_fail "extra.config.lvm.pe_start of $v: $pe"
+	echo "ok: lvm-hwraid6 on $VOL, 4 scheduler variants, every LVM command with --devices, pe_start $pe ($((SECONDS - t0))s)"
 
 	# 2. Failure at every step (the --loop form, md RAID6 underneath, is in
 	# vm-md.sh, and with udevd in vm-md-udev.sh).
