@@ -163,6 +163,8 @@ static bool xfs_log_sized(const struct sb_mkfs_args *a)
 {
 	for (size_t i = 0; i < a->opts.n; i++) {
 		const char *w = a->opts.v[i], *g = NULL;
+		if (!w)
+			continue;
 		if (strcmp(w, "-l") == 0 && i + 1 < a->opts.n)
 			g = a->opts.v[i + 1];
 		else if (strncmp(w, "-l", 2) == 0)
