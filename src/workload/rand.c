@@ -296,6 +296,34 @@ static uint64_t pick_free(struct rand_thread *t, uint64_t nb)
 	}
 }
 
+/* One completed record of the io_uring loops: timed and verified (a read)
+ * or marked written (a write), its block free again for the other
+ * threads. false: it failed (t->err set, the job marked failed). */
+static bool complete_io(struct rand_thread *t, const struct sb_io *io, uint64_t now)
+{
+	const struct rand_job *j = t->j;
+	const uint64_t bs = j->bs, b = io->off / bs;
+	bool ok = io->res == (int)bs;
+
+	if (__builtin_expect(!ok, 0)) {
+		if (!t->err)
+			t->err = io->res < 0 ? io->res : -EIO;
+		__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+	} else {
+		sb_hist_add(&t->h, now - io->t_start);
+		if (j->verify) {
+			if (j->write)
+				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
+						  __ATOMIC_RELAXED);
+			else
+				t->bad += sb_data_check(j->data, io->buf, io->off, bs, 1);
+		}
+	}
+	if (j->write)
+		__atomic_fetch_and(&j->busy[b / 64], ~(1ull << (b % 64)), __ATOMIC_RELEASE);
+	return ok;
+}
+
 /* engine=io_uring with rate=: the open loop. Record k is due at start + k
  * slots; every record that is due goes out as soon as a slot of the qd is
  * free, timed from when it was due, and counted late when it goes out more
@@ -360,28 +388,11 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 			break;
 		}
 		for (int k = 0; k < n; k++) {
-			struct sb_io *io = done[k];
-			uint64_t b = io->off / bs;
-			if (__builtin_expect(io->res != (int)bs, 0)) {
-				if (!t->err)
-					t->err = io->res < 0 ? io->res : -EIO;
-				__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
-				stopping = true;
-			} else {
-				sb_hist_add(&t->h, now - io->t_start);
+			if (complete_io(t, done[k], now))
 				i++;
-				if (j->verify) {
-					if (j->write)
-						__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
-								  __ATOMIC_RELAXED);
-					else
-						t->bad += sb_data_check(j->data, io->buf, io->off, bs, 1);
-				}
-			}
-			if (j->write)
-				__atomic_fetch_and(&j->busy[b / 64], ~(1ull << (b % 64)),
-						   __ATOMIC_RELEASE);
-			freel[nfree++] = (unsigned)(io - ios);
+			else
+				stopping = true;
+			freel[nfree++] = (unsigned)(done[k] - ios);
 		}
 		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
 		if (!stopping &&
@@ -484,28 +495,10 @@ static void *rand_uring_main(void *arg)
 		}
 		for (int k = 0; k < n; k++) {
 			struct sb_io *io = done[k];
-			uint64_t b = io->off / bs;
-			if (__builtin_expect(io->res != (int)bs, 0)) {
-				if (!t->err)
-					t->err = io->res < 0 ? io->res : -EIO;
-				__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
-				stopping = true;
-			} else {
-				sb_hist_add(&t->h, now - io->t_start);
+			if (complete_io(t, io, now))
 				i++;
-				if (j->verify) {
-					if (j->write)
-						__atomic_fetch_or(&j->bitmap[b / 64],
-								  1ull << (b % 64),
-								  __ATOMIC_RELAXED);
-					else
-						t->bad += sb_data_check(j->data, io->buf, io->off,
-									bs, 1);
-				}
-			}
-			if (j->write)
-				__atomic_fetch_and(&j->busy[b / 64], ~(1ull << (b % 64)),
-						   __ATOMIC_RELEASE);
+			else
+				stopping = true;
 			if (stopping || queued >= t->n)
 				continue;
 			uint64_t nbk = pick_free(t, nb), off = nbk * bs;
