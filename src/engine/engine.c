@@ -27,7 +27,13 @@ int sb_engine_init(struct sb_engine *e, const struct sb_engine_ops *ops,
 		return -EINVAL;
 	if (cfg->fixed_bufs && (!cfg->bufs || !cfg->n_bufs || !cfg->buf_len))
 		return -EINVAL;
-	if (!e->cfg.batch_submit || e->cfg.batch_submit > cfg->qd)
+	/* fio's default: each record goes out as soon as it is queued, so the
+	 * device never waits for a batch to fill (measured on a dio loop over
+	 * /dev/shm, 2 CPUs: 1.2x the IOPS of one submit per reap at qd=8 and
+	 * qd=32; at qd=128 batching is ahead again: ask with batch_submit=). */
+	if (!e->cfg.batch_submit)
+		e->cfg.batch_submit = 1;
+	if (e->cfg.batch_submit > cfg->qd)
 		e->cfg.batch_submit = cfg->qd;
 	if (!e->cfg.batch_complete || e->cfg.batch_complete > cfg->qd)
 		e->cfg.batch_complete = cfg->qd;

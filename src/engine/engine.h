@@ -34,7 +34,7 @@ struct sb_engine_cfg {
 	bool fixed_files;     /* io_uring: register fd */
 	bool hipri;	      /* io_uring: completion polling (IOPOLL), needs O_DIRECT and poll queues */
 	bool sqpoll;	      /* io_uring: a kernel thread submits (SQPOLL) */
-	unsigned batch_submit;   /* queue this many before a submit (0: qd) */
+	unsigned batch_submit;   /* queue this many before a submit (0: 1) */
 	unsigned batch_complete; /* reap up to this many per call (0: qd) */
 };
 

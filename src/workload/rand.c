@@ -80,8 +80,9 @@ static const struct sb_wl_opt rand_opts[] = {
 		 "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},
     [K_SQPOLL] = {"sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,
 		  "io_uring: a kernel thread submits (its CPU counts in %CPU)"},
-    [K_BATCH_SUBMIT] = {"batch_submit", SB_WO_UINT, "0", NULL, 0, 4096,
-			"io_uring: records queued before one submit (0: qd)"},
+    [K_BATCH_SUBMIT] = {"batch_submit", SB_WO_UINT, "1", NULL, 1, 4096,
+			"io_uring: records queued before one submit (1, fio's default: each at "
+			"once; qd: all refills of a reap in one call)"},
     [K_BATCH_COMPLETE] = {"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,
 			  "io_uring: completions reaped per call (0: qd)"},
     [K_RATE] = {"rate", SB_WO_UINT, "0", NULL, 0, 10000000,
