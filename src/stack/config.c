@@ -47,89 +47,81 @@ static void split_words(const char *s, struct sb_list *out)
 		sb_list_add(out, w);
 }
 
-/* ext4's inode tables and journal are otherwise initialised in the
- * background after mount, writing while the first workload measures: make
- * mke2fs do it up front, unless the profile's own -E words say otherwise.
- * mke2fs takes only the last -E, so ours joins the profile's. */
-static void ext4_no_lazy_init(struct sb_list *w)
+/* mke2fs's extended options: the word that holds the value of an -E at word
+ * i ("-E" "VALUE" or "-EVALUE"), else NULL. */
+static char **ext_opt_slot(const struct sb_list *w, size_t i)
 {
-	static const char lazy[] = "lazy_itable_init=0,lazy_journal_init=0";
-	for (size_t i = 0; w->v && i < w->n; i++) {
-		const char *v = NULL;
-		if (!w->v[i])
-			continue;
-		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
-			v = w->v[i + 1];
-		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
-			v = w->v[i] + 2;
-		if (!v)
-			continue;
-		if (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init"))
-			return;
-	}
+	if (!w->v[i])
+		return NULL;
+	if (strcmp(w->v[i], "-E") == 0)
+		return i + 1 < w->n ? &w->v[i + 1] : NULL;
+	if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
+		return &w->v[i];
+	return NULL;
+}
+
+static const char *ext_opt_value(const struct sb_list *w, size_t i)
+{
+	char **slot = ext_opt_slot(w, i);
+	return !slot ? NULL : slot == &w->v[i] ? *slot + 2 : *slot;
+}
+
+/* mke2fs takes only the last -E: opt is joined to it, or added as -E opt. */
+static void ext_opt_add(struct sb_list *w, const char *opt)
+{
 	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
-		char **slot = NULL, *n = NULL;
-		if (!w->v[i])
-			continue;
-		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
-			slot = &w->v[i + 1];
-		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
-			slot = &w->v[i];
+		char **slot = ext_opt_slot(w, i), *n = NULL;
 		if (!slot)
 			continue;
-		if (asprintf(&n, "%s,%s", *slot, lazy) < 0)
+		if (asprintf(&n, "%s,%s", *slot, opt) < 0)
 			abort();
 		free(*slot);
 		*slot = n;
 		return;
 	}
 	sb_list_add(w, "-E");
-	sb_list_add(w, lazy);
+	sb_list_add(w, opt);
+}
+
+/* ext4's inode tables and journal are otherwise initialised in the
+ * background after mount, writing while the first workload measures: make
+ * mke2fs do it up front, unless the profile's own -E words say otherwise. */
+static void ext4_no_lazy_init(struct sb_list *w)
+{
+	for (size_t i = 0; w->v && i < w->n; i++) {
+		const char *v = ext_opt_value(w, i);
+		if (v && (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init")))
+			return;
+	}
+	ext_opt_add(w, "lazy_itable_init=0,lazy_journal_init=0");
 }
 
 /* A preconditioned device must reach the workload as the precondition left
  * it: mkfs would otherwise discard it all again (every mkfs here does by
- * default). xfs and btrfs take -K; mke2fs takes nodiscard inside its one -E
- * (joined to the last -E, as above). A profile that asks for discard
- * explicitly contradicts the precondition: refused. */
+ * default). xfs and btrfs take -K; mke2fs takes nodiscard inside its -E. A
+ * profile that asks for discard explicitly contradicts the precondition:
+ * refused. */
 static int mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, char **err)
 {
 	for (size_t i = 0; w->v && i < w->n; i++) {
-		const char *v = w->v[i];
-		bool e = t <= SB_FS_EXT4 && (strcmp(v, "-E") == 0 || strncmp(v, "-E", 2) == 0);
-		if (e && strcmp(v, "-E") == 0 && i + 1 < w->n)
-			v = w->v[i + 1];
-		else if (e)
-			v = v + 2;
-		if ((e && strstr(v, "nodiscard")) || (t > SB_FS_EXT4 && (strcmp(v, "-K") == 0 ||
-									  strcmp(v, "--nodiscard") == 0)))
+		if (t > SB_FS_EXT4) {
+			if (w->v[i] && (strcmp(w->v[i], "-K") == 0 || strcmp(w->v[i], "--nodiscard") == 0))
+				return 0;
+			continue;
+		}
+		const char *v = ext_opt_value(w, i);
+		if (v && strstr(v, "nodiscard"))
 			return 0;
-		if (e && strstr(v, "discard"))
+		if (v && strstr(v, "discard"))
 			return cerr(err, -EINVAL,
 				    "fs.mkfs: '-E %s' discards the device again after "
 				    "devices.precondition (drop the discard word)",
 				    v);
 	}
-	if (t > SB_FS_EXT4) {
+	if (t > SB_FS_EXT4)
 		sb_list_add(w, "-K");
-		return 0;
-	}
-	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
-		char **slot = NULL, *n = NULL;
-		if (strcmp(w->v[i], "-E") == 0 && i + 1 < w->n)
-			slot = &w->v[i + 1];
-		else if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
-			slot = &w->v[i];
-		if (!slot)
-			continue;
-		if (asprintf(&n, "%s,nodiscard", *slot) < 0)
-			abort();
-		free(*slot);
-		*slot = n;
-		return 0;
-	}
-	sb_list_add(w, "-E");
-	sb_list_add(w, "nodiscard");
+	else
+		ext_opt_add(w, "nodiscard");
 	return 0;
 }
 
