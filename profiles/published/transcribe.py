@@ -65,4 +65,4 @@ raid6 = fsop({"lat": R((78845, .001, 29.713, .027, .421), (73600, .006, 21.639, 
 fs = rset({"kernel": "2.6.31", "hostname": "published", "note": "btrfs, cfq"}, None,
           [("2009: single SATA disk", single), ("2009: Areca RAID6 (7 disks), LVM", raid6)],
           "Tobi Oetiker, linux-btrfs, 2009, FsOpBench: 3 readers and 3 writers")
-json.dump(fs, open(sys.argv[1] + "/fsopbench-lvm-raid6.result.json", "w"), indent=1)
+json.dump(fs, open(sys.argv[1] + "/fsopbench-disk-vs-lvm-raid6.result.json", "w"), indent=1)

@@ -42,7 +42,7 @@ members=$(jq '[.variants[0].repeats[0].workloads[0].extra.devstat["block write"]
 [ "$members" -ge 2 ] || fail "btrfs raid1 variant: $members partitions in its device stack, want 2"
 
 # 3. Published beside measured.
-pub="$SB_TOP/profiles/published/btrfs-raid1-partitions.bonnie.csv"
+pub="$SB_TOP/profiles/published/btrfs-raid1-partitions-vs-xfs.bonnie.csv"
 rep=$("$STACKBENCH" report "$pub" "$SB_TMP/r1")
 assert_contains "$rep" "2009-btrfs-raid1-2parts" "published column"
 assert_contains "$rep" "2009-xfs-1part" "published baseline column"
@@ -55,7 +55,7 @@ for f in "$SB_TOP"/profiles/published/*.result.json "$SB_TOP"/profiles/published
 	"$STACKBENCH" report "$f" >/dev/null || fail "$f: report cannot read it"
 done
 # 4. FsOpBench's own layout, from the transcription and from a real run.
-fob=$("$STACKBENCH" report --format fsopbench "$SB_TOP/profiles/published/fsopbench-lvm-raid6.result.json")
+fob=$("$STACKBENCH" report --format fsopbench "$SB_TOP/profiles/published/fsopbench-disk-vs-lvm-raid6.result.json")
 assert_contains "$fob" "D rd 1st byte cnt 15558 min 0.020 ms max 2528.137 ms mean 1.312 ms stdev 21.358" \
 	"the report's line D, as published"
 assert_contains "$fob" "J write rate 0.200 MB/s (data) 0.199 MB/s (open + 1st byte + data)" "line J"
