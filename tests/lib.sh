@@ -109,6 +109,43 @@ profile_case() {
 	[ "$CASE_STEPS" -ge 3 ] || fail "$1: plan has $CASE_STEPS steps"
 }
 
+# hold_excl DEV: another program (python3) holds DEV open O_EXCL, as mkfs or
+# a database would, until the test ends; its pid in HOLDER.
+hold_excl() {
+	local ready=$SB_TMP/held.$$.$RANDOM
+	/usr/bin/python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+open(sys.argv[2], "w").close()
+time.sleep(120)' "$1" "$ready" &
+	HOLDER=$!
+	SB_CLEANUPS+=("kill $HOLDER")
+	for _ in $(seq 50); do [ -e "$ready" ] && break; sleep 0.1; done
+	[ -e "$ready" ] || fail "the O_EXCL holder of $1 did not start"
+}
+
+# kill_mid_run PID: waits until the run PID (whose workload is `sleep`) has
+# mounted its file system, kills it with -9, then does what a reboot would
+# to the processes and the mount it left (its workload, in its own process
+# group, and the mount), so that only the journal and the devices remain.
+# The mount point in KILLED_MNT.
+kill_mid_run() {
+	local pid=$1 p
+	for _ in $(seq 150); do
+		findmnt -rn -o TARGET | grep -F "$STACKBENCH_STATE_DIR" >/dev/null && break
+		sleep 0.1
+	done
+	KILLED_MNT=$(findmnt -rn -o TARGET | grep -F "$STACKBENCH_STATE_DIR" | head -1)
+	[ -n "$KILLED_MNT" ] || fail "run never mounted"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	for p in $(pgrep -x sleep); do
+		case "$(readlink /proc/$p/cwd)" in "$KILLED_MNT"*) kill -9 "$p" ;; esac
+	done
+	for _ in $(seq 50); do umount "$KILLED_MNT" 2>/dev/null && break; sleep 0.1; done
+	! findmnt -rn -o TARGET | grep -F "$KILLED_MNT" >/dev/null || fail "could not unmount $KILLED_MNT"
+}
+
 # assert_eq GOT WANT MSG
 assert_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 assert_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: '$2' not found in: $1"; }

@@ -25,21 +25,7 @@ dev=$(new_loop disk 128M)
 SB_LOOPS+=("$dev") # new_loop runs in a subshell here
 "$STACKBENCH" run single-disk --devices "$dev" --yes -o fs.type=ext4 \
 	-o "workloads.run=command:sleep 60" --results "$SB_TMP/res1" -q >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 150); do
-	findmnt -rn -o TARGET | grep -qF "$STACKBENCH_STATE_DIR" && break
-	sleep 0.1
-done
-mnt=$(findmnt -rn -o TARGET | grep -F "$STACKBENCH_STATE_DIR" | head -1)
-[ -n "$mnt" ] || fail "run never mounted"
-kill -9 $pid
-wait $pid 2>/dev/null || true
-# What the killed run left: its workload (own process group) and the mount.
-for p in $(pgrep -x sleep); do
-	case "$(readlink /proc/$p/cwd)" in "$mnt"*) kill -9 "$p" ;; esac
-done
-for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
-! findmnt -rn -o TARGET | grep -qF "$mnt" || fail "could not unmount $mnt"
+kill_mid_run $!
 losetup -d "$dev"
 # Another image of the same size under the same name: same device number,
 # same size, another backing file.
@@ -94,13 +80,8 @@ pass_msg "journal pointing outside its run directory, or damaged in the middle: 
 held=$(new_loop held 64M)
 SB_LOOPS+=("$held")
 before=$(sum "$SB_TMP/held.img")
-python3 -c 'import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-print("held", flush=True)
-time.sleep(120)' "$held" >"$SB_TMP/held.out" &
-holder=$!
-SB_CLEANUPS+=("kill $holder")
-for _ in $(seq 50); do grep -q held "$SB_TMP/held.out" 2>/dev/null && break; sleep 0.1; done
+hold_excl "$held"
+holder=$HOLDER
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$held" --yes -o fs.type=ext4 \
 	-o workloads.run=command:true --results "$SB_TMP/res3"
 # (refused at the verdict, or by the O_EXCL proof right before the write)

@@ -54,13 +54,8 @@ dev=$(losetup --find --show "$img")
 SB_LOOPS+=("$dev")
 echo 0 >"/sys/block/${dev#/dev/}/queue/rotational"
 before=$(sha256sum <"$img")
-python3 -c 'import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-print("held", flush=True)
-time.sleep(120)' "$dev" >"$SB_TMP/held.out" &
-holder=$!
-SB_CLEANUPS+=("kill $holder")
-for _ in $(seq 50); do grep -q held "$SB_TMP/held.out" 2>/dev/null && break; sleep 0.1; done
+hold_excl "$dev"
+holder=$HOLDER
 expect_exit 3 "$STACKBENCH" run btrfs-raid1-partitions --devices "$dev" --yes \
 	-o workloads.run=command:true --results "$SB_TMP/res2"
 assert_contains "$OUT" "held open exclusively by" "held disk refused"

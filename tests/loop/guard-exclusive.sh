@@ -18,16 +18,8 @@ other=$(new_loop other 64M)
 SB_LOOPS+=("$other")
 before_h=$(sum "$held") before_o=$(sum "$other")
 
-# A holder with O_EXCL, as mkfs or a database would keep it.
-/usr/bin/python3 -c '
-import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-open(sys.argv[2], "w").close()
-time.sleep(60)' "$held" "$SB_TMP/held.ready" &
-holder=$!
-SB_CLEANUPS+=("kill $holder")
-for _ in $(seq 50); do [ -e "$SB_TMP/held.ready" ] && break; sleep 0.1; done
-[ -e "$SB_TMP/held.ready" ] || fail "the O_EXCL holder did not start"
+hold_excl "$held"
+holder=$HOLDER
 
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$held" --yes "${WL[@]}" --results "$SB_TMP/r1"
 assert_contains "$OUT" "$held: refusing: it is held open exclusively by pid $holder (python3)" "holder named"

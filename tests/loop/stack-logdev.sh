@@ -112,15 +112,8 @@ pass_msg "--loop builds the log device like the others and removes it"
 
 # The log device held open O_EXCL by another program: refused, nothing written.
 hdd_sum=$(sum "$hdd") ssd_sum=$(sum "$ssd")
-/usr/bin/python3 -c '
-import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-open(sys.argv[2], "w").close()
-time.sleep(60)' "$ssd" "$SB_TMP/held.ready" &
-holder=$!
-SB_CLEANUPS+=("kill $holder")
-for _ in $(seq 50); do [ -e "$SB_TMP/held.ready" ] && break; sleep 0.1; done
-[ -e "$SB_TMP/held.ready" ] || fail "the O_EXCL holder did not start"
+hold_excl "$ssd"
+holder=$HOLDER
 expect_exit 3 "$STACKBENCH" run xfs-hdd-log-ssd --devices "$hdd,$ssd" --yes -o fs.log=ssd \
 	-o matrix.fs.type=xfs "${WL[@]}" --results "$SB_TMP/res-held"
 assert_contains "$OUT" "$ssd: refusing: it is held open exclusively by pid $holder" "holder named"
@@ -159,20 +152,7 @@ pass_msg "log role shared with the data stack, btrfs, ext2 and mkfs words naming
 # it: the step is undone whole or not at all), keeps the journal, exit 1.
 "$STACKBENCH" run xfs-hdd-log-ssd --devices "$hdd,$ssd" --yes -o fs.log=ssd -o matrix.fs.type=xfs \
 	-o "workloads.run=command:sleep 60" --results "$SB_TMP/res-kill" -q >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 150); do
-	findmnt -rn -o TARGET | grep -qF "$STACKBENCH_STATE_DIR" && break
-	sleep 0.1
-done
-mnt=$(findmnt -rn -o TARGET | grep -F "$STACKBENCH_STATE_DIR" | head -1)
-[ -n "$mnt" ] || fail "run never mounted"
-kill -9 $pid
-wait $pid 2>/dev/null || true
-for p in $(pgrep -x sleep); do
-	case "$(readlink /proc/$p/cwd)" in "$mnt"*) kill -9 "$p" ;; esac
-done
-for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
-! findmnt -rn -o TARGET | grep -qF "$mnt" || fail "could not unmount $mnt"
+kill_mid_run $!
 losetup -d "$ssd"
 truncate -s 320M "$SB_TMP/other.img"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$SB_TMP/other.img"
