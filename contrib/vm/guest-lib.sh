@@ -18,6 +18,18 @@ vm_disks() {
 	done
 }
 
+# vm_want_disks NSSD NHDD: vm_disks, failing unless it found exactly NSSD
+# SSDs and NHDD HDDs. Sets ALL (every one of them) and DEVS, a --devices list
+# that is never in role order (an HDD first): roles must come from probing.
+vm_want_disks() {
+	vm_disks
+	[ ${#VM_SSDS[@]} = "$1" ] && [ ${#VM_HDDS[@]} = "$2" ] ||
+		vm_fail "want $1 SSD(s) and $2 HDD(s), found ${VM_SSDS[*]:-none} / ${VM_HDDS[*]:-none}"
+	ALL=("${VM_SSDS[@]}" "${VM_HDDS[@]}")
+	local order=("${VM_HDDS[@]:0:1}" "${VM_SSDS[@]}" "${VM_HDDS[@]:1}")
+	DEVS=$(IFS=,; echo "${order[*]}")
+}
+
 # vm_nothing_left WHAT DISK...: no md array, no dm device, no LVM, no mount of
 # the disks, no stackbench journal, and no signature (md superblock, LVM label,
 # file system, partition table) on any of the disks.

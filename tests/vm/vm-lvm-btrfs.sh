@@ -55,11 +55,9 @@ if [ "${1:-}" = --guest ]; then
 	# teardown under a shared lock, and stackbench must wait for that itself.
 	SB=./stackbench
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
-	vm_disks
-	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 1 ] || vm_fail "want 1 SSD and 1 HDD, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"
+	vm_want_disks 1 1
 	SSD=${VM_SSDS[0]} VOL=${VM_HDDS[0]}
 	SCHED0=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/${VOL#/dev/}/queue/scheduler")
-	ALL=("$SSD" "$VOL")
 	[ -S /run/udev/control ] || vm_fail "udevd is not running"
 	facts=/run/facts
 	check_facts() { # WHAT WANT...: one line per variant, each with its words

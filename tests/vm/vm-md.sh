@@ -56,11 +56,7 @@ if [ "${1:-}" = --guest ]; then
 	. contrib/vm/guest-lib.sh
 	SB=./stackbench
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
-	vm_disks
-	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 2 ] || vm_fail "want 1 SSD and 2 HDDs, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"
-	ALL=("${VM_SSDS[@]}" "${VM_HDDS[@]}")
-	# Never in role order (ssd, hdd, hdd): roles must come from probing.
-	DEVS=${VM_HDDS[0]},${VM_SSDS[0]},${VM_HDDS[1]}
+	vm_want_disks 1 2 # DEVS: hdd, ssd, hdd
 	FAST=(-o md.assume-clean=yes)
 	t0=$SECONDS
 

@@ -15,10 +15,8 @@ if [ "${1:-}" = --guest ]; then
 	. contrib/vm/guest-lib.sh
 	SB=./stackbench
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
-	vm_disks
-	[ ${#VM_SSDS[@]} = 1 ] && [ ${#VM_HDDS[@]} = 2 ] || vm_fail "want 1 SSD and 2 HDDs, found ${VM_SSDS[*]} / ${VM_HDDS[*]}"
+	vm_want_disks 1 2 # DEVS: hdd, ssd, hdd
 	ssd=${VM_SSDS[0]#/dev/}
-	DEVS=${VM_HDDS[0]},${VM_SSDS[0]},${VM_HDDS[1]}
 	t0=$SECONDS
 
 	# 1. Who serves the reads.
