@@ -43,6 +43,7 @@ enum {
 	K_BURST,
 	K_IDLE,
 };
+_Static_assert(K_BATCH_COMPLETE - K_ENGINE == SB_EK_BATCH_COMPLETE, "the engine keys in a row");
 
 static const struct sb_wl_opt rand_opts[] = {
     [K_SIZE] =
@@ -70,21 +71,7 @@ static const struct sb_wl_opt rand_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rates"},
-    [K_ENGINE] = {"engine", SB_WO_STRING, "psync", NULL, 0, 0,
-		  "psync (one pread/pwrite at a time per thread) or io_uring (qd in flight)"},
-    [K_QD] = {"qd", SB_WO_UINT, "1", NULL, 1, 4096,
-	      "I/Os in flight per thread (engine=io_uring)"},
-    [K_FIXED] = {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,
-		 "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},
-    [K_HIPRI] = {"hipri", SB_WO_BOOL, "0", NULL, 0, 1,
-		 "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},
-    [K_SQPOLL] = {"sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,
-		  "io_uring: a kernel thread submits (its CPU counts in %CPU)"},
-    [K_BATCH_SUBMIT] = {"batch_submit", SB_WO_UINT, "1", NULL, 1, 4096,
-			"io_uring: records queued before one submit (1, fio's default: each at "
-			"once; qd: all refills of a reap in one call)"},
-    [K_BATCH_COMPLETE] = {"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,
-			  "io_uring: completions reaped per call (0: qd)"},
+    [K_ENGINE] = SB_WL_ENGINE_OPTS,
     [K_RATE] = {"rate", SB_WO_UINT, "0", NULL, 0, 10000000,
 		"open loop: issue this many records per second (all threads) on a schedule, "
 		"each timed from when it was due (0: as fast as possible)"},
@@ -96,20 +83,13 @@ static const struct sb_wl_opt rand_opts[] = {
 
 static bool use_uring(const struct sb_wl_spec *s)
 {
-	return s->s[K_ENGINE] && strcmp(s->s[K_ENGINE], "io_uring") == 0;
+	return sb_wl_uses_uring(s, K_ENGINE);
 }
 
 /* The engine exists here and the keys fit it: at spec check time, so that a
  * kernel without io_uring is an error before anything is built. */
 static int rand_check(const struct sb_wl_spec *s, char **why)
 {
-	const char *e = s->s[K_ENGINE];
-	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
-
-	if (!ops) {
-		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
-		return -EINVAL;
-	}
 	if (s->v[K_BURST] && !s->v[K_RATE]) {
 		*why = strdup("burst= needs rate= (the pace inside a burst)");
 		return -EINVAL;
@@ -119,26 +99,7 @@ static int rand_check(const struct sb_wl_spec *s, char **why)
 			      "io_uring)");
 		return -EINVAL;
 	}
-	if (!use_uring(s)) {
-		static const int uring_only[] = {K_HIPRI, K_SQPOLL, K_BATCH_SUBMIT, K_BATCH_COMPLETE};
-		if (s->v[K_QD] > 1) {
-			*why = strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a "
-				      "time per thread; threads= runs several)");
-			return -EINVAL;
-		}
-		for (size_t i = 0; i < ARRAY_SIZE(uring_only); i++)
-			if (s->set[uring_only[i]] && s->v[uring_only[i]]) {
-				*why = sb_asprintf("%s= is for engine=io_uring",
-						   rand_opts[uring_only[i]].name);
-				return -EINVAL;
-			}
-		return 0;
-	}
-	if (s->v[K_HIPRI] && !s->v[K_DIRECT]) {
-		*why = strdup("hipri=1 (completion polling) needs direct=1");
-		return -EINVAL;
-	}
-	return ops->probe(why);
+	return sb_wl_engine_check(s, K_ENGINE, K_DIRECT, why);
 }
 
 static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
@@ -446,13 +407,8 @@ static void *rand_uring_main(void *arg)
 				    .qd = qd,
 				    .bufs = bufs,
 				    .n_bufs = qd,
-				    .buf_len = bs,
-				    .fixed_bufs = sp->v[K_FIXED],
-				    .fixed_files = sp->v[K_FIXED],
-				    .hipri = sp->v[K_HIPRI],
-				    .sqpoll = sp->v[K_SQPOLL],
-				    .batch_submit = (unsigned)sp->v[K_BATCH_SUBMIT],
-				    .batch_complete = (unsigned)sp->v[K_BATCH_COMPLETE]};
+				    .buf_len = bs};
+	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
 	int r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0) {
 		t->err = r;
@@ -802,13 +758,7 @@ static int rand_run(struct sb_wl_ctx *c)
 	sb_wl_validity(c, size, sp->v[K_DIRECT]);
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
 	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
-	sb_wl_extra_str(c, "engine", sp->s[K_ENGINE] ? sp->s[K_ENGINE] : "psync");
-	sb_wl_extra_int(c, "qd", (int64_t)sp->v[K_QD]);
-	if (use_uring(sp)) {
-		sb_wl_extra_bool(c, "fixed", sp->v[K_FIXED]);
-		sb_wl_extra_bool(c, "hipri", sp->v[K_HIPRI]);
-		sb_wl_extra_bool(c, "sqpoll", sp->v[K_SQPOLL]);
-	}
+	sb_wl_engine_extra(c, sp, K_ENGINE);
 	rc = sb_wl_check_space(c, size);
 	if (rc < 0) {
 		free(h);

@@ -32,7 +32,12 @@ enum {
 	K_ENGINE,
 	K_QD,
 	K_FIXED,
+	K_HIPRI,
+	K_SQPOLL,
+	K_BATCH_SUBMIT,
+	K_BATCH_COMPLETE,
 };
+_Static_assert(K_BATCH_COMPLETE - K_ENGINE == SB_EK_BATCH_COMPLETE, "the engine keys in a row");
 
 static const struct sb_wl_opt seq_opts[] = {
     [K_SIZE] =
@@ -58,43 +63,20 @@ static const struct sb_wl_opt seq_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rate"},
-    [K_ENGINE] = {"engine", SB_WO_STRING, "psync", NULL, 0, 0,
-		  "block tests: psync (one read/write at a time) or io_uring (qd blocks in "
-		  "flight)"},
-    [K_QD] = {"qd", SB_WO_UINT, "1", NULL, 1, 4096,
-	      "block tests: blocks in flight (engine=io_uring)"},
-    [K_FIXED] = {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,
-		 "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},
+    [K_ENGINE] = SB_WL_ENGINE_OPTS,
     {0},
 };
 
 static bool use_uring(const struct sb_wl_spec *s)
 {
-	return s->s[K_ENGINE] && strcmp(s->s[K_ENGINE], "io_uring") == 0;
+	return sb_wl_uses_uring(s, K_ENGINE);
 }
 
 /* At spec check time, so that a bad combination or a kernel without
  * io_uring is an error before anything is built. */
 static int seq_check(const struct sb_wl_spec *s, char **why)
 {
-	const char *e = s->s[K_ENGINE];
-	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
-
-	if (!ops) {
-		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
-		return -EINVAL;
-	}
-	if (use_uring(s))
-		return ops->probe(why);
-	if (s->v[K_QD] > 1) {
-		*why = strdup("qd above 1 needs engine=io_uring (psync issues one block at a time)");
-		return -EINVAL;
-	}
-	if (s->set[K_FIXED] && s->v[K_FIXED]) {
-		*why = strdup("fixed= is for engine=io_uring");
-		return -EINVAL;
-	}
-	return 0;
+	return sb_wl_engine_check(s, K_ENGINE, K_DIRECT, why);
 }
 
 struct seq_run {
@@ -402,9 +384,8 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 				    .qd = qd,
 				    .bufs = bufs,
 				    .n_bufs = qd,
-				    .buf_len = s->chunk,
-				    .fixed_bufs = sp->v[K_FIXED],
-				    .fixed_files = sp->v[K_FIXED]};
+				    .buf_len = s->chunk};
+	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
 	r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0) {
 		rc = sb_wl_fail(c, r, "%s: %s", s->path, why ? why : "io_uring setup failed");
@@ -673,10 +654,7 @@ static int seq_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "chunk", (int64_t)s.chunk);
 	sb_wl_extra_int(c, "seeks", (int64_t)sp->v[K_SEEKS]);
 	sb_wl_extra_int(c, "seekers", (int64_t)sp->v[K_SEEKERS]);
-	sb_wl_extra_str(c, "engine", sp->s[K_ENGINE] ? sp->s[K_ENGINE] : "psync");
-	sb_wl_extra_int(c, "qd", (int64_t)sp->v[K_QD]);
-	if (use_uring(sp))
-		sb_wl_extra_bool(c, "fixed", sp->v[K_FIXED]);
+	sb_wl_engine_extra(c, sp, K_ENGINE);
 	rc = sb_wl_check_space(c, s.size);
 	if (rc < 0) {
 		free(s.buf);

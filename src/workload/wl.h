@@ -31,6 +31,39 @@ struct sb_wl_opt {
 
 #define SB_WL_MAX_OPTS 32
 
+/* The engine keys of rand's I/O and seq's block tests, one definition for
+ * both. A workload puts them at K_ENGINE in this order (its enum has
+ * K_ENGINE, K_QD, K_FIXED, K_HIPRI, K_SQPOLL, K_BATCH_SUBMIT,
+ * K_BATCH_COMPLETE in a row) and writes [K_ENGINE] = SB_WL_ENGINE_OPTS. */
+enum {
+	SB_EK_ENGINE,
+	SB_EK_QD,
+	SB_EK_FIXED,
+	SB_EK_HIPRI,
+	SB_EK_SQPOLL,
+	SB_EK_BATCH_SUBMIT,
+	SB_EK_BATCH_COMPLETE,
+	SB_EK_N
+};
+#define SB_WL_ENGINE_OPTS                                                                         \
+	{"engine", SB_WO_STRING, "psync", NULL, 0, 0,                                             \
+	 "psync (one read or write at a time per thread) or io_uring (qd in flight)"},            \
+	    {"qd", SB_WO_UINT, "1", NULL, 1, 4096, "I/Os in flight per thread (engine=io_uring)"}, \
+	    {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,                                                \
+	     "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},                   \
+	    {"hipri", SB_WO_BOOL, "0", NULL, 0, 1,                                                \
+	     "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},          \
+	    {"sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,                                               \
+	     "io_uring: a kernel thread submits (its CPU counts in %CPU)"},                       \
+	    {"batch_submit", SB_WO_UINT, "1", NULL, 1, 4096,                                      \
+	     "io_uring: I/Os queued before one submit (1, fio's default: each at once; qd: all "  \
+	     "refills of a reap in one call)"},                                                   \
+	{                                                                                         \
+		"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,                                 \
+		    "io_uring: completions reaped per call (0: qd)"                               \
+	}
+
+
 /* One metric a workload reports: the one table of labels. The labels go into
  * result.json with each figure, and `report` and `bench` read them from
  * there (src/workload/metrics.c applies this table after every run, and to
@@ -228,6 +261,17 @@ void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v);
 void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v);
 void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v);
 void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v);
+struct sb_engine_cfg;
+/* engine=io_uring? k0: the workload's K_ENGINE. */
+bool sb_wl_uses_uring(const struct sb_wl_spec *s, int k0);
+/* At spec check time: the engine exists (a kernel without io_uring is an
+ * error before anything is built), psync gets no qd above 1 and no io_uring
+ * key, hipri has direct (k_direct: the workload's K_DIRECT). */
+int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **why);
+/* The engine keys into cfg (fixed buffers and file, hipri, sqpoll, batches). */
+void sb_wl_engine_cfg(const struct sb_wl_spec *s, int k0, struct sb_engine_cfg *cfg);
+/* engine, qd and, for io_uring, its keys into the workload's extra. */
+void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_wl_spec *s, int k0);
 /* sync, then drop the page cache when permitted; returns 0 or -errno. */
 int sb_wl_drop_caches(struct sb_wl_ctx *c);
 /* Flags the result cache-affected when size < 2x RAM and not direct. */

@@ -2,6 +2,7 @@
  * workloads' option tables, running one workload in a private directory, and
  * the helpers shared by the workloads (phases, patterns, cleanup). */
 #include "workload/wl.h"
+#include "engine/engine.h"
 #include "workload/devstat.h"
 #include "workload/effconf.h"
 #include "cmd.h"
@@ -349,6 +350,73 @@ void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v)
 void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
 {
 	json_object_object_add(extra(c), key, json_object_new_boolean(v));
+}
+
+bool sb_wl_uses_uring(const struct sb_wl_spec *s, int k0)
+{
+	const char *e = s->s[k0 + SB_EK_ENGINE];
+	return e && strcmp(e, "io_uring") == 0;
+}
+
+int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **why)
+{
+	static const int uring_only[] = {SB_EK_FIXED, SB_EK_HIPRI, SB_EK_SQPOLL, SB_EK_BATCH_SUBMIT,
+					 SB_EK_BATCH_COMPLETE};
+	static const char *const names[SB_EK_N] = {
+	    [SB_EK_FIXED] = "fixed",	       [SB_EK_HIPRI] = "hipri",
+	    [SB_EK_SQPOLL] = "sqpoll",	       [SB_EK_BATCH_SUBMIT] = "batch_submit",
+	    [SB_EK_BATCH_COMPLETE] = "batch_complete"};
+	const char *e = s->s[k0 + SB_EK_ENGINE];
+	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
+
+	if (!ops) {
+		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
+		return -EINVAL;
+	}
+	if (sb_wl_uses_uring(s, k0)) {
+		if (s->v[k0 + SB_EK_HIPRI] && !s->v[k_direct]) {
+			*why = strdup("hipri=1 (completion polling) needs direct=1");
+			return -EINVAL;
+		}
+		return ops->probe(why);
+	}
+	if (s->v[k0 + SB_EK_QD] > 1) {
+		*why = strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a time per "
+			      "thread)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(uring_only) / sizeof(uring_only[0]); i++) {
+		int k = k0 + uring_only[i];
+		if (s->set[k] && s->v[k]) {
+			*why = sb_asprintf("%s= is for engine=io_uring", names[uring_only[i]]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void sb_wl_engine_cfg(const struct sb_wl_spec *s, int k0, struct sb_engine_cfg *cfg)
+{
+	cfg->fixed_bufs = s->v[k0 + SB_EK_FIXED];
+	cfg->fixed_files = s->v[k0 + SB_EK_FIXED];
+	cfg->hipri = s->v[k0 + SB_EK_HIPRI];
+	cfg->sqpoll = s->v[k0 + SB_EK_SQPOLL];
+	cfg->batch_submit = (unsigned)s->v[k0 + SB_EK_BATCH_SUBMIT];
+	cfg->batch_complete = (unsigned)s->v[k0 + SB_EK_BATCH_COMPLETE];
+}
+
+void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_wl_spec *s, int k0)
+{
+	const char *e = s->s[k0 + SB_EK_ENGINE];
+	sb_wl_extra_str(c, "engine", e ? e : "psync");
+	sb_wl_extra_int(c, "qd", (int64_t)s->v[k0 + SB_EK_QD]);
+	if (!sb_wl_uses_uring(s, k0))
+		return;
+	sb_wl_extra_bool(c, "fixed", s->v[k0 + SB_EK_FIXED]);
+	sb_wl_extra_bool(c, "hipri", s->v[k0 + SB_EK_HIPRI]);
+	sb_wl_extra_bool(c, "sqpoll", s->v[k0 + SB_EK_SQPOLL]);
+	sb_wl_extra_int(c, "batch_submit", (int64_t)s->v[k0 + SB_EK_BATCH_SUBMIT]);
+	sb_wl_extra_int(c, "batch_complete", (int64_t)s->v[k0 + SB_EK_BATCH_COMPLETE]);
 }
 
 void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h)
