@@ -36,6 +36,10 @@ static const struct sb_opt run_opts[] = {
     {"ram", OPT_RAM, "SIZE",
      "size data sets from this RAM figure, not the machine's (the same test on every host "
      "of a fleet)"},
+    {"cap-cache", OPT_CAP_CACHE, NULL,
+     "with --ram: run each workload in a memory cgroup limited to that size, so the page "
+     "cache holds no more than such a machine's would (a data set of twice --ram is then "
+     "read from the device)"},
     {0},
 };
 
@@ -284,6 +288,10 @@ int cmd_run(int argc, char **argv)
 		sb_ctx_free(&c);
 		return sb_usage_error("run", "give --devices A,B,C or --loop");
 	}
+	if (c.o.cap_cache && !c.o.ram) {
+		sb_ctx_free(&c);
+		return sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
+	}
 
 	/* From here on an interruption ends in a teardown, not a dead process. */
 	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
@@ -387,6 +395,7 @@ int cmd_run(int argc, char **argv)
 		struct sb_vrun vr = {.n_var = c.n_var,
 				     .quick = c.o.quick,
 				     .ram = c.o.ram,
+				     .cap_cache = c.o.cap_cache,
 				     .slot_names = names,
 				     .slot_devs = c.dev ? devs : NULL,
 				     .n_slots = c.n_slots,

@@ -50,6 +50,9 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 			return sb_usage_error(o->cmd, "--ram: expected a size such as 8G, got '%s'",
 					      arg);
 		return 0;
+	case OPT_CAP_CACHE:
+		o->cap_cache = true;
+		return 0;
 	case OPT_REPEAT: {
 		uint64_t n = 0;
 		/* auto, 0: until the difference interval is narrow, see result.h */

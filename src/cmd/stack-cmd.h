@@ -24,12 +24,14 @@ enum {
 	OPT_SEED,
 	OPT_LOOP_DIR,
 	OPT_RAM,
+	OPT_CAP_CACHE,
 };
 
 struct opts {
 	const char *cmd;
 	const char *devices;
 	bool loop, yes, wipe, quick, all;
+	bool cap_cache; /* --cap-cache: the workloads' memory limited to --ram */
 	const char *results;
 	const char *loop_dir; /* --loop-dir, or NULL */
 	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */

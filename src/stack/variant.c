@@ -165,6 +165,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 			struct sb_wl_env env = {.dir = mnt,
 						.quick = vr->quick,
 						.ram_bytes = vr->ram,
+						.cap_cache = vr->cap_cache,
 						.log_fd = rs->log_fd,
 						.stop = vr->wl_stop};
 			struct sb_wl_result *res = NULL;

@@ -28,7 +28,8 @@ enum {
 	OPT_RAM,
 	OPT_NAME,
 	OPT_BONNIE,
-	OPT_FSOPBENCH
+	OPT_FSOPBENCH,
+	OPT_CAP_CACHE
 };
 
 static const struct sb_opt bench_opts[] = {
@@ -39,6 +40,9 @@ static const struct sb_opt bench_opts[] = {
     {"results", OPT_RESULTS, "DIR", "write DIR/result.json"},
     {"json", OPT_JSON, NULL, "print the result set as JSON instead of the summary"},
     {"ram", OPT_RAM, "SIZE", "RAM size to size data sets by (default: the machine's)"},
+    {"cap-cache", OPT_CAP_CACHE, NULL,
+     "with --ram: each workload in a memory cgroup limited to that size (the page cache "
+     "holds no more than such a machine's would)"},
     {"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
     {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
     {"fsopbench", OPT_FSOPBENCH, NULL,
@@ -49,7 +53,7 @@ static const struct sb_opt bench_opts[] = {
 struct bench_args {
 	const char **specs;
 	size_t n_specs;
-	bool quick, json, fsopbench;
+	bool quick, json, fsopbench, cap_cache;
 	const char *results, *name, *bonnie;
 	uint64_t ram;
 };
@@ -83,6 +87,9 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_FSOPBENCH:
 		a->fsopbench = true;
+		return 0;
+	case OPT_CAP_CACHE:
+		a->cap_cache = true;
 		return 0;
 	case OPT_RAM:
 		if (sb_parse_size(arg, &a->ram, false, NULL) < 0 || a->ram == 0)
@@ -345,6 +352,10 @@ int cmd_bench(int argc, char **argv)
 		free(a.specs);
 		return sb_usage_error("bench", "expected one directory");
 	}
+	if (a.cap_cache && !a.ram) {
+		free(a.specs);
+		return sb_usage_error("bench", "--cap-cache needs --ram SIZE (the size to cap at)");
+	}
 	if (stat(rest[0], &st) < 0 || !S_ISDIR(st.st_mode)) {
 		free(a.specs);
 		sb_error("%s: not an existing directory", rest[0]);
@@ -382,7 +393,8 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	struct sb_wl_env env = {
-	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .log_fd = -1, .stop = &stop_flag};
+	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .cap_cache = a.cap_cache, .log_fd = -1,
+	    .stop = &stop_flag};
 	for (size_t i = 0; i < a.n_specs && !stop_flag; i++) {
 		char *err = NULL;
 		sb_info("running %s in %s", a.specs[i], rest[0]);

@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "workload/devstat.h"
 #include "workload/effconf.h"
+#include "workload/memcap.h"
 #include "cmd.h"
 #include "util/parse.h"
 #include "util/log.h"
@@ -980,7 +981,23 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		rc = sb_wl_fail(&c, -errno, "%s", c.work);
 		goto out_rm;
 	}
-	rc = s.ops->run(&c);
+	if (env->cap_cache) {
+		/* The page cache no bigger than --ram: the data set sized from it
+		 * is then read from the device, not the cache. */
+		struct sb_memcap cap;
+		char *why = NULL;
+		if (sb_memcap_enter(&cap, c.ram, &why) < 0) {
+			rc = sb_wl_fail(&c, -EOPNOTSUPP, "--cap-cache: %s", why ? why : "failed");
+			free(why);
+			goto out_rm;
+		}
+		sb_wl_extra_int(&c, "memory_cap_bytes", (int64_t)cap.bytes);
+		sb_wl_extra_str(&c, "memory_cap_cgroup", cap.v2 ? "v2" : "v1");
+		rc = s.ops->run(&c);
+		sb_memcap_leave(&cap);
+	} else {
+		rc = s.ops->run(&c);
+	}
 	if (rc == 0 && *env->stop) {
 		rc = -EINTR;
 		sb_wl_fail(&c, 0, "interrupted");

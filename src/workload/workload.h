@@ -14,6 +14,7 @@ struct sb_wl_env {
 	const char *dir;             /* an existing directory on the file system under test */
 	bool quick;                  /* shrink sizes and times (CI); flagged in the results */
 	uint64_t ram_bytes;          /* 0: read from the system; data sets default to 2x this */
+	bool cap_cache;              /* run in a memory cgroup limited to the RAM size (--cap-cache) */
 	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
 };
