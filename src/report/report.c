@@ -259,7 +259,164 @@ void sb_report_free(struct sb_report *r)
 		free(r->lat[i].pooled);
 	}
 	free(r->lat);
+	for (size_t i = 0; i < r->n_aliases; i++) {
+		free(r->aliases[i].from);
+		free(r->aliases[i].to);
+	}
+	free(r->aliases);
 	free(r);
+}
+
+/* The keys that set how long or how big a test runs, not what it measures:
+ * the same test with other values of these is one row. */
+static const char *const length_keys[] = {"time",    "ops",	"size",	   "timeout",
+					  "perchar", "seeks", "seekers", "ramp"};
+
+/* spec without its length keys: "rand:16k,time=60s,direct=1" is
+ * "rand:16k,direct=1". */
+static char *test_of(const char *spec)
+{
+	char *out = malloc(strlen(spec) + 1), *copy = strdup(spec), *save = NULL;
+	size_t len = 0;
+
+	if (!out || !copy) {
+		free(out);
+		free(copy);
+		return NULL;
+	}
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t k = strcspn(w, "=");
+		bool drop = false;
+		for (size_t i = 0; len && w[k] && i < ARRAY_SIZE(length_keys); i++)
+			drop |= strlen(length_keys[i]) == k && strncmp(w, length_keys[i], k) == 0;
+		if (!drop)
+			len += (size_t)sprintf(out + len, "%s%s", len ? "," : "", w);
+	}
+	free(copy);
+	out[len] = '\0';
+	return out;
+}
+
+/* Puts workloads of different sets that run the same test with other
+ * length keys into one row (their spec becomes the shorter one; the
+ * change is kept for the notes). Not when one run holds two specs of one
+ * test: those stay apart. */
+static int align_specs(struct sb_report *r)
+{
+	char **specs = NULL, **tests = NULL;
+	bool *apart = NULL;
+	size_t n = 0;
+	int ret = 0;
+
+	/* every distinct spec, with its test */
+	for (size_t i = 0; i < r->n_sets; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
+				const struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					size_t j;
+					for (j = 0; j < n && strcmp(specs[j], rep->wl[w]->spec) != 0; j++)
+						;
+					if (j < n)
+						continue;
+					char **ns = realloc(specs, (n + 1) * sizeof(*ns));
+					char **nt = ns ? realloc(tests, (n + 1) * sizeof(*nt)) : NULL;
+					if (ns)
+						specs = ns;
+					if (nt)
+						tests = nt;
+					if (!ns || !nt || !(tests[n] = test_of(rep->wl[w]->spec))) {
+						ret = -ENOMEM;
+						goto out;
+					}
+					/* a copy: the workloads' own specs may change below */
+					if (!(specs[n] = strdup(rep->wl[w]->spec))) {
+						free(tests[n]);
+						ret = -ENOMEM;
+						goto out;
+					}
+					n++;
+				}
+			}
+	if (n < 2)
+		goto out;
+	apart = calloc(n, sizeof(*apart));
+	if (!apart) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* a test two specs of one run share stays apart */
+	for (size_t i = 0; i < r->n_sets; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
+				const struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
+				for (size_t a = 0; a < rep->n_wl; a++)
+					for (size_t b = a + 1; b < rep->n_wl; b++) {
+						_cleanup_free_ char *ta = test_of(rep->wl[a]->spec);
+						_cleanup_free_ char *tb = test_of(rep->wl[b]->spec);
+						if (!ta || !tb) {
+							ret = -ENOMEM;
+							goto out;
+						}
+						if (strcmp(ta, tb) != 0)
+							continue;
+						for (size_t j = 0; j < n; j++)
+							apart[j] |= strcmp(tests[j], ta) == 0;
+					}
+			}
+	for (size_t i = 0; i < r->n_sets; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
+				struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					struct sb_wl_result *wl = rep->wl[w];
+					size_t j, to = n, others = 0;
+					for (j = 0; j < n && strcmp(specs[j], wl->spec) != 0; j++)
+						;
+					if (j == n || apart[j])
+						continue;
+					/* the row: the shortest spec of this test */
+					for (size_t m = 0; m < n; m++)
+						if (strcmp(tests[m], tests[j]) == 0 && m != j) {
+							others++;
+							if (to == n || strlen(specs[m]) < strlen(specs[to]))
+								to = m;
+						}
+					if (!others || strlen(specs[to]) >= strlen(wl->spec))
+						continue;
+					struct sb_report_alias *na =
+					    realloc(r->aliases, (r->n_aliases + 1) * sizeof(*na));
+					if (!na) {
+						ret = -ENOMEM;
+						goto out;
+					}
+					r->aliases = na;
+					na = &r->aliases[r->n_aliases];
+					*na = (struct sb_report_alias){&r->sets[i]->var[v], strdup(wl->spec),
+								       strdup(specs[to])};
+					if (!na->from || !na->to) {
+						free(na->from);
+						free(na->to);
+						ret = -ENOMEM;
+						goto out;
+					}
+					r->n_aliases++;
+					free(wl->spec);
+					if (!(wl->spec = strdup(na->to))) {
+						ret = -ENOMEM;
+						goto out;
+					}
+				}
+			}
+out:
+	for (size_t j = 0; j < n; j++) {
+		free(tests[j]);
+		free(specs[j]);
+	}
+	free(tests);
+	free(specs);
+	free(apart);
+	return ret;
 }
 
 static int add_col(struct sb_report *r, size_t set, const struct sb_variant *v, bool merge)
@@ -868,6 +1025,9 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	ret = describe_sets(sets, n_sets);
 	if (ret < 0)
 		goto out;
+	ret = align_specs(r);
+	if (ret < 0)
+		goto out;
 	ret = name_sets(r);
 	if (ret < 0)
 		goto out;
@@ -1108,6 +1268,20 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 				"no test",
 				any ? "\n" : "", src ? json_object_get_string(src) : set->path,
 				var->n_rep);
+			any = true;
+		}
+		for (size_t a = 0; a < r->n_aliases; a++) {
+			bool seen = false;
+			if (r->aliases[a].var != var)
+				continue;
+			for (size_t b = 0; b < a && !seen; b++)
+				seen = r->aliases[b].var == var &&
+				       strcmp(r->aliases[b].from, r->aliases[a].from) == 0;
+			if (seen)
+				continue;
+			fprintf(f, "%sran %s, shown in the rows of %s (the same test; %s sets only its length)",
+				any ? "\n" : "", r->aliases[a].from, r->aliases[a].to,
+				"time, ops, size, timeout, perchar, seeks, seekers or ramp");
 			any = true;
 		}
 		for (size_t k = 0; k < var->n_rep; k++)

@@ -109,6 +109,13 @@ struct sb_report {
 			       same-named variant */
 	bool legend_needed; /* some label is not the full name */
 	bool fleet;	    /* columns compared within their own set (host) */
+	/* Workloads shown in another spec's row: the same test, its length keys
+	 * aside (a published "rand:16k" beside "rand:16k,time=60s"). */
+	struct sb_report_alias {
+		const struct sb_variant *var;
+		char *from, *to;
+	} *aliases;
+	size_t n_aliases;
 };
 /* --fleet: per headline row and variant, the change on each host and how
  * many hosts agree (fleet.c). */

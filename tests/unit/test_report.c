@@ -244,6 +244,61 @@ static void test_table(void **state)
 	sb_resultset_free(sets[0]);
 }
 
+/* A published "rand:16k" stands in the row of "rand:16k,time=60s" run
+ * elsewhere (the same test, its length keys aside), noted in the column;
+ * a test that one run holds twice under two specs stays apart. */
+static void test_aligned_specs(void **state)
+{
+	(void)state;
+	static const struct fx_metric published[] = {
+	    {"seq", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {112640, NAN, NAN}},
+	    {"rand:16k", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {46, NAN, NAN}},
+	    {"rand:4k", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {20, NAN, NAN}},
+	};
+	static const struct fx_metric ours[] = {
+	    {"seq,perchar=0,size=3G", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {110000, 111000, 109000}},
+	    {"rand:16k,time=60s", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {52, 53, 51}},
+	    {"rand:16k,read=0,rate=2000", "rand", "write_mbs", "MB/s", SB_BETTER_HIGHER, {6, 6, 6}},
+	    /* one run, one test, two lengths: apart */
+	    {"rand:4k,time=10s", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {30, 31, 29}},
+	    {"rand:4k,time=60s", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {25, 26, 24}},
+	};
+	struct sb_resultset *sets[] = {sb_resultset_new("import"), sb_resultset_new("run")};
+	struct sb_report *r = NULL;
+	char *err = NULL;
+
+	assert_non_null(sets[0]);
+	assert_non_null(sets[1]);
+	sets[0]->path = strdup("published.json");
+	sets[1]->path = strdup("ours/result.json");
+	add_variant(sets[0], "2011", published, N_OF(published), 1);
+	add_variant(sets[1], "today", ours, N_OF(ours), 3);
+	assert_int_equal(sb_report_build(sets, 2, NULL, &r, &err), 0);
+	const struct sb_report_row *x = row(r, "seq", "block_write");
+	assert_non_null(x);
+	near(x->cells[1].st.mean, 110000, "ours in the published row");
+	near(x->cells[0].st.mean, 112640, "published");
+	x = row(r, "rand:16k", "read_mbs");
+	assert_non_null(x);
+	near(x->cells[1].st.mean, 52, "rand:16k,time=60s in rand:16k's row");
+	assert_non_null(row(r, "rand:16k,read=0,rate=2000", "write_mbs"));
+	for (size_t i = 0; i < r->n_rows; i++)
+		assert_string_not_equal(r->rows[i].spec, "rand:16k,time=60s");
+	/* rand:4k: two lengths in one run, so no row takes the published one */
+	assert_non_null(row(r, "rand:4k", "read_mbs"));
+	assert_non_null(row(r, "rand:4k,time=10s", "read_mbs"));
+	assert_non_null(row(r, "rand:4k,time=60s", "read_mbs"));
+	char *notes = sb_report_col_notes(r, 1);
+	assert_non_null(notes);
+	assert_non_null(strstr(notes, "ran rand:16k,time=60s, shown in the rows of rand:16k"));
+	assert_non_null(strstr(notes, "ran seq,perchar=0,size=3G, shown in the rows of seq"));
+	assert_null(strstr(notes, "rand:4k"));
+	free(notes);
+	sb_report_free(r);
+	sb_resultset_free(sets[0]);
+	sb_resultset_free(sets[1]);
+}
+
 static void test_columns_and_baseline(void **state)
 {
 	struct sb_resultset *sets[] = {fixture(0), fixture(1)};
@@ -515,6 +570,7 @@ int main(void)
 	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
 	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
 	    cmocka_unit_test(test_golden_inputs), cmocka_unit_test(test_labels),
+	    cmocka_unit_test(test_aligned_specs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
