@@ -1279,9 +1279,11 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 				       strcmp(r->aliases[b].from, r->aliases[a].from) == 0;
 			if (seen)
 				continue;
-			fprintf(f, "%sran %s, shown in the rows of %s (the same test; %s sets only its length)",
-				any ? "\n" : "", r->aliases[a].from, r->aliases[a].to,
-				"time, ops, size, timeout, perchar, seeks, seekers or ramp");
+			fprintf(f, "%sran %s, shown in the rows of %s (the same test; ", any ? "\n" : "",
+				r->aliases[a].from, r->aliases[a].to);
+			for (size_t i = 0; i < ARRAY_SIZE(length_keys); i++)
+				fprintf(f, "%s%s", i ? ", " : "", length_keys[i]);
+			fputs(" set only its length)", f);
 			any = true;
 		}
 		for (size_t k = 0; k < var->n_rep; k++)

@@ -361,12 +361,9 @@ bool sb_wl_uses_uring(const struct sb_wl_spec *s, int k0)
 
 int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **why)
 {
+	/* the keys after engine and qd (their names: the workload's table) */
 	static const int uring_only[] = {SB_EK_FIXED, SB_EK_HIPRI, SB_EK_SQPOLL, SB_EK_BATCH_SUBMIT,
 					 SB_EK_BATCH_COMPLETE};
-	static const char *const names[SB_EK_N] = {
-	    [SB_EK_FIXED] = "fixed",	       [SB_EK_HIPRI] = "hipri",
-	    [SB_EK_SQPOLL] = "sqpoll",	       [SB_EK_BATCH_SUBMIT] = "batch_submit",
-	    [SB_EK_BATCH_COMPLETE] = "batch_complete"};
 	const char *e = s->s[k0 + SB_EK_ENGINE];
 	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
 
@@ -389,7 +386,7 @@ int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **
 	for (size_t i = 0; i < sizeof(uring_only) / sizeof(uring_only[0]); i++) {
 		int k = k0 + uring_only[i];
 		if (s->set[k] && s->v[k]) {
-			*why = sb_asprintf("%s= is for engine=io_uring", names[uring_only[i]]);
+			*why = sb_asprintf("%s= is for engine=io_uring", s->ops->opts[k].name);
 			return -EINVAL;
 		}
 	}
