@@ -63,13 +63,16 @@ int main(int argc, char **argv)
 		if (posix_memalign(&iov[i].iov_base, 4096, bs))
 			return 1;
 	}
-	/* As the engine sets it up: single issuer with deferred task work. */
+	/* As the engine sets it up: single issuer with deferred task work, the
+	 * ring fd registered too. */
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 	if ((r = io_uring_queue_init_params(qd, &ring, &p)) < 0) {
 		memset(&p, 0, sizeof(p));
 		r = io_uring_queue_init_params(qd, &ring, &p);
 	}
+	if (r == 0)
+		io_uring_register_ring_fd(&ring); /* as the engine: 5.18+, optional */
 	if (r < 0 || (r = io_uring_register_buffers(&ring, iov, qd)) < 0 ||
 	    (r = io_uring_register_files(&ring, &fd, 1)) < 0) {
 		fprintf(stderr, "uring_floor: io_uring setup: %s\n", strerror(-r));

@@ -141,6 +141,10 @@ static int uring_init(struct sb_engine *e, char **why)
 				   strerror(-r));
 		goto fail;
 	}
+	/* The ring's own fd registered too (5.18+), as t/io_uring does: each
+	 * io_uring_enter then skips looking the ring up in the file table.
+	 * An older kernel refuses it, and that costs only the lookup. */
+	io_uring_register_ring_fd(&u->ring);
 	if (e->cfg.fixed_bufs) {
 		struct iovec *iov = calloc(e->cfg.n_bufs, sizeof(*iov));
 		if (!iov) {

@@ -580,8 +580,14 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 			if (!t[i].burst_p99)
 				t[i].max_bursts = 0;
 		}
-		if (pthread_create(&th[i], NULL, use_uring(sp) ? rand_uring_main : rand_main,
-				   &t[i]) != 0) {
+		void *(*body)(void *) = use_uring(sp) ? rand_uring_main : rand_main;
+		/* One thread runs here, not in a thread of its own: a process
+		 * of one thread pays no atomic reference count on the file (or
+		 * the ring) in every pread or io_uring_enter, as fio's job
+		 * processes do not. */
+		if (n == 1) {
+			body(&t[i]);
+		} else if (pthread_create(&th[i], NULL, body, &t[i]) != 0) {
 			free(ji);
 			rc = sb_wl_fail(c, -EAGAIN, "cannot start threads");
 			break;
@@ -589,7 +595,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		started++;
 	}
 	for (unsigned i = 0; i < started; i++) {
-		pthread_join(th[i], NULL);
+		if (n > 1)
+			pthread_join(th[i], NULL);
 		sb_hist_merge(h, &t[i].h);
 		done += t[i].done;
 		*bad += t[i].bad;
