@@ -8,7 +8,7 @@ MANDIR    ?= $(PREFIX)/share/man
 DATADIR   ?= $(PREFIX)/share/stackbench
 
 CC        ?= cc
-PKGS      := blkid libudev mount devmapper fdisk smartcols json-c liburing
+PKGS      := blkid libudev mount devmapper fdisk smartcols json-c liburing sqlite3
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 
 CFLAGS    ?= -O2 -g
