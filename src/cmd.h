@@ -16,6 +16,7 @@ int cmd_teardown(int argc, char **argv); /* src/cmd/ */
 int cmd_bench(int argc, char **argv);    /* src/workload/cmd_bench.c */
 int cmd_report(int argc, char **argv);   /* src/report/cmd_report.c */
 int cmd_list(int argc, char **argv);     /* src/main.c */
+int cmd_history(int argc, char **argv);  /* src/cmd/history.c */
 
 /* For `list`: print the registries. */
 int sb_list_profiles(void);  /* src/profile/ */

@@ -30,6 +30,7 @@ static const struct cmd commands[] = {
 	{"teardown", cmd_teardown, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
 	 "undo what an interrupted run left behind, from its journal"},
 	{"report", cmd_report, 0, "compare result sets side by side with statistics"},
+	{"history", cmd_history, 0, "list recorded runs with change points; import, export"},
 	{"list", cmd_list, 0, "list profiles or workloads"},
 };
 
