@@ -9,6 +9,9 @@ export STACKBENCH_STATE_DIR="$SB_TMP/state"
 # --loop images under the test's directory too, so that the runner's
 # leftover check sees them (a disk file system here, never tmpfs).
 export STACKBENCH_LOOP_DIR="$SB_TMP/loops"
+# run and bench record into a history database: the test's own, never the
+# machine's /var/lib/stackbench/history.db.
+export STACKBENCH_DB="$SB_TMP/history.db"
 SB_LOOPS=()
 SB_MOUNTS=()
 SB_CLEANUPS=()

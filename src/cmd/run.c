@@ -1,6 +1,7 @@
 /* `stackbench run`: check, confirm, lock, then build, measure and tear down
  * every variant (src/stack/variant.c) and write the result set. */
 #include "cmd/stack-cmd.h"
+#include "history/history.h"
 #include "report/report.h"
 #include "result/result.h"
 #include "stack/devlock.h"
@@ -40,10 +41,18 @@ static const struct sb_opt run_opts[] = {
      "with --ram: run each workload in a memory cgroup limited to that size, so the page "
      "cache holds no more than such a machine's would (a data set of twice --ram is then "
      "read from the device)"},
+    SB_HISTORY_REC_OPTS,
     {0},
 };
 
 static volatile sig_atomic_t g_stop, g_wl_stop;
+static struct sb_history_rec g_hist; /* --db, --no-db, --label */
+
+static int run_on_opt(int key, const char *arg, void *ud)
+{
+	int r;
+	return sb_history_rec_opt(&g_hist, "run", key, arg, &r) ? r : sb_cmd_on_opt(key, arg, ud);
+}
 
 static void on_signal(int sig)
 {
@@ -263,7 +272,7 @@ int cmd_run(int argc, char **argv)
 	    "Build the stack of every variant, run its workloads, tear it down, and "
 	    "write a result set.",
 	    run_opts,
-	    sb_cmd_on_opt,
+	    run_on_opt,
 	    &c.o};
 	struct sb_runstate rs = SB_RUNSTATE_INIT;
 	struct sb_resultset *set = NULL;
@@ -449,6 +458,8 @@ int cmd_run(int argc, char **argv)
 	r = write_results(set, res_fd);
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot write result.json", rs.results);
+	else if (!code && sb_history_record_set(&g_hist, set))
+		code = SB_EXIT_FAILED;
 	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
 		printf("\nresults: %s\n", rs.results);
 	else if (!code)

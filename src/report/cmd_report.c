@@ -2,6 +2,7 @@
  * print it in the format asked for. Every input is read and checked before
  * anything is printed, so a bad file never leaves half a report. */
 #include "cmd.h"
+#include "history/history.h"
 #include "report/report.h"
 #include "util/log.h"
 #include "util/opt.h"
@@ -32,6 +33,7 @@ struct report_args {
 	struct sb_report_opts opts;
 	bool check;
 	const char *baseline_set;
+	struct sb_history_report hist; /* --history N, --any-host, --db */
 };
 
 /* A number in (lo, hi]. */
@@ -50,6 +52,9 @@ static int parse_num(const char *opt, const char *arg, double lo, double hi, dou
 static int on_opt(int key, const char *arg, void *ud)
 {
 	struct report_args *a = ud;
+	int ret;
+	if (sb_history_report_opt(&a->hist, key, arg, &ret))
+		return ret;
 	switch (key) {
 	case OPT_FORMAT: {
 		const char *names[16];
@@ -142,6 +147,7 @@ int cmd_report(int argc, char **argv)
 	     "exit 1 when a headline metric of any variant is significantly worse than its "
 	     "baseline by more than the threshold; print those rows on stderr"},
 	    {"threshold", OPT_THRESHOLD, "PCT", "--check's threshold in percent (default 5)"},
+	    SB_HISTORY_REPORT_OPTS,
 	    {0},
 	};
 	struct report_args a = {.fmt = &sb_report_text};
@@ -178,6 +184,14 @@ int cmd_report(int argc, char **argv)
 	sets = calloc((size_t)n + 1, sizeof(*sets));
 	if (!sets)
 		return sb_error_errno(-ENOMEM, "report"), SB_EXIT_FAILED;
+	/* --history N: the baseline set comes from the history database. */
+	if (a.hist.n && (a.baseline_set || n != 1))
+		return free(sets), sb_usage_error("report", "--history takes one result set and no "
+							    "--baseline-set");
+	if (a.hist.n && (code = sb_history_baseline(&a.hist, rest[0], &sets[n_sets])) == 0)
+		n_sets++, a.opts.baseline_set = true;
+	else if (a.hist.n)
+		goto out;
 	for (int i = a.baseline_set ? -1 : 0; i < n; i++) {
 		const char *path = i < 0 ? a.baseline_set : rest[i];
 		r = sb_report_read_set(path, &sets[n_sets], &err);

@@ -2,6 +2,7 @@
  * summary (bonnie-like table for seq/meta, FsOpBench-like lines for mixed),
  * and optionally write result.json. */
 #include "cmd.h"
+#include "history/history.h"
 #include "result/result.h"
 #include "report/report.h"
 #include "util/log.h"
@@ -47,6 +48,7 @@ static const struct sb_opt bench_opts[] = {
     {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
     {"fsopbench", OPT_FSOPBENCH, NULL,
      "print mixed's figures as FsOpBench does (lines A to J per phase) after the summary"},
+    SB_HISTORY_REC_OPTS,
     {0},
 };
 
@@ -56,11 +58,15 @@ struct bench_args {
 	bool quick, json, fsopbench, cap_cache;
 	const char *results, *name, *bonnie;
 	uint64_t ram;
+	struct sb_history_rec hist; /* --db, --no-db, --label */
 };
 
 static int on_opt(int key, const char *arg, void *ud)
 {
 	struct bench_args *a = ud;
+	int r;
+	if (sb_history_rec_opt(&a->hist, "bench", key, arg, &r))
+		return r;
 	switch (key) {
 	case OPT_WORKLOAD: {
 		const char **n = realloc(a->specs, (a->n_specs + 1) * sizeof(*n));
@@ -469,6 +475,8 @@ int cmd_bench(int argc, char **argv)
 			code = SB_EXIT_FAILED;
 		}
 	}
+	if (code == SB_EXIT_OK && sb_history_record_set(&a.hist, rs))
+		code = SB_EXIT_FAILED;
 out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
