@@ -59,7 +59,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			return sb_usage_error("history", "--format '%s': expected text or json", arg);
+			return sb_usage_error("history", "--format '%s': expected text or json",
+					      arg);
 		a->format = arg;
 		return 0;
 	case OPT_LABEL: {
@@ -128,11 +129,12 @@ static void print_text(json_object *o)
 		json_object *s = json_object_array_get_idx(all, i),
 			    *runs = json_object_object_get(s, "runs"),
 			    *cps = json_object_object_get(s, "change_points");
-		printf("%s%s %s %s %s (%s, %s, %s is better): %zu run%s, %zu change point%s\n",
-		       i ? "\n" : "", jget(s, "profile"), jget(s, "variant"), jget(s, "spec"),
-		       jget(s, "metric"), jget(s, "label"), jget(s, "unit"), jget(s, "better"),
-		       json_object_array_length(runs), json_object_array_length(runs) == 1 ? "" : "s",
-		       json_object_array_length(cps), json_object_array_length(cps) == 1 ? "" : "s");
+		printf(
+		    "%s%s %s %s %s (%s, %s, %s is better): %zu run%s, %zu change point%s\n",
+		    i ? "\n" : "", jget(s, "profile"), jget(s, "variant"), jget(s, "spec"),
+		    jget(s, "metric"), jget(s, "label"), jget(s, "unit"), jget(s, "better"),
+		    json_object_array_length(runs), json_object_array_length(runs) == 1 ? "" : "s",
+		    json_object_array_length(cps), json_object_array_length(cps) == 1 ? "" : "s");
 		printf("  %5s  %-20s  %-24s %14s %12s %3s\n", "run", "created", "labels", "mean",
 		       "+-ci95", "n");
 		for (size_t k = 0; k < json_object_array_length(runs); k++)
@@ -153,8 +155,8 @@ static int list(struct hargs *a)
 		sb_error("%s: cannot read the history", a->db);
 		r = SB_EXIT_FAILED;
 	} else if (a->format && strcmp(a->format, "json") == 0) {
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		print_text(o);
 	}
@@ -316,8 +318,9 @@ int cmd_history(int argc, char **argv)
 			}
 		sb_history_close(h);
 	} else {
-		code = sb_usage_error("history", "unknown subcommand '%s': expected list, import "
-						 "or export",
+		code = sb_usage_error("history",
+				      "unknown subcommand '%s': expected list, import "
+				      "or export",
 				      rest[0]);
 	}
 	free(a.labels);

@@ -23,8 +23,9 @@ int sb_history_report_opt(struct sb_history_report *o, int key, const char *arg,
 	case SB_HISTORY_OPT_HISTORY:
 		n = strtoul(arg, &end, 10);
 		if (*end || n < 1 || n > 1000 || arg[0] == '-')
-			*ret = sb_usage_error("report", "--history '%s': expected a number of runs, "
-							"1 to 1000",
+			*ret = sb_usage_error("report",
+					      "--history '%s': expected a number of runs, "
+					      "1 to 1000",
 					      arg);
 		o->n = (unsigned)n;
 		return 1;
@@ -55,7 +56,8 @@ int sb_hist_find(struct sb_history *h, const char *stack, const char *wl, const 
 {
 	static const char sql[] =
 	    "SELECT id, created, uuid, fingerprint_hash, fingerprint, result_json FROM runs"
-	    " WHERE stack_hash = ?1 AND workload_hash = ?2 AND (?3 IS NULL OR fingerprint_hash = ?3)"
+	    " WHERE stack_hash = ?1 AND workload_hash = ?2 AND (?3 IS NULL OR fingerprint_hash = "
+	    "?3)"
 	    " AND uuid != ?4 ORDER BY created DESC, id DESC LIMIT ?5";
 	struct sb_hist_run *r = calloc(max ? max : 1, sizeof(*r));
 	sqlite3_stmt *st;
@@ -98,18 +100,19 @@ static int add_run(struct sb_resultset *base, json_object *o, char **err)
 			if (name && strcmp(base->var[k].name, name) == 0)
 				v = &base->var[k];
 		params = json_object_object_get(vo, "params");
-		if (!v && !(v = sb_resultset_variant(base, name ? name : "?", json_object_get(params))))
+		if (!v &&
+		    !(v = sb_resultset_variant(base, name ? name : "?", json_object_get(params))))
 			return -ENOMEM;
 		for (size_t k = 0; k < json_object_array_length(reps); k++) {
-			json_object *wls = json_object_object_get(json_object_array_get_idx(reps, k),
-								  "workloads");
+			json_object *wls =
+			    json_object_object_get(json_object_array_get_idx(reps, k), "workloads");
 			size_t n = json_object_array_length(wls);
 			_cleanup_free_ struct sb_wl_result **wl = calloc(n ? n : 1, sizeof(*wl));
 			if (!wl)
 				return -ENOMEM;
 			for (size_t w = 0; w < n; w++)
-				if (sb_wl_result_from_json(json_object_array_get_idx(wls, w), &wl[w],
-							   err) < 0) {
+				if (sb_wl_result_from_json(json_object_array_get_idx(wls, w),
+							   &wl[w], err) < 0) {
 					for (size_t j = 0; j < w; j++)
 						sb_wl_result_free(wl[j]);
 					return -EINVAL;
@@ -177,11 +180,11 @@ static int pick(struct sb_history *h, const struct sb_history_report *o, json_ob
 			code = SB_EXIT_USAGE;
 		} else if (*n > 0) {
 			_cleanup_free_ char *d = sb_fingerprint_diff(fp, (*runs)[0].fingerprint);
-			sb_error("report: --history: refusing to compare across hosts: the %d "
-				 "earlier run%s of this stack and these workloads in %s ran on another "
-				 "host fingerprint (run %lld differs in %s); --any-host compares anyway",
-				 *n, *n == 1 ? "" : "s", h->path, (long long)(*runs)[0].id,
-				 d ? d : "?");
+			sb_error(
+			    "report: --history: refusing to compare across hosts: the %d "
+			    "earlier run%s of this stack and these workloads in %s ran on another "
+			    "host fingerprint (run %lld differs in %s); --any-host compares anyway",
+			    *n, *n == 1 ? "" : "s", h->path, (long long)(*runs)[0].id, d ? d : "?");
 			code = SB_EXIT_REFUSED;
 		}
 	}
@@ -223,7 +226,9 @@ int sb_history_baseline(const struct sb_history_report *o, const char *current,
 		sb_error("report: --history: %s", err ? err : db);
 		free(err);
 		json_object_put(cur);
-		return r == -EPROTO ? SB_EXIT_REFUSED : r == -ENOENT ? SB_EXIT_USAGE : SB_EXIT_FAILED;
+		return r == -EPROTO   ? SB_EXIT_REFUSED
+		       : r == -ENOENT ? SB_EXIT_USAGE
+				      : SB_EXIT_FAILED;
 	}
 	code = pick(h, o, cur, &runs, &n);
 	if (!code) {

@@ -5,16 +5,14 @@
  * its own uncertainty (its repeats) plus a between-run scatter (the machine
  * on that day), and the question is "did the level step, and at which run".
  * Binary segmentation answers it with one test per split that a reader can
- * check by hand (a two-sample t with the variance pooled over both sides): the split with the largest |t| is taken when its p-value,
- * multiplied by the number of splits tried (Bonferroni, so that picking the
- * best of many splits does not make noise look like a step), is below
- * alpha; each side is then searched again. Within a segment each run counts
- * with the weight 1 / (its own squared standard error + the segment's
- * between-run variance), the random-effects weighting of a meta-analysis
- * (as asv weighs steps by measurement uncertainty): a run with a wide
- * interval of its own counts less, and when no run has one (single
- * repeats) the weights are equal and the test is plain Welch over the
- * runs. A Bayesian step model or PELT would need a prior or a penalty that
+ * check by hand (a two-sample t with the variance pooled over both sides): the split with the
+ * largest |t| is taken when its p-value, multiplied by the number of splits tried (Bonferroni, so
+ * that picking the best of many splits does not make noise look like a step), is below alpha; each
+ * side is then searched again. Within a segment each run counts with the weight 1 / (its own
+ * squared standard error + the segment's between-run variance), the random-effects weighting of a
+ * meta-analysis (as asv weighs steps by measurement uncertainty): a run with a wide interval of its
+ * own counts less, and when no run has one (single repeats) the weights are equal and the test is
+ * plain Welch over the runs. A Bayesian step model or PELT would need a prior or a penalty that
  * nobody could justify per metric; this needs only alpha. */
 #include "history/changepoint.h"
 #include "result/stats.h"
@@ -208,8 +206,8 @@ int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_op
 				    .index = prev,
 				    .before = a.mean,
 				    .after = b.mean,
-				    .change_pct = a.mean != 0 ? 100 * (b.mean - a.mean) / fabs(a.mean)
-							      : NAN,
+				    .change_pct =
+					a.mean != 0 ? 100 * (b.mean - a.mean) / fabs(a.mean) : NAN,
 				    .t = st[prev],
 				    .p = sp[prev],
 				};

@@ -78,11 +78,11 @@ static json_object *get(json_object *o, const char *key)
 /* Host fields and device fields that make up the fingerprint: the
  * hardware and kernel, never what changes from run to run (device node
  * names, loop backing files, mount points). */
-static const char *const host_fields[] = {"cpu", "ncpu", "ram_bytes", "kernel", "arch",
-					  "virtualized"};
-static const char *const device_fields[] = {"model",	 "serial",    "vendor",	   "firmware",
-					    "firmware_rev", "rev",   "size",	   "transport",
-					    "rotational",    "class",	"logical_sector_size"};
+static const char *const host_fields[] = {"cpu",    "ncpu", "ram_bytes",
+					  "kernel", "arch", "virtualized"};
+static const char *const device_fields[] = {
+    "model", "serial",	  "vendor",	"firmware", "firmware_rev",	  "rev",
+    "size",  "transport", "rotational", "class",    "logical_sector_size"};
 
 json_object *sb_fingerprint_of(json_object *result, const char *host)
 {
@@ -101,12 +101,13 @@ json_object *sb_fingerprint_of(json_object *result, const char *host)
 			snprintf(key, sizeof(key), "host.%s", host_fields[i]);
 			json_object_object_add(fp, key, json_object_get(v));
 		}
-	for (size_t d = 0; json_object_is_type(devs, json_type_array) &&
-			   d < json_object_array_length(devs);
+	for (size_t d = 0;
+	     json_object_is_type(devs, json_type_array) && d < json_object_array_length(devs);
 	     d++) {
 		json_object *dev = json_object_array_get_idx(devs, d);
 		for (size_t i = 0; i < sizeof(device_fields) / sizeof(*device_fields); i++)
-			if ((v = get(dev, device_fields[i])) && !json_object_is_type(v, json_type_null)) {
+			if ((v = get(dev, device_fields[i])) &&
+			    !json_object_is_type(v, json_type_null)) {
 				snprintf(key, sizeof(key), "devices[%zu].%s", d, device_fields[i]);
 				json_object_object_add(fp, key, json_object_get(v));
 			}
@@ -139,7 +140,8 @@ void sb_stack_hash(json_object *result, char out[65])
 		for (size_t i = 0; json_object_is_type(vars, json_type_array) &&
 				   i < json_object_array_length(vars);
 		     i++) {
-			json_object *var = json_object_array_get_idx(vars, i), *e = json_object_new_object();
+			json_object *var = json_object_array_get_idx(vars, i),
+				    *e = json_object_new_object();
 			json_object_object_add(e, "name", json_object_get(get(var, "name")));
 			json_object_object_add(e, "values",
 					       values_but(get(var, "values"), "workloads.", false));
@@ -164,16 +166,18 @@ void sb_workload_hash(json_object *result, char out[65])
 		json_object_object_add(o, "keys",
 				       values_but(get(prof, "values"), "workloads.", true));
 	/* The specs each variant ran, in the order of its first repeat. */
-	for (size_t i = 0; json_object_is_type(vars, json_type_array) &&
-			   i < json_object_array_length(vars);
+	for (size_t i = 0;
+	     json_object_is_type(vars, json_type_array) && i < json_object_array_length(vars);
 	     i++) {
-		json_object *var = json_object_array_get_idx(vars, i), *specs = json_object_new_array();
+		json_object *var = json_object_array_get_idx(vars, i),
+			    *specs = json_object_new_array();
 		json_object *reps = get(var, "repeats"), *rep0, *wls;
-		rep0 = json_object_is_type(reps, json_type_array) ? json_object_array_get_idx(reps, 0)
-								  : NULL;
+		rep0 = json_object_is_type(reps, json_type_array)
+			   ? json_object_array_get_idx(reps, 0)
+			   : NULL;
 		wls = get(rep0, "workloads");
-		for (size_t k = 0; json_object_is_type(wls, json_type_array) &&
-				   k < json_object_array_length(wls);
+		for (size_t k = 0;
+		     json_object_is_type(wls, json_type_array) && k < json_object_array_length(wls);
 		     k++)
 			json_object_array_add(
 			    specs, json_object_get(get(json_object_array_get_idx(wls, k), "spec")));
@@ -201,8 +205,9 @@ char *sb_fingerprint_diff(json_object *a, json_object *b)
 			json_object *w = get(y, k);
 			if (pass && w)
 				continue;
-			if (w && strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
-					json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN)) == 0)
+			if (w &&
+			    strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+				   json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN)) == 0)
 				continue;
 			fprintf(f, "%s%s", any ? ", " : "", k);
 			any = true;

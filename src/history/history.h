@@ -38,10 +38,10 @@ int sb_history_migrate(struct sqlite3 *db, int from, char **err);
 
 /* What a recorded run carries besides its result set. */
 struct sb_history_meta {
-	const char *host;	    /* identity (a fleet's results/HOST/); NULL: the hostname */
-	const char *const *labels;  /* "KEY=VALUE" */
+	const char *host;	   /* identity (a fleet's results/HOST/); NULL: the hostname */
+	const char *const *labels; /* "KEY=VALUE" */
 	size_t n_labels;
-	const char *source;	    /* the directory it was imported from, or NULL */
+	const char *source; /* the directory it was imported from, or NULL */
 };
 
 /* Records one result set (its result.json text) in one transaction.
@@ -79,12 +79,15 @@ struct sb_history_report {
 enum { SB_HISTORY_OPT_HISTORY = 0x4800, SB_HISTORY_OPT_ANY_HOST, SB_HISTORY_OPT_DB };
 #define SB_HISTORY_REPORT_OPTS                                                                     \
 	{"history", SB_HISTORY_OPT_HISTORY, "N",                                                   \
-	 "compare with the last N runs in the history database of the same stack, workloads "     \
-	 "and host fingerprint, pooled as the baseline set"},                                       \
+	 "compare with the last N runs in the history database of the same stack, workloads "      \
+	 "and host fingerprint, pooled as the baseline set"},                                      \
 	    {"any-host", SB_HISTORY_OPT_ANY_HOST, NULL,                                            \
 	     "with --history: also runs with another host fingerprint (the fields that differ "    \
 	     "are named)"},                                                                        \
-	    {"db", SB_HISTORY_OPT_DB, "FILE", "history database (default " SB_HISTORY_DB_DEFAULT ")"}
+	{                                                                                          \
+		"db", SB_HISTORY_OPT_DB, "FILE",                                                   \
+		    "history database (default " SB_HISTORY_DB_DEFAULT ")"                         \
+	}
 /* 1 when key is one of those options (then *ret is the option's result). */
 int sb_history_report_opt(struct sb_history_report *o, int key, const char *arg, int *ret);
 struct sb_resultset;
@@ -104,10 +107,14 @@ struct sb_history_rec {
 enum { SB_HISTORY_OPT_REC_DB = 0x4810, SB_HISTORY_OPT_NO_DB, SB_HISTORY_OPT_LABEL };
 #define SB_HISTORY_REC_OPTS                                                                        \
 	{"db", SB_HISTORY_OPT_REC_DB, "FILE",                                                      \
-	 "record the run in this history database (default " SB_HISTORY_DB_DEFAULT ")"},          \
-	    {"no-db", SB_HISTORY_OPT_NO_DB, NULL, "do not record the run in the history database"}, \
-	    {"label", SB_HISTORY_OPT_LABEL, "KEY=VALUE",                                           \
-	     "a label recorded with the run in the history (repeatable), e.g. commit=abc123"}
+	 "record the run in this history database (default " SB_HISTORY_DB_DEFAULT ")"},           \
+	    {"no-db", SB_HISTORY_OPT_NO_DB, NULL,                                                  \
+	     "do not record the run in the history database"},                                     \
+	{                                                                                          \
+		"label", SB_HISTORY_OPT_LABEL, "KEY=VALUE",                                        \
+		    "a label recorded with the run in the history (repeatable), e.g. "             \
+		    "commit=abc123"                                                                \
+	}
 /* 1 when key is one of those options (then *ret is its result: 0 or 2). */
 int sb_history_rec_opt(struct sb_history_rec *o, const char *cmd, int key, const char *arg,
 		       int *ret);

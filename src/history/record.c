@@ -28,7 +28,8 @@ char *sb_hist_errmsg(sqlite3 *db)
 static const char *jstr(json_object *o, const char *key)
 {
 	json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+	return o && json_object_object_get_ex(o, key, &v) &&
+		       json_object_is_type(v, json_type_string)
 		   ? json_object_get_string(v)
 		   : NULL;
 }
@@ -40,13 +41,13 @@ static int put_variant(sqlite3 *db, sqlite3_stmt *ms, sqlite3_stmt *ls, int64_t 
 	json_object *reps = json_object_object_get(var, "repeats");
 	const char *name = jstr(var, "name");
 
-	for (size_t k = 0; json_object_is_type(reps, json_type_array) &&
-			   k < json_object_array_length(reps);
+	for (size_t k = 0;
+	     json_object_is_type(reps, json_type_array) && k < json_object_array_length(reps);
 	     k++) {
-		json_object *wls = json_object_object_get(json_object_array_get_idx(reps, k),
-							  "workloads");
-		for (size_t w = 0; json_object_is_type(wls, json_type_array) &&
-				   w < json_object_array_length(wls);
+		json_object *wls =
+		    json_object_object_get(json_object_array_get_idx(reps, k), "workloads");
+		for (size_t w = 0;
+		     json_object_is_type(wls, json_type_array) && w < json_object_array_length(wls);
 		     w++) {
 			json_object *wo = json_object_array_get_idx(wls, w),
 				    *lat = json_object_object_get(wo, "latency");
@@ -85,9 +86,10 @@ static int put_variant(sqlite3 *db, sqlite3_stmt *ms, sqlite3_stmt *ls, int64_t 
 				sqlite3_bind_double(ls, 7, lt->p50_ms);
 				sqlite3_bind_double(ls, 8, lt->p99_ms);
 				sqlite3_bind_double(ls, 9, lt->max_ms);
-				sb_hist_bind(ls, 10,
-					     json_object_to_json_string_ext(
-						 json_object_array_get_idx(lat, l), JSON_C_TO_STRING_PLAIN));
+				sb_hist_bind(
+				    ls, 10,
+				    json_object_to_json_string_ext(
+					json_object_array_get_idx(lat, l), JSON_C_TO_STRING_PLAIN));
 				if (sqlite3_step(ls) != SQLITE_DONE)
 					goto fail;
 			}
@@ -112,7 +114,8 @@ static int put_labels(sqlite3 *db, int64_t id, const struct sb_history_meta *m)
 		return -EIO;
 	for (size_t i = 0; m && i < m->n_labels && !r; i++) {
 		const char *eq = strchr(m->labels[i], '=');
-		_cleanup_free_ char *k = eq ? strndup(m->labels[i], (size_t)(eq - m->labels[i])) : NULL;
+		_cleanup_free_ char *k =
+		    eq ? strndup(m->labels[i], (size_t)(eq - m->labels[i])) : NULL;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, id);
 		sb_hist_bind(st, 2, k);
@@ -298,8 +301,9 @@ int sb_history_record_set(struct sb_history_rec *o, const struct sb_resultset *s
 		goto out;
 	}
 	j = sb_resultset_to_json(set);
-	id = j ? sb_history_record(h, json_object_to_json_string_ext(
-					    j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
+	id = j ? sb_history_record(h,
+				   json_object_to_json_string_ext(
+				       j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
 				   &m, &dup, &err)
 	       : -ENOMEM;
 	if (id < 0) {

@@ -16,7 +16,7 @@ static const char *const migrations[SB_HISTORY_SCHEMA] = {
     "CREATE TABLE runs ("
     " id INTEGER PRIMARY KEY,"
     " uuid TEXT NOT NULL UNIQUE," /* SHA-256 of the result set's canonical JSON */
-    " created TEXT NOT NULL,"     /* the result set's own time */
+    " created TEXT NOT NULL,"	  /* the result set's own time */
     " recorded TEXT NOT NULL,"
     " command TEXT NOT NULL,"
     " profile TEXT,"
@@ -72,13 +72,15 @@ int sb_history_migrate(sqlite3 *db, int from, char **err)
 			exec(db, "COMMIT", NULL);
 			continue;
 		}
-		snprintf(sql, sizeof(sql),
-			 "PRAGMA application_id = %d; PRAGMA user_version = %d;"
-			 "INSERT INTO schema_version VALUES (%d, strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ'));",
-			 SB_HISTORY_APP_ID, v, v);
-		if (cur != v - 1 || exec(db, migrations[v - 1], err) < 0 || exec(db, sql, err) < 0) {
-			if (cur != v - 1 && err && asprintf(err, "schema version %d, expected %d", cur,
-							    v - 1) < 0)
+		snprintf(
+		    sql, sizeof(sql),
+		    "PRAGMA application_id = %d; PRAGMA user_version = %d;"
+		    "INSERT INTO schema_version VALUES (%d, strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ'));",
+		    SB_HISTORY_APP_ID, v, v);
+		if (cur != v - 1 || exec(db, migrations[v - 1], err) < 0 ||
+		    exec(db, sql, err) < 0) {
+			if (cur != v - 1 && err &&
+			    asprintf(err, "schema version %d, expected %d", cur, v - 1) < 0)
 				*err = NULL;
 			exec(db, "ROLLBACK", NULL);
 			return -EPROTO;

@@ -22,13 +22,14 @@ static json_object *labels_of(sqlite3 *db, int64_t id)
 {
 	json_object *o = json_object_new_object();
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT key, value FROM labels WHERE run_id = ? ORDER BY key", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM labels WHERE run_id = ? ORDER BY key",
+			       -1, &st, NULL) != SQLITE_OK)
 		return o;
 	sqlite3_bind_int64(st, 1, id);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_object_object_add(o, (const char *)sqlite3_column_text(st, 0),
-				       json_object_new_string((const char *)sqlite3_column_text(st, 1)));
+		json_object_object_add(
+		    o, (const char *)sqlite3_column_text(st, 0),
+		    json_object_new_string((const char *)sqlite3_column_text(st, 1)));
 	sqlite3_finalize(st);
 	return o;
 }
@@ -84,8 +85,8 @@ static void end_series(json_object *ser, struct sb_cp_point *pts, size_t n)
 static json_object *new_series(sqlite3_stmt *st)
 {
 	json_object *s = json_object_new_object();
-	static const char *const keys[] = {"profile", "variant", "spec", "metric",
-					   "label",   "unit",    "better"};
+	static const char *const keys[] = {"profile", "variant", "spec",  "metric",
+					   "label",   "unit",	 "better"};
 	for (int i = 0; i < 7; i++)
 		json_object_object_add(s, keys[i], json_object_new_string(col(st, 3 + i)));
 	json_object_object_add(s, "runs", json_object_new_array());

@@ -91,7 +91,8 @@ static int pragma_int(sqlite3 *db, const char *sql, int *out)
 {
 	sqlite3_stmt *st;
 	int r = -EPROTO;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int(st, 0);
 		r = 0;
 	}
@@ -119,8 +120,8 @@ static int check_readonly(const char *path, char **err)
 		const char *why = st && sqlite3_column_text(st, 0)
 				      ? (const char *)sqlite3_column_text(st, 0)
 				      : sqlite3_errmsg(db);
-		r = fail(err, -EPROTO, path, "refusing: the database is damaged (left as it is): ",
-			 why);
+		r = fail(err, -EPROTO, path,
+			 "refusing: the database is damaged (left as it is): ", why);
 		goto out;
 	}
 	if (pragma_int(db, "PRAGMA application_id", &app) < 0 ||
@@ -153,8 +154,8 @@ static int create_new(const char *path, char **err)
 	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST)
 		return fail(err, -errno, path, "cannot create its directory: ", strerror(errno));
 	unlink(tmp);
-	r = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
-			    NULL);
+	r = sqlite3_open_v2(
+	    tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (r == SQLITE_OK) {
 		char *why = NULL;
 		if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
@@ -199,9 +200,9 @@ int sb_history_open(const char *path, bool write, struct sb_history **out, char 
 		free(h);
 		return -ENOMEM;
 	}
-	r = sqlite3_open_v2(path, &h->db,
-			    (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOFOLLOW,
-			    NULL);
+	r = sqlite3_open_v2(
+	    path, &h->db,
+	    (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (r != SQLITE_OK) {
 		fail(err, -EIO, path, "cannot open: ", sqlite3_errstr(r));
 		sb_history_close(h);

@@ -122,7 +122,8 @@ static void test_seeded_step(void **state)
 		}
 		/* 10% in 2% noise is 5 standard deviations of a single-repeat run
 		 * (found, at its run and alone, in 94% of the seeds with five runs a
-		 * side), 8.7 of a 3-repeat run's mean (97%: a second split in a short side is the usual miss). */
+		 * side), 8.7 of a 3-repeat run's mean (97%: a second split in a short side is the
+		 * usual miss). */
 		print_message("step at %zu of %zu%s: right in %zu of %zu seeds\n", cases[c].at,
 			      cases[c].n, cases[c].with_var ? " (3 repeats)" : "", right, seeds);
 		if (right < seeds * cases[c].min_pct / 100)

@@ -51,13 +51,15 @@ static void test_hashes(void **state)
 	     "devices[0].serial"},
 	    {"firmware added", "devices", "0", "firmware", "\"F1\"", true, false, false,
 	     "devices[0].firmware"},
-	    {"device node only", "devices", "0", "path", "\"/dev/loop7\"", false, false, false, NULL},
-	    {"created", NULL, NULL, "created", "\"2026-12-01T00:00:00Z\"", false, false, false, NULL},
+	    {"device node only", "devices", "0", "path", "\"/dev/loop7\"", false, false, false,
+	     NULL},
+	    {"created", NULL, NULL, "created", "\"2026-12-01T00:00:00Z\"", false, false, false,
+	     NULL},
 	    {"profile file", "profile", NULL, "path", "\"b.conf\"", false, false, false, NULL},
 	    {"seed", "profile", NULL, "schedule", "{\"seed\":2}", false, false, false, NULL},
 	    {"mkfs type", "profile", NULL, "variants",
-	     "[{\"name\":\"v\",\"values\":{\"fs.type\":\"xfs\",\"workloads.run\":[\"seq\"]}}]", false,
-	     true, false, NULL},
+	     "[{\"name\":\"v\",\"values\":{\"fs.type\":\"xfs\",\"workloads.run\":[\"seq\"]}}]",
+	     false, true, false, NULL},
 	    {"workload keys", "profile", NULL, "values",
 	     "{\"fs.type\":\"ext4\",\"workloads.run\":[\"meta\"]}", false, false, true, NULL},
 	    {"specs run", NULL, NULL, "variants",
@@ -82,8 +84,7 @@ static void test_hashes(void **state)
 			if ((strcmp(h0[k], h1[k]) != 0) != ch[k])
 				fail_msg("%s: hash %d %s", cases[c].what, k,
 					 ch[k] ? "unchanged" : "changed");
-		if ((d == NULL) != (cases[c].diff == NULL) ||
-		    (d && strcmp(d, cases[c].diff) != 0))
+		if ((d == NULL) != (cases[c].diff == NULL) || (d && strcmp(d, cases[c].diff) != 0))
 			fail_msg("%s: diff '%s', want '%s'", cases[c].what, d ? d : "(none)",
 				 cases[c].diff ? cases[c].diff : "(none)");
 		free(d);
@@ -104,7 +105,8 @@ static int one_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
 	int v = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return v;
@@ -130,8 +132,8 @@ static void test_migrations(void **state)
 			 SQLITE_OK);
 	assert_int_equal(sb_history_migrate(db, 1, &err), 0);
 	assert_int_equal(one_int(db, "PRAGMA user_version"), 2);
-	assert_int_equal(one_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_match'"),
-			 1);
+	assert_int_equal(
+	    one_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_match'"), 1);
 	assert_int_equal(one_int(db, "SELECT max(version) FROM schema_version"), 2);
 	/* Current already: nothing to do. */
 	assert_int_equal(sb_history_migrate(db, SB_HISTORY_SCHEMA, &err), 0);
