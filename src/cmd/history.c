@@ -106,9 +106,12 @@ static void print_run(json_object *run, json_object *cps)
 		if (w > 0 && (size_t)w < sizeof(labels) - len)
 			len += (size_t)w;
 	}
-	printf("  %5s  %-20s  %-24s %14.6g %12s %3s", jget(run, "id"), jget(run, "created"),
-	       len ? labels : "-", json_object_get_double(json_object_object_get(run, "mean")),
-	       v ? json_object_get_string(v) : "-", jget(run, "n"));
+	char ci[32] = "-";
+	if (v)
+		snprintf(ci, sizeof(ci), "%.4g", json_object_get_double(v));
+	printf("  %5s  %-20s  %-24s %12.6g %10s %3s", jget(run, "id"), jget(run, "created"),
+	       len ? labels : "-", json_object_get_double(json_object_object_get(run, "mean")), ci,
+	       jget(run, "n"));
 	for (size_t i = 0; i < json_object_array_length(cps); i++) {
 		json_object *c = json_object_array_get_idx(cps, i);
 		if (json_object_get_int64(json_object_object_get(c, "run_id")) ==
@@ -135,7 +138,7 @@ static void print_text(json_object *o)
 		    jget(s, "metric"), jget(s, "label"), jget(s, "unit"), jget(s, "better"),
 		    json_object_array_length(runs), json_object_array_length(runs) == 1 ? "" : "s",
 		    json_object_array_length(cps), json_object_array_length(cps) == 1 ? "" : "s");
-		printf("  %5s  %-20s  %-24s %14s %12s %3s\n", "run", "created", "labels", "mean",
+		printf("  %5s  %-20s  %-24s %12s %10s %3s\n", "run", "created", "labels", "mean",
 		       "+-ci95", "n");
 		for (size_t k = 0; k < json_object_array_length(runs); k++)
 			print_run(json_object_array_get_idx(runs, k), cps);
