@@ -277,7 +277,7 @@ int sb_history_rec_opt(struct sb_history_rec *o, const char *cmd, int key, const
 int sb_history_record_set(struct sb_history_rec *o, const struct sb_resultset *set)
 {
 	const char *path = o->db ? o->db : sb_history_default_path();
-	bool named = o->db || getenv("STACKBENCH_DB");
+	bool named = o->db != NULL;
 	struct sb_history_meta m = {.labels = o->labels, .n_labels = o->n_labels};
 	struct sb_history *h = NULL;
 	json_object *j = NULL;
