@@ -100,6 +100,28 @@ static int pragma_int(sqlite3 *db, const char *sql, int *out)
 	return r;
 }
 
+/* The first findings of quick_check (its heading line left out), or the
+ * error that stopped it. */
+static void damage_text(sqlite3 *db, sqlite3_stmt *st, char *buf, size_t len)
+{
+	size_t used = 0;
+	int rows = 0;
+
+	buf[0] = '\0';
+	for (int s = SQLITE_ROW; st && s == SQLITE_ROW && rows < 2; s = sqlite3_step(st)) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		if (!t || strncmp(t, "*** in database", 15) == 0)
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%s", rows ? "; " : "", t);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+		rows++;
+	}
+	if (!rows)
+		snprintf(buf, len, "%s", sqlite3_errmsg(db));
+}
+
 /* On a read-only connection: our application_id, a known schema, and a
  * quick_check that finds nothing. Returns the schema version or -EPROTO. */
 static int check_readonly(const char *path, char **err)
@@ -117,9 +139,8 @@ static int check_readonly(const char *path, char **err)
 	if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW ||
 	    strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
-		const char *why = st && sqlite3_column_text(st, 0)
-				      ? (const char *)sqlite3_column_text(st, 0)
-				      : sqlite3_errmsg(db);
+		char why[512];
+		damage_text(db, st, why, sizeof(why));
 		r = fail(err, -EPROTO, path,
 			 "refusing: the database is damaged (left as it is): ", why);
 		goto out;
