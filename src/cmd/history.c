@@ -25,7 +25,8 @@ static const struct sb_opt history_opts[] = {
     {"variant", OPT_VARIANT, "V", "list: only this variant"},
     {"metric", OPT_METRIC, "M",
      "list: only this metric (NAME or WORKLOAD:NAME; default: the headline ones)"},
-    {"format", OPT_FORMAT, "text|json", "list: output format (default text)"},
+    {"format", OPT_FORMAT, "text|json|html",
+     "list: output format (default text; html: a trend chart per metric)"},
     {"label", OPT_LABEL, "KEY=VALUE", "import: a label for every run imported (repeatable)"},
     {"host", OPT_HOST, "NAME", "import: the host identity of the runs (default: their hostname)"},
     {0},
@@ -58,8 +59,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		a->host = arg;
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			return sb_usage_error("history", "--format '%s': expected text or json",
+		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "html"))
+			return sb_usage_error("history", "--format '%s': expected text, json or html",
 					      arg);
 		a->format = arg;
 		return 0;
@@ -157,6 +158,8 @@ static int list(struct hargs *a)
 	if (r < 0) {
 		sb_error("%s: cannot read the history", a->db);
 		r = SB_EXIT_FAILED;
+	} else if (a->format && strcmp(a->format, "html") == 0) {
+		r = sb_history_html(o, stdout) < 0 ? SB_EXIT_FAILED : 0;
 	} else if (a->format && strcmp(a->format, "json") == 0) {
 		printf("%s\n", json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -24,6 +24,11 @@ expect_exit 0 "$STACKBENCH" history --db step.db --metric block_write --variant 
 echo "$OUT"
 [ "$(echo "$OUT" | grep -c 'change point:')" = 1 ] && echo "$OUT" | grep -qE '^ +6 .*<- change point: \+' ||
 	fail "text marks run 6"
+# The HTML trend chart: one SVG per sequence, a change point line on the step's.
+"$STACKBENCH" history --db step.db --format html >step.html || fail "history html"
+[ "$(grep -c '<svg' step.html)" = 1 ] && [ "$(grep -c 'stroke-dasharray' step.html)" = 1 ] ||
+	fail "html: $(grep -c '<svg' step.html) charts, $(grep -c 'stroke-dasharray' step.html) change points"
+"$STACKBENCH" history --db flat.db --format html | grep -q 'stroke-dasharray' && fail "html: flat has a change point"
 "$STACKBENCH" history --db flat.db --format json | jq -e '.series[0].change_points == [] and (.series[0].runs | length) == 10' >/dev/null ||
 	fail "flat: $("$STACKBENCH" history --db flat.db --format json | jq -c '.series[0].change_points')"
 expect_exit 0 "$STACKBENCH" history --db flat.db --metric nosuchmetric
