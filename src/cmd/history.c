@@ -59,15 +59,15 @@ static int on_opt(int key, const char *arg, void *ud)
 		a->host = arg;
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "html"))
+		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 && strcmp(arg, "html") != 0)
 			return sb_usage_error("history", "--format '%s': expected text, json or html",
 					      arg);
 		a->format = arg;
 		return 0;
 	case OPT_LABEL: {
-		const char **n = realloc(a->labels, (a->n_labels + 1) * sizeof(*n));
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return sb_usage_error("history", "--label '%s': expected KEY=VALUE", arg);
+		const char **n = realloc(a->labels, (a->n_labels + 1) * sizeof(*n));
 		if (!n)
 			return SB_EXIT_FAILED;
 		a->labels = n;
@@ -178,7 +178,6 @@ static int import_one(struct sb_history *h, const char *dir, const char *host, s
 	struct sb_resultset *set = NULL;
 	_cleanup_free_ char *file = NULL, *text = NULL;
 	char *err = NULL;
-	size_t len = 0;
 	bool dup;
 	struct stat st;
 
@@ -192,7 +191,7 @@ static int import_one(struct sb_history *h, const char *dir, const char *host, s
 	sb_resultset_free(set);
 	FILE *f = file ? fopen(file, "re") : NULL;
 	if (!f || fstat(fileno(f), &st) < 0 || !(text = calloc(1, (size_t)st.st_size + 1)) ||
-	    (len = fread(text, 1, (size_t)st.st_size, f)) != (size_t)st.st_size) {
+	    fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
 		sb_error_errno(-EIO, "%s", file ? file : dir);
 		if (f)
 			fclose(f);
@@ -205,8 +204,8 @@ static int import_one(struct sb_history *h, const char *dir, const char *host, s
 		free(err);
 		return SB_EXIT_FAILED;
 	}
-	printf("%s: %s run %lld%s\n", file, dup ? "already recorded as" : "recorded as",
-	       (long long)id, host ? "" : "");
+	printf("%s: %s run %lld\n", file, dup ? "already recorded as" : "recorded as",
+	       (long long)id);
 	return 0;
 }
 

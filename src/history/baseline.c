@@ -63,6 +63,7 @@ int sb_hist_find(struct sb_history *h, const char *stack, const char *wl, const 
 	sqlite3_stmt *st;
 	size_t n = 0;
 
+	*out = NULL;
 	if (!r || sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		free(r);
 		return -EIO;
@@ -172,6 +173,7 @@ static int pick(struct sb_history *h, const struct sb_history_report *o, json_ob
 	*n = sb_hist_find(h, stack, wl, o->any_host ? NULL : fph, uuid, o->n, runs);
 	if (*n == 0) {
 		sb_hist_runs_free(*runs, 0);
+		*runs = NULL;
 		*n = sb_hist_find(h, stack, wl, NULL, uuid, o->n, runs);
 		if (*n == 0) {
 			sb_error("report: --history: %s holds no other run of this stack and these "

@@ -16,10 +16,12 @@
  * nobody could justify per metric; this needs only alpha. */
 #include "history/changepoint.h"
 #include "result/stats.h"
+#include "util/macro.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #ifndef SB_CP_SHRINK
 #define SB_CP_SHRINK 2.0
@@ -171,9 +173,14 @@ int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_op
 			return -EINVAL;
 	if (n < 2 * o.min_seg)
 		return 0;
-	bool split[n];
-	double st[n], sp[n], own = 0;
-	struct sb_cp_point y[n];
+	/* On the heap: a history can be long. */
+	_cleanup_free_ bool *split = calloc(n, sizeof(*split));
+	_cleanup_free_ double *st = calloc(n, sizeof(*st)), *sp = calloc(n, sizeof(*sp));
+	_cleanup_free_ struct sb_cp_point *y = calloc(n, sizeof(*y));
+	double own = 0;
+
+	if (!split || !st || !sp || !y)
+		return -ENOMEM;
 	/* A run's interval from a few repeats is itself noisy (from 3 repeats
 	 * one run in ten looks four times as precise as it is): each is drawn
 	 * towards the sequence's mean interval before it weighs, so that only

@@ -36,6 +36,7 @@ struct sb_cp_opts {
 
 /* Finds the change points of x[0..n) (opts NULL: the defaults), writing at
  * most max of them to out in order of index. Returns how many it found
- * (possibly more than max), or -EINVAL. */
+ * (possibly more than max), -EINVAL (a mean not finite, a variance below 0)
+ * or -ENOMEM. */
 int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_opts *opts,
 		    struct sb_cp *out, size_t max);

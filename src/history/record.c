@@ -257,11 +257,11 @@ int sb_history_rec_opt(struct sb_history_rec *o, const char *cmd, int key, const
 		o->no_db = true;
 		return 1;
 	case SB_HISTORY_OPT_LABEL: {
-		const char **n = realloc(o->labels, (o->n_labels + 1) * sizeof(*n));
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			*ret = sb_usage_error(cmd, "--label '%s': expected KEY=VALUE", arg);
 			return 1;
 		}
+		const char **n = realloc(o->labels, (o->n_labels + 1) * sizeof(*n));
 		if (!n) {
 			*ret = 1;
 			return 1;

@@ -130,8 +130,10 @@ int sb_history_series(struct sb_history *h, const struct sb_history_filter *f, j
 	int64_t run_id = -1;
 	int r = 0;
 
-	if (sqlite3_prepare_v2(h->db, series_sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(h->db, series_sql, -1, &st, NULL) != SQLITE_OK) {
+		json_object_put(all);
 		return -EIO;
+	}
 	sb_hist_bind(st, 1, f->profile);
 	sb_hist_bind(st, 2, f->variant);
 	sb_hist_bind(st, 3, f->metric);
