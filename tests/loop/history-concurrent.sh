@@ -2,6 +2,7 @@
 # Two writers at once: two processes importing 20 result sets each into one
 # new database (each run its own transaction, both racing to create the
 # file) lose nothing and fail nothing; the database passes integrity_check.
+# Then two bench commands recording their runs at the same time.
 . "$SB_TOP/tests/lib.sh"
 need_prog sqlite3
 cd "$SB_TMP"
@@ -23,4 +24,18 @@ for round in 1 2 3; do
 	[ "$(sqlite3 "$db" 'PRAGMA journal_mode')" = wal ] || fail "round $round: not WAL"
 done
 ls "$db".new-* 2>/dev/null && fail "temporary database left"
-pass_msg "two concurrent writers, 3 rounds of 2 x 20 runs: all 40 recorded, integrity ok"
+
+# Two bench commands recording at the same moment, 5 times each.
+db2=$SB_TMP/bench.db
+mkdir -p w1 w2
+for w in w1 w2; do
+	(for i in 1 2 3 4 5; do
+		"$STACKBENCH" bench "$SB_TMP/$w" --quick --workload command:true --json --db "$db2" \
+			--label "writer=$w" >/dev/null 2>>"$w.log" || echo "exit $?" >>"$w.log"
+	done) &
+done
+wait
+! grep -q exit w1.log w2.log || fail "bench writers: $(cat w1.log w2.log)"
+[ "$(sqlite3 "$db2" "SELECT count(*) FROM labels WHERE key = 'writer'")" = 10 ] ||
+	fail "bench writers: $(sqlite3 "$db2" 'SELECT count(*) FROM runs') runs, want 10"
+pass_msg "two concurrent writers, 3 rounds of 2 x 20 imports and 2 x 5 bench runs: all recorded, integrity ok"
