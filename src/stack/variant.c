@@ -166,6 +166,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 						.quick = vr->quick,
 						.ram_bytes = vr->ram,
 						.cap_cache = vr->cap_cache,
+						.memcg = sb_exec_var(&x, "memcg"),
 						.log_fd = rs->log_fd,
 						.stop = vr->wl_stop};
 			struct sb_wl_result *res = NULL;
