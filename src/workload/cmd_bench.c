@@ -414,7 +414,9 @@ int cmd_bench(int argc, char **argv)
 			code = SB_EXIT_INTERRUPTED;
 		} else if (r < 0) {
 			sb_error("%s", err ? err : a.specs[i]);
-			code = SB_EXIT_FAILED;
+			/* -EXDEV: a path outside the directory, refused */
+			if (code != SB_EXIT_REFUSED)
+				code = r == -EXDEV ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
 		}
 		free(err);
 	}

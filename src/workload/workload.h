@@ -46,7 +46,9 @@ int sb_wl_result_describe(struct sb_wl_result *r);
 
 /* Run one workload described by spec in env->dir. On success *out holds the
  * results (possibly flagged incomplete). Returns 0, or -errno with *err set
- * (a result may still be returned in *out, flagged failed). Everything the
+ * (a result may still be returned in *out, flagged failed; -EXDEV: refused,
+ * a path the workload would hand its tool leads outside env->dir, exit 3).
+ * Everything the
  * workload created in env->dir is removed before returning. */
 int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
 		    char **err);
