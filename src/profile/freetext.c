@@ -311,11 +311,21 @@ static char *check_group(const char *word, bool mkfs)
 
 /* The table's option at the start of s ("-d" of "-d/x", "--rootdir" of
  * "--rootdir=/x"): the longest name that matches; *len its length. */
+/* How much an option may do, for the choice among abbreviations. */
+static int strictness(enum sb_ftk k)
+{
+	return k == SB_FTK_FORBID || k == SB_FTK_NOPATH ? 3
+	       : k == SB_FTK_PATH || k == SB_FTK_PATHS	? 2
+	       : k == SB_FTK_FLAG			? 0
+							: 1;
+}
+
 static const struct sb_ft_opt *lookup(const struct sb_ft_tool *t, const char *s, bool lng,
 				      size_t *len)
 {
 	const struct sb_ft_opt *best = NULL;
-	size_t bl = 0;
+	size_t bl = 0, wl = strcspn(s, "=");
+
 	for (const struct sb_ft_opt *o = t->opts; o->name; o++) {
 		size_t l = strlen(o->name);
 		bool match = lng ? strncmp(s, o->name, l) == 0 && (s[l] == '\0' || s[l] == '=')
@@ -324,6 +334,18 @@ static const struct sb_ft_opt *lookup(const struct sb_ft_tool *t, const char *s,
 			best = o;
 			bl = l;
 		}
+	}
+	/* getopt_long takes any unambiguous prefix ("--root" for "--rootdir"):
+	 * of the long options that start so, the one that may do most. */
+	const struct sb_ft_opt *pre = NULL;
+	for (const struct sb_ft_opt *o = t->opts; lng && !best && o->name; o++)
+		if (o->name[1] == '-' && wl > 2 && wl < strlen(o->name) &&
+		    strncmp(s, o->name, wl) == 0 &&
+		    (!pre || strictness(o->kind) > strictness(pre->kind)))
+			pre = o;
+	if (pre) {
+		best = pre;
+		bl = wl;
 	}
 	*len = lng ? bl : bl ? bl - 1 : 0;
 	return best;
@@ -516,6 +538,7 @@ static const struct {
     {"iolog", FK_PATH, NULL},
     {"merge_blktrace_file", FK_PATH, NULL},
     {"trigger_file", FK_PATH, NULL},
+    {"http_s3_keyfile", FK_PATH, NULL},
     {"ioengine", FK_ENGINE, NULL},
     {"mem", FK_MEM, NULL},
     {"iomem", FK_MEM, NULL},
@@ -663,6 +686,20 @@ int sb_ft_fio_check(const char *text, const char *file, struct sb_ft_paths *path
 		 * the job, in the work directory). */
 		if (!eq && strcmp(key, "exec_prerun") && strcmp(key, "exec_postrun"))
 			continue;
+		/* fio fills ${VAR} from the environment in any value: what it
+		 * would become is not what was checked (ioengine=${E}). */
+		if (strstr(val, "${")) {
+			*why = sb_asprintf("%s:%u: %s=%s: fio would expand the environment "
+					   "variable; give the value",
+					   file, line, key, val);
+			return -EINVAL;
+		}
+		/* one pair of quotes around a value: checked without them */
+		size_t vl = strlen(val);
+		if (vl >= 2 && (val[0] == '"' || val[0] == '\'') && val[vl - 1] == val[0]) {
+			memmove(val, val + 1, vl - 2);
+			val[vl - 2] = '\0';
+		}
 		if ((*why = fio_value(file, line, key, val, paths, dirs)))
 			return -EINVAL;
 	}
@@ -760,6 +797,18 @@ int sb_ft_path_inside(const char *path, const char *base, const char *root, char
 	}
 	if (stat(where, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))) {
 		*why = sb_asprintf("'%s' is a device node (%s)", path, where);
+		return -EXDEV;
+	}
+	/* Inside by name, but another file system mounted (or bound) under
+	 * the directory: its nearest existing ancestor must be on root's. */
+	struct stat rs;
+	char up[PATH_MAX];
+	snprintf(up, sizeof(up), "%s", where);
+	while (stat(up, &st) < 0 && strlen(up) > tl)
+		pop(up);
+	if (stat(top, &rs) == 0 && stat(up, &st) == 0 && st.st_dev != rs.st_dev) {
+		*why = sb_asprintf("'%s' leads to %s, on another file system mounted inside %s",
+				   path, where, top);
 		return -EXDEV;
 	}
 	return 0;

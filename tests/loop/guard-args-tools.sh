@@ -71,7 +71,7 @@ if command -v fio >/dev/null; then
 	assert_contains "$OUT" "$SB_TMP/evil.fio:1: filename=$by names a device" "fio include followed"
 	job "filename=\${BYSTANDER}"
 	BYSTANDER=$by expect_exit 2 "$STACKBENCH" bench "$DIO_MNT" -w "fio:$SB_TMP/job.fio"
-	assert_contains "$OUT" "no variables in a path" "fio environment variable"
+	assert_contains "$OUT" "fio would expand the environment variable" "fio environment variable"
 	job "exec_prerun=touch $SB_TMP/outside/ran"
 	expect_exit 2 "$STACKBENCH" bench "$DIO_MNT" -w "fio:$SB_TMP/job.fio"
 	assert_contains "$OUT" "runs a command" "fio exec_prerun"
@@ -94,6 +94,15 @@ if command -v fio >/dev/null; then
 	job "filename=../devlink"
 	expect_exit 3 "$STACKBENCH" bench "$DIO_MNT" -w "fio:$SB_TMP/job.fio"
 	assert_contains "$OUT" "'../devlink' leads to $by" "fio relative symlink to the device"
+	# another file system mounted inside the directory: not the one under test
+	mkdir "$DIO_MNT/other"
+	mount -t tmpfs -o size=4m sbtest "$DIO_MNT/other"
+	SB_MOUNTS+=("$DIO_MNT/other")
+	job "directory=$DIO_MNT/other"
+	expect_exit 3 "$STACKBENCH" bench "$DIO_MNT" -w "fio:$SB_TMP/job.fio"
+	assert_contains "$OUT" "on another file system mounted inside" "fio into a mount inside"
+	[ -z "$(ls -A "$DIO_MNT/other")" ] || fail "fio wrote into the inner mount"
+	umount "$DIO_MNT/other"
 	[ -z "$(ls -A "$SB_TMP/outside")" ] || fail "fio wrote outside: $(ls -A "$SB_TMP/outside")"
 	assert_eq "$(sum "$by")" "$before" "the bystander device is unchanged"
 

@@ -4,8 +4,9 @@
 #  1. a workload that outgrows the cap (dd with a 64M buffer under 24M) is
 #     OOM-killed; the run survives, says "killed by the memory cap", exits 1
 #     and tears down: no mount, no loop device, no journal, no cgroup;
-#  2. a run killed with -9 during its workload leaves the cgroup (journaled
-#     as a step); `teardown --all` removes it with the rest;
+#  2. a run killed with -9 during its workload, or right when the cgroup
+#     step has acted, leaves the cgroup (journaled as a step); `teardown
+#     --all` removes it with the rest;
 #  3. a cap below the workload's own buffers (rand:16M with 8 threads under
 #     32M) is refused before anything is built: exit 2, both sizes named;
 #  4. bench makes a cgroup of its own per workload (mkdir: a name taken is
@@ -44,6 +45,18 @@ expect_exit 0 "$STACKBENCH" teardown --all
 [ ! -d "$left" ] || fail "teardown --all left the cgroup $left"
 nothing_left "after teardown --all"
 pass_msg "kill -9 during the workload: teardown --all removed $(basename "$left")"
+
+# The same after a kill -9 right when the cgroup step has acted, before
+# its "done" record (STACKBENCH_KILL_STEP: the step is the plan's last, 4).
+STACKBENCH_KILL_STEP=4 expect_exit 137 "$STACKBENCH" run single-disk --loop --quick --yes --ram 64M \
+	--cap-cache -o fs.type=ext4 -o workloads.run=command:true --results "$SB_TMP/res2k"
+assert_contains "$OUT" "step 4/4: memory-cgroup" "the kill came at the cgroup step"
+left=$(cgroups_of "" | sort | comm -13 <(echo "$before") -)
+[ -n "$left" ] || fail "no cgroup after the kill at its step (the test would prove nothing)"
+expect_exit 0 "$STACKBENCH" teardown --all
+[ ! -d "$left" ] || fail "teardown --all left the cgroup $left (begun, not done)"
+nothing_left "after teardown --all of the killed cgroup step"
+pass_msg "kill -9 at the cgroup step: teardown --all removed it"
 
 # ---- 3. a cap below the workload's own buffers: refused before the build ----
 expect_exit 2 "$STACKBENCH" run single-disk --loop --quick --yes --ram 32M --cap-cache -o fs.type=ext4 \

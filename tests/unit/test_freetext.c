@@ -8,7 +8,10 @@
 #include <cmocka.h>
 
 #include "profile/freetext.h"
+#include "../../fuzz/fuzz_freetext.c"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +57,12 @@ static void test_words(void **state)
 	    {&sb_ft_mkfs_btrfs, "-r etc", "'-r etc' is refused", ""},
 	    {&sb_ft_mkfs_btrfs, "--rootdir /etc", "'--rootdir /etc' is refused", ""},
 	    {&sb_ft_mkfs_btrfs, "--rootdir=/etc --shrink", "'--rootdir /etc' is refused", ""},
-	    {&sb_ft_mkfs_btrfs, "--subvol rw:a", "'--subvol' is refused: it goes with --rootdir", ""},
+	    /* getopt_long takes an unambiguous prefix of a long option */
+	    {&sb_ft_mkfs_btrfs, "--root=/etc", "'--root /etc' is refused: it copies", ""},
+	    {&sb_ft_mkfs_btrfs, "--rootd /etc", "'--rootd /etc' is refused", ""},
+	    {&sb_ft_mkfs_btrfs, "--nodes 16k", NULL, ""},
+	    {&sb_ft_mkfs_btrfs, "--subvol rw:a", "'--subvol' is refused: it goes with --rootdir",
+	     ""},
 	    {&sb_ft_mkfs_btrfs, "-n 4k -s 4096 -L bench --csum xxhash -O ^no-holes", NULL, ""},
 	    {&sb_ft_mkfs_btrfs, "-n 4k /dev/sdz", "'/dev/sdz' names a block device", ""},
 	    {&sb_ft_mkfs_btrfs, "-f /srv/img", "'/srv/img' is a positional argument", ""},
@@ -76,7 +84,8 @@ static void test_words(void **state)
 	    {&sb_ft_iozone, "-t 2 -F a ../b -s 1m", NULL, "a|../b"},
 	    {&sb_ft_iozone, "-Rb/tmp/out.xls", NULL, "/tmp/out.xls"},
 	    {&sb_ft_iozone, "-U /mnt", "'-U' is refused: it unmounts and remounts", ""},
-	    {&sb_ft_iozone, "-+m cluster.cfg", "'-+m' is refused: it runs the test on the hosts", ""},
+	    {&sb_ft_iozone, "-+m cluster.cfg", "'-+m' is refused: it runs the test on the hosts",
+	     ""},
 	    {&sb_ft_iozone, "-+p 50 -i 8", NULL, ""},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -86,9 +95,10 @@ static void test_words(void **state)
 		join(&p, got, sizeof(got));
 		if ((r == 0) != !cases[i].want || (why && !strstr(why, cases[i].want)) ||
 		    (r == 0 && strcmp(got, cases[i].paths) != 0))
-			fail_msg("case %zu %s '%s': rc %d, got '%s' paths '%s', want '%s' paths '%s'",
-				 i, cases[i].tool->name, cases[i].words, r, why ? why : "(accepted)",
-				 got, cases[i].want ? cases[i].want : "(accepted)", cases[i].paths);
+			fail_msg(
+			    "case %zu %s '%s': rc %d, got '%s' paths '%s', want '%s' paths '%s'", i,
+			    cases[i].tool->name, cases[i].words, r, why ? why : "(accepted)", got,
+			    cases[i].want ? cases[i].want : "(accepted)", cases[i].paths);
 		free(why);
 		sb_ft_paths_free(&p);
 	}
@@ -106,23 +116,29 @@ static void test_fio(void **state)
 	    {"; comment\n[a]\ndirectory=/tmp/..\nfilename=f\n", NULL, "f", "/tmp/.."},
 	    {"[a]\nDirectory=x:y\n", NULL, "", "x|y"},
 	    {"[a]\nfilename_format=$jobname.$jobnum.$filenum\n", NULL, "x.x.x", ""},
-	    {"[a]\nfilename_format=${HOME}/x\n", "job.fio:2: filename_format=${HOME}/x: no variables",
-	     "", ""},
-	    {"[a]\nfilename=${TARGET}\n", "no variables in a path", "", ""},
+	    {"[a]\nfilename_format=${HOME}/x\n",
+	     "job.fio:2: filename_format=${HOME}/x: fio would expand", "", ""},
+	    {"[a]\nfilename=${TARGET}\n", "fio would expand the environment", "", ""},
+	    {"[a]\nfilename=$HOME/x\n", "no variables in a path", "", ""},
 	    {"[a]\nopendir=/etc\n", NULL, "/etc", ""},
 	    {"[a]\nwrite_bw_log=/root/bw\nwrite_lat_log\n", NULL, "/root/bw", ""},
 	    {"[a]\nwrite-iops-log=/x/iops\n", NULL, "/x/iops", ""},
 	    {"[a]\nread_iolog=/var/trace\n", NULL, "/var/trace", ""},
-	    {"[a]\nexec_prerun=rm -rf /\n", "job.fio:2: 'exec_prerun' is refused: it runs a command",
-	     "", ""},
+	    {"[a]\nexec_prerun=rm -rf /\n",
+	     "job.fio:2: 'exec_prerun' is refused: it runs a command", "", ""},
 	    {"[a]\nexec_postrun\n", "'exec_postrun' is refused", "", ""},
-	    {"[a]\nioengine=external:/tmp/evil.so\n", "ioengine=external:/tmp/evil.so is refused", "",
-	     ""},
+	    {"[a]\nioengine=external:/tmp/evil.so\n", "ioengine=external:/tmp/evil.so is refused",
+	     "", ""},
 	    {"[a]\nioengine=exec\n", "ioengine=exec is refused", "", ""},
 	    {"[a]\nioscheduler=none\n", "'ioscheduler' is refused", "", ""},
 	    {"[a]\ncgroup=x\n", "'cgroup' is refused", "", ""},
 	    {"[a]\nmem=mmaphuge:/hugetlb/f\n", NULL, "/hugetlb/f", ""},
 	    {"include other.fio\n[a]\nrw=read\n", NULL, "", ""},
+	    {"[a]\nfilename=\"/dev/sdb\"\n", "names a device", "", ""},
+	    {"[a]\nfilename='x'\n", NULL, "x", ""},
+	    {"[a]\nioengine=${ENGINE}\n", "job.fio:2: ioengine=${ENGINE}: fio would expand", "",
+	     ""},
+	    {"[a]\nhttp_s3_keyfile=/root/key\n", NULL, "/root/key", ""},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_ft_paths p = {0}, d = {0};
@@ -132,10 +148,11 @@ static void test_fio(void **state)
 		join(&d, gd, sizeof(gd));
 		if ((r == 0) != !cases[i].want || (why && !strstr(why, cases[i].want)) ||
 		    (r == 0 && (strcmp(gp, cases[i].paths) || strcmp(gd, cases[i].dirs))))
-			fail_msg("case %zu: rc %d, got '%s' paths '%s' dirs '%s', want '%s' '%s' '%s'",
-				 i, r, why ? why : "(accepted)", gp, gd,
-				 cases[i].want ? cases[i].want : "(accepted)", cases[i].paths,
-				 cases[i].dirs);
+			fail_msg(
+			    "case %zu: rc %d, got '%s' paths '%s' dirs '%s', want '%s' '%s' '%s'",
+			    i, r, why ? why : "(accepted)", gp, gd,
+			    cases[i].want ? cases[i].want : "(accepted)", cases[i].paths,
+			    cases[i].dirs);
 		free(why);
 		sb_ft_paths_free(&p);
 		sb_ft_paths_free(&d);
@@ -172,13 +189,37 @@ static void test_mkfs_tool(void **state)
 	assert_ptr_equal(sb_ft_mkfs_tool("zfs"), &sb_ft_mkfs_any);
 }
 
+/* The fuzz target's seeds (fuzz/corpus/freetext) through its entry. */
+static void test_fuzz_seeds(void **state)
+{
+	DIR *d = opendir("fuzz/corpus/freetext");
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char path[512], buf[4096];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "fuzz/corpus/freetext/%s", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		ssize_t len = read(fd, buf, sizeof(buf));
+		close(fd);
+		assert_true(len >= 0);
+		sb_fuzz_freetext((const uint8_t *)buf, (size_t)len);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_words),
-	    cmocka_unit_test(test_fio),
-	    cmocka_unit_test(test_include),
-	    cmocka_unit_test(test_mkfs_tool),
+	    cmocka_unit_test(test_words),      cmocka_unit_test(test_fio),
+	    cmocka_unit_test(test_include),    cmocka_unit_test(test_mkfs_tool),
+	    cmocka_unit_test(test_fuzz_seeds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
