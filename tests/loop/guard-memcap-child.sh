@@ -73,4 +73,17 @@ pass_msg "cap smaller than the buffers: exit 2 before anything is built"
 # ---- 4. bench: each workload in a fresh cgroup, gone after ----
 expect_exit 0 "$STACKBENCH" bench "$SB_TMP" --quick --ram 64M --cap-cache -w "command:true"
 assert_eq "$(cgroups_of "" | sort)" "$before" "bench leaves no cgroup"
-pass_msg "bench --cap-cache: the cgroup removed after"
+# A cgroup of the name bench would take first (its pid: the subshell's,
+# which exec hands on) exists already: not entered, not removed.
+rc=0
+OUT=$( (taken="$memcg/stackbench-bench-$BASHPID-0"; mkdir "$taken" && echo "$taken" >"$SB_TMP/taken" &&
+	exec "$STACKBENCH" bench "$SB_TMP" --quick --ram 64M --cap-cache --results "$SB_TMP/res4" \
+		-w "command:cat /proc/self/cgroup") 2>&1) || rc=$?
+taken=$(cat "$SB_TMP/taken")
+[ -d "$taken" ] || fail "the existing cgroup $taken was removed"
+rmdir "$taken"
+assert_eq "$rc" 0 "bench beside an existing cgroup"
+assert_contains "$OUT" "$(basename "${taken%-0}")-1" "the workload ran in the next name"
+grep -q "memory:.*/$(basename "${taken%-0}")-1\$" <<<"$OUT" || fail "the workload's memory cgroup is not the next name: $OUT"
+assert_eq "$(cgroups_of "" | sort)" "$before" "bench leaves no cgroup"
+pass_msg "bench --cap-cache: the cgroup removed after; an existing one of the name neither entered nor removed"
