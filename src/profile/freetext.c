@@ -598,8 +598,12 @@ static char *fio_paths(const char *file, unsigned line, const char *key, const c
 			buf[n++] = *c;
 			continue;
 		}
+		/* blanks around a name: checked without them, as fio may take it */
+		while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+			n--;
 		buf[n] = '\0';
-		if ((m = fio_path(file, line, key, buf, false, out)) || !*c)
+		const char *b = buf + strspn(buf, " \t");
+		if ((m = fio_path(file, line, key, b, false, out)) || !*c)
 			return m;
 		n = 0;
 	}

@@ -89,8 +89,13 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 
 	if (!a->dir)
 		return SB_GONE; /* refused in prepare: nothing was made */
-	if (!sb_memcap_path_ok(a->dir))
-		return sb_exec_fail(x, -ESTALE, "%s is no memory cgroup of stackbench's", a->dir);
+	/* The journal's own run: stackbench-RUN-ID, never another run's. */
+	const char *run = x->run_dir ? strrchr(x->run_dir, '/') : NULL;
+	const char *last = strrchr(a->dir, '/');
+	if (!sb_memcap_path_ok(a->dir) || !run || !last ||
+	    strncmp(last + 1, SB_MEMCG_PREFIX, strlen(SB_MEMCG_PREFIX)) != 0 ||
+	    strcmp(last + 1 + strlen(SB_MEMCG_PREFIX), run + 1) != 0)
+		return sb_exec_fail(x, -ESTALE, "%s is no memory cgroup of this run's", a->dir);
 	return lstat(a->dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : SB_GONE;
 }
 

@@ -58,6 +58,23 @@ expect_exit 0 "$STACKBENCH" teardown --all
 nothing_left "after teardown --all of the killed cgroup step"
 pass_msg "kill -9 at the cgroup step: teardown --all removed it"
 
+# A journal naming a cgroup that is not its run's: left alone.
+victim="$memcg/stackbench-victim-$$"
+mkdir "$victim"
+SB_CLEANUPS+=("rmdir $victim")
+rid=20260101-000000-1
+mkdir -p "$STACKBENCH_STATE_DIR/$rid"
+chmod 700 "$STACKBENCH_STATE_DIR" "$STACKBENCH_STATE_DIR/$rid"
+printf '%s\n' "{\"journal\":\"stackbench\",\"version\":1,\"run\":\"$rid\",\"pid\":1}" \
+	"{\"rec\":\"begin\",\"step\":1,\"kind\":\"memory-cgroup\",\"args\":{\"name\":\"stackbench-$rid\",\"bytes\":1,\"dir\":\"$victim\"}}" \
+	>"$STACKBENCH_STATE_DIR/$rid/journal"
+expect_exit 1 "$STACKBENCH" teardown --all
+assert_contains "$OUT" "is no memory cgroup of this run's" "another run's cgroup named"
+[ -d "$victim" ] || fail "teardown removed a cgroup that is not its run's"
+rm -rf "${STACKBENCH_STATE_DIR:?}/$rid"
+rmdir "$victim"
+pass_msg "a journal naming another cgroup: left alone"
+
 # ---- 3. a cap below the workload's own buffers: refused before the build ----
 expect_exit 2 "$STACKBENCH" run single-disk --loop --quick --yes --ram 32M --cap-cache -o fs.type=ext4 \
 	-o "workloads.run=rand:16M,threads=8,size=64M" --results "$SB_TMP/res3"

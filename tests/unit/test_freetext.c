@@ -113,6 +113,7 @@ static void test_fio(void **state)
 	    {"[a]\nfilename=/dev/loop7\n", "job.fio:2: filename=/dev/loop7 names a device", "", ""},
 	    {"[a]\nfilename = data.1:/dev/sdb\n", "filename=/dev/sdb names a device", "", ""},
 	    {"[a]\nfilename=a\\:b:c\n", NULL, "a:b|c", ""},
+	    {"[a]\nfilename=a: /dev/sdb\n", "filename=/dev/sdb names a device", "", ""},
 	    {"; comment\n[a]\ndirectory=/tmp/..\nfilename=f\n", NULL, "f", "/tmp/.."},
 	    {"[a]\nDirectory=x:y\n", NULL, "", "x|y"},
 	    {"[a]\nfilename_format=$jobname.$jobnum.$filenum\n", NULL, "x.x.x", ""},
