@@ -933,7 +933,8 @@ static uint64_t mem_seq(const struct sb_wl_spec *s, uint64_t data)
 static uint64_t mem_rand(const struct sb_wl_spec *s, uint64_t data)
 {
 	uint64_t bs = s->a[0] ? s->a[0] : 4096;
-	return optv(s, "threads", 1) * (optv(s, "qd", 1) * bs + 2 * HIST_BYTES) + 2 * (data / bs / 8);
+	return optv(s, "threads", 1) * (optv(s, "qd", 1) * bs + 2 * HIST_BYTES) +
+	       2 * (data / bs / 8);
 }
 
 /* mixed: a histogram per op per thread; the trees' names (64 bytes a
@@ -986,11 +987,11 @@ int sb_workload_check_cap(const char *const *specs, size_t n, bool quick, uint64
 			char a[32], b[32];
 			sb_format_size(cap, a, sizeof(a));
 			sb_format_size(need, b, sizeof(b));
-			*err = sb_asprintf("--cap-cache: the cap of %s (%llu bytes) is smaller than "
-					   "workload '%s' needs for its own buffers: %s (%llu bytes) "
-					   "at least; give a larger --ram or smaller buffers",
-					   a, (unsigned long long)cap, specs[i], b,
-					   (unsigned long long)need);
+			*err = sb_asprintf(
+			    "--cap-cache: the cap of %s (%llu bytes) is smaller than "
+			    "workload '%s' needs for its own buffers: %s (%llu bytes) "
+			    "at least; give a larger --ram or smaller buffers",
+			    a, (unsigned long long)cap, specs[i], b, (unsigned long long)need);
 			return -EINVAL;
 		}
 	}
@@ -1103,7 +1104,8 @@ static int take_answer(struct sb_wl_ctx *c, const char *text)
 		sb_wl_result_free(c->res);
 		c->res = r;
 		rc = json_object_object_get_ex(o, "rc", &v) ? json_object_get_int(v) : -EIO;
-		if (json_object_object_get_ex(o, "err", &v) && json_object_is_type(v, json_type_string)) {
+		if (json_object_object_get_ex(o, "err", &v) &&
+		    json_object_is_type(v, json_type_string)) {
 			free(c->err);
 			c->err = strdup(json_object_get_string(v));
 		}
@@ -1158,7 +1160,8 @@ static int run_in_cgroup(struct sb_wl_ctx *c, const struct sb_memcap *m)
 	if (WIFSIGNALED(st)) {
 		int64_t oom1 = sb_memcap_oom_kills(m);
 		if (WTERMSIG(st) == SIGKILL && oom1 > oom0)
-			return sb_wl_fail(c, -ENOMEM, "workload killed by the memory cap (%llu bytes)",
+			return sb_wl_fail(c, -ENOMEM,
+					  "workload killed by the memory cap (%llu bytes)",
 					  (unsigned long long)m->bytes);
 		return sb_wl_fail(c, -ECHILD, "the workload's process died of signal %d (%s)",
 				  WTERMSIG(st), strsignal(WTERMSIG(st)));
