@@ -399,7 +399,8 @@ static int build_plans(struct ctx *c)
 		struct sb_plan_in in = {.loop = c->o.loop,
 					.quick = c->o.quick,
 					.loop_dir = c->o.loop_dir,
-					.loop_dir_forced = c->o.loop_dir != NULL};
+					.loop_dir_forced = c->o.loop_dir != NULL,
+					.cap_bytes = c->o.cap_cache ? c->o.ram : 0};
 		char *err = NULL;
 		int r;
 		if (!c->o.loop) {
@@ -410,6 +411,15 @@ static int build_plans(struct ctx *c)
 			uint64_t b = sb_workload_data_bytes(c->var[i].cfg.workloads[w], c->o.quick,
 							    c->o.ram);
 			in.data_bytes = b > in.data_bytes ? b : in.data_bytes;
+		}
+		/* A cap below the workloads' own buffers would OOM-kill them: said
+		 * now, before anything is built. */
+		if (c->o.cap_cache &&
+		    sb_workload_check_cap(c->var[i].cfg.workloads, c->var[i].cfg.n_workloads,
+					  c->o.quick, c->o.ram, &err) < 0) {
+			sb_error("%s: %s", c->prof->path, err ? err : "--cap-cache: too small");
+			free(err);
+			return SB_EXIT_USAGE;
 		}
 		r = sb_plan_build(&c->var[i].cfg, &in, &c->plans[i], &err);
 		if (r < 0) {

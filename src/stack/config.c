@@ -2,6 +2,7 @@
  * levels and file systems as enums, sizes as numbers, role lists as bit
  * sets, mkfs words split. The plan reads only this, so that no level string
  * or "${" test is compared in several places. Pure. */
+#include "profile/freetext.h"
 #include "stack/stack.h"
 #include "util/macro.h"
 #include "util/size.h"
@@ -230,6 +231,18 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		return cerr(err, -EINVAL, "fs.type: '%s' is not a known file system", v ? v : "");
 	}
 	split_words(c->val[K_FS_MKFS], &s->fs.mkfs);
+	/* The words against this file system's own mkfs (an option that
+	 * takes a host path means another thing to each: -d, -r). */
+	{
+		char *why = NULL;
+		if (sb_ft_check_words(sb_ft_mkfs_tool(v), (const char *const *)s->fs.mkfs.v,
+				      s->fs.mkfs.n, NULL, &why) < 0) {
+			sb_stack_cfg_free(s);
+			r = cerr(err, -EINVAL, "fs.mkfs: %s", why ? why : "refused");
+			free(why);
+			return r;
+		}
+	}
 	if (s->fs.type == SB_FS_EXT4)
 		ext4_no_lazy_init(&s->fs.mkfs);
 	if (s->dev.precond != SB_PRECOND_NONE) {

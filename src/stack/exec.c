@@ -24,6 +24,7 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
     [SB_STEP_MD] = &sb_layer_md,	   [SB_STEP_PV] = &sb_layer_pv,
     [SB_STEP_VG] = &sb_layer_vg,	   [SB_STEP_LV] = &sb_layer_lv,
     [SB_STEP_MKFS] = &sb_layer_mkfs,	   [SB_STEP_MOUNT] = &sb_layer_mount,
+    [SB_STEP_MEMCG] = &sb_layer_memcg,
 };
 
 /* External programs get this long before they are stopped (mkfs.ext4

@@ -93,3 +93,11 @@ void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);
 void sb_btrfs_forget(const char *dev);
 /* lvm.c: "a,b,c" for --devices */
 char *sb_lvm_devices(const struct sb_list *pvs);
+
+/* A memory cgroup for the workloads (--cap-cache): made after the mount,
+ * removed first on undo (with whatever of the workload is left in it). */
+struct sb_memcg_args {
+	char *name; /* stackbench-${id} */
+	uint64_t bytes;
+	char *dir; /* set by prepare: PARENT/name in this process's memory hierarchy */
+};

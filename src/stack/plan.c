@@ -392,6 +392,11 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		mnt->options = fmt("%s", s->mount_options);
 	if (*logvar)
 		mnt->log = fmt("${%s}", logvar);
+	if (in->cap_bytes) {
+		struct sb_memcg_args *cg = add_step(b, SB_STEP_MEMCG);
+		cg->name = fmt("stackbench-${id}");
+		cg->bytes = in->cap_bytes;
+	}
 	(void)c;
 	return 0;
 }

@@ -27,6 +27,7 @@ enum sb_step_kind {
 	SB_STEP_LV,
 	SB_STEP_MKFS,
 	SB_STEP_MOUNT,
+	SB_STEP_MEMCG,
 	SB_STEP_KIND_N,
 };
 
@@ -142,7 +143,7 @@ enum {
 };
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
-    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount, sb_layer_precond;
+    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */
@@ -338,6 +339,9 @@ struct sb_plan_in {
 	 * workloads (sb_workload_data_bytes), 0 if none; an image whose size
 	 * the profile does not give is made big enough for it. */
 	uint64_t data_bytes;
+	/* --cap-cache: the workloads' memory cgroup limit (0: none), made as
+	 * the plan's last step (stack/cgroup.c). */
+	uint64_t cap_bytes;
 };
 struct sb_slot {
 	enum sb_role role;

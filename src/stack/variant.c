@@ -166,6 +166,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 						.quick = vr->quick,
 						.ram_bytes = vr->ram,
 						.cap_cache = vr->cap_cache,
+						.memcg = sb_exec_var(&x, "memcg"),
 						.log_fd = rs->log_fd,
 						.stop = vr->wl_stop};
 			struct sb_wl_result *res = NULL;
@@ -204,7 +205,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 				sb_error("%s: %s", v->name, err ? err : strerror(-r));
 				dprintf(rs->log_fd, "!! workload %s: %s\n", spec,
 					err ? err : strerror(-r));
-				code = *vr->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+				/* -EXDEV: a path of the workload's leads outside the
+				 * mount (profile/freetext.c): a refusal. */
+				code = *vr->stop     ? SB_EXIT_INTERRUPTED
+				       : r == -EXDEV ? SB_EXIT_REFUSED
+						     : SB_EXIT_FAILED;
 				free(err);
 				break;
 			}

@@ -3,6 +3,7 @@
  * metrics as seq and meta; iozone's table into KB/s figures). */
 #include "workload/bonnie_csv.h"
 #include "workload/wl.h"
+#include "profile/freetext.h"
 #include "util/macro.h"
 #include "util/spawn.h"
 
@@ -17,9 +18,49 @@ static const struct sb_wl_opt tool_opts[] = {
     {0},
 };
 
+/* The user's ARGS against the tool's table (profile/freetext.c): what no
+ * spelling may say (a device, iozone -U or -+m) is refused when the spec
+ * is checked, exit 2. */
+static int check_args(const struct sb_ft_tool *t, const char *args, char **why)
+{
+	*why = NULL;
+	return args ? sb_ft_check_string(t, args, NULL, why) : 0;
+}
+
+static int bonnie_check(const struct sb_wl_spec *s, char **why)
+{
+	return check_args(&sb_ft_bonnie, s->arg, why);
+}
+
+static int iozone_check(const struct sb_wl_spec *s, char **why)
+{
+	return check_args(&sb_ft_iozone, s->arg, why);
+}
+
+/* Right before the tool starts: every file or directory its words name
+ * (bonnie++ -d, iozone -f/-F/-b, positionals) resolves, symlinks and ".."
+ * followed, inside the file system under test; else -EXDEV (exit 3). */
+static int args_inside(struct sb_wl_ctx *c, const struct sb_ft_tool *t, char **words, size_t nw)
+{
+	struct sb_ft_paths paths = {0};
+	const char *base[] = {c->work};
+	char *why = NULL;
+	int r = sb_ft_check_words(t, (const char *const *)words, nw, &paths, &why);
+
+	if (r == 0)
+		r = sb_ft_paths_inside(&paths, base, 1, c->env->dir, &why);
+	if (r == -EXDEV)
+		sb_wl_fail(c, 0, "%s: refused: %s", t->name, why);
+	else if (r < 0)
+		r = sb_wl_fail(c, r == -EINVAL ? 0 : r, "%s", why ? why : t->name);
+	free(why);
+	sb_ft_paths_free(&paths);
+	return r;
+}
+
 /* argv = prefix words, then the user's ARGS (or defaults) split on blanks. */
-static int run_tool(struct sb_wl_ctx *c, const char *const *prefix, size_t np, const char *args,
-		    struct sb_child *ch, char ***words_out)
+static int run_tool(struct sb_wl_ctx *c, const struct sb_ft_tool *t, const char *const *prefix,
+		    size_t np, const char *args, struct sb_child *ch, char ***words_out)
 {
 	size_t nw = 0;
 	char **words = sb_wl_split_words(args ? args : "", &nw);
@@ -28,6 +69,11 @@ static int run_tool(struct sb_wl_ctx *c, const char *const *prefix, size_t np, c
 
 	if (!words)
 		return -ENOMEM;
+	rc = args_inside(c, t, words, nw);
+	if (rc < 0) {
+		sb_wl_free_words(words);
+		return rc;
+	}
 	argv = calloc(np + nw + 1, sizeof(*argv));
 	if (!argv) {
 		sb_wl_free_words(words);
@@ -80,7 +126,7 @@ static int bonnie_run(struct sb_wl_ctx *c)
 	}
 	if (!args && c->env->quick)
 		args = "-s 64 -r 32 -n 1";
-	rc = run_tool(c, prefix, np, args, &ch, &words);
+	rc = run_tool(c, &sb_ft_bonnie, prefix, np, args, &ch, &words);
 	if (rc == 0 && !(c->res->flags & SB_RES_INCOMPLETE)) {
 		/* -q: the CSV line is what bonnie++ prints on stdout */
 		char *line = NULL;
@@ -156,7 +202,7 @@ static int iozone_run(struct sb_wl_ctx *c)
 	if (!args)
 		args = c->env->quick ? "-i 0 -i 1 -i 2 -s 16m -r 4k" : "-i 0 -i 1 -i 2 -s 1g -r 4k";
 	const char *prefix[] = {"iozone", "-f", file};
-	rc = run_tool(c, prefix, 3, args, &ch, &words);
+	rc = run_tool(c, &sb_ft_iozone, prefix, 3, args, &ch, &words);
 	if (rc == 0 && !(c->res->flags & SB_RES_INCOMPLETE) &&
 	    (!ch.out || sb_iozone_import(c->res, ch.out) < 0))
 		rc = sb_wl_fail(c, 0, "no result table in iozone's output");
@@ -175,6 +221,7 @@ const struct sb_wl_ops sb_wl_bonnie = {
 	       "figures",
     .opts = tool_opts,
     .metrics_of = {"seq", "meta"},
+    .check = bonnie_check,
     .run = bonnie_run,
 };
 
@@ -207,5 +254,6 @@ const struct sb_wl_ops sb_wl_iozone = {
 	       "(KB/s per test and record size)",
     .opts = tool_opts,
     .metrics = iozone_metrics,
+    .check = iozone_check,
     .run = iozone_run,
 };

@@ -384,6 +384,15 @@ int cmd_bench(int argc, char **argv)
 			return SB_EXIT_USAGE;
 		}
 	}
+	if (a.cap_cache) {
+		char *err = NULL;
+		if (sb_workload_check_cap(a.specs, a.n_specs, a.quick, a.ram, &err) < 0) {
+			sb_error("%s", err ? err : "--cap-cache: the cap is too small");
+			free(err);
+			free(a.specs);
+			return SB_EXIT_USAGE;
+		}
+	}
 	if (a.results && mkdir(a.results, 0755) < 0 && errno != EEXIST) {
 		sb_error_errno(-errno, "%s", a.results);
 		free(a.specs);
@@ -411,7 +420,9 @@ int cmd_bench(int argc, char **argv)
 			code = SB_EXIT_INTERRUPTED;
 		} else if (r < 0) {
 			sb_error("%s", err ? err : a.specs[i]);
-			code = SB_EXIT_FAILED;
+			/* -EXDEV: a path outside the directory, refused */
+			if (code != SB_EXIT_REFUSED)
+				code = r == -EXDEV ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
 		}
 		free(err);
 	}

@@ -2,14 +2,19 @@
  * each job's bandwidth, IOPS and completion-latency percentiles. fio's own
  * JSON is kept in the result's extra ("fio_output") for reference. */
 #include "workload/wl.h"
+#include "profile/freetext.h"
 #include "util/macro.h"
+#include "util/strutil.h"
 #include "util/parse.h"
 #include "util/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -317,6 +322,157 @@ static void import_all_logs(struct sb_wl_ctx *c)
 	}
 }
 
+/* ---- the job file: checked, includes inlined, run from a copy ---- */
+
+#define JOB_MAX (1u << 20)
+#define INCLUDE_DEPTH 4
+
+static char *read_job(const char *path, char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	char *text = NULL;
+
+	if (fd < 0) {
+		*why = sb_asprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > JOB_MAX)
+		*why = sb_asprintf("%s: not a regular file of at most %u bytes", path, JOB_MAX);
+	else if ((text = calloc(1, (size_t)st.st_size + 1)) &&
+		 read(fd, text, (size_t)st.st_size) != st.st_size) {
+		*why = sb_asprintf("%s: cannot read it", path);
+		free(text);
+		text = NULL;
+	}
+	close(fd);
+	return text;
+}
+
+/* Checks path and what it includes (relative to its own directory, as fio
+ * takes them), writing the jobs with every include inlined to out (NULL:
+ * only check). 0 or -EINVAL with *why. */
+static int job_load(const char *path, unsigned depth, FILE *out, struct sb_ft_paths *paths,
+		    struct sb_ft_paths *dirs, char **why)
+{
+	_cleanup_free_ char *text = read_job(path, why), *dir = strdup(path);
+	int r;
+
+	if (!text || !dir)
+		return text ? -ENOMEM : -EINVAL;
+	r = sb_ft_fio_check(text, path, paths, dirs, why);
+	if (r < 0)
+		return r;
+	unsigned line = 0;
+	for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		line++;
+		if (nl)
+			*nl = '\0';
+		_cleanup_free_ char *inc = sb_ft_fio_include(p);
+		if (!inc) {
+			if (out)
+				fprintf(out, "%s\n", p);
+			continue;
+		}
+		if (depth >= INCLUDE_DEPTH) {
+			*why = sb_asprintf("%s:%u: includes nested deeper than %u", path, line,
+					   INCLUDE_DEPTH);
+			return -EINVAL;
+		}
+		_cleanup_free_ char *ip =
+		    inc[0] == '/' ? strdup(inc) : sb_asprintf("%s/%s", dirname(dir), inc);
+		if (!ip)
+			return -ENOMEM;
+		r = job_load(ip, depth + 1, out, paths, dirs, why);
+		if (r < 0)
+			return r;
+		free(dir);
+		if (!(dir = strdup(path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The profile's (or bench's) check: the job file exists and asks nothing
+ * refused in any spelling. */
+static int fio_check(const struct sb_wl_spec *s, char **why)
+{
+	int r;
+
+	*why = NULL;
+	/* Not there yet (a profile checked on another host): said when it
+	 * runs. */
+	if (access(s->arg, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	r = job_load(s->arg, 0, NULL, NULL, NULL, why);
+	return r == -ENOMEM ? r : r < 0 ? -EINVAL : 0;
+}
+
+/* Every path the jobs name, right before fio starts: directory= against
+ * the work directory, file names against each directory= and the work
+ * directory, all inside the file system under test. */
+static int job_paths_inside(struct sb_wl_ctx *c, const struct sb_ft_paths *paths,
+			    const struct sb_ft_paths *dirs, char **why)
+{
+	const char *work[] = {c->work};
+	const char **bases = calloc(dirs->n + 1, sizeof(*bases));
+	char **owned = calloc(dirs->n + 1, sizeof(*owned));
+	int r = -ENOMEM;
+
+	if (!bases || !owned)
+		goto out;
+	r = sb_ft_paths_inside(dirs, work, 1, c->env->dir, why);
+	for (size_t i = 0; r == 0 && i < dirs->n; i++) {
+		owned[i] = dirs->v[i][0] == '/' ? strdup(dirs->v[i])
+						: sb_asprintf("%s/%s", c->work, dirs->v[i]);
+		bases[i] = owned[i];
+		if (!owned[i])
+			r = -ENOMEM;
+	}
+	bases[dirs->n] = c->work;
+	if (r == 0)
+		r = sb_ft_paths_inside(paths, bases, dirs->n + 1, c->env->dir, why);
+out:
+	for (size_t i = 0; owned && i < dirs->n; i++)
+		free(owned[i]);
+	free(owned);
+	free(bases);
+	return r;
+}
+
+/* The checked jobs, includes inlined, as a file in the work directory:
+ * fio reads what was checked, not a file that may change after. */
+static int job_prepare(struct sb_wl_ctx *c, char *job, size_t len)
+{
+	struct sb_ft_paths paths = {0}, dirs = {0};
+	char *text = NULL, *why = NULL;
+	size_t tl = 0;
+	FILE *out = open_memstream(&text, &tl);
+	int r = out ? job_load(c->spec->arg, 0, out, &paths, &dirs, &why) : -ENOMEM;
+
+	if (out)
+		fclose(out);
+	if (r == 0 && (r = job_paths_inside(c, &paths, &dirs, &why)) == -EXDEV)
+		sb_wl_fail(c, 0, "%s: refused: %s", c->spec->arg, why); /* stays -EXDEV: exit 3 */
+	else if (r < 0)
+		r = sb_wl_fail(c, r == -EINVAL ? 0 : r, "%s", why ? why : c->spec->arg);
+	if (r == 0) {
+		int fd = openat(c->work_fd, "stackbench-job.fio",
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, text, tl) != (ssize_t)tl)
+			r = sb_wl_fail(c, -errno, "%s/stackbench-job.fio", c->work);
+		if (fd >= 0)
+			close(fd);
+		snprintf(job, len, "%s/stackbench-job.fio", c->work);
+	}
+	free(text);
+	free(why);
+	sb_ft_paths_free(&paths);
+	sb_ft_paths_free(&dirs);
+	return r;
+}
+
 static int fio_run(struct sb_wl_ctx *c)
 {
 	char job[PATH_MAX];
@@ -324,8 +480,9 @@ static int fio_run(struct sb_wl_ctx *c)
 
 	if (!sb_have_program("fio"))
 		return sb_wl_fail(c, 0, "fio is not installed (Debian package fio)");
-	if (!realpath(c->spec->arg, job) || access(job, R_OK) < 0)
-		return sb_wl_fail(c, -errno, "%s", c->spec->arg);
+	rc = job_prepare(c, job, sizeof(job));
+	if (rc < 0)
+		return rc;
 	/* json+: latency bins; the logs: one IOPS and one bandwidth figure a
 	 * second per job, for the series. */
 	const char *argv[] = {"fio",
@@ -385,5 +542,6 @@ const struct sb_wl_ops sb_wl_fio = {
 	       "percentiles",
     .opts = fio_opts,
     .metrics = fio_metrics,
+    .check = fio_check,
     .run = fio_run,
 };

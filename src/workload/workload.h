@@ -15,6 +15,7 @@ struct sb_wl_env {
 	bool quick;                  /* shrink sizes and times (CI); flagged in the results */
 	uint64_t ram_bytes;          /* 0: read from the system; data sets default to 2x this */
 	bool cap_cache;              /* run in a memory cgroup limited to the RAM size (--cap-cache) */
+	const char *memcg;           /* cap_cache: the cgroup the plan made (NULL: make one, bench) */
 	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
 };
@@ -29,6 +30,14 @@ int sb_workload_check(const char *spec, char **err);
  * not grow with the host, and for a bad spec. Pure. */
 uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram);
 
+/* A lower bound of the memory spec needs of its own (buffers in flight,
+ * histograms, bitmaps and trees: see workload.c's mem_rules), with the data
+ * set sized from ram. 0 for a bad spec. Pure. */
+uint64_t sb_workload_mem_bytes(const char *spec, bool quick, uint64_t ram);
+/* --cap-cache at cap: -EINVAL with *err (both sizes) when a spec needs more
+ * than cap of its own; 0 when every one fits. */
+int sb_workload_check_cap(const char *const *specs, size_t n, bool quick, uint64_t cap, char **err);
+
 /* Fills the label, headline and phase of each metric of r that has none
  * from its workload's metric table (after a run, and for version 1 result
  * files); an undeclared metric is labelled with its name and is not a
@@ -37,7 +46,9 @@ int sb_wl_result_describe(struct sb_wl_result *r);
 
 /* Run one workload described by spec in env->dir. On success *out holds the
  * results (possibly flagged incomplete). Returns 0, or -errno with *err set
- * (a result may still be returned in *out, flagged failed). Everything the
+ * (a result may still be returned in *out, flagged failed; -EXDEV: refused,
+ * a path the workload would hand its tool leads outside env->dir, exit 3).
+ * Everything the
  * workload created in env->dir is removed before returning. */
 int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
 		    char **err);
