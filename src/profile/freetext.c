@@ -279,6 +279,37 @@ static bool names_device(const char *t)
 	return *t && stat(t, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
+/* Mount options that libmount acts on in userspace, even with helpers
+ * disabled: they would mount something other than the stack's own device
+ * (a loop device libmount sets up itself over it, never journaled, so the
+ * figures would be a loop-over-device's and its counters another device's),
+ * or run or load something. Matched as the key before any '='. */
+static const struct {
+	const char *key;
+	const char *why;
+} mount_userspace[] = {
+    {"loop", "makes libmount set up a loop device of its own over the stack's device"},
+    {"offset", "is a loop option: libmount would set up a loop device of its own"},
+    {"sizelimit", "is a loop option: libmount would set up a loop device of its own"},
+    {"encryption", "is a loop option: libmount would set up a loop device of its own"},
+    {"helper", "runs a mount helper program"},
+    {"uhelper", "runs an unmount helper program"},
+    {"X-mount.idmap", "mounts through a user namespace of another process"},
+    {"verity.hashdevice", "names another device (dm-verity)"},
+    {"verity.fecdevice", "names another device (dm-verity)"},
+};
+
+static char *check_mount_userspace(const char *item)
+{
+	size_t kl = strcspn(item, "=");
+	for (size_t i = 0; i < ARRAY_SIZE(mount_userspace); i++)
+		if (strlen(mount_userspace[i].key) == kl &&
+		    strncasecmp(item, mount_userspace[i].key, kl) == 0)
+			return sb_asprintf("mount option '%.*s' %s: the stack builds its own devices",
+					   (int)kl, item, mount_userspace[i].why);
+	return NULL;
+}
+
 /* Checks one "a=b,c=d" group (a word, or a mount option list). */
 static char *check_group(const char *word, bool mkfs)
 {
@@ -292,6 +323,9 @@ static char *check_group(const char *word, bool mkfs)
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
 		const char *val = eq ? eq + 1 : item;
+		char *bad;
+		if (!mkfs && (bad = check_mount_userspace(item)))
+			return bad;
 		if (eq)
 			*eq = '\0';
 		/* "-llogdev=/dev/x": the key after a glued short option */

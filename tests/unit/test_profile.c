@@ -330,6 +330,10 @@ static void test_free_text(void **state)
 	    {K_MOUNT_OPTIONS, "journal_path=/j", "'journal_path=' names another device"},
 	    /* a name in a mount option is no positional */
 	    {K_MOUNT_OPTIONS, "name=x", NULL},
+	    {K_MOUNT_OPTIONS, "noatime,loop", "mount option 'loop' makes libmount set up a loop device"},
+	    {K_MOUNT_OPTIONS, "OFFSET=4096", "mount option 'OFFSET' is a loop option"},
+	    {K_MOUNT_OPTIONS, "ssd,helper=udisks2", "runs a mount helper program"},
+	    {K_MOUNT_OPTIONS, "noatime,loopback_x=1", NULL},
 	    {K_FS_DEVICES, "all", NULL},
 	    {K_FS_DEVICES, "/dev/sdb", "names a block device"},
 	};
