@@ -46,7 +46,10 @@ void sb_probe_free(struct sb_probe *p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
 		device_clear(&p->dev[i]);
+	for (size_t i = 0; i < p->n_below; i++)
+		device_clear(&p->below[i]);
 	free(p->dev);
+	free(p->below);
 	free(p);
 }
 
@@ -182,6 +185,7 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 	struct sb_mounts *mounts = NULL;
 	struct sb_probe *p = NULL;
 	char **paths = NULL;
+	_cleanup_free_ unsigned char *need = NULL; /* 1: asked for, 2: under one */
 	size_t n, keep;
 	int r;
 
@@ -239,6 +243,12 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 			d->backing_dev = w->backing_dev;
 			d->backing_ino = w->backing_ino;
 		}
+		if (w && !d->has_lower && !d->lower_err) {
+			d->has_lower = w->has_lower;
+			d->lower_major = w->lower_major;
+			d->lower_minor = w->lower_minor;
+			d->lower_err = w->lower_err;
+		}
 	}
 	for (size_t i = 0; only && only[i]; i++) {
 		size_t j;
@@ -255,25 +265,49 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 	/* Verdicts need every device (partitions, holders), so compute them
 	 * before dropping what was not asked for. Signatures are read only for
 	 * what is kept: opening devices is the slow part. */
-	for (size_t i = 0; i < p->n; i++) {
-		struct sb_device *d = &p->dev[i];
-		bool want = only ? is_named(only, d) : !boring(d);
-		if (want && (r = read_signatures(d, p)) < 0)
-			goto out;
-		d->refuse = want ? 0 : ~0u; /* mark for dropping below */
+	r = -ENOMEM;
+	if (!(need = calloc(p->n ? p->n : 1, sizeof(*need))))
+		goto out;
+	for (size_t i = 0; i < p->n; i++)
+		need[i] = only ? is_named(only, &p->dev[i]) : !boring(&p->dev[i]);
+	/* What lies under a loop device is judged with it (its signatures
+	 * too), however deep the chain: one pass per level. */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < p->n; i++) {
+			const struct sb_device *l = need[i] ? sb_device_lower(&p->dev[i], p) : NULL;
+			if (l && !need[l - p->dev]) {
+				need[l - p->dev] = 2;
+				more = true;
+			}
+		}
 	}
+	for (size_t i = 0; i < p->n; i++)
+		if (need[i] && (r = read_signatures(&p->dev[i], p)) < 0)
+			goto out;
+	/* marked for dropping below: not asked for (a lower device only
+	 * lent its facts) */
+	for (size_t i = 0; i < p->n; i++)
+		p->dev[i].refuse = need[i] == 1 ? 0 : ~0u;
 	for (size_t i = 0; i < p->n; i++)
 		if (p->dev[i].refuse != ~0u && (r = sb_device_verdict(&p->dev[i], p)) < 0)
 			goto out;
 	keep = 0;
+	r = -ENOMEM;
+	if (!(p->below = calloc(p->n ? p->n : 1, sizeof(*p->below))))
+		goto out;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->dev[i].refuse == ~0u) {
+		if (p->dev[i].refuse != ~0u)
+			p->dev[keep++] = p->dev[i];
+		else if (need[i] == 2)
+			p->below[p->n_below++] = p->dev[i];
+		else
 			device_clear(&p->dev[i]);
-			continue;
-		}
-		p->dev[keep++] = p->dev[i];
 	}
 	p->n = keep;
+	/* judged with the device above them; their own verdict unused */
+	for (size_t i = 0; i < p->n_below; i++)
+		p->below[i].refuse = 0;
 	*out = TAKE_PTR(p);
 	r = 0;
 out:
