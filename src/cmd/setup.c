@@ -11,9 +11,11 @@
 #include "util/size.h"
 #include "workload/workload.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -534,6 +536,95 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 }
 
+/* path made absolute and free of symlinks as far as it exists, the rest
+ * appended as written (two spellings of one directory compare equal);
+ * the part that exists in exist. */
+static void resolve_near(const char *path, char *out, char *exist, size_t len)
+{
+	char p[2 * PATH_MAX + 2], cwd[PATH_MAX];
+	size_t cut;
+
+	if (*path == '/')
+		snprintf(p, sizeof(p), "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		snprintf(p, sizeof(p), "%s/%s", cwd, path);
+	else
+		snprintf(p, sizeof(p), "/%s", path); /* unreachable cwd: as good a guess */
+	for (cut = strlen(p);; cut = (size_t)((char *)memrchr(p, '/', cut) - p)) {
+		char keep = p[cut];
+		p[cut] = '\0';
+		bool ok = realpath(*p ? p : "/", exist) != NULL;
+		p[cut] = keep;
+		if (ok || cut == 0) {
+			if (!ok)
+				snprintf(exist, len, "/");
+			snprintf(out, len, "%s%s", strcmp(exist, "/") == 0 ? "" : exist, p + cut);
+			if (!*out)
+				snprintf(out, len, "/");
+			return;
+		}
+	}
+}
+
+static bool dir_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return strncmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0' || (n == 1 && *b == '/'));
+}
+
+/* --loop: the loop directory apart from the state directory (images
+ * inside a run's own tree leave a directory that refers to itself, and
+ * every later teardown --all fails on it), and room in it for the
+ * largest variant's images when full (sparse files fill as the workloads
+ * write: /var/tmp is often the disk holding /). Plan warns of the room. */
+static int check_loop_dir(struct ctx *c, bool enforce)
+{
+	char dir[PATH_MAX] = "", ld[PATH_MAX], sd[PATH_MAX], near[PATH_MAX], a[16], b[16];
+	uint64_t need = 0, avail;
+	size_t worst = 0;
+	struct statvfs sv;
+
+	for (size_t i = 0; i < c->n_var; i++) {
+		uint64_t n = sb_loop_plan_bytes(&c->plans[i], dir, sizeof(dir));
+		if (n > need) {
+			need = n;
+			worst = i;
+		}
+	}
+	if (!need || !*dir)
+		return 0;
+	resolve_near(sb_state_dir(), sd, near, sizeof(sd));
+	resolve_near(dir, ld, near, sizeof(ld));
+	if (dir_within(ld, sd) || dir_within(sd, ld)) {
+		sb_error("%s: refusing it as the loop directory: it is %s the state directory %s "
+			 "(give --loop-dir a directory apart from it)",
+			 dir,
+			 strcmp(ld, sd) == 0  ? "" :
+			 dir_within(ld, sd) ? "inside" : "above",
+			 sb_state_dir());
+		return SB_EXIT_USAGE;
+	}
+	/* the nearest existing directory: the loop directory is made later */
+	if (statvfs(near, &sv) < 0)
+		return 0; /* the loop step says why it cannot make it */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need <= avail)
+		return 0;
+	sb_format_size(avail, a, sizeof(a));
+	sb_format_size(need, b, sizeof(b));
+	if (!enforce) {
+		sb_warn("%s: run would refuse it: %s free, the loop images of variant %s need up "
+			"to %s",
+			dir, a, c->var[worst].name, b);
+		return 0;
+	}
+	sb_error("%s: refusing: %s free (%" PRIu64 " bytes), the loop images of variant %s need "
+		 "up to %s (%" PRIu64 " bytes) as they fill; give --loop-dir DIR on a larger file "
+		 "system, or --ram or --quick for smaller images",
+		 dir, a, avail, c->var[worst].name, b, need);
+	return SB_EXIT_REFUSED;
+}
+
 int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **argv, bool enforce)
 {
 	char **rest;
@@ -558,5 +649,6 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 		if (r)
 			return r;
 	}
-	return build_plans(c);
+	r = build_plans(c);
+	return r || !c->o.loop ? r : check_loop_dir(c, enforce);
 }
