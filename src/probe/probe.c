@@ -178,6 +178,55 @@ static int read_signatures(struct sb_device *d, const struct sb_probe *all)
 	return 0;
 }
 
+/* need[i]: 1 asked for, 2 beneath a loop device asked for (judged with
+ * it, its signatures too, however deep the chain: one pass per level). */
+static void mark_needed(const struct sb_probe *p, const char *const *only, unsigned char *need)
+{
+	for (size_t i = 0; i < p->n; i++)
+		need[i] = only ? is_named(only, &p->dev[i]) : !boring(&p->dev[i]);
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < p->n; i++) {
+			const struct sb_device *l = need[i] ? sb_device_lower(&p->dev[i], p) : NULL;
+			if (l && !need[l - p->dev]) {
+				need[l - p->dev] = 2;
+				more = true;
+			}
+		}
+	}
+}
+
+/* Verdicts need every device (partitions, holders, what lies beneath), so
+ * they are computed before dropping what was not asked for; what lies
+ * beneath is kept in p->below. Signatures are read only for what is kept:
+ * opening devices is the slow part. */
+static int judge(struct sb_probe *p, const char *const *only)
+{
+	_cleanup_free_ unsigned char *need = calloc(p->n ? p->n : 1, sizeof(*need));
+	size_t keep = 0;
+	int r;
+
+	if (!need || !(p->below = calloc(p->n ? p->n : 1, sizeof(*p->below))))
+		return -ENOMEM;
+	mark_needed(p, only, need);
+	for (size_t i = 0; i < p->n; i++)
+		if (need[i] && (r = read_signatures(&p->dev[i], p)) < 0)
+			return r;
+	for (size_t i = 0; i < p->n; i++)
+		if (need[i] == 1 && (r = sb_device_verdict(&p->dev[i], p)) < 0)
+			return r;
+	for (size_t i = 0; i < p->n; i++) {
+		if (need[i] == 1)
+			p->dev[keep++] = p->dev[i];
+		else if (need[i] == 2)
+			p->below[p->n_below++] = p->dev[i];
+		else
+			device_clear(&p->dev[i]);
+	}
+	p->n = keep;
+	return 0;
+}
+
 int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **missing)
 {
 	/* NULL is fine: sysfs then */
@@ -185,8 +234,7 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 	struct sb_mounts *mounts = NULL;
 	struct sb_probe *p = NULL;
 	char **paths = NULL;
-	_cleanup_free_ unsigned char *need = NULL; /* 1: asked for, 2: under one */
-	size_t n, keep;
+	size_t n;
 	int r;
 
 	*out = NULL;
@@ -262,52 +310,9 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 		}
 	}
 	qsort(p->dev, p->n, sizeof(*p->dev), device_cmp);
-	/* Verdicts need every device (partitions, holders), so compute them
-	 * before dropping what was not asked for. Signatures are read only for
-	 * what is kept: opening devices is the slow part. */
-	r = -ENOMEM;
-	if (!(need = calloc(p->n ? p->n : 1, sizeof(*need))))
+	r = judge(p, only);
+	if (r < 0)
 		goto out;
-	for (size_t i = 0; i < p->n; i++)
-		need[i] = only ? is_named(only, &p->dev[i]) : !boring(&p->dev[i]);
-	/* What lies under a loop device is judged with it (its signatures
-	 * too), however deep the chain: one pass per level. */
-	for (bool more = true; more;) {
-		more = false;
-		for (size_t i = 0; i < p->n; i++) {
-			const struct sb_device *l = need[i] ? sb_device_lower(&p->dev[i], p) : NULL;
-			if (l && !need[l - p->dev]) {
-				need[l - p->dev] = 2;
-				more = true;
-			}
-		}
-	}
-	for (size_t i = 0; i < p->n; i++)
-		if (need[i] && (r = read_signatures(&p->dev[i], p)) < 0)
-			goto out;
-	/* marked for dropping below: not asked for (a lower device only
-	 * lent its facts) */
-	for (size_t i = 0; i < p->n; i++)
-		p->dev[i].refuse = need[i] == 1 ? 0 : ~0u;
-	for (size_t i = 0; i < p->n; i++)
-		if (p->dev[i].refuse != ~0u && (r = sb_device_verdict(&p->dev[i], p)) < 0)
-			goto out;
-	keep = 0;
-	r = -ENOMEM;
-	if (!(p->below = calloc(p->n ? p->n : 1, sizeof(*p->below))))
-		goto out;
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->dev[i].refuse != ~0u)
-			p->dev[keep++] = p->dev[i];
-		else if (need[i] == 2)
-			p->below[p->n_below++] = p->dev[i];
-		else
-			device_clear(&p->dev[i]);
-	}
-	p->n = keep;
-	/* judged with the device above them; their own verdict unused */
-	for (size_t i = 0; i < p->n_below; i++)
-		p->below[i].refuse = 0;
 	*out = TAKE_PTR(p);
 	r = 0;
 out:
