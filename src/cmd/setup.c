@@ -156,6 +156,11 @@ static const char *same_disk_why(const struct sb_device *a, const struct sb_devi
 		return "a disk and its own partition";
 	if (a->serial && b->serial && strcmp(a->serial, b->serial) == 0)
 		return "the same disk (same serial)";
+	if ((a->has_lower && a->lower_major == b->major && a->lower_minor == b->minor) ||
+	    (b->has_lower && b->lower_major == a->major && b->lower_minor == a->minor))
+		return "a loop device over the other";
+	if (a->has_lower && b->has_lower)
+		return "a loop device over the same device";
 	return "the same backing file";
 }
 

@@ -65,7 +65,7 @@ expect_exit 3 "$STACKBENCH" run single-disk --devices "$up1" --yes "${WL[@]}" --
 assert_contains "$OUT" "$up1: refusing: its backing device ${low#/dev/}: carries signatures: ext4" "offset loop: the lower's signature"
 # Both names at once: one disk.
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$up0,$low" --wipe --yes "${WL[@]}"
-assert_contains "$OUT" "named twice in --devices" "upper and lower named together"
+assert_contains "$OUT" "$low: refusing: named twice in --devices ($up0 is a loop device over the other)" "upper and lower named together"
 assert_eq "$(sum "$low")" "$before" "lower device with the mounted ext4 unchanged"
 pass_msg "a loop over a loop with a mounted ext4 (offset 0, offset 1M, via a symlink) is refused, --wipe or not"
 
