@@ -1,11 +1,13 @@
 #!/bin/bash
 # A loop device over another block device inherits every refusal of the
 # device beneath it: a lower loop device carrying a mounted ext4 (the upper
-# attached with and without --offset, and through a symlink), one held
-# O_EXCL by another program, one read-only. Probe shows them refused and
-# `run --devices UPPER --wipe --yes` exits 3 with the lower's reason; the
-# lower devices' bytes do not change. A loop over a plain file (on a mounted
-# file system, as every --loop run's is) stays usable.
+# attached with and without --offset, and through a symlink), one whose
+# partition is mounted, one held O_EXCL by another program, one read-only.
+# Probe shows them refused and `run --devices UPPER --wipe --yes` exits 3
+# with the lower's reason; the lower devices' bytes do not change. The
+# re-check before each variant sees a lower device taken since. A loop
+# over a plain file (on a mounted file system, as every --loop run's is)
+# stays usable.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -69,6 +71,33 @@ assert_contains "$OUT" "$low: refusing: named twice in --devices ($up0 is a loop
 assert_eq "$(sum "$low")" "$before" "lower device with the mounted ext4 unchanged"
 pass_msg "a loop over a loop with a mounted ext4 (offset 0, offset 1M, via a symlink) is refused, --wipe or not"
 
+# A partition of the lower device mounted.
+disk=$(new_loop disk 64M)
+SB_LOOPS+=("$disk")
+sfdisk -q "$disk" <<<$'label: gpt\n,24M\n,24M\n' >/dev/null
+partx -a "$disk" 2>/dev/null || partx -u "$disk"
+# dropped before the detach, or the kernel keeps their nodes in /dev
+SB_CLEANUPS+=("partx -d $disk")
+p="${disk}p1"
+for _ in $(seq 20); do [ -b "$p" ] && break; sleep 0.1; done
+if [ ! -b "$p" ]; then
+	mm=$(cat "/sys/class/block/${disk#/dev/}p1/dev" 2>/dev/null) || skip "no partitions of $disk appear"
+	mknod "$p" b "${mm%%:*}" "${mm##*:}"
+	SB_CLEANUPS+=("rm -f $p")
+fi
+mkfs.ext4 -q "$p"
+mkdir "$SB_TMP/pmnt"
+mount -o ro "$p" "$SB_TMP/pmnt"
+SB_CLEANUPS+=("umount $SB_TMP/pmnt")
+upd=$(upper "$disk")
+UPPERS+=("$upd=$disk")
+before=$(sum "$disk")
+expect_exit 3 "$STACKBENCH" run single-disk --devices "$upd" --wipe --yes "${WL[@]}" --results "$SB_TMP/r"
+assert_contains "$OUT" "$upd: refusing: its backing device ${disk#/dev/}: partitions in use: ${disk#/dev/}p1" "a partition beneath mounted"
+umount "$SB_TMP/pmnt"
+assert_eq "$(sum "$disk")" "$before" "lower device with the mounted partition unchanged"
+pass_msg "a loop over a disk whose partition is mounted is refused"
+
 # Held O_EXCL by another program: the claim does not show through the loop.
 held=$(new_loop held 32M)
 SB_LOOPS+=("$held")
@@ -109,3 +138,30 @@ assert_contains "$OUT" "usable" "a loop over a file"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR" 2>/dev/null)" ] || fail "refused runs created state"
 [ ! -e "$SB_TMP/r/result.json" ] || fail "a refused run wrote results"
 pass_msg "a loop over a file stays usable"
+
+# The re-check before each variant sees beneath too: variant 1's workload
+# has another program take the lower device O_EXCL; variant 2 is refused
+# before it writes anything.
+low2=$(new_loop low2 64M)
+SB_LOOPS+=("$low2")
+up5=$(upper "$low2")
+UPPERS+=("$up5=$low2")
+cat >"$SB_TMP/hold.sh" <<EOS
+#!/bin/sh
+[ -e "$SB_TMP/holding" ] && exit 0
+cd /
+/usr/bin/python3 -c 'import os, time; os.open("$low2", os.O_RDONLY | os.O_EXCL); open("$SB_TMP/holding", "w").write(str(os.getpid())); time.sleep(120)' >/dev/null 2>&1 &
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -s "$SB_TMP/holding" ] && exit 0; sleep 0.1; done
+exit 1
+EOS
+chmod +x "$SB_TMP/hold.sh"
+SB_CLEANUPS+=('[ -s "$SB_TMP/holding" ] && kill "$(cat "$SB_TMP/holding")"')
+expect_exit 3 "$STACKBENCH" run single-disk --devices "$up5" --yes -o fs.type=ext4 \
+	-o 'matrix.mount.options=noatime|relatime' -o "workloads.run=command:$SB_TMP/hold.sh" \
+	--results "$SB_TMP/rr"
+[ -s "$SB_TMP/holding" ] || fail "variant 1's workload did not take the lower device: $OUT"
+assert_contains "$OUT" "$up5: refusing: its backing device $low2: it is held open exclusively by pid $(cat "$SB_TMP/holding") (python3)" "re-check beneath"
+assert_eq "$(grep -c '^\$ mkfs.ext4' "$SB_TMP/rr/run.log")" 1 "mkfs ran for variant 1 only"
+kill "$(cat "$SB_TMP/holding")"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
+pass_msg "the re-check before a variant sees a lower device taken since"
