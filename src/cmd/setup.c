@@ -254,7 +254,8 @@ static int check_size(struct ctx *c, struct sb_device **dev)
 		return sb_device_refuse_small(dev[0], need, what) < 0 ? -ENOMEM : 0;
 	for (size_t k = 0; k < c->n_slots; k++) {
 		_cleanup_free_ char *s = NULL;
-		if (asprintf(&s, "too small: the %zu devices hold %s together, %s needs at least %s",
+		if (asprintf(&s,
+			     "too small: the %zu devices hold %s together, %s needs at least %s",
 			     c->n_slots, sb_format_size(total, a, sizeof(a)), what,
 			     sb_format_size(need, b, sizeof(b))) < 0 ||
 		    sb_device_refuse(dev[k], SB_REFUSE_SMALL, s) < 0)
@@ -318,7 +319,8 @@ int sb_ctx_recheck(struct ctx *c)
 		    now[k]->size != was->size || (was->serial && !now[k]->serial) ||
 		    (was->serial && strcmp(was->serial, now[k]->serial) != 0) ||
 		    now[k]->backing_ino != was->backing_ino ||
-		    now[k]->backing_dev != was->backing_dev || now[k]->has_lower != was->has_lower ||
+		    now[k]->backing_dev != was->backing_dev ||
+		    now[k]->has_lower != was->has_lower ||
 		    now[k]->lower_major != was->lower_major ||
 		    now[k]->lower_minor != was->lower_minor) {
 			sb_error("%s: refusing: not the device that was checked and confirmed "
@@ -604,8 +606,9 @@ static int check_loop_dir(struct ctx *c, bool enforce)
 		sb_error("%s: refusing it as the loop directory: it is %s the state directory %s "
 			 "(give --loop-dir a directory apart from it)",
 			 dir,
-			 strcmp(ld, sd) == 0  ? "" :
-			 dir_within(ld, sd) ? "inside" : "above",
+			 strcmp(ld, sd) == 0  ? ""
+			 : dir_within(ld, sd) ? "inside"
+					      : "above",
 			 sb_state_dir());
 		return SB_EXIT_USAGE;
 	}

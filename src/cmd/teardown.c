@@ -22,8 +22,8 @@ static const struct sb_opt teardown_opts[] = {
 static void undo_summary(const struct sb_exec *u, int r, size_t steps, char *buf, size_t len)
 {
 	size_t seen = u->undo_done + u->undo_gone + u->undo_mismatch + u->undo_failed;
-	int n = snprintf(buf, len, "%u undone, %u already gone (skipped)", u->undo_done,
-			 u->undo_gone);
+	int n =
+	    snprintf(buf, len, "%u undone, %u already gone (skipped)", u->undo_done, u->undo_gone);
 	if (n > 0 && (size_t)n < len && u->undo_mismatch)
 		n += snprintf(buf + n, len - n, ", %u left alone (not ours)", u->undo_mismatch);
 	if (n > 0 && (size_t)n < len && u->undo_failed)

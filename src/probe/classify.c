@@ -156,9 +156,8 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 }
 
 static const char *const refuse_names[SB_REFUSE_NBITS] = {
-    "mounted",	  "holders",  "swap", "root",	   "readonly", "signatures",
-    "partitions", "unprobed", "disk", "exclusive", "twice",    "changed",
-    "small",
+    "mounted",	"holders", "swap",	"root",	 "readonly", "signatures", "partitions",
+    "unprobed", "disk",	   "exclusive", "twice", "changed",  "small",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -328,8 +327,8 @@ static int find_twins(const struct sb_device *d, const struct sb_probe *all, cha
 		const struct sb_device *c = &all->dev[i];
 		if (c == d || (c->major == d->major && c->minor == d->minor) ||
 		    streq(c->parent, d->name) || streq(d->parent, c->name) ||
-		    sb_strv_contains(c->holders, d->name) || sb_strv_contains(d->holders, c->name) ||
-		    is_lower_of(c, d) || is_lower_of(d, c))
+		    sb_strv_contains(c->holders, d->name) ||
+		    sb_strv_contains(d->holders, c->name) || is_lower_of(c, d) || is_lower_of(d, c))
 			continue;
 		if (sb_device_same_disk(c, d) && sb_strv_push(twins, c->name) < 0)
 			return -ENOMEM;
@@ -397,7 +396,8 @@ int sb_device_refuse_small(struct sb_device *d, uint64_t min, const char *what)
 		s = strdup(d->cls == SB_CLASS_LOOP && !d->backing_file
 			       ? "empty (0 bytes): a loop device with nothing attached"
 			       : "empty (0 bytes)");
-	else if (asprintf(&s, "too small: %s (%" PRIu64 " bytes), %s needs at least %s (%" PRIu64
+	else if (asprintf(&s,
+			  "too small: %s (%" PRIu64 " bytes), %s needs at least %s (%" PRIu64
 			  " bytes)",
 			  sb_format_size(d->size, have, sizeof(have)), d->size, what,
 			  sb_format_size(min, need, sizeof(need)), min) < 0)

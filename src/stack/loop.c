@@ -72,7 +72,7 @@ uint64_t sb_loop_plan_bytes(const struct sb_plan *p, char *dir, size_t len)
 			/* "LOOP_DIR/${id}", as plan.c makes it */
 			const char *tail = strrchr(a->dir, '/');
 			int n = tail && strcmp(tail, "/${id}") == 0 ? (int)(tail - a->dir)
-								     : (int)strlen(a->dir);
+								    : (int)strlen(a->dir);
 			snprintf(dir, len, "%.*s", n, a->dir);
 		}
 	}

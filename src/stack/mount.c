@@ -220,8 +220,9 @@ static int kill_users(const char *dir, int sig, struct sb_exec *x, char **others
 			continue;
 		}
 		if (kill(pid, sig) == 0) {
-			sb_exec_log(x, "%s: sent signal %d to pid %d, which the run started and which "
-				       "uses it\n",
+			sb_exec_log(x,
+				    "%s: sent signal %d to pid %d, which the run started and which "
+				    "uses it\n",
 				    dir, sig, pid);
 			n++;
 		}
@@ -247,11 +248,12 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 				kill_users(dir, i == 20 ? SIGTERM : SIGKILL, x, &others);
 				/* not ours to stop: say who, leave it mounted */
 				if (others)
-					return sb_exec_fail(x, -EBUSY,
-							    "umount %s: busy: used by %s, which this "
-							    "run did not start (stop it, then run "
-							    "teardown again)",
-							    dir, others);
+					return sb_exec_fail(
+					    x, -EBUSY,
+					    "umount %s: busy: used by %s, which this "
+					    "run did not start (stop it, then run "
+					    "teardown again)",
+					    dir, others);
 			}
 			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);

@@ -189,9 +189,13 @@ static void test_same_disk_lower(void **state)
 	} cases[] = {
 	    {{.name = "loop1", .minor = 1, .lower = 2}, {.name = "loop2", .minor = 2}, true},
 	    {{.name = "loop2", .minor = 2}, {.name = "loop1", .minor = 1, .lower = 2}, true},
-	    {{.name = "loop1", .minor = 1, .lower = 5}, {.name = "loop3", .minor = 3, .lower = 5}, true},
+	    {{.name = "loop1", .minor = 1, .lower = 5},
+	     {.name = "loop3", .minor = 3, .lower = 5},
+	     true},
 	    {{.name = "loop1", .minor = 1}, {.name = "sda", .minor = 8}, false},
-	    {{.name = "loop1", .minor = 1, .lower = 5}, {.name = "loop3", .minor = 3, .lower = 6}, false},
+	    {{.name = "loop1", .minor = 1, .lower = 5},
+	     {.name = "loop3", .minor = 3, .lower = 6},
+	     false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_device a, b;
