@@ -125,7 +125,7 @@ static bool node_matches(const char *path, unsigned maj, unsigned min)
  * node opens, else the backing path's stat (the path sysfs shows is the
  * node actually opened, symlinks resolved; " (deleted)" when it is gone).
  * A partition of a loop device takes its disk's (probe.c). */
-static void read_lower(struct sb_device *d, const struct stat *st)
+static void read_lower(struct sb_device *d, const struct stat *st, int serr)
 {
 	struct loop_info64 li;
 	int fd;
@@ -143,13 +143,13 @@ static void read_lower(struct sb_device *d, const struct stat *st)
 	d->lower_err = fd >= 0 ? negerrno() : 0;
 	if (fd >= 0)
 		close(fd);
-	if (d->backing_ino) {
+	if (serr == 0) {
 		d->lower_err = 0;
 		d->has_lower = S_ISBLK(st->st_mode);
 		d->lower_major = major(st->st_rdev);
 		d->lower_minor = minor(st->st_rdev);
 	} else if (!d->lower_err) {
-		d->lower_err = -ENOENT;
+		d->lower_err = serr;
 	}
 }
 
@@ -253,12 +253,15 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 	d->backing_file = read_str(whole, "loop/backing_file");
 	/* The same file attached twice is one disk under two names. */
 	struct stat bst;
-	if (d->backing_file && !*sb_probe_root() && stat(d->backing_file, &bst) == 0) {
-		d->backing_dev = bst.st_dev;
-		d->backing_ino = bst.st_ino;
+	int serr = -ENOENT;
+	if (d->backing_file && !*sb_probe_root()) {
+		serr = stat(d->backing_file, &bst) == 0 ? 0 : negerrno();
+		if (serr == 0) {
+			d->backing_dev = bst.st_dev;
+			d->backing_ino = bst.st_ino;
+		}
+		read_lower(d, d->is_partition ? NULL : &bst, serr);
 	}
-	if (d->backing_file && !*sb_probe_root())
-		read_lower(d, d->is_partition ? NULL : &bst);
 
 	d->transport = sb_transport_from(d->name, d->syspath,
 					 u ? udev_device_get_property_value(u, "ID_BUS") : NULL);
