@@ -54,8 +54,8 @@ before=$(sum "$low")
 for u in "$up0" "$up1" "$up2"; do
 	expect_exit 0 "$STACKBENCH" probe "$u"
 	assert_contains "$OUT" "its backing device ${low#/dev/}: mounted on $SB_TMP/mnt" "probe $u"
-	v=$("$STACKBENCH" probe --json "$u" | jq -r '.devices[0].verdict')
-	assert_eq "$v" refused "probe --json $u"
+	v=$("$STACKBENCH" probe --json "$u" | jq -r '.devices[0] | "\(.verdict) \(.backing_device.major):\(.backing_device.minor)"')
+	assert_eq "$v" "refused $(cat "/sys/block/${low#/dev/}/dev")" "probe --json $u"
 	expect_exit 3 "$STACKBENCH" run single-disk --devices "$u" --wipe --yes "${WL[@]}" --results "$SB_TMP/r"
 	assert_contains "$OUT" "$u: refusing: its backing device ${low#/dev/}: mounted on $SB_TMP/mnt" "run $u"
 	# --wipe lifts the signature reason only, the inherited one too
