@@ -603,13 +603,10 @@ static int check_loop_dir(struct ctx *c, bool enforce)
 	resolve_near(sb_state_dir(), sd, near, sizeof(sd));
 	resolve_near(dir, ld, near, sizeof(ld));
 	if (dir_within(ld, sd) || dir_within(sd, ld)) {
-		sb_error("%s: refusing it as the loop directory: it is %s the state directory %s "
+		const char *how = strcmp(ld, sd) == 0 ? "" : dir_within(ld, sd) ? "inside " : "above ";
+		sb_error("%s: refusing it as the loop directory: it is %sthe state directory %s "
 			 "(give --loop-dir a directory apart from it)",
-			 dir,
-			 strcmp(ld, sd) == 0  ? ""
-			 : dir_within(ld, sd) ? "inside"
-					      : "above",
-			 sb_state_dir());
+			 dir, how, sb_state_dir());
 		return SB_EXIT_USAGE;
 	}
 	/* the nearest existing directory: the loop directory is made later */

@@ -223,8 +223,7 @@ int sb_device_refuse(struct sb_device *d, unsigned bit, const char *text)
 	return 0;
 }
 
-/* Is l the device the loop device d reads (or l's disk, or a partition
- * of it: they overlap)? */
+/* Is l the very device (by number) that the loop device d reads? */
 static bool is_lower_of(const struct sb_device *l, const struct sb_device *d)
 {
 	return d->has_lower && l->major == d->lower_major && l->minor == d->lower_minor;
