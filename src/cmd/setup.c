@@ -11,9 +11,11 @@
 #include "util/size.h"
 #include "workload/workload.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -154,48 +156,125 @@ static const char *same_disk_why(const struct sb_device *a, const struct sb_devi
 		return "a disk and its own partition";
 	if (a->serial && b->serial && strcmp(a->serial, b->serial) == 0)
 		return "the same disk (same serial)";
+	if ((a->has_lower && a->lower_major == b->major && a->lower_minor == b->minor) ||
+	    (b->has_lower && b->lower_major == a->major && b->lower_minor == a->minor))
+		return "a loop device over the other";
+	if (a->has_lower && b->has_lower)
+		return "a loop device over the same device";
 	return "the same backing file";
 }
 
+/* Is l (or, for a partition, its disk) held O_EXCL by another program?
+ * -EBUSY with *what the node found held, else 0. A partition without a
+ * node (no udev) is judged by its disk. */
+static int held_excl(const struct sb_device *l, char *whole, size_t len, const char **what)
+{
+	int r = -ENOENT;
+
+	*what = l->path;
+	if (l->has_node || !l->is_partition)
+		r = sb_devlock_excl_open(l->path, NULL, NULL);
+	if (r != -EBUSY && l->is_partition && l->parent) {
+		snprintf(whole, len, "/dev/%s", l->parent);
+		if (access(whole, F_OK) == 0 &&
+		    (r = sb_devlock_excl_open(whole, NULL, NULL)) == -EBUSY)
+			*what = whole;
+	}
+	return r == -EBUSY ? r : 0;
+}
+
 /* Adds the refusal the probe cannot know: another program holds d (or, for
- * a partition, its disk) open O_EXCL. Skipped when the verdict already has
- * the claim's cause (a mount, holders, swap, a partition in use). */
-static int check_exclusive(struct sb_device *d)
+ * a partition, its disk) open O_EXCL, or, for a loop device over a block
+ * device, anything beneath it (a claim does not show through the loop).
+ * Skipped when the verdict already has the claim's cause (a mount,
+ * holders, swap, a partition in use, here or beneath). */
+static int check_exclusive(struct sb_device *d, const struct sb_probe *all)
 {
 	const unsigned claimed = SB_REFUSE_MOUNTED | SB_REFUSE_HOLDERS | SB_REFUSE_SWAP |
 				 SB_REFUSE_PARTITIONS | SB_REFUSE_DISK;
+	const struct sb_device *l = d;
+	_cleanup_free_ char *h = NULL, *s = NULL, *below = NULL;
 	char whole[300];
-	const char *what = d->path;
-	int r;
+	const char *what = NULL;
+	int r = 0;
 
 	if ((d->refuse & claimed) || geteuid() != 0)
 		return 0;
-	r = sb_devlock_excl_open(d->path, NULL, NULL);
-	if (r == 0 && d->is_partition && d->parent) {
-		snprintf(whole, sizeof(whole), "/dev/%s", d->parent);
-		if (access(whole, F_OK) == 0 &&
-		    (r = sb_devlock_excl_open(whole, NULL, NULL)) == -EBUSY)
-			what = whole;
-	}
+	for (int depth = 0; l && depth < 8; depth++, l = sb_device_lower(l, all))
+		if ((r = held_excl(l, whole, sizeof(whole), &what)) == -EBUSY)
+			break;
 	if (r != -EBUSY)
 		return 0;
-	_cleanup_free_ char *h = sb_devlock_holders(what);
-	_cleanup_free_ char *s = NULL;
-	if (asprintf(&s, "%s%s is held open exclusively by %s", what == d->path ? "" : "its disk ",
-		     what == d->path ? "it" : what,
+	h = sb_devlock_holders(what);
+	if ((l != d && asprintf(&below, "its backing device %s: ", l->path) < 0) ||
+	    asprintf(&s, "%s%s%s is held open exclusively by %s", below ? below : "",
+		     what == l->path ? "" : "its disk ", what == l->path ? "it" : what,
 		     h ? h : "another program (holder not found)") < 0)
 		return -ENOMEM;
 	return sb_device_refuse(d, SB_REFUSE_EXCL, s);
 }
 
+/* The smallest device each file system's mkfs accepts (measured with
+ * Debian 12's xfsprogs 6.1 and btrfs-progs 6.2: 299M and 100M are
+ * refused); the others fit in SB_DEVICE_MIN_BYTES. */
+static const struct {
+	const char *fs;
+	uint64_t min;
+} fs_min[] = {
+    {"xfs", 300ull << 20},
+    {"btrfs", 109ull << 20},
+};
+
+/* The stack is below its minimum when the largest file system any variant
+ * makes cannot fit in all of its devices together (a device of one slot
+ * must hold it alone; several may share it, as a stripe, or hold one part,
+ * as a log device, so only their sum is known to be too small). Found
+ * here, before the first variant, not by mkfs after the others ran. */
+static int check_size(struct ctx *c, struct sb_device **dev)
+{
+	const char *what = NULL;
+	uint64_t need = 0, total = 0;
+	char a[16], b[16];
+
+	for (size_t i = 0; i < c->n_var; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(fs_min); k++)
+			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_FS_TYPE), fs_min[k].fs) == 0 &&
+			    fs_min[k].min > need) {
+				need = fs_min[k].min;
+				what = fs_min[k].fs;
+			}
+	for (size_t k = 0; k < c->n_slots; k++) {
+		if (dev[k]->refuse & SB_REFUSE_SMALL) /* empty: said once */
+			return 0;
+		total += dev[k]->size;
+	}
+	if (!what || total >= need)
+		return 0;
+	if (c->n_slots == 1)
+		return sb_device_refuse_small(dev[0], need, what) < 0 ? -ENOMEM : 0;
+	for (size_t k = 0; k < c->n_slots; k++) {
+		_cleanup_free_ char *s = NULL;
+		if (asprintf(&s,
+			     "too small: the %zu devices hold %s together, %s needs at least %s",
+			     c->n_slots, sb_format_size(total, a, sizeof(a)), what,
+			     sb_format_size(need, b, sizeof(b))) < 0 ||
+		    sb_device_refuse(dev[k], SB_REFUSE_SMALL, s) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Every reason for every device, then one verdict. */
-static int check_devices(struct ctx *c, struct sb_device **dev, bool enforce)
+static int check_devices(struct ctx *c, struct sb_device **dev, const struct sb_probe *all,
+			 bool enforce)
 {
 	int refused = 0;
 
+	if (check_size(c, dev) < 0)
+		return SB_EXIT_FAILED;
 	for (size_t k = 0; k < c->n_slots; k++) {
 		struct sb_device *d = dev[k];
-		if (check_exclusive(d) < 0)
+		if (check_exclusive(d, all) < 0)
 			return SB_EXIT_FAILED;
 		for (size_t i = 0; d->reasons && d->reasons[i]; i++) {
 			if (c->o.wipe && d->reason_bits[i] == SB_REFUSE_SIGNATURES)
@@ -240,7 +319,10 @@ int sb_ctx_recheck(struct ctx *c)
 		    now[k]->size != was->size || (was->serial && !now[k]->serial) ||
 		    (was->serial && strcmp(was->serial, now[k]->serial) != 0) ||
 		    now[k]->backing_ino != was->backing_ino ||
-		    now[k]->backing_dev != was->backing_dev) {
+		    now[k]->backing_dev != was->backing_dev ||
+		    now[k]->has_lower != was->has_lower ||
+		    now[k]->lower_major != was->lower_major ||
+		    now[k]->lower_minor != was->lower_minor) {
 			sb_error("%s: refusing: not the device that was checked and confirmed "
 				 "(it changed since)",
 				 was->path);
@@ -248,7 +330,7 @@ int sb_ctx_recheck(struct ctx *c)
 			return SB_EXIT_REFUSED;
 		}
 	}
-	r = check_devices(c, now, true);
+	r = check_devices(c, now, p, true);
 	sb_probe_free(p);
 	return r;
 }
@@ -383,7 +465,7 @@ static int resolve_devices(struct ctx *c, bool enforce)
 		if (!used)
 			sb_warn("%s: not needed by the profile, left alone", devs[i]->path);
 	}
-	r = check_devices(c, c->dev, enforce);
+	r = check_devices(c, c->dev, c->probe, enforce);
 	return r ? r : check_discard(c, enforce);
 }
 
@@ -471,6 +553,93 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 }
 
+/* path made absolute and free of symlinks as far as it exists, the rest
+ * appended as written (two spellings of one directory compare equal);
+ * the part that exists in exist. */
+static void resolve_near(const char *path, char *out, char *exist, size_t len)
+{
+	char p[2 * PATH_MAX + 2], cwd[PATH_MAX];
+	size_t cut;
+
+	if (*path == '/')
+		snprintf(p, sizeof(p), "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		snprintf(p, sizeof(p), "%s/%s", cwd, path);
+	else
+		snprintf(p, sizeof(p), "/%s", path); /* unreachable cwd: as good a guess */
+	for (cut = strlen(p);; cut = (size_t)((char *)memrchr(p, '/', cut) - p)) {
+		char keep = p[cut];
+		p[cut] = '\0';
+		bool ok = realpath(*p ? p : "/", exist) != NULL;
+		p[cut] = keep;
+		if (ok || cut == 0) {
+			if (!ok)
+				snprintf(exist, len, "/");
+			snprintf(out, len, "%s%s", strcmp(exist, "/") == 0 ? "" : exist, p + cut);
+			if (!*out)
+				snprintf(out, len, "/");
+			return;
+		}
+	}
+}
+
+static bool dir_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return strncmp(a, b, n) == 0 && (a[n] == '/' || a[n] == '\0' || (n == 1 && *b == '/'));
+}
+
+/* --loop: the loop directory apart from the state directory (images
+ * inside a run's own tree leave a directory that refers to itself, and
+ * every later teardown --all fails on it), and room in it for the
+ * largest variant's images when full (sparse files fill as the workloads
+ * write: /var/tmp is often the disk holding /). Plan warns of the room. */
+static int check_loop_dir(struct ctx *c, bool enforce)
+{
+	char dir[PATH_MAX] = "", ld[PATH_MAX], sd[PATH_MAX], near[PATH_MAX], a[16], b[16];
+	uint64_t need = 0, avail;
+	size_t worst = 0;
+	struct statvfs sv;
+
+	for (size_t i = 0; i < c->n_var; i++) {
+		uint64_t n = sb_loop_plan_bytes(&c->plans[i], dir, sizeof(dir));
+		if (n > need) {
+			need = n;
+			worst = i;
+		}
+	}
+	if (!need || !*dir)
+		return 0;
+	resolve_near(sb_state_dir(), sd, near, sizeof(sd));
+	resolve_near(dir, ld, near, sizeof(ld));
+	if (dir_within(ld, sd) || dir_within(sd, ld)) {
+		const char *how = strcmp(ld, sd) == 0 ? "" : dir_within(ld, sd) ? "inside " : "above ";
+		sb_error("%s: refusing it as the loop directory: it is %sthe state directory %s "
+			 "(give --loop-dir a directory apart from it)",
+			 dir, how, sb_state_dir());
+		return SB_EXIT_USAGE;
+	}
+	/* the nearest existing directory: the loop directory is made later */
+	if (statvfs(near, &sv) < 0)
+		return 0; /* the loop step says why it cannot make it */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need <= avail)
+		return 0;
+	sb_format_size(avail, a, sizeof(a));
+	sb_format_size(need, b, sizeof(b));
+	if (!enforce) {
+		sb_warn("%s: run would refuse it: %s free, the loop images of variant %s need up "
+			"to %s",
+			dir, a, c->var[worst].name, b);
+		return 0;
+	}
+	sb_error("%s: refusing: %s free (%" PRIu64 " bytes), the loop images of variant %s need "
+		 "up to %s (%" PRIu64 " bytes) as they fill; give --loop-dir DIR on a larger file "
+		 "system, or --ram or --quick for smaller images",
+		 dir, a, avail, c->var[worst].name, b, need);
+	return SB_EXIT_REFUSED;
+}
+
 int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **argv, bool enforce)
 {
 	char **rest;
@@ -495,5 +664,6 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 		if (r)
 			return r;
 	}
-	return build_plans(c);
+	r = build_plans(c);
+	return r || !c->o.loop ? r : check_loop_dir(c, enforce);
 }

@@ -17,12 +17,30 @@ static const struct sb_opt teardown_opts[] = {
     {0},
 };
 
+/* What was and was not undone: "2 undone, 1 already gone (skipped)", and
+ * when it stopped, what stays. */
+static void undo_summary(const struct sb_exec *u, int r, size_t steps, char *buf, size_t len)
+{
+	size_t seen = u->undo_done + u->undo_gone + u->undo_mismatch + u->undo_failed;
+	int n =
+	    snprintf(buf, len, "%u undone, %u already gone (skipped)", u->undo_done, u->undo_gone);
+	if (n > 0 && (size_t)n < len && u->undo_mismatch)
+		n += snprintf(buf + n, len - n, ", %u left alone (not ours)", u->undo_mismatch);
+	if (n > 0 && (size_t)n < len && u->undo_failed)
+		n += snprintf(buf + n, len - n, ", %u failed, %zu before it not tried",
+			      u->undo_failed, steps > seen ? steps - seen : 0);
+	if (n > 0 && (size_t)n < len && r < 0 && !u->undo_failed && !u->undo_mismatch)
+		snprintf(buf + n, len - n, ", nothing touched");
+}
+
 static int teardown_one(const char *sd, const char *id, bool explicit_id)
 {
 	char dir[4096], journal[4200], lock[4200];
 	_cleanup_close_ int lfd = -1;
 	struct sb_exec u;
 	struct sb_jread jr = {0};
+	char tally[256];
+	size_t steps = 0;
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/%s", sd, id);
@@ -49,13 +67,16 @@ static int teardown_one(const char *sd, const char *id, bool explicit_id)
 	if (access(journal, F_OK) == 0 && sb_journal_read(journal, &jr) == 0) {
 		sb_info("%s: undoing %zu step%s%s", id, jr.n, jr.n == 1 ? "" : "s",
 			jr.torn ? " (torn last record skipped)" : "");
+		steps = jr.n;
 		sb_jread_free(&jr);
 	}
 	sb_exec_init(&u);
 	u.udev = sb_udev_running();
 	r = sb_exec_undo_journal(&u, journal);
+	undo_summary(&u, r, steps, tally, sizeof(tally));
 	if (r < 0) {
 		sb_error("%s: %s (journal kept)", id, u.errmsg ? u.errmsg : strerror(-r));
+		sb_info("%s: %s", id, tally);
 		sb_exec_release(&u);
 		return SB_EXIT_FAILED;
 	}
@@ -65,7 +86,7 @@ static int teardown_one(const char *sd, const char *id, bool explicit_id)
 		sb_error("%s: %s not removed: %s", id, dir, strerror(errno));
 		return SB_EXIT_FAILED;
 	}
-	sb_info("%s: torn down", id);
+	sb_info("%s: torn down (%s)", id, tally);
 	return 0;
 }
 

@@ -3,8 +3,10 @@
 #include "probe/probe-internal.h"
 #include "util/macro.h"
 #include "util/parse.h"
+#include "util/size.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -154,8 +156,8 @@ char *sb_transport_from(const char *name, const char *devpath, const char *id_bu
 }
 
 static const char *const refuse_names[SB_REFUSE_NBITS] = {
-    "mounted",	  "holders",  "swap", "root",	   "readonly", "signatures",
-    "partitions", "unprobed", "disk", "exclusive", "twice",    "changed",
+    "mounted",	"holders", "swap",	"root",	 "readonly", "signatures", "partitions",
+    "unprobed", "disk",	   "exclusive", "twice", "changed",  "small",
 };
 
 const char *sb_refuse_name(unsigned bit)
@@ -221,6 +223,23 @@ int sb_device_refuse(struct sb_device *d, unsigned bit, const char *text)
 	return 0;
 }
 
+/* Is l the very device (by number) that the loop device d reads? */
+static bool is_lower_of(const struct sb_device *l, const struct sb_device *d)
+{
+	return d->has_lower && l->major == d->lower_major && l->minor == d->lower_minor;
+}
+
+const struct sb_device *sb_device_lower(const struct sb_device *d, const struct sb_probe *all)
+{
+	for (size_t i = 0; d->has_lower && all && i < all->n; i++)
+		if (is_lower_of(&all->dev[i], d))
+			return &all->dev[i];
+	for (size_t i = 0; d->has_lower && all && i < all->n_below; i++)
+		if (is_lower_of(&all->below[i], d))
+			return &all->below[i];
+	return NULL;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return a && b && *a && strcmp(a, b) == 0;
@@ -240,6 +259,11 @@ bool sb_device_same_disk(const struct sb_device *a, const struct sb_device *b)
 	 * one size and one model. */
 	bool same_model = !a->model || !b->model || strcmp(a->model, b->model) == 0;
 	if (same_str(a->serial, b->serial) && a->size == b->size && same_model && !parts_apart)
+		return true;
+	if (is_lower_of(a, b) || is_lower_of(b, a))
+		return true;
+	if (a->has_lower && b->has_lower && a->lower_major == b->lower_major &&
+	    a->lower_minor == b->lower_minor)
 		return true;
 	return a->backing_ino && a->backing_dev == b->backing_dev &&
 	       a->backing_ino == b->backing_ino && !parts_apart;
@@ -302,7 +326,8 @@ static int find_twins(const struct sb_device *d, const struct sb_probe *all, cha
 		const struct sb_device *c = &all->dev[i];
 		if (c == d || (c->major == d->major && c->minor == d->minor) ||
 		    streq(c->parent, d->name) || streq(d->parent, c->name) ||
-		    sb_strv_contains(c->holders, d->name) || sb_strv_contains(d->holders, c->name))
+		    sb_strv_contains(c->holders, d->name) ||
+		    sb_strv_contains(d->holders, c->name) || is_lower_of(c, d) || is_lower_of(d, c))
 			continue;
 		if (sb_device_same_disk(c, d) && sb_strv_push(twins, c->name) < 0)
 			return -ENOMEM;
@@ -310,7 +335,83 @@ static int find_twins(const struct sb_device *d, const struct sb_probe *all, cha
 	return 0;
 }
 
+static int verdict_at(struct sb_device *d, const struct sb_probe *all, int depth);
+
+/* The chain of loop devices is followed this deep; the facts come from
+ * outside and could loop. */
+#define LOWER_DEPTH 8
+
+/* A loop device over a block device writes that device: every refusal of
+ * it, and of what lies beneath it, is d's too, bit for bit (so --wipe
+ * lifts an inherited signature and nothing else). Its verdict is worked
+ * out afresh on a copy, so the order of verdicts does not matter. */
+static int inherit_lower(struct sb_device *d, const struct sb_probe *all, int depth)
+{
+	const struct sb_device *l = sb_device_lower(d, all);
+	_cleanup_free_ char *s = NULL;
+	struct sb_device t;
+	int r;
+
+	if (d->lower_err) {
+		if (asprintf(&s, "what backs it is unknown (file or device): %s",
+			     strerror(-d->lower_err)) < 0)
+			return -ENOMEM;
+		s[43] = (char)tolower((unsigned char)s[43]); /* strerror capitalizes */
+		return sb_device_refuse(d, SB_REFUSE_UNPROBED, s);
+	}
+	if (!d->has_lower)
+		return 0;
+	if (!l || l == d || depth >= LOWER_DEPTH) {
+		if (asprintf(&s, "its backing device %u:%u %s", d->lower_major, d->lower_minor,
+			     !l ? "was not found" : "is part of a chain too deep to follow") < 0)
+			return -ENOMEM;
+		return sb_device_refuse(d, SB_REFUSE_UNPROBED, s);
+	}
+	t = *l;
+	t.reasons = NULL;
+	t.reason_bits = NULL;
+	r = verdict_at(&t, all, depth + 1);
+	for (size_t i = 0; r == 0 && t.reasons && t.reasons[i]; i++) {
+		free(s);
+		s = NULL;
+		if (asprintf(&s, "its backing device %s: %s", l->name, t.reasons[i]) < 0)
+			r = -ENOMEM;
+		else
+			r = sb_device_refuse(d, t.reason_bits[i], s);
+	}
+	sb_strv_free(t.reasons);
+	free(t.reason_bits);
+	return r;
+}
+
+int sb_device_refuse_small(struct sb_device *d, uint64_t min, const char *what)
+{
+	_cleanup_free_ char *s = NULL;
+	char have[16], need[16];
+
+	if (d->size >= min)
+		return 0;
+	if (d->size == 0)
+		s = strdup(d->cls == SB_CLASS_LOOP && !d->backing_file
+			       ? "empty (0 bytes): a loop device with nothing attached"
+			       : "empty (0 bytes)");
+	else if (asprintf(&s,
+			  "too small: %s (%" PRIu64 " bytes), %s needs at least %s (%" PRIu64
+			  " bytes)",
+			  sb_format_size(d->size, have, sizeof(have)), d->size, what,
+			  sb_format_size(min, need, sizeof(need)), min) < 0)
+		s = NULL;
+	if (!s)
+		return -ENOMEM;
+	return sb_device_refuse(d, SB_REFUSE_SMALL, s) < 0 ? -ENOMEM : 1;
+}
+
 int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
+{
+	return verdict_at(d, all, 0);
+}
+
+static int verdict_at(struct sb_device *d, const struct sb_probe *all, int depth)
 {
 	char **parts = NULL, **types = NULL, **twins = NULL;
 	int r = -ENOMEM;
@@ -357,6 +458,9 @@ int sb_device_verdict(struct sb_device *d, const struct sb_probe *all)
 	    inherit_disk(d, all) < 0)
 		goto out;
 	if (types && add_reason(d, SB_REFUSE_SIGNATURES, "carries signatures: ", types))
+		goto out;
+	if (inherit_lower(d, all, depth) < 0 ||
+	    sb_device_refuse_small(d, SB_DEVICE_MIN_BYTES, "any stack") < 0)
 		goto out;
 	if (d->sigs_err) {
 		_cleanup_free_ char *s = NULL;

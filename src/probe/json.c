@@ -47,6 +47,13 @@ json_object *sb_device_to_json(const struct sb_device *d)
 	json_object_object_add(o, "scheduler", str_or_null(d->scheduler));
 	json_object_object_add(o, "read_ahead_kb", json_object_new_int64(d->read_ahead_kb));
 	json_object_object_add(o, "backing_file", str_or_null(d->backing_file));
+	/* only for a loop over a block device: older readers see no change */
+	if (d->has_lower) {
+		json_object *l = json_object_new_object();
+		json_object_object_add(l, "major", json_object_new_int64(d->lower_major));
+		json_object_object_add(l, "minor", json_object_new_int64(d->lower_minor));
+		json_object_object_add(o, "backing_device", l);
+	}
 	json_object_object_add(o, "device_node", json_object_new_boolean(d->has_node));
 	json_object_object_add(o, "holders", strv_array(d->holders));
 	json_object_object_add(o, "mountpoints", strv_array(d->mounts));

@@ -46,7 +46,10 @@ void sb_probe_free(struct sb_probe *p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
 		device_clear(&p->dev[i]);
+	for (size_t i = 0; i < p->n_below; i++)
+		device_clear(&p->below[i]);
 	free(p->dev);
+	free(p->below);
 	free(p);
 }
 
@@ -175,6 +178,55 @@ static int read_signatures(struct sb_device *d, const struct sb_probe *all)
 	return 0;
 }
 
+/* need[i]: 1 asked for, 2 beneath a loop device asked for (judged with
+ * it, its signatures too, however deep the chain: one pass per level). */
+static void mark_needed(const struct sb_probe *p, const char *const *only, unsigned char *need)
+{
+	for (size_t i = 0; i < p->n; i++)
+		need[i] = only ? is_named(only, &p->dev[i]) : !boring(&p->dev[i]);
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < p->n; i++) {
+			const struct sb_device *l = need[i] ? sb_device_lower(&p->dev[i], p) : NULL;
+			if (l && !need[l - p->dev]) {
+				need[l - p->dev] = 2;
+				more = true;
+			}
+		}
+	}
+}
+
+/* Verdicts need every device (partitions, holders, what lies beneath), so
+ * they are computed before dropping what was not asked for; what lies
+ * beneath is kept in p->below. Signatures are read only for what is kept:
+ * opening devices is the slow part. */
+static int judge(struct sb_probe *p, const char *const *only)
+{
+	_cleanup_free_ unsigned char *need = calloc(p->n ? p->n : 1, sizeof(*need));
+	size_t keep = 0;
+	int r;
+
+	if (!need || !(p->below = calloc(p->n ? p->n : 1, sizeof(*p->below))))
+		return -ENOMEM;
+	mark_needed(p, only, need);
+	for (size_t i = 0; i < p->n; i++)
+		if (need[i] && (r = read_signatures(&p->dev[i], p)) < 0)
+			return r;
+	for (size_t i = 0; i < p->n; i++)
+		if (need[i] == 1 && (r = sb_device_verdict(&p->dev[i], p)) < 0)
+			return r;
+	for (size_t i = 0; i < p->n; i++) {
+		if (need[i] == 1)
+			p->dev[keep++] = p->dev[i];
+		else if (need[i] == 2)
+			p->below[p->n_below++] = p->dev[i];
+		else
+			device_clear(&p->dev[i]);
+	}
+	p->n = keep;
+	return 0;
+}
+
 int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **missing)
 {
 	/* NULL is fine: sysfs then */
@@ -182,7 +234,7 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 	struct sb_mounts *mounts = NULL;
 	struct sb_probe *p = NULL;
 	char **paths = NULL;
-	size_t n, keep;
+	size_t n;
 	int r;
 
 	*out = NULL;
@@ -239,6 +291,12 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 			d->backing_dev = w->backing_dev;
 			d->backing_ino = w->backing_ino;
 		}
+		if (w && !d->has_lower && !d->lower_err) {
+			d->has_lower = w->has_lower;
+			d->lower_major = w->lower_major;
+			d->lower_minor = w->lower_minor;
+			d->lower_err = w->lower_err;
+		}
 	}
 	for (size_t i = 0; only && only[i]; i++) {
 		size_t j;
@@ -252,28 +310,9 @@ int sb_probe_scan(const char *const *only, struct sb_probe **out, const char **m
 		}
 	}
 	qsort(p->dev, p->n, sizeof(*p->dev), device_cmp);
-	/* Verdicts need every device (partitions, holders), so compute them
-	 * before dropping what was not asked for. Signatures are read only for
-	 * what is kept: opening devices is the slow part. */
-	for (size_t i = 0; i < p->n; i++) {
-		struct sb_device *d = &p->dev[i];
-		bool want = only ? is_named(only, d) : !boring(d);
-		if (want && (r = read_signatures(d, p)) < 0)
-			goto out;
-		d->refuse = want ? 0 : ~0u; /* mark for dropping below */
-	}
-	for (size_t i = 0; i < p->n; i++)
-		if (p->dev[i].refuse != ~0u && (r = sb_device_verdict(&p->dev[i], p)) < 0)
-			goto out;
-	keep = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->dev[i].refuse == ~0u) {
-			device_clear(&p->dev[i]);
-			continue;
-		}
-		p->dev[keep++] = p->dev[i];
-	}
-	p->n = keep;
+	r = judge(p, only);
+	if (r < 0)
+		goto out;
 	*out = TAKE_PTR(p);
 	r = 0;
 out:

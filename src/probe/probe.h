@@ -34,8 +34,12 @@ enum {
 	SB_REFUSE_EXCL = 1 << 9,       /* another program holds it open O_EXCL (run's check) */
 	SB_REFUSE_TWICE = 1 << 10,     /* one disk under two names (two paths, one image twice) */
 	SB_REFUSE_CHANGED = 1 << 11,   /* not the device checked before (re-probe) */
+	SB_REFUSE_SMALL = 1 << 12,     /* empty (a detached loop device) or too small to build on */
 };
-#define SB_REFUSE_NBITS 12
+#define SB_REFUSE_NBITS 13
+/* Nothing can be built on less: a partition table, an md superblock or a
+ * file system's own metadata take about this much. */
+#define SB_DEVICE_MIN_BYTES (1u << 20)
 
 struct sb_signature {
 	char *type;  /* "ext4", "linux_raid_member", "LVM2_member", "gpt", "dos" */
@@ -77,11 +81,24 @@ struct sb_device {
 	unsigned *reason_bits;
 	/* loop: the backing file's st_dev and st_ino (0 when unknown) */
 	uint64_t backing_dev, backing_ino;
+	/* loop over a block device (a disk, a partition, another loop, an md
+	 * array, through any node or symlink): that device's number. Writing
+	 * the loop writes it, and the kernel lists the loop as no holder of
+	 * it, so the verdict takes over every refusal of it (classify.c). */
+	bool has_lower;
+	unsigned lower_major, lower_minor;
+	/* -errno when what backs the loop could not be told (file or device) */
+	int lower_err;
 };
 
 struct sb_probe {
 	struct sb_device *dev;
 	size_t n;
+	/* Devices beneath loop devices in dev[] that were not asked for
+	 * themselves: kept for their facts (sb_device_lower, the run's
+	 * O_EXCL proof), never listed nor found by name. */
+	struct sb_device *below;
+	size_t n_below;
 };
 
 /* Scan all block devices (skipping ram, zram and detached loop devices
@@ -121,7 +138,14 @@ int sb_device_refuse(struct sb_device *d, unsigned bit, const char *text);
 /* Do a and b (distinct entries) reach one physical disk, or overlap (a disk
  * and its own partition)? Same major:minor, a parent/child pair, the same
  * serial/WWID (multipath, a dual-ported disk) or, for loop devices, the
- * same backing inode. Pure. */
+ * same backing inode, or a loop device over the other (or two loop devices
+ * over one block device). Pure. */
 bool sb_device_same_disk(const struct sb_device *a, const struct sb_device *b);
+/* The device a loop device d reads and writes (has_lower), from all by
+ * device number; NULL for a loop over a file, or when it is not in all. */
+const struct sb_device *sb_device_lower(const struct sb_device *d, const struct sb_probe *all);
+/* Refuses d (SB_REFUSE_SMALL) when it is smaller than min bytes, naming
+ * both sizes and what needs min (e.g. "xfs"). 0, 1 when refused, -ENOMEM. */
+int sb_device_refuse_small(struct sb_device *d, uint64_t min, const char *what);
 /* Parses a class name back ("hdd" -> SB_CLASS_HDD); SB_CLASS_UNKNOWN if none. */
 enum sb_class sb_class_from_name(const char *s);

@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -118,6 +120,39 @@ static bool node_matches(const char *path, unsigned maj, unsigned min)
 	return S_ISBLK(st.st_mode) && major(st.st_rdev) == maj && minor(st.st_rdev) == min;
 }
 
+/* What a loop device reads: the kernel's own answer (LOOP_GET_STATUS64's
+ * lo_rdevice, the backing inode's rdev, 0 for a regular file) when the
+ * node opens, else the backing path's stat (the path sysfs shows is the
+ * node actually opened, symlinks resolved; " (deleted)" when it is gone).
+ * A partition of a loop device takes its disk's (probe.c). */
+static void read_lower(struct sb_device *d, const struct stat *st, int serr)
+{
+	struct loop_info64 li;
+	int fd;
+
+	if (!st)
+		return;
+	fd = d->has_node ? open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
+		close(fd);
+		d->has_lower = li.lo_rdevice != 0;
+		d->lower_major = major(li.lo_rdevice);
+		d->lower_minor = minor(li.lo_rdevice);
+		return;
+	}
+	d->lower_err = fd >= 0 ? negerrno() : 0;
+	if (fd >= 0)
+		close(fd);
+	if (serr == 0) {
+		d->lower_err = 0;
+		d->has_lower = S_ISBLK(st->st_mode);
+		d->lower_major = major(st->st_rdev);
+		d->lower_minor = minor(st->st_rdev);
+	} else if (!d->lower_err) {
+		d->lower_err = serr;
+	}
+}
+
 int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_device *u)
 {
 	_cleanup_free_ char *real = NULL, *dev = NULL, *pdir = NULL, *sched = NULL;
@@ -218,9 +253,14 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 	d->backing_file = read_str(whole, "loop/backing_file");
 	/* The same file attached twice is one disk under two names. */
 	struct stat bst;
-	if (d->backing_file && !*sb_probe_root() && stat(d->backing_file, &bst) == 0) {
-		d->backing_dev = bst.st_dev;
-		d->backing_ino = bst.st_ino;
+	int serr = -ENOENT;
+	if (d->backing_file && !*sb_probe_root()) {
+		serr = stat(d->backing_file, &bst) == 0 ? 0 : negerrno();
+		if (serr == 0) {
+			d->backing_dev = bst.st_dev;
+			d->backing_ino = bst.st_ino;
+		}
+		read_lower(d, d->is_partition ? NULL : &bst, serr);
 	}
 
 	d->transport = sb_transport_from(d->name, d->syspath,

@@ -875,6 +875,7 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 		r = check_rec(x, &u[i]);
 		if (r == SB_GONE) {
 			sb_exec_log(x, "== undo step %u (%s): already gone\n", rec->step, l->kind);
+			x->undo_gone++;
 			continue;
 		}
 		if (r == -ESTALE) {
@@ -892,6 +893,10 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 			sb_exec_log(x, "== undo step %u: %s\n", rec->step, undo ? undo : l->kind);
 			sb_verbose("undo step %u: %s", rec->step, undo ? undo : l->kind);
 			r = l->undo(u[i].args, rec->result, x);
+			if (r == SB_GONE)
+				x->undo_gone++;
+			else if (r == 0)
+				x->undo_done++;
 		}
 		if (r < 0) {
 			x->undo_failed++;

@@ -207,8 +207,11 @@ int sb_ident_check(const char *dev, json_object *want, struct sb_exec *x, char *
 		      (sb_json_str(want, "serial") && *sb_json_str(want, "serial"));
 	a = sb_json_i64(cur, "size", -1);
 	b = sb_json_i64(want, "size", -1);
-	if (b > 0 && a == 0)
-		return SB_GONE; /* an empty loop or a removed medium */
+	/* An empty loop or a removed medium holds nothing of ours, even when
+	 * it was empty when journaled (a run of an earlier version on a
+	 * detached loop device): its undo could only fail with EIO. */
+	if (a == 0)
+		return SB_GONE;
 	if (a != b && !strong)
 		return differs(why, dev, "size %lld != journaled %lld bytes", (long long)a,
 			       (long long)b);

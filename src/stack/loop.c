@@ -59,6 +59,26 @@ static int describe(const void *args, char **what, char **undo)
 	return 0;
 }
 
+uint64_t sb_loop_plan_bytes(const struct sb_plan *p, char *dir, size_t len)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_loop_args *a = p->steps[i].args;
+		if (p->steps[i].kind != SB_STEP_LOOP)
+			continue;
+		total += a->size;
+		if (dir && len) {
+			/* "LOOP_DIR/${id}", as plan.c makes it */
+			const char *tail = strrchr(a->dir, '/');
+			int n = tail && strcmp(tail, "/${id}") == 0 ? (int)(tail - a->dir)
+								    : (int)strlen(a->dir);
+			snprintf(dir, len, "%.*s", n, a->dir);
+		}
+	}
+	return total;
+}
+
 /* The nearest existing directory at or above path. */
 static int fs_of(const char *path, struct statfs *sf)
 {

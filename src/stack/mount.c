@@ -6,6 +6,7 @@
  * (retrying while the kernel is still busy) and removes the mount point,
  * which must lie in the run directory. */
 #include "stack/layers.h"
+#include "stack/state.h"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -141,41 +142,88 @@ static bool under(const char *link, const char *dir, size_t dl)
 	return strncmp(t, dir, dl) == 0 && (t[dl] == '\0' || t[dl] == '/');
 }
 
-/* Signals every process with its cwd, root or an open file inside the mount
- * point: a workload left running by a run that was killed (kill -9 does not
- * reach the workload, which has its own process group). Like fuser -k. */
-static int kill_users(const char *dir, int sig, struct sb_exec *x)
+/* Was pid started by the run run_id? Its environment carries the run id
+ * (SB_RUN_ENV, inherited from the run): a process another user started
+ * in the mount point does not. */
+static bool started_by(pid_t pid, const char *run_id)
 {
+	char p[64], buf[65536], want[128];
+	ssize_t n, wl;
+	_cleanup_close_ int fd = -1;
+
+	snprintf(p, sizeof(p), "/proc/%d/environ", pid);
+	wl = snprintf(want, sizeof(want), "%s=%s", SB_RUN_ENV, run_id ? run_id : "");
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (!run_id || fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *e = buf; e < buf + n; e += strlen(e) + 1)
+		if (strncmp(e, want, (size_t)wl) == 0 && e[wl] == '\0')
+			return true;
+	return false;
+}
+
+/* Does pid have its cwd, root or an open file inside dir? */
+static bool uses(pid_t pid, const char *dir, size_t dl)
+{
+	char p[300];
+	bool hit;
+
+	snprintf(p, sizeof(p), "/proc/%d/cwd", pid);
+	hit = under(p, dir, dl);
+	snprintf(p, sizeof(p), "/proc/%d/root", pid);
+	hit |= under(p, dir, dl);
+	snprintf(p, sizeof(p), "/proc/%d/fd", pid);
+	DIR *fd = hit ? NULL : opendir(p);
+	struct dirent *f;
+	while (fd && (f = readdir(fd)) && !hit) {
+		char l[600];
+		snprintf(l, sizeof(l), "%s/%s", p, f->d_name);
+		hit = under(l, dir, dl);
+	}
+	if (fd)
+		closedir(fd);
+	return hit;
+}
+
+/* Signals every process the run started that has its cwd, root or an open
+ * file inside the mount point: a workload left running by a run that was
+ * killed (kill -9 does not reach the workload, which has its own process
+ * group). Others using it are never signalled: they are named in *others
+ * ("pid 42 (bash)"), for the caller to stop and say who holds the mount. */
+static int kill_users(const char *dir, int sig, struct sb_exec *x, char **others)
+{
+	const char *run_id = x->run_dir ? strrchr(x->run_dir, '/') : NULL;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	size_t dl = strlen(dir);
 	int n = 0;
 
+	run_id = run_id ? run_id + 1 : getenv(SB_RUN_ENV);
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char p[300];
-		bool hit;
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid <= 0 || pid == getpid())
+		if (pid <= 0 || pid == getpid() || !uses(pid, dir, dl))
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/cwd", pid);
-		hit = under(p, dir, dl);
-		snprintf(p, sizeof(p), "/proc/%d/root", pid);
-		hit |= under(p, dir, dl);
-		snprintf(p, sizeof(p), "/proc/%d/fd", pid);
-		DIR *fd = hit ? NULL : opendir(p);
-		struct dirent *f;
-		while (fd && (f = readdir(fd)) && !hit) {
-			char l[600];
-			snprintf(l, sizeof(l), "%s/%s", p, f->d_name);
-			hit = under(l, dir, dl);
+		if (!started_by(pid, run_id)) {
+			char p[64], comm[64] = "?", *s = NULL;
+			snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+			_cleanup_fclose_ FILE *c = fopen(p, "re");
+			if (c && fgets(comm, sizeof(comm), c))
+				comm[strcspn(comm, "\n")] = '\0';
+			if (asprintf(&s, "%s%spid %d (%s)", *others ? *others : "",
+				     *others ? ", " : "", pid, comm) >= 0) {
+				free(*others);
+				*others = s;
+			}
+			continue;
 		}
-		if (fd)
-			closedir(fd);
-		if (hit && kill(pid, sig) == 0) {
-			sb_exec_log(x, "%s: sent signal %d to pid %d, which uses it\n", dir, sig,
-				    pid);
+		if (kill(pid, sig) == 0) {
+			sb_exec_log(x,
+				    "%s: sent signal %d to pid %d, which the run started and which "
+				    "uses it\n",
+				    dir, sig, pid);
 			n++;
 		}
 	}
@@ -195,10 +243,18 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 			if (errno != EBUSY)
 				return sb_exec_fail(x, negerrno(), "umount %s: %s", dir,
 						    strerror(errno));
-			if (i == 20)
-				kill_users(dir, SIGTERM, x);
-			if (i == 60)
-				kill_users(dir, SIGKILL, x);
+			if (i == 20 || i == 60) {
+				_cleanup_free_ char *others = NULL;
+				kill_users(dir, i == 20 ? SIGTERM : SIGKILL, x, &others);
+				/* not ours to stop: say who, leave it mounted */
+				if (others)
+					return sb_exec_fail(
+					    x, -EBUSY,
+					    "umount %s: busy: used by %s, which this "
+					    "run did not start (stop it, then run "
+					    "teardown again)",
+					    dir, others);
+			}
 			struct timespec ts = {0, 100 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}

@@ -180,6 +180,9 @@ struct sb_exec {
 	/* Undo: objects left alone because their identity differs from the
 	 * journal's (each said in run.log and in errmsg). */
 	unsigned undo_mismatch;
+	/* Undo: steps undone, and steps whose objects were already gone
+	 * (skipped: they count as undone), for teardown's report. */
+	unsigned undo_done, undo_gone;
 	/* The step failed because a safety check refused (a device held open
 	 * exclusively by another program, a loop directory on tmpfs): exit 3. */
 	bool refused;
@@ -323,6 +326,9 @@ void sb_stack_cfg_free(struct sb_stack_cfg *s);
 
 /* ---- plan.c (pure) ---- */
 #define SB_LOOP_DIR_DEFAULT "/var/tmp/stackbench"
+/* loop.c: the bytes p's loop images take when full (0: p makes none), and
+ * the loop directory they go in (its per-run directory stripped) in dir. */
+uint64_t sb_loop_plan_bytes(const struct sb_plan *p, char *dir, size_t len);
 struct sb_plan_in {
 	bool loop;
 	bool quick;

@@ -123,6 +123,8 @@ int sb_runstate_create(struct sb_runstate *rs, const char **what)
 		r = negerrno();
 		goto fail;
 	}
+	if (setenv(SB_RUN_ENV, rs->run_id, 1) < 0)
+		return negerrno(); /* the directory is the caller's to remove now */
 	return 0;
 fail:
 	if (rs->lock_fd >= 0)

@@ -18,6 +18,11 @@ struct sb_runstate {
 	}
 
 #define SB_STATE_DIR_DEFAULT "/var/lib/stackbench"
+/* Set to the run id in the run's own environment once its directory
+ * exists: every process it starts (workloads and what they start)
+ * inherits it, which is how teardown tells the run's processes from
+ * others that use its mount. */
+#define SB_RUN_ENV "STACKBENCH_RUN_ID"
 
 /* $STACKBENCH_STATE_DIR, or the default. */
 const char *sb_state_dir(void);

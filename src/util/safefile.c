@@ -14,7 +14,8 @@ const char *sb_trust_text(int r)
 {
 	switch (r) {
 	case -ELOOP:
-		return "is a symbolic link (refused: give the real directory)";
+		return "is a symbolic link, or a path through one (refused: give the real "
+		       "directory)";
 	case -EPERM:
 		return "is owned by another user (refused: it could be changed under us)";
 	case -EACCES:
@@ -23,24 +24,6 @@ const char *sb_trust_text(int r)
 		return "is not a directory";
 	}
 	return strerror(-r);
-}
-
-static int mkdir_parents(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return negerrno();
-		*s = '/';
-	}
-	if (mkdir(p, mode) < 0 && errno != EEXIST)
-		return negerrno();
-	return 0;
 }
 
 static int check_owner_mode(const struct stat *st, bool owner_too)
@@ -52,22 +35,53 @@ static int check_owner_mode(const struct stat *st, bool owner_too)
 	return 0;
 }
 
+int sb_dir_open_nofollow(const char *path, bool create, mode_t mode)
+{
+	_cleanup_free_ char *p = strdup(path);
+	char *save = NULL, *next;
+	struct stat st;
+	int fd, r;
+
+	if (!p)
+		return -ENOMEM;
+	if (!*path)
+		return -ENOENT;
+	fd = open(*path == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return negerrno();
+	for (char *c = strtok_r(p, "/", &save); c; c = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (create && strcmp(c, ".") && strcmp(c, "..") &&
+		    mkdirat(fd, c, next ? 0755 : mode) < 0 && errno != EEXIST) {
+			r = negerrno();
+			close(fd);
+			return r;
+		}
+		int sub = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			r = negerrno();
+			/* O_NOFOLLOW on a symlink to a directory: ENOTDIR (with
+			 * O_DIRECTORY) or ELOOP; say which it is. */
+			if ((r == -ENOTDIR || r == -ELOOP) &&
+			    fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				r = -ELOOP;
+			close(fd);
+			return r;
+		}
+		close(fd);
+		fd = sub;
+	}
+	return fd;
+}
+
 int sb_dir_open_trusted(const char *path, bool create, mode_t mode)
 {
 	struct stat st;
 	int r = 0;
+	int fd = sb_dir_open_nofollow(path, create, mode);
 
-	if (create && (r = mkdir_parents(path, mode)) < 0)
-		return r;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = negerrno();
-		/* O_NOFOLLOW on a symlink to a directory: ENOTDIR (with
-		 * O_DIRECTORY) or ELOOP; say which it is. */
-		if ((r == -ENOTDIR || r == -ELOOP) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-			return -ELOOP;
-		return r;
-	}
+	if (fd < 0)
+		return fd;
 	if (fstat(fd, &st) < 0)
 		r = negerrno();
 	else
@@ -127,5 +141,28 @@ int sb_open_append_at(int dfd, const char *name, mode_t mode)
 		close(fd);
 		return -EINVAL;
 	}
+	return fd;
+}
+
+int sb_create_new(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	const char *base = slash ? slash + 1 : path;
+	int dfd, fd;
+
+	if (!dir)
+		return -ENOMEM;
+	if (!*base)
+		return -EISDIR;
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	dfd = sb_dir_open_nofollow(slash ? dir : ".", false, 0);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		fd = negerrno();
+	close(dfd);
 	return fd;
 }

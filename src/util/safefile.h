@@ -11,10 +11,15 @@
 /* Why a directory is not trusted (static text for messages). */
 const char *sb_trust_text(int r);
 
-/* Opens path as a directory (created with mode, parents too, when create):
- * the last component must not be a symlink (-ELOOP), it must be owned by
- * the caller (-EPERM) and not writable by group or others (-EACCES).
- * Returns the fd (O_CLOEXEC) or -errno. */
+/* Opens path as a directory one component at a time, each with
+ * O_NOFOLLOW|O_DIRECTORY from the one before (created when create:
+ * parents 0755, the last with mode): no symlink on the way is followed,
+ * not only the last (-ELOOP). Returns the fd (O_CLOEXEC) or -errno. */
+int sb_dir_open_nofollow(const char *path, bool create, mode_t mode);
+
+/* sb_dir_open_nofollow, and the directory must be owned by the caller
+ * (-EPERM) and not writable by group or others (-EACCES). Returns the fd
+ * (O_CLOEXEC) or -errno. */
 int sb_dir_open_trusted(const char *path, bool create, mode_t mode);
 
 /* Is this file's mode and owner acceptable for a profile a root run
@@ -26,6 +31,12 @@ int sb_file_trusted(const char *path, bool owner_too);
  * written, fsynced and renamed over name (a symlink there is replaced,
  * never followed). 0 or -errno. */
 int sb_write_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
+
+/* Creates path as a new regular file for writing, never through a symlink
+ * (O_CREAT|O_EXCL|O_NOFOLLOW in its directory, itself reached without
+ * following one): an existing file or link there is -EEXIST, never
+ * truncated. Returns the fd or -errno. */
+int sb_create_new(const char *path, mode_t mode);
 
 /* Opens dfd/name for appending, creating it, never through a symlink.
  * Returns the fd or -errno. */

@@ -303,6 +303,28 @@ static void print_summary(const struct sb_wl_result *r)
 	printf("\n");
 }
 
+/* What sb_create_new will say at the end, said before the workloads run:
+ * the file must be new, its directory reached through no symlink. */
+static int bonnie_check(const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	struct stat st;
+	int fd;
+
+	if (!dir)
+		return -ENOMEM;
+	if (lstat(path, &st) == 0)
+		return -EEXIST;
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	fd = sb_dir_open_nofollow(slash ? dir : ".", false, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, const char *name)
 {
 	const struct sb_wl_result *seq = NULL, *meta = NULL;
@@ -321,9 +343,22 @@ static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, co
 	line = sb_bonnie_csv_line(seq, meta, name);
 	if (!line)
 		return -ENOMEM;
-	f = fopen(path, "we");
-	if (!f)
+	/* Written as root: a file or a link already there is refused, never
+	 * truncated or followed, and so is a symlink on the way to it. */
+	int fd = sb_create_new(path, 0644);
+	if (fd == -EEXIST)
+		return sb_error("%s: refusing: it exists (a file or a link; give a new name)",
+				path),
+		       fd;
+	if (fd == -ELOOP)
+		return sb_error("%s: refusing: %s", path, sb_trust_text(fd)), fd;
+	if (fd < 0)
+		return sb_error_errno(fd, "%s", path);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
 		return sb_error_errno(-errno, "%s", path);
+	}
 	fprintf(f, "%s\n", line);
 	if (fclose(f) != 0)
 		return sb_error_errno(-errno, "%s", path);
@@ -392,6 +427,18 @@ int cmd_bench(int argc, char **argv)
 			free(a.specs);
 			return SB_EXIT_USAGE;
 		}
+	}
+	/* The --bonnie file is made new at the end (sb_create_new): one that is
+	 * there already is refused now, not after the workloads ran. */
+	if (a.bonnie && (r = bonnie_check(a.bonnie)) < 0) {
+		if (r == -EEXIST)
+			sb_error("%s: refusing: it exists (a file or a link; give a new name)",
+				 a.bonnie);
+		else
+			sb_error("%s: refusing: its directory %s", a.bonnie,
+				 r == -ELOOP ? sb_trust_text(r) : strerror(-r));
+		free(a.specs);
+		return SB_EXIT_USAGE;
 	}
 	if (a.results && mkdir(a.results, 0755) < 0 && errno != EEXIST) {
 		sb_error_errno(-errno, "%s", a.results);
