@@ -12,6 +12,9 @@ PKGS      := blkid libudev mount devmapper fdisk smartcols json-c liburing
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 
 CFLAGS    ?= -O2 -g
+# The preprocessor flags a packager gives (Debian: -D_FORTIFY_SOURCE=2 from
+# dpkg-buildflags) reach every compile line, as make's own rules would pass them.
+CPPFLAGS  ?=
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
              -fno-strict-aliasing -D_GNU_SOURCE -Isrc \
              -DSB_VERSION='"$(VERSION)"' -DSB_DATADIR='"$(DATADIR)"' \
@@ -43,11 +46,11 @@ $(BUILD)/stackbench: $(OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS) -lcmocka
 
 -include $(OBJS:.o=.d)
 
