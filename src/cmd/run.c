@@ -189,6 +189,21 @@ static int check_programs(struct ctx *c)
 	return missing ? SB_EXIT_FAILED : 0;
 }
 
+/* A mistyped mount option or mkfs word is found now, not when its variant
+ * mounts after the others have run: the notes (what was checked, what
+ * could not be) go into the plan shown. */
+static int check_words(struct ctx *c, char **notes)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(notes, &len);
+	int r;
+	if (!f)
+		return SB_EXIT_FAILED;
+	r = sb_ctx_check_words(c, f);
+	fclose(f);
+	return r;
+}
+
 static int profile_json(struct ctx *c, struct sb_resultset *set)
 {
 	_cleanup_free_ char *text = NULL;
@@ -269,7 +284,7 @@ int cmd_run(int argc, char **argv)
 	struct sb_resultset *set = NULL;
 	struct sb_devlock locks;
 	int r, code = 0;
-	_cleanup_free_ char *plan_text = NULL;
+	_cleanup_free_ char *plan_text = NULL, *checks = NULL;
 	size_t plan_len = 0;
 	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
 	_cleanup_close_ int res_fd = -1;
@@ -304,6 +319,8 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
+	if (r == 0)
+		r = check_words(&c, &checks);
 	if (r)
 		goto out;
 	if (c.o.devices) {
@@ -355,6 +372,7 @@ int cmd_run(int argc, char **argv)
 	FILE *pf = open_memstream(&plan_text, &plan_len);
 	if (pf) {
 		sb_ctx_print_plans(&c, pf);
+		fputs(checks ? checks : "", pf);
 		fclose(pf);
 		r = sb_write_at(res_fd, "plan.txt", plan_text, plan_len, 0644);
 		if (r < 0)
