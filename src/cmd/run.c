@@ -36,6 +36,9 @@ static const struct sb_opt run_opts[] = {
     {"ram", OPT_RAM, "SIZE",
      "size data sets from this RAM figure, not the machine's (the same test on every host "
      "of a fleet)"},
+    {"fail-fast", OPT_FAIL_FAST, NULL,
+     "stop at the first variant that fails (by default the others go on, and the failed "
+     "one is recorded as failed)"},
     {"cap-cache", OPT_CAP_CACHE, NULL,
      "with --ram: run each workload in a memory cgroup limited to that size, so the page "
      "cache holds no more than such a machine's would (a data set of twice --ram is then "
@@ -44,6 +47,23 @@ static const struct sb_opt run_opts[] = {
 };
 
 static volatile sig_atomic_t g_stop, g_wl_stop;
+static bool g_fail_fast;
+
+static int run_on_opt(int key, const char *arg, void *ud)
+{
+	if (key != OPT_FAIL_FAST)
+		return sb_cmd_on_opt(key, arg, ud);
+	g_fail_fast = true;
+	return 0;
+}
+
+/* Does a variant's exit code end the run? An interruption and a safety
+ * refusal always do; a failed step or workload only with --fail-fast (the
+ * variant was torn down and is recorded as failed; the others go on). */
+static bool ends_run(int code)
+{
+	return code && (code != SB_EXIT_FAILED || g_fail_fast);
+}
 
 static void on_signal(int sig)
 {
@@ -278,12 +298,12 @@ int cmd_run(int argc, char **argv)
 	    "Build the stack of every variant, run its workloads, tear it down, and "
 	    "write a result set.",
 	    run_opts,
-	    sb_cmd_on_opt,
+	    run_on_opt,
 	    &c.o};
 	struct sb_runstate rs = SB_RUNSTATE_INIT;
 	struct sb_resultset *set = NULL;
 	struct sb_devlock locks;
-	int r, code = 0;
+	int r, code = 0, failed = 0;
 	_cleanup_free_ char *plan_text = NULL, *checks = NULL;
 	size_t plan_len = 0;
 	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
@@ -441,12 +461,12 @@ int cmd_run(int argc, char **argv)
 		if (!set->profile)
 			set->profile = json_object_new_object();
 		json_object_object_add(set->profile, "schedule", sched);
-		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
+		for (unsigned rep = 0, more = 1; rep < n_rep && more && !ends_run(code); rep++) {
 			size_t order[c.n_var ? c.n_var : 1];
 			json_object *round = json_object_new_array();
 			sb_vrun_order(order, c.n_var, seed, rep);
 			more = 0;
-			for (size_t k = 0; k < c.n_var && !code; k++) {
+			for (size_t k = 0; k < c.n_var && !ends_run(code); k++) {
 				size_t i = shuffle ? order[k] : k;
 				if (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep))
 					continue;
@@ -456,6 +476,7 @@ int cmd_run(int argc, char **argv)
 				vr.index = i;
 				more = 1;
 				code = sb_vrun(&vr, rep, &set->var[i]);
+				failed += code == SB_EXIT_FAILED;
 			}
 			if (json_object_array_length(round))
 				json_object_array_add(rounds, round);
@@ -464,15 +485,21 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 
+	/* Failed variants the run went past: the report shows them, exit 1. */
+	if (!ends_run(code) && failed)
+		code = SB_EXIT_FAILED;
 	r = write_results(set, res_fd);
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot write result.json", rs.results);
-	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
+	else if (!ends_run(code) && sb_report_print(set, "text", stdout, NULL) == 0)
 		printf("\nresults: %s\n", rs.results);
-	else if (!code)
+	else if (!ends_run(code))
 		printf("%s\n", rs.results);
 	if (code == SB_EXIT_INTERRUPTED)
 		sb_error("interrupted: torn down");
+	if (failed && !g_fail_fast && code == SB_EXIT_FAILED)
+		sb_error("%d variant run%s failed (see result.json and run.log)", failed,
+			 failed == 1 ? "" : "s");
 	r = code ? code : (r < 0 ? SB_EXIT_FAILED : 0);
 
 out_dir:

@@ -25,6 +25,7 @@ enum {
 	OPT_LOOP_DIR,
 	OPT_RAM,
 	OPT_CAP_CACHE,
+	OPT_FAIL_FAST,
 };
 
 struct opts {

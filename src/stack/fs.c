@@ -242,7 +242,6 @@ static int mkfs_cmd(struct sb_exec *x, const char *const *argv)
 				: sb_tool_msg(c.out, c.out_len, SB_TOOL_MSG_MAX, "    ");
 		r = sb_exec_fail(x, -EIO, "%s exited with status %d%s%s", txt ? txt : argv[0],
 				 c.status, why && *why ? ":\n    " : "", why ? why : "");
-		sb_exec_log(x, "!! %s\n", x->errmsg ? x->errmsg : "mkfs failed");
 	}
 	sb_child_release(&c);
 	return r;

@@ -89,13 +89,35 @@ static json_object *precondition_record(const struct sb_vrun *vr, const char *mn
 	return o;
 }
 
+/* What result.json keeps of a failed variant: the step ("2 mkfs",
+ * "workload seq", "teardown"), the exit code and the message, the tool's
+ * own words included. The first failure is the one kept. */
+static void note_failure(json_object **failed, const char *step, int code, const char *msg)
+{
+	if (*failed)
+		return;
+	*failed = json_object_new_object();
+	json_object_object_add(*failed, "step", json_object_new_string(step));
+	json_object_object_add(*failed, "exit", json_object_new_int(code));
+	json_object_object_add(*failed, "message", json_object_new_string(msg ? msg : "failed"));
+}
+
+/* "2 mkfs": the step that began last (the one that failed). */
+static char *failed_step(const struct sb_plan *p, unsigned began)
+{
+	unsigned n = began ? began : 1;
+	const char *kind = n <= p->n ? sb_layer_get(p->steps[n - 1].kind)->kind : "step";
+	char *s = NULL;
+	return asprintf(&s, "%u %s", n, kind) < 0 ? NULL : s;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
 	struct sb_exec x, u;
 	struct sb_wl_result **wl = NULL;
-	json_object *pre = NULL;
+	json_object *pre = NULL, *failed = NULL;
 	bool fresh = false;
 	size_t n_wl = 0;
 	int r, code = 0;
@@ -130,10 +152,13 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	} else {
 		r = sb_exec_plan(&x, vr->plan);
 		if (r < 0) {
+			_cleanup_free_ char *step = failed_step(vr->plan, x.steps_done);
 			sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
 			code = *vr->stop   ? SB_EXIT_INTERRUPTED
 			       : x.refused ? SB_EXIT_REFUSED
 					   : SB_EXIT_FAILED;
+			note_failure(&failed, step ? step : "step", code,
+				     x.errmsg ? x.errmsg : strerror(-r));
 		}
 	}
 
@@ -205,6 +230,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 				dprintf(rs->log_fd, "!! workload %s: %s\n", spec,
 					err ? err : strerror(-r));
 				code = *vr->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+				_cleanup_free_ char *step = NULL;
+				if (asprintf(&step, "workload %s", spec) < 0)
+					step = NULL;
+				note_failure(&failed, step ? step : "workload", code,
+					     err ? err : strerror(-r));
 				free(err);
 				break;
 			}
@@ -230,6 +260,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		/* An interruption stays one; anything else is a failure. */
 		if (code != SB_EXIT_INTERRUPTED)
 			code = SB_EXIT_FAILED;
+		note_failure(&failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
 	}
 	sb_exec_release(&u);
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
@@ -237,8 +268,10 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		free(rv->rep[rv->n_rep - 1].started);
 		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
 		rv->rep[rv->n_rep - 1].precondition = TAKE_PTR(pre);
+		rv->rep[rv->n_rep - 1].failed = TAKE_PTR(failed);
 	}
 	json_object_put(pre);
+	json_object_put(failed);
 	free(wl);
 	return code;
 }
