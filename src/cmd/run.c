@@ -176,8 +176,36 @@ static json_object *tool_versions(struct ctx *c)
 	return o;
 }
 
-/* Everything the plans need, checked before anything is touched, and all
- * that is missing reported at once. */
+/* This kernel lacks md or device-mapper: the exact command that runs this
+ * profile, with this run's options, in the VM runner's guest (whose kernel
+ * has both), from a source tree. */
+static void vm_hint(const struct ctx *c)
+{
+	const char *argv[2 * 64 + 8];
+	size_t n = 0;
+	_cleanup_free_ char *line = NULL;
+
+	argv[n++] = "contrib/vm/replicate";
+	argv[n++] = c->profile_path;
+	if (c->o.quick)
+		argv[n++] = "--quick";
+	if (c->o.n_ov && c->o.n_ov <= 64) {
+		argv[n++] = "--";
+		for (size_t i = 0; i < c->o.n_ov; i++) {
+			argv[n++] = "-o";
+			argv[n++] = c->o.ov[i];
+		}
+	}
+	argv[n] = NULL;
+	line = sb_argv_format(argv);
+	sb_error("this host cannot build the profile; in the VM runner (from a stackbench source "
+		 "tree, as root): %s%s",
+		 line ? line : "contrib/vm/replicate PROFILE",
+		 strcmp(c->prof->name, "md-raid1-ssd-2hdd") == 0
+		     ? " (or 'make demo', which runs this profile there)"
+		     : "");
+}
+
 /* Everything the plans need, checked before anything is touched, and all
  * that is missing reported at once (each layer knows its programs, their
  * packages and the kernel support it needs). */
@@ -186,6 +214,7 @@ static int check_programs(struct ctx *c)
 	char *seen[64];
 	size_t n_seen = 0;
 	int missing = 0;
+	bool kernel = false;
 
 	for (size_t i = 0; i < c->n_var; i++) {
 		char **msgs = NULL;
@@ -204,8 +233,12 @@ static int check_programs(struct ctx *c)
 		}
 		free(msgs);
 	}
-	for (size_t j = 0; j < n_seen; j++)
+	for (size_t j = 0; j < n_seen; j++) {
+		kernel |= strncmp(seen[j], "md:", 3) == 0 || strncmp(seen[j], "device-mapper:", 14) == 0;
 		free(seen[j]);
+	}
+	if (kernel)
+		vm_hint(c);
 	return missing ? SB_EXIT_FAILED : 0;
 }
 
