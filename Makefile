@@ -34,9 +34,15 @@ LIBOBJS   := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
+.PHONY: all man check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
 
-all: stackbench
+all: stackbench man
+
+# The man page's workload entries and profile list are generated from the
+# tool's own tables and the tree (tools/gen-man), rewritten when they change;
+# tests/loop/harden-man.sh fails when the committed page differs.
+man: $(BUILD)/stackbench
+	@tools/gen-man $(BUILD)/stackbench doc/stackbench.8
 
 stackbench: $(BUILD)/stackbench
 	@if [ "$(BUILD)" = build ]; then ln -sf $(BUILD)/stackbench stackbench; fi
