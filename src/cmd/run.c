@@ -57,12 +57,25 @@ static int run_on_opt(int key, const char *arg, void *ud)
 	return 0;
 }
 
-/* Does a variant's exit code end the run? An interruption and a safety
- * refusal always do; a failed step or workload only with --fail-fast (the
- * variant was torn down and is recorded as failed; the others go on). */
+/* Does a variant's exit code end the run? An interruption, a safety
+ * refusal and a failed teardown (its journal is kept: what is left must
+ * not be built over) always do; a failed step or workload only with
+ * --fail-fast (the variant was torn down and is recorded as failed; the
+ * others go on). */
+static bool g_left_behind;
 static bool ends_run(int code)
 {
-	return code && (code != SB_EXIT_FAILED || g_fail_fast);
+	return code && (code != SB_EXIT_FAILED || g_fail_fast || g_left_behind);
+}
+
+/* A variant that failed once is not run again (--repeat): the failure is
+ * its result. */
+static bool has_failed(const struct sb_variant *v)
+{
+	for (size_t k = 0; k < v->n_rep; k++)
+		if (v->rep[k].failed)
+			return true;
+	return false;
 }
 
 static void on_signal(int sig)
@@ -501,7 +514,8 @@ int cmd_run(int argc, char **argv)
 			more = 0;
 			for (size_t k = 0; k < c.n_var && !ends_run(code); k++) {
 				size_t i = shuffle ? order[k] : k;
-				if (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep))
+				if (has_failed(&set->var[i]) ||
+				    (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep)))
 					continue;
 				json_object_array_add(round, json_object_new_int64((int64_t)i));
 				vr.v = &c.var[i];
@@ -510,6 +524,7 @@ int cmd_run(int argc, char **argv)
 				more = 1;
 				code = sb_vrun(&vr, rep, &set->var[i]);
 				failed += code == SB_EXIT_FAILED;
+				g_left_behind |= vr.left_behind;
 			}
 			if (json_object_array_length(round))
 				json_object_array_add(rounds, round);

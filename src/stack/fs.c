@@ -7,6 +7,7 @@
  * erases the signatures with libblkid only where those UUIDs are still
  * found. */
 #include "stack/layers.h"
+#include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
 #include "util/toolmsg.h"
@@ -228,6 +229,7 @@ static int mkfs_cmd(struct sb_exec *x, const char *const *argv)
 	int r;
 
 	sb_exec_log(x, "$ %s\n", txt ? txt : argv[0]);
+	sb_verbose("run: %s", txt ? txt : argv[0]);
 	r = sb_spawn_run(&c);
 	if (r == -ENOENT)
 		r = sb_exec_fail(x, r, "%s: not found (install the Debian package %s)", argv[0],

@@ -96,6 +96,9 @@ struct sb_mount_args {
  * verdict (-EPERM not root, -ENOSYS no fsopen, -ENODEV fstype unknown to
  * this kernel). *bad and *why malloc'ed or NULL. */
 int sb_mount_check_options(const char *fstype, const char *options, char **bad, char **why);
+/* The file system's own options of options (libmount knows the generic
+ * ones), malloc'ed in *fsopts, or NULL when there are none. Pure. */
+int sb_mount_fs_options(const char *options, char **fsopts);
 /* fs.c: mkfs's dry run for a's type and words on scratch files (the
  * devices replaced by files[0..n), sized by the caller): mkfs.xfs -N,
  * mke2fs -n, mkfs.btrfs for real on the files. 0: accepted; -EINVAL: *msg

@@ -76,6 +76,22 @@ static char *fs_context_message(int fd)
 	return last;
 }
 
+int sb_mount_fs_options(const char *options, char **fsopts)
+{
+	*fsopts = NULL;
+	if (!options || !*options)
+		return 0;
+	/* The generic ones (noatime, ro, nodev ...) are the VFS's and
+	 * libmount's, never a file system's parameters. */
+	if (mnt_split_optstr(options, NULL, NULL, fsopts, 0, 0) < 0)
+		return -EINVAL;
+	if (*fsopts && !**fsopts) {
+		free(*fsopts);
+		*fsopts = NULL;
+	}
+	return 0;
+}
+
 int sb_mount_check_options(const char *fstype, const char *options, char **bad, char **why)
 {
 	_cleanup_free_ char *fsopts = NULL;
@@ -87,18 +103,22 @@ int sb_mount_check_options(const char *fstype, const char *options, char **bad, 
 	*bad = *why = NULL;
 	if (!options || !*options)
 		return 0;
-	/* The generic ones (noatime, ro, nodev ...) are the VFS's and
-	 * libmount's, never a file system's parameters: only the rest is the
-	 * file system's to judge. */
-	if (mnt_split_optstr(options, NULL, NULL, &fsopts, 0, 0) < 0)
-		return -EINVAL;
-	if (!fsopts || !*fsopts)
+	r = sb_mount_fs_options(options, &fsopts);
+	if (r < 0)
+		return r;
+	if (!fsopts)
 		return 1;
 	fd = fsopen(fstype, FSOPEN_CLOEXEC);
 	if (fd < 0)
 		return negerrno();
 	for (p = fsopts; mnt_optstr_next_option(&p, &name, &nsz, &value, &vsz) == 0;) {
 		_cleanup_free_ char *k = strndup(name, nsz);
+		/* A quoted value (context="a,b") goes without its quotes, as
+		 * mount(2)'s option string would be parsed. */
+		if (value && vsz >= 2 && value[0] == '"' && value[vsz - 1] == '"') {
+			value++;
+			vsz -= 2;
+		}
 		_cleanup_free_ char *v = value ? strndup(value, vsz) : NULL;
 		if (!k || (value && !v))
 			return -ENOMEM;

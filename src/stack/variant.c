@@ -254,6 +254,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	u.udev = rs->udev;
 	dprintf(rs->log_fd, "== teardown\n");
 	r = sb_exec_undo_journal(&u, rs->journal);
+	vr->left_behind = r < 0;
 	if (r < 0) {
 		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
 			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);

@@ -47,4 +47,11 @@ assert_not_contains "$OUT" "variant 2/2 (repeat 1)" "--fail-fast: the second var
 assert_contains "$OUT" "Filesystem must be larger than 300MB" "--fail-fast: mkfs.xfs's reason"
 assert_eq "$(jq -r '.variants[1].repeats | length' "$SB_TMP/res2/result.json")" "0" "--fail-fast: ext4 repeats"
 nothing_left "with --fail-fast"
+
+# --repeat: a variant that failed is not run again; the others repeat.
+expect_exit 1 "$STACKBENCH" run "$prof" --loop --quick --yes --repeat 2 --seed 1 --results "$SB_TMP/res3"
+j=$SB_TMP/res3/result.json
+assert_eq "$(jq -r '.variants[0].repeats | length' "$j")" "1" "--repeat 2: the failed variant's repeats"
+assert_eq "$(jq -r '.variants[1].repeats | length' "$j")" "2" "--repeat 2: the other's repeats"
+nothing_left "with --repeat 2"
 pass_msg "a failed variant is recorded and the others run; --fail-fast stops"
