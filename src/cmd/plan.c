@@ -10,7 +10,7 @@ static const struct sb_opt plan_opts[] = {
     OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_LOOP_DIR_ROW, OPT_O_ROW, OPT_QUICK_ROW, OPT_WIPE_ROW, {0},
 };
 
-int sb_ctx_check_words(struct ctx *c, FILE *notes)
+int sb_ctx_check_words(struct ctx *c, volatile sig_atomic_t *stop, FILE *notes)
 {
 	const char *vars[65];
 	uint64_t sizes[65];
@@ -21,7 +21,10 @@ int sb_ctx_check_words(struct ctx *c, FILE *notes)
 		vars[n] = c->slots[k].name;
 		sizes[n] = c->dev[k]->size;
 	}
-	r = sb_wordcheck_variants(c->prof->path, c->var, c->plans, c->n_var, vars, sizes, n, notes);
+	r = sb_wordcheck_variants(c->prof->path, c->var, c->plans, c->n_var, vars, sizes, n, stop,
+				  notes);
+	if (r == -EINTR)
+		return SB_EXIT_INTERRUPTED;
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot check the mount options and mkfs words",
 			       c->prof->path);
@@ -42,7 +45,7 @@ int cmd_plan(int argc, char **argv)
 	int r = sb_ctx_setup(&c, &cl, argc, argv, false);
 	if (r == 0) {
 		sb_ctx_print_plans(&c, stdout);
-		r = sb_ctx_check_words(&c, stdout);
+		r = sb_ctx_check_words(&c, NULL, stdout);
 	}
 	sb_ctx_free(&c);
 	return r < 0 ? 0 : r;

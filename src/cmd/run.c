@@ -62,10 +62,9 @@ static int run_on_opt(int key, const char *arg, void *ud)
  * not be built over) always do; a failed step or workload only with
  * --fail-fast (the variant was torn down and is recorded as failed; the
  * others go on). */
-static bool g_left_behind;
-static bool ends_run(int code)
+static bool ends_run(int code, bool left_behind)
 {
-	return code && (code != SB_EXIT_FAILED || g_fail_fast || g_left_behind);
+	return code && (code != SB_EXIT_FAILED || g_fail_fast || left_behind);
 }
 
 /* A variant that failed once is not run again (--repeat): the failure is
@@ -76,6 +75,55 @@ static bool has_failed(const struct sb_variant *v)
 		if (v->rep[k].failed)
 			return true;
 	return false;
+}
+
+/* The variants, --repeat times (or until resolved), interleaved so that
+ * drift over time hits every variant alike, in an order shuffled per round
+ * so that no variant always runs right after the same one (a cache warmed,
+ * a disk left busy); the schedule goes into result.json. Returns the exit
+ * code that ended the run early (ends_run), else 0, with *failed the
+ * number of variant runs that failed and were gone past. */
+static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *vr, int *failed)
+{
+	unsigned n_rep = c->o.repeat ? c->o.repeat : SB_REPEAT_AUTO_MAX;
+	bool shuffle = n_rep > 1 && c->n_var > 1;
+	uint64_t seed =
+	    c->o.has_seed ? c->o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+	json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
+	int code = 0;
+
+	json_object_object_add(sched, "seed", json_object_new_uint64(seed));
+	json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
+	json_object_object_add(sched, "rounds", rounds);
+	if (!set->profile)
+		set->profile = json_object_new_object();
+	json_object_object_add(set->profile, "schedule", sched);
+	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
+		size_t order[c->n_var ? c->n_var : 1];
+		json_object *round = json_object_new_array();
+		sb_vrun_order(order, c->n_var, seed, rep);
+		more = 0;
+		for (size_t k = 0; k < c->n_var && !code; k++) {
+			size_t i = shuffle ? order[k] : k;
+			if (has_failed(&set->var[i]) ||
+			    (!c->o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep)))
+				continue;
+			json_object_array_add(round, json_object_new_int64((int64_t)i));
+			vr->v = &c->var[i];
+			vr->plan = &c->plans[i];
+			vr->index = i;
+			more = 1;
+			int r = sb_vrun(vr, rep, &set->var[i]);
+			*failed += r == SB_EXIT_FAILED;
+			if (ends_run(r, vr->left_behind))
+				code = r;
+		}
+		if (json_object_array_length(round))
+			json_object_array_add(rounds, round);
+		else
+			json_object_put(round);
+	}
+	return code;
 }
 
 static void on_signal(int sig)
@@ -265,7 +313,7 @@ static int check_words(struct ctx *c, char **notes)
 	int r;
 	if (!f)
 		return SB_EXIT_FAILED;
-	r = sb_ctx_check_words(c, f);
+	r = sb_ctx_check_words(c, &g_stop, f);
 	fclose(f);
 	return r;
 }
@@ -493,56 +541,19 @@ int cmd_run(int argc, char **argv)
 			names[k] = c.slots[k].name;
 			devs[k] = c.dev ? c.dev[k]->path : NULL;
 		}
-		/* Interleaved so that drift over time hits every variant alike, in
-		 * an order shuffled per round so that no variant always runs right
-		 * after the same one (a cache warmed, a disk left busy). */
-		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
-		bool shuffle = n_rep > 1 && c.n_var > 1;
-		uint64_t seed =
-		    c.o.has_seed ? c.o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-		json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
-		json_object_object_add(sched, "seed", json_object_new_uint64(seed));
-		json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
-		json_object_object_add(sched, "rounds", rounds);
-		if (!set->profile)
-			set->profile = json_object_new_object();
-		json_object_object_add(set->profile, "schedule", sched);
-		for (unsigned rep = 0, more = 1; rep < n_rep && more && !ends_run(code); rep++) {
-			size_t order[c.n_var ? c.n_var : 1];
-			json_object *round = json_object_new_array();
-			sb_vrun_order(order, c.n_var, seed, rep);
-			more = 0;
-			for (size_t k = 0; k < c.n_var && !ends_run(code); k++) {
-				size_t i = shuffle ? order[k] : k;
-				if (has_failed(&set->var[i]) ||
-				    (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep)))
-					continue;
-				json_object_array_add(round, json_object_new_int64((int64_t)i));
-				vr.v = &c.var[i];
-				vr.plan = &c.plans[i];
-				vr.index = i;
-				more = 1;
-				code = sb_vrun(&vr, rep, &set->var[i]);
-				failed += code == SB_EXIT_FAILED;
-				g_left_behind |= vr.left_behind;
-			}
-			if (json_object_array_length(round))
-				json_object_array_add(rounds, round);
-			else
-				json_object_put(round);
-		}
+		code = run_rounds(&c, set, &vr, &failed);
 	}
 
-	/* Failed variants the run went past: the report shows them, exit 1. */
-	if (!ends_run(code) && failed)
-		code = SB_EXIT_FAILED;
 	r = write_results(set, res_fd);
 	if (r < 0)
 		sb_error_errno(r, "%s: cannot write result.json", rs.results);
-	else if (!ends_run(code) && sb_report_print(set, "text", stdout, NULL) == 0)
+	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
 		printf("\nresults: %s\n", rs.results);
-	else if (!ends_run(code))
+	else if (!code)
 		printf("%s\n", rs.results);
+	/* Failed variants the run went past: the report showed them; exit 1. */
+	if (!code && failed)
+		code = SB_EXIT_FAILED;
 	if (code == SB_EXIT_INTERRUPTED)
 		sb_error("interrupted: torn down");
 	if (failed && !g_fail_fast && code == SB_EXIT_FAILED)

@@ -101,8 +101,8 @@ char *sb_describe_dev(const struct sb_device *d);
 void sb_ctx_print_plans(struct ctx *c, FILE *out);
 /* Every variant's mount options and mkfs words judged before anything is
  * written (plan.c); what was checked, and what could not be, on notes. 0,
- * or the exit code after reporting (2: one was rejected). */
-int sb_ctx_check_words(struct ctx *c, FILE *notes);
+ * or the exit code after reporting (2: one was rejected; 130: *stop). */
+int sb_ctx_check_words(struct ctx *c, volatile sig_atomic_t *stop, FILE *notes);
 /* The slot names as variables ("ssd" -> "/dev/sdb") of an executor. */
 void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x);
 /* Right before the first write: probe the devices again, check that they

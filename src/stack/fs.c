@@ -250,12 +250,15 @@ static int mkfs_cmd(struct sb_exec *x, const char *const *argv)
 }
 
 /* The dry run: mkfs's own check of the words, at the size of the files. */
-int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n, char **msg)
+int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
+		    volatile sig_atomic_t *stop, char **msg)
 {
 	struct sb_mkfs_args t = *a;
 	struct sb_vec v = {0};
 	struct sb_list devs = {.v = (char **)files, .n = n};
-	struct sb_child c = {.capture = true, .log_fd = -1, .timeout_ms = 120 * 1000};
+	/* Ctrl-C during the check ends it (and the run) at once. */
+	struct sb_child c = {
+	    .capture = true, .log_fd = -1, .timeout_ms = 120 * 1000, .stop = stop};
 	int r;
 
 	*msg = NULL;
@@ -284,6 +287,8 @@ int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size
 	if (r < 0) {
 		if (asprintf(msg, "%s: %s", v.v[0], r == -ENOENT ? "not found" : strerror(-r)) < 0)
 			*msg = NULL;
+	} else if (c.stopped) {
+		r = -EINTR;
 	} else if (c.timed_out || c.status != 0) {
 		*msg = c.timed_out ? strdup("time limit reached")
 		       : c.err_len ? sb_tool_msg(c.err, c.err_len, SB_TOOL_MSG_MAX, "    ")

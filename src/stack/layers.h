@@ -102,8 +102,10 @@ int sb_mount_fs_options(const char *options, char **fsopts);
 /* fs.c: mkfs's dry run for a's type and words on scratch files (the
  * devices replaced by files[0..n), sized by the caller): mkfs.xfs -N,
  * mke2fs -n, mkfs.btrfs for real on the files. 0: accepted; -EINVAL: *msg
- * is the tool's message; another -errno: not run (*msg says why). */
-int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n, char **msg);
+ * is the tool's message; -EINTR: stopped by *stop (may be NULL); another
+ * -errno: not run (*msg says why). */
+int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
+		    volatile sig_atomic_t *stop, char **msg);
 
 /* btrfs.c */
 void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);

@@ -8,6 +8,7 @@
 #include "stack/layers.h"
 #include "util/macro.h"
 #include "stack/state.h"
+#include "util/kmsg.h"
 #include "util/log.h"
 #include "util/size.h"
 
@@ -61,9 +62,12 @@ static int check_mount(const struct sb_mount_args *m, struct sb_wordcheck *w)
 		return asprintf(&w->mount_note, "no mount options to check") < 0 ? -ENOMEM : 0;
 	r = sb_mount_check_options(m->type, m->options, &bad, &why);
 	if (r == -EINVAL) {
+		/* An option a kernel removed (xfs's delaylog) is named as such. */
+		_cleanup_free_ char *gone = sb_mount_removed_options(m->type, m->options);
 		w->key = K_MOUNT_OPTIONS;
-		if (asprintf(&w->error, "mount option '%s' rejected by the kernel (%s)",
-			     bad ? bad : m->options, why ? why : "invalid") < 0)
+		if (asprintf(&w->error, "mount option '%s' rejected by the kernel (%s)%s%s",
+			     bad ? bad : m->options, why ? why : "invalid", gone ? "; " : "",
+			     gone ? gone : "") < 0)
 			return -ENOMEM;
 		w->mount_note = strdup("mount options rejected by the kernel");
 		return 1;
@@ -125,7 +129,7 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a,
 			? -ENOMEM
 			: 0;
 	else if (r == 0)
-		r = sb_mkfs_dry_run(a, (const char *const *)files, n, &msg);
+		r = sb_mkfs_dry_run(a, (const char *const *)files, n, w->stop, &msg);
 	if (bytes && r == -EINVAL) {
 		_cleanup_free_ char *words = NULL;
 		struct sb_vec v = {.v = a->opts.v, .n = a->opts.n};
@@ -145,7 +149,7 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a,
 			     sz, exact ? "" : " (the device under it; the real one is smaller)") < 0
 			? -ENOMEM
 			: 0;
-	} else if (bytes) {
+	} else if (bytes && r != -EINTR) {
 		r = asprintf(&w->mkfs_note, "mkfs words NOT checked: %s",
 			     msg ? msg : strerror(-r)) < 0
 			? -ENOMEM
@@ -194,7 +198,8 @@ static char *scratch_dir(void)
 
 int sb_wordcheck_variants(const char *profile_path, const struct sb_pvariant *var,
 			  const struct sb_plan *plans, size_t n, const char *const *vars,
-			  const uint64_t *sizes, size_t n_vars, FILE *notes)
+			  const uint64_t *sizes, size_t n_vars, volatile sig_atomic_t *stop,
+			  FILE *notes)
 {
 	_cleanup_free_ char *dir = scratch_dir();
 	int r = 0;
@@ -205,7 +210,7 @@ int sb_wordcheck_variants(const char *profile_path, const struct sb_pvariant *va
 		fprintf(notes, "\nchecked before the first variant runs:\n");
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct sb_wordcheck w = {
-		    .scratch = dir, .vars = vars, .sizes = sizes, .n_vars = n_vars};
+		    .scratch = dir, .vars = vars, .sizes = sizes, .n_vars = n_vars, .stop = stop};
 		r = sb_wordcheck_plan(&plans[i], &w);
 		if (r == 1) {
 			unsigned line = var[i].cfg.line[w.key];
@@ -224,5 +229,5 @@ int sb_wordcheck_variants(const char *profile_path, const struct sb_pvariant *va
 		sb_wordcheck_release(&w);
 	}
 	rmdir(dir);
-	return r;
+	return r == 0 && stop && *stop ? -EINTR : r;
 }

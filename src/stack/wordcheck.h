@@ -12,6 +12,7 @@ struct sb_wordcheck {
 	const char *const *vars;
 	const uint64_t *sizes;
 	size_t n_vars;
+	volatile sig_atomic_t *stop; /* set by a signal: the check ends (-EINTR) */
 	/* out (malloc'ed) */
 	enum sb_key_id key; /* the profile key whose value was rejected */
 	char *error;	    /* what was rejected and the tool's or kernel's words */
@@ -28,7 +29,9 @@ void sb_wordcheck_release(struct sb_wordcheck *w);
  * the state directory, else /var/tmp, removed after); what each check did
  * is listed on notes (when not NULL), one line a variant and check. The
  * first rejection is reported on stderr as "PROFILE:LINE: variant N
- * (NAME): ..." and ends the check: returns 1 then, else 0 or -errno. */
+ * (NAME): ..." and ends the check: returns 1 then, else 0 or -errno
+ * (-EINTR: stopped by *stop). */
 int sb_wordcheck_variants(const char *profile_path, const struct sb_pvariant *var,
 			  const struct sb_plan *plans, size_t n, const char *const *vars,
-			  const uint64_t *sizes, size_t n_vars, FILE *notes);
+			  const uint64_t *sizes, size_t n_vars, volatile sig_atomic_t *stop,
+			  FILE *notes);

@@ -66,4 +66,23 @@ expect_exit 2 "$STACKBENCH" run single-disk --loop --quick --yes --results "$SB_
 assert_contains "$OUT" "Filesystem must be larger than 300MB" "mkfs.xfs's reason"
 [ ! -e "$SB_TMP/res" ] || fail "results written"
 nothing_left "mkfs words"
+# Ctrl-C during the check (a slow mkfs in PATH): exit 130 within seconds,
+# nothing made.
+mkdir "$SB_TMP/bin"
+printf '#!/bin/sh\nsleep 120\n' >"$SB_TMP/bin/mkfs.ext4"
+chmod +x "$SB_TMP/bin/mkfs.ext4"
+PATH="$SB_TMP/bin:$PATH" "$STACKBENCH" run single-disk --loop --quick --yes -o fs.type=ext4 \
+	-o workloads.run=command:true --results "$SB_TMP/res-int" >"$SB_TMP/out-int" 2>&1 &
+pid=$!
+for _ in $(seq 100); do pgrep -f "$SB_TMP/bin/mkfs.ext4" >/dev/null && break; sleep 0.1; done
+pgrep -f "$SB_TMP/bin/mkfs.ext4" >/dev/null || fail "the slow dry run never started: $(cat "$SB_TMP/out-int")"
+start=$(date +%s)
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc -eq 130 ] || fail "SIGINT in the check: exit $rc, want 130: $(cat "$SB_TMP/out-int")"
+[ $(($(date +%s) - start)) -le 10 ] || fail "SIGINT in the check: took $(($(date +%s) - start)) s"
+! pgrep -f "$SB_TMP/bin/mkfs.ext4" >/dev/null || fail "the slow dry run is still running"
+[ ! -e "$SB_TMP/res-int" ] || fail "SIGINT in the check: results written"
+nothing_left "SIGINT in the check"
 pass_msg "mount options and mkfs words refused in ${took}s, before anything was built"
