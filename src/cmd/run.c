@@ -295,7 +295,8 @@ static int check_programs(struct ctx *c)
 		free(msgs);
 	}
 	for (size_t j = 0; j < n_seen; j++) {
-		kernel |= strncmp(seen[j], "md:", 3) == 0 || strncmp(seen[j], "device-mapper:", 14) == 0;
+		kernel |=
+		    strncmp(seen[j], "md:", 3) == 0 || strncmp(seen[j], "device-mapper:", 14) == 0;
 		free(seen[j]);
 	}
 	if (kernel)

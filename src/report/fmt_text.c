@@ -38,13 +38,15 @@ static void print_notes(const struct sb_report *r, FILE *f)
 				json_object *fl = v->rep[k].failed, *st;
 				if (!fl)
 					continue;
-				const char *m = json_object_get_string(json_object_object_get(fl, "message"));
+				const char *m =
+				    json_object_get_string(json_object_object_get(fl, "message"));
 				/* one line: the tool's words follow the step's */
 				_cleanup_free_ char *why = sb_tool_msg(m, strlen(m), 300, "");
 				for (char *p = why; p && *p; p++)
 					if (*p == '\n')
 						*p = ' ';
-				_cleanup_free_ char *name = sb_tool_msg(v->name, strlen(v->name), 200, "");
+				_cleanup_free_ char *name =
+				    sb_tool_msg(v->name, strlen(v->name), 200, "");
 				st = json_object_object_get(fl, "step");
 				_cleanup_free_ char *step =
 				    json_object_is_type(st, json_type_string)
@@ -52,8 +54,8 @@ static void print_notes(const struct sb_report *r, FILE *f)
 						      strlen(json_object_get_string(st)), 100, "")
 					: NULL;
 				fprintf(f, "FAILED: %s: repeat %u%s%s: %s\n", name ? name : "?",
-					v->rep[k].index + 1, step ? ", step " : "", step ? step : "",
-					why ? why : "?");
+					v->rep[k].index + 1, step ? ", step " : "",
+					step ? step : "", why ? why : "?");
 			}
 		}
 	for (size_t c = 0; c < r->n_cols; c++) {

@@ -257,8 +257,7 @@ int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size
 	struct sb_vec v = {0};
 	struct sb_list devs = {.v = (char **)files, .n = n};
 	/* Ctrl-C during the check ends it (and the run) at once. */
-	struct sb_child c = {
-	    .capture = true, .log_fd = -1, .timeout_ms = 120 * 1000, .stop = stop};
+	struct sb_child c = {.capture = true, .log_fd = -1, .timeout_ms = 120 * 1000, .stop = stop};
 	int r;
 
 	*msg = NULL;

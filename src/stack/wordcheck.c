@@ -24,33 +24,38 @@ static const void *step_args(const struct sb_plan *p, enum sb_step_kind k)
 	return NULL;
 }
 
+/* Is dev "${name}"? */
+static bool is_var(const char *dev, const char *name)
+{
+	size_t l = strlen(dev), n = strlen(name);
+	return l == n + 3 && strncmp(dev, "${", 2) == 0 && strncmp(dev + 2, name, n) == 0 &&
+	       dev[l - 1] == '}';
+}
+
 /* The size of the device "${var}" stands for: one of the plan's loop
- * devices, or one the caller sized; else the largest known (a partition,
- * an array or an LV is smaller than what lies under it: 0 when none). */
+ * devices, or one the caller sized (exact); else (a partition, an array,
+ * an LV) the sum of all of them, which it cannot exceed, so that a dry run
+ * never calls a device too small that is not (0 when none is known). */
 static uint64_t dev_size(const struct sb_plan *p, const struct sb_wordcheck *w, const char *dev,
 			 bool *exact)
 {
-	uint64_t most = 0;
-	size_t l = strlen(dev);
-	*exact = false;
+	uint64_t sum = 0;
+	*exact = true;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sb_loop_args *a = p->steps[i].args;
 		if (p->steps[i].kind != SB_STEP_LOOP)
 			continue;
-		most = a->size > most ? a->size : most;
-		if (a->var && l == strlen(a->var) + 3 && strncmp(dev + 2, a->var, l - 3) == 0) {
-			*exact = true;
+		if (a->var && is_var(dev, a->var))
 			return a->size;
-		}
+		sum += a->size;
 	}
 	for (size_t i = 0; i < w->n_vars; i++) {
-		most = w->sizes[i] > most ? w->sizes[i] : most;
-		if (l == strlen(w->vars[i]) + 3 && strncmp(dev + 2, w->vars[i], l - 3) == 0) {
-			*exact = true;
+		if (is_var(dev, w->vars[i]))
 			return w->sizes[i];
-		}
+		sum += w->sizes[i];
 	}
-	return most;
+	*exact = false;
+	return sum;
 }
 
 static int check_mount(const struct sb_mount_args *m, struct sb_wordcheck *w)
@@ -74,17 +79,20 @@ static int check_mount(const struct sb_mount_args *m, struct sb_wordcheck *w)
 	}
 	if (r == 1)
 		return asprintf(&w->mount_note,
-				"mount options '%s': generic ones only, known to libmount", m->options) < 0
+				"mount options '%s': generic ones only, known to libmount",
+				m->options) < 0
 			   ? -ENOMEM
 			   : 0;
 	if (r == 0)
-		return asprintf(&w->mount_note, "mount options '%s' accepted (%s's own by the kernel, the generic ones by libmount)",
+		return asprintf(&w->mount_note,
+				"mount options '%s' accepted (%s's own by the kernel, the generic "
+				"ones by libmount)",
 				m->options, m->type) < 0
 			   ? -ENOMEM
 			   : 0;
 	return asprintf(&w->mount_note, "mount options '%s' NOT checked: %s", m->options,
-			r == -EPERM	? "the kernel judges them only for root (fsopen needs "
-					  "CAP_SYS_ADMIN)"
+			r == -EPERM    ? "the kernel judges them only for root (fsopen needs "
+					 "CAP_SYS_ADMIN)"
 			: r == -ENOSYS ? "this kernel has no fsopen"
 			: r == -ENODEV ? "this kernel does not know the file system type"
 				       : strerror(-r)) < 0
@@ -92,8 +100,7 @@ static int check_mount(const struct sb_mount_args *m, struct sb_wordcheck *w)
 		   : 0;
 }
 
-static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a,
-		      struct sb_wordcheck *w)
+static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, struct sb_wordcheck *w)
 {
 	size_t n = strcmp(a->type, "btrfs") == 0 ? a->devs.n : 1;
 	char *files[16] = {0};
@@ -135,9 +142,11 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a,
 		struct sb_vec v = {.v = a->opts.v, .n = a->opts.n};
 		w->key = K_FS_MKFS;
 		words = a->opts.n ? sb_vec_format(&v) : NULL;
-		if (asprintf(&w->error, "mkfs.%s refuses %s%s%s on a device of %s%s (its dry run):\n    %s",
+		if (asprintf(&w->error,
+			     "mkfs.%s refuses %s%s%s on a device of %s%s (its dry run):\n    %s",
 			     a->type, words ? "the words '" : "the file system", words ? words : "",
-			     words ? "'" : "", sz, exact ? "" : " or less", msg ? msg : "?") < 0)
+			     words ? "'" : "", sz, exact ? "" : " (the devices under it together)",
+			     msg ? msg : "?") < 0)
 			w->error = NULL;
 		w->mkfs_note = strdup("mkfs words rejected");
 		r = w->error ? 1 : -ENOMEM;
@@ -146,7 +155,10 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a,
 			     strcmp(a->type, "btrfs") == 0 ? "run on scratch files"
 			     : strcmp(a->type, "xfs") == 0 ? "dry run (-N) on a scratch file"
 							   : "dry run (-n) on a scratch file",
-			     sz, exact ? "" : " (the device under it; the real one is smaller)") < 0
+			     sz,
+			     exact
+				 ? ""
+				 : " (the devices under it together: the real one is smaller)") < 0
 			? -ENOMEM
 			: 0;
 	} else if (bytes && r != -EINTR) {

@@ -460,10 +460,10 @@ static uint64_t trees_bytes(const struct mixed *m)
 {
 	uint64_t total = 0;
 	for (unsigned t = 0; t < m->R + m->W; t++) {
-		struct sb_tree_params tp = {
-		    .seed = tree_gen_seed(m, t < m->R ? t : 500 + (t - m->R)),
-		    .files = m->files_per_tree,
-		    .maxfile = m->maxfile};
+		struct sb_tree_params tp = {.seed =
+						tree_gen_seed(m, t < m->R ? t : 500 + (t - m->R)),
+					    .files = m->files_per_tree,
+					    .maxfile = m->maxfile};
 		sb_tree_generate(&tp, sum_entry, &total);
 	}
 	return total;
