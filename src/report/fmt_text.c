@@ -42,9 +42,13 @@ static void print_notes(const struct sb_report *r, FILE *f)
 				    json_object_get_string(json_object_object_get(fl, "message"));
 				/* one line: the tool's words follow the step's */
 				_cleanup_free_ char *why = sb_tool_msg(m, strlen(m), 300, "");
-				for (char *p = why; p && *p; p++)
-					if (*p == '\n')
+				for (char *p = why, *q = why; p && *p; p++)
+					if (*p == '\n') {
+						for (q = p + 1; *q == ' '; q++)
+							;
+						memmove(p + 1, q, strlen(q) + 1);
 						*p = ' ';
+					}
 				_cleanup_free_ char *name =
 				    sb_tool_msg(v->name, strlen(v->name), 200, "");
 				st = json_object_object_get(fl, "step");
