@@ -7,7 +7,7 @@
 . "$SB_TOP/tests/lib.sh"
 need_loop
 [ ! -e /proc/mdstat ] || skip "this kernel has md (the hint is for hosts without it)"
-cd "$SB_TOP"
+cd "$SB_TOP" || exit
 expect_exit 1 "$STACKBENCH" run md-raid1-ssd-2hdd --loop --quick --yes --results "$SB_TMP/res" \
 	-o md.assume-clean=yes -o 'workloads.run=seq,size=8M'
 assert_contains "$OUT" "md: this kernel has no md driver" "the reason"

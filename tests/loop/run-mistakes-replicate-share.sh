@@ -15,7 +15,7 @@ out=$SB_TMP/x/y
 assert_eq "$(shares single-disk --out "$out")" "$out" "shares for --out $out"
 [ ! -e "$SB_TMP/x" ] || fail "--print-vm-args created $SB_TMP/x"
 # Relative, with .. and a trailing slash: still the directory itself.
-cd "$SB_TMP"
+cd "$SB_TMP" || exit
 assert_eq "$(shares single-disk --out x/../x/y/)" "$out" "shares for --out x/../x/y/"
 # One level under /: that directory, not /.
 assert_eq "$(shares single-disk --out /x)" "/x" "shares for --out /x"
