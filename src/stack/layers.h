@@ -90,7 +90,8 @@ struct sb_mount_args {
 
 /* mount.c: the kernel judges each file-system option of options (not the
  * generic ones: noatime, ro ...) in a new fstype context (fsopen and
- * fsconfig; nothing is mounted). 0: all accepted; 1: none of them is the
+ * fsconfig; nothing is mounted; options naming a device or path, such
+ * as btrfs's device=, are left to the mount). 0: all accepted; 1: none of them is the
  * file system's (or none given); -EINVAL: *bad is the
  * first one rejected and *why the kernel's message; another -errno: no
  * verdict (-EPERM not root, -ENOSYS no fsopen, -ENODEV fstype unknown to

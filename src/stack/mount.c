@@ -92,6 +92,21 @@ int sb_mount_fs_options(const char *options, char **fsopts)
 	return 0;
 }
 
+/* Options that name a device or path are not sent for judging: the
+ * kernel acts on some while parsing (btrfs's device= scans and registers
+ * the device, ext4's journal_path= looks the path up), and the devices a
+ * run mounts with are its own, added by the mount step. */
+static const char *const unjudged[] = {"device", "logdev", "rtdev", "journal_path",
+				       "journal_dev", "source", NULL};
+
+static bool is_unjudged(const char *key)
+{
+	for (const char *const *u = unjudged; *u; u++)
+		if (strcmp(*u, key) == 0)
+			return true;
+	return false;
+}
+
 int sb_mount_check_options(const char *fstype, const char *options, char **bad, char **why)
 {
 	_cleanup_free_ char *fsopts = NULL;
@@ -122,6 +137,8 @@ int sb_mount_check_options(const char *fstype, const char *options, char **bad, 
 		_cleanup_free_ char *v = value ? strndup(value, vsz) : NULL;
 		if (!k || (value && !v))
 			return -ENOMEM;
+		if (is_unjudged(k))
+			continue;
 		if (v)
 			r = fsconfig(fd, FSCONFIG_SET_STRING, k, v, 0);
 		else
