@@ -14,6 +14,25 @@ static void unref_table(struct libscols_table **t)
 	scols_unref_table(*t);
 }
 
+/* A tool's indented lines as one line: each newline and the indent after
+ * it become one space. */
+static void join_lines(char *s)
+{
+	char *o = s;
+	if (!s)
+		return;
+	for (const char *p = s; *p; p++) {
+		if (*p != '\n') {
+			*o++ = *p;
+			continue;
+		}
+		*o++ = ' ';
+		while (p[1] == ' ')
+			p++;
+	}
+	*o = '\0';
+}
+
 /* Notes on flagged results (quick, cache-affected...), which must not be
  * read as comparable to full runs without a warning. */
 static void print_notes(const struct sb_report *r, FILE *f)
@@ -42,13 +61,7 @@ static void print_notes(const struct sb_report *r, FILE *f)
 				    json_object_get_string(json_object_object_get(fl, "message"));
 				/* one line: the tool's words follow the step's */
 				_cleanup_free_ char *why = sb_tool_msg(m, strlen(m), 300, "");
-				for (char *p = why, *q = why; p && *p; p++)
-					if (*p == '\n') {
-						for (q = p + 1; *q == ' '; q++)
-							;
-						memmove(p + 1, q, strlen(q) + 1);
-						*p = ' ';
-					}
+				join_lines(why);
 				_cleanup_free_ char *name =
 				    sb_tool_msg(v->name, strlen(v->name), 200, "");
 				st = json_object_object_get(fl, "step");
