@@ -12,6 +12,9 @@ PKGS      := blkid libudev mount devmapper fdisk smartcols json-c liburing sqlit
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 
 CFLAGS    ?= -O2 -g
+# The preprocessor flags a packager gives (Debian: -D_FORTIFY_SOURCE=2 from
+# dpkg-buildflags) reach every compile line, as make's own rules would pass them.
+CPPFLAGS  ?=
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
              -fno-strict-aliasing -D_GNU_SOURCE -Isrc \
              -DSB_VERSION='"$(VERSION)"' -DSB_DATADIR='"$(DATADIR)"' \
@@ -31,9 +34,15 @@ LIBOBJS   := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
+.PHONY: all man check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
 
-all: stackbench
+all: stackbench man
+
+# The man page's workload entries and profile list are generated from the
+# tool's own tables and the tree (tools/gen-man), rewritten when they change;
+# tests/loop/harden-man.sh fails when the committed page differs.
+man: $(BUILD)/stackbench
+	@tools/gen-man $(BUILD)/stackbench doc/stackbench.8
 
 stackbench: $(BUILD)/stackbench
 	@if [ "$(BUILD)" = build ]; then ln -sf $(BUILD)/stackbench stackbench; fi
@@ -43,11 +52,11 @@ $(BUILD)/stackbench: $(OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS) -lcmocka
 
 -include $(OBJS:.o=.d)
 

@@ -37,6 +37,9 @@ static const struct sb_opt run_opts[] = {
     {"ram", OPT_RAM, "SIZE",
      "size data sets from this RAM figure, not the machine's (the same test on every host "
      "of a fleet)"},
+    {"fail-fast", OPT_FAIL_FAST, NULL,
+     "stop at the first variant that fails (by default the others go on, and the failed "
+     "one is recorded as failed)"},
     {"cap-cache", OPT_CAP_CACHE, NULL,
      "with --ram: run each workload in a memory cgroup limited to that size, so the page "
      "cache holds no more than such a machine's would (a data set of twice --ram is then "
@@ -47,11 +50,86 @@ static const struct sb_opt run_opts[] = {
 
 static volatile sig_atomic_t g_stop, g_wl_stop;
 static struct sb_history_rec g_hist; /* --db, --no-db, --label */
+static bool g_fail_fast;
 
 static int run_on_opt(int key, const char *arg, void *ud)
 {
 	int r;
-	return sb_history_rec_opt(&g_hist, "run", key, arg, &r) ? r : sb_cmd_on_opt(key, arg, ud);
+	if (sb_history_rec_opt(&g_hist, "run", key, arg, &r))
+		return r;
+	if (key != OPT_FAIL_FAST)
+		return sb_cmd_on_opt(key, arg, ud);
+	g_fail_fast = true;
+	return 0;
+}
+
+/* Does a variant's exit code end the run? An interruption, a safety
+ * refusal and a failed teardown (its journal is kept: what is left must
+ * not be built over) always do; a failed step or workload only with
+ * --fail-fast (the variant was torn down and is recorded as failed; the
+ * others go on). */
+static bool ends_run(int code, bool left_behind)
+{
+	return code && (code != SB_EXIT_FAILED || g_fail_fast || left_behind);
+}
+
+/* A variant that failed once is not run again (--repeat): the failure is
+ * its result. */
+static bool has_failed(const struct sb_variant *v)
+{
+	for (size_t k = 0; k < v->n_rep; k++)
+		if (v->rep[k].failed)
+			return true;
+	return false;
+}
+
+/* The variants, --repeat times (or until resolved), interleaved so that
+ * drift over time hits every variant alike, in an order shuffled per round
+ * so that no variant always runs right after the same one (a cache warmed,
+ * a disk left busy); the schedule goes into result.json. Returns the exit
+ * code that ended the run early (ends_run), else 0, with *failed the
+ * number of variant runs that failed and were gone past. */
+static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *vr, int *failed)
+{
+	unsigned n_rep = c->o.repeat ? c->o.repeat : SB_REPEAT_AUTO_MAX;
+	bool shuffle = n_rep > 1 && c->n_var > 1;
+	uint64_t seed =
+	    c->o.has_seed ? c->o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+	json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
+	int code = 0;
+
+	json_object_object_add(sched, "seed", json_object_new_uint64(seed));
+	json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
+	json_object_object_add(sched, "rounds", rounds);
+	if (!set->profile)
+		set->profile = json_object_new_object();
+	json_object_object_add(set->profile, "schedule", sched);
+	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
+		size_t order[c->n_var ? c->n_var : 1];
+		json_object *round = json_object_new_array();
+		sb_vrun_order(order, c->n_var, seed, rep);
+		more = 0;
+		for (size_t k = 0; k < c->n_var && !code; k++) {
+			size_t i = shuffle ? order[k] : k;
+			if (has_failed(&set->var[i]) ||
+			    (!c->o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep)))
+				continue;
+			json_object_array_add(round, json_object_new_int64((int64_t)i));
+			vr->v = &c->var[i];
+			vr->plan = &c->plans[i];
+			vr->index = i;
+			more = 1;
+			int r = sb_vrun(vr, rep, &set->var[i]);
+			*failed += r == SB_EXIT_FAILED;
+			if (ends_run(r, vr->left_behind))
+				code = r;
+		}
+		if (json_object_array_length(round))
+			json_object_array_add(rounds, round);
+		else
+			json_object_put(round);
+	}
+	return code;
 }
 
 static void on_signal(int sig)
@@ -165,8 +243,36 @@ static json_object *tool_versions(struct ctx *c)
 	return o;
 }
 
-/* Everything the plans need, checked before anything is touched, and all
- * that is missing reported at once. */
+/* This kernel lacks md or device-mapper: the exact command that runs this
+ * profile, with this run's options, in the VM runner's guest (whose kernel
+ * has both), from a source tree. */
+static void vm_hint(const struct ctx *c)
+{
+	const char *argv[2 * 64 + 8];
+	size_t n = 0;
+	_cleanup_free_ char *line = NULL;
+
+	argv[n++] = "contrib/vm/replicate";
+	argv[n++] = c->profile_path;
+	if (c->o.quick)
+		argv[n++] = "--quick";
+	if (c->o.n_ov && c->o.n_ov <= 64) {
+		argv[n++] = "--";
+		for (size_t i = 0; i < c->o.n_ov; i++) {
+			argv[n++] = "-o";
+			argv[n++] = c->o.ov[i];
+		}
+	}
+	argv[n] = NULL;
+	line = sb_argv_format(argv);
+	sb_error("this host cannot build the profile; in the VM runner (from a stackbench source "
+		 "tree, as root): %s%s",
+		 line ? line : "contrib/vm/replicate PROFILE",
+		 strcmp(c->prof->name, "md-raid1-ssd-2hdd") == 0
+		     ? " (or 'make demo', which runs this profile there)"
+		     : "");
+}
+
 /* Everything the plans need, checked before anything is touched, and all
  * that is missing reported at once (each layer knows its programs, their
  * packages and the kernel support it needs). */
@@ -175,6 +281,7 @@ static int check_programs(struct ctx *c)
 	char *seen[64];
 	size_t n_seen = 0;
 	int missing = 0;
+	bool kernel = false;
 
 	for (size_t i = 0; i < c->n_var; i++) {
 		char **msgs = NULL;
@@ -193,9 +300,29 @@ static int check_programs(struct ctx *c)
 		}
 		free(msgs);
 	}
-	for (size_t j = 0; j < n_seen; j++)
+	for (size_t j = 0; j < n_seen; j++) {
+		kernel |=
+		    strncmp(seen[j], "md:", 3) == 0 || strncmp(seen[j], "device-mapper:", 14) == 0;
 		free(seen[j]);
+	}
+	if (kernel)
+		vm_hint(c);
 	return missing ? SB_EXIT_FAILED : 0;
+}
+
+/* A mistyped mount option or mkfs word is found now, not when its variant
+ * mounts after the others have run: the notes (what was checked, what
+ * could not be) go into the plan shown. */
+static int check_words(struct ctx *c, char **notes)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(notes, &len);
+	int r;
+	if (!f)
+		return SB_EXIT_FAILED;
+	r = sb_ctx_check_words(c, &g_stop, f);
+	fclose(f);
+	return r;
 }
 
 static int profile_json(struct ctx *c, struct sb_resultset *set)
@@ -277,8 +404,8 @@ int cmd_run(int argc, char **argv)
 	struct sb_runstate rs = SB_RUNSTATE_INIT;
 	struct sb_resultset *set = NULL;
 	struct sb_devlock locks;
-	int r, code = 0;
-	_cleanup_free_ char *plan_text = NULL;
+	int r, code = 0, failed = 0;
+	_cleanup_free_ char *plan_text = NULL, *checks = NULL;
 	size_t plan_len = 0;
 	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
 	_cleanup_close_ int res_fd = -1;
@@ -313,6 +440,8 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
+	if (r == 0)
+		r = check_words(&c, &checks);
 	if (r)
 		goto out;
 	if (c.o.devices) {
@@ -364,6 +493,7 @@ int cmd_run(int argc, char **argv)
 	FILE *pf = open_memstream(&plan_text, &plan_len);
 	if (pf) {
 		sb_ctx_print_plans(&c, pf);
+		fputs(checks ? checks : "", pf);
 		fclose(pf);
 		r = sb_write_at(res_fd, "plan.txt", plan_text, plan_len, 0644);
 		if (r < 0)
@@ -418,41 +548,7 @@ int cmd_run(int argc, char **argv)
 			names[k] = c.slots[k].name;
 			devs[k] = c.dev ? c.dev[k]->path : NULL;
 		}
-		/* Interleaved so that drift over time hits every variant alike, in
-		 * an order shuffled per round so that no variant always runs right
-		 * after the same one (a cache warmed, a disk left busy). */
-		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
-		bool shuffle = n_rep > 1 && c.n_var > 1;
-		uint64_t seed =
-		    c.o.has_seed ? c.o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-		json_object *sched = json_object_new_object(), *rounds = json_object_new_array();
-		json_object_object_add(sched, "seed", json_object_new_uint64(seed));
-		json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
-		json_object_object_add(sched, "rounds", rounds);
-		if (!set->profile)
-			set->profile = json_object_new_object();
-		json_object_object_add(set->profile, "schedule", sched);
-		for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
-			size_t order[c.n_var ? c.n_var : 1];
-			json_object *round = json_object_new_array();
-			sb_vrun_order(order, c.n_var, seed, rep);
-			more = 0;
-			for (size_t k = 0; k < c.n_var && !code; k++) {
-				size_t i = shuffle ? order[k] : k;
-				if (!c.o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep))
-					continue;
-				json_object_array_add(round, json_object_new_int64((int64_t)i));
-				vr.v = &c.var[i];
-				vr.plan = &c.plans[i];
-				vr.index = i;
-				more = 1;
-				code = sb_vrun(&vr, rep, &set->var[i]);
-			}
-			if (json_object_array_length(round))
-				json_object_array_add(rounds, round);
-			else
-				json_object_put(round);
-		}
+		code = run_rounds(&c, set, &vr, &failed);
 	}
 
 	r = write_results(set, res_fd);
@@ -464,8 +560,14 @@ int cmd_run(int argc, char **argv)
 		printf("\nresults: %s\n", rs.results);
 	else if (!code)
 		printf("%s\n", rs.results);
+	/* Failed variants the run went past: the report showed them; exit 1. */
+	if (!code && failed)
+		code = SB_EXIT_FAILED;
 	if (code == SB_EXIT_INTERRUPTED)
 		sb_error("interrupted: torn down");
+	if (failed && !g_fail_fast && code == SB_EXIT_FAILED)
+		sb_error("%d variant run%s failed (see result.json and run.log)", failed,
+			 failed == 1 ? "" : "s");
 	r = code ? code : (r < 0 ? SB_EXIT_FAILED : 0);
 
 out_dir:

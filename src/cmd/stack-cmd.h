@@ -25,6 +25,7 @@ enum {
 	OPT_LOOP_DIR,
 	OPT_RAM,
 	OPT_CAP_CACHE,
+	OPT_FAIL_FAST,
 };
 
 struct opts {
@@ -98,6 +99,10 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 char *sb_describe_dev(const struct sb_device *d);
 /* The listing `plan` prints and `run` shows first: the executor's dry-run. */
 void sb_ctx_print_plans(struct ctx *c, FILE *out);
+/* Every variant's mount options and mkfs words judged before anything is
+ * written (plan.c); what was checked, and what could not be, on notes. 0,
+ * or the exit code after reporting (2: one was rejected; 130: *stop). */
+int sb_ctx_check_words(struct ctx *c, volatile sig_atomic_t *stop, FILE *notes);
 /* The slot names as variables ("ssd" -> "/dev/sdb") of an executor. */
 void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x);
 /* Right before the first write: probe the devices again, check that they

@@ -3,6 +3,7 @@
 #include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
+#include "util/toolmsg.h"
 
 #include <errno.h>
 #include <libsmartcols.h>
@@ -11,6 +12,25 @@
 static void unref_table(struct libscols_table **t)
 {
 	scols_unref_table(*t);
+}
+
+/* A tool's indented lines as one line: each newline and the indent after
+ * it become one space. */
+static void join_lines(char *s)
+{
+	char *o = s;
+	if (!s)
+		return;
+	for (const char *p = s; *p; p++) {
+		if (*p != '\n') {
+			*o++ = *p;
+			continue;
+		}
+		*o++ = ' ';
+		while (p[1] == ' ')
+			p++;
+	}
+	*o = '\0';
 }
 
 /* Notes on flagged results (quick, cache-affected...), which must not be
@@ -28,6 +48,33 @@ static void print_notes(const struct sb_report *r, FILE *f)
 				"emulation, disks are throttled files), not on hardware\n",
 				r->set_names[s]);
 	}
+	/* A variant that failed (the run went on with the others): its step
+	 * and the first line of why, escaped (it holds a tool's words). */
+	for (size_t s = 0; s < r->n_sets; s++)
+		for (size_t i = 0; i < r->sets[s]->n_var; i++) {
+			const struct sb_variant *v = &r->sets[s]->var[i];
+			for (size_t k = 0; k < v->n_rep; k++) {
+				json_object *fl = v->rep[k].failed, *st;
+				if (!fl)
+					continue;
+				const char *m =
+				    json_object_get_string(json_object_object_get(fl, "message"));
+				/* one line: the tool's words follow the step's */
+				_cleanup_free_ char *why = sb_tool_msg(m, strlen(m), 300, "");
+				join_lines(why);
+				_cleanup_free_ char *name =
+				    sb_tool_msg(v->name, strlen(v->name), 200, "");
+				st = json_object_object_get(fl, "step");
+				_cleanup_free_ char *step =
+				    json_object_is_type(st, json_type_string)
+					? sb_tool_msg(json_object_get_string(st),
+						      strlen(json_object_get_string(st)), 100, "")
+					: NULL;
+				fprintf(f, "FAILED: %s: repeat %u%s%s: %s\n", name ? name : "?",
+					v->rep[k].index + 1, step ? ", step " : "",
+					step ? step : "", why ? why : "?");
+			}
+		}
 	for (size_t c = 0; c < r->n_cols; c++) {
 		_cleanup_free_ char *notes = sb_report_col_notes(r, c);
 		for (char *p = notes, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {

@@ -600,6 +600,9 @@ json_object *sb_resultset_to_json(const struct sb_resultset *rs)
 			if (v->rep[k].precondition)
 				json_object_object_add(ro, "precondition",
 						       json_object_get(v->rep[k].precondition));
+			if (v->rep[k].failed)
+				json_object_object_add(ro, "failed",
+						       json_object_get(v->rep[k].failed));
 			for (size_t w = 0; w < v->rep[k].n_wl; w++)
 				json_object_array_add(wls, sb_wl_result_to_json(v->rep[k].wl[w]));
 			json_object_object_add(ro, "workloads", wls);
@@ -648,6 +651,7 @@ void sb_resultset_free(struct sb_resultset *rs)
 			free(v->rep[k].wl);
 			free(v->rep[k].started);
 			json_object_put(v->rep[k].precondition);
+			json_object_put(v->rep[k].failed);
 		}
 		free(v->rep);
 		free(v->name);
@@ -854,6 +858,11 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
 			json_object *pre = json_object_object_get(ro, "precondition");
 			if (pre && json_object_is_type(pre, json_type_object))
 				var->rep[var->n_rep - 1].precondition = json_object_get(pre);
+			json_object *fl = json_object_object_get(ro, "failed");
+			if (fl && json_object_is_type(fl, json_type_object) &&
+			    json_object_is_type(json_object_object_get(fl, "message"),
+						json_type_string))
+				var->rep[var->n_rep - 1].failed = json_object_get(fl);
 		}
 	}
 	*out = TAKE_PTR(rs);

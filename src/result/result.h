@@ -67,6 +67,9 @@ struct sb_repeat {
 	/* devices.precondition of the stack this repeat ran on: mode, each
 	 * device's step record, fresh (NULL: not recorded, as in bench). */
 	json_object *precondition;
+	/* The variant failed in this repeat (run without --fail-fast goes on
+	 * with the others): {"step", "exit", "message"}; NULL when it did not. */
+	json_object *failed;
 	struct sb_wl_result **wl;
 	size_t n_wl;
 };

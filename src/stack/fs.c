@@ -7,7 +7,10 @@
  * erases the signatures with libblkid only where those UUIDs are still
  * found. */
 #include "stack/layers.h"
+#include "util/log.h"
 #include "util/macro.h"
+#include "util/spawn.h"
+#include "util/toolmsg.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -214,6 +217,88 @@ static int prepare(void *args, struct sb_exec *x)
 	return a->log_uuid ? 0 : -ENOMEM;
 }
 
+/* mkfs's reason often takes several lines (mkfs.xfs on a small device
+ * names the value it rejects last and the 300 MB minimum before it), so
+ * its whole stderr, bounded and escaped, goes into the error; the run log
+ * gets all of its output. The time limit and the stop flag are the
+ * steps' defaults (sb_spawn_defaults). */
+static int mkfs_cmd(struct sb_exec *x, const char *const *argv)
+{
+	_cleanup_free_ char *txt = sb_argv_format(argv), *why = NULL;
+	struct sb_child c = {.argv = argv, .capture = true, .log_fd = x->log_fd};
+	int r;
+
+	sb_exec_log(x, "$ %s\n", txt ? txt : argv[0]);
+	sb_verbose("run: %s", txt ? txt : argv[0]);
+	r = sb_spawn_run(&c);
+	if (r == -ENOENT)
+		r = sb_exec_fail(x, r, "%s: not found (install the Debian package %s)", argv[0],
+				 sb_program_package(argv[0]) ? sb_program_package(argv[0]) : "?");
+	else if (r < 0)
+		r = sb_exec_fail(x, r, "%s: cannot start: %s", argv[0], strerror(-r));
+	else if (c.timed_out || c.stopped)
+		r = sb_exec_fail(x, c.stopped ? -EINTR : -ETIMEDOUT, "%s: %s", txt ? txt : argv[0],
+				 c.stopped ? "stopped (interrupted)" : "time limit reached");
+	else if (c.status != 0) {
+		why = c.err_len ? sb_tool_msg(c.err, c.err_len, SB_TOOL_MSG_MAX, "    ")
+				: sb_tool_msg(c.out, c.out_len, SB_TOOL_MSG_MAX, "    ");
+		r = sb_exec_fail(x, -EIO, "%s exited with status %d%s%s", txt ? txt : argv[0],
+				 c.status, why && *why ? ":\n    " : "", why ? why : "");
+	}
+	sb_child_release(&c);
+	return r;
+}
+
+/* The dry run: mkfs's own check of the words, at the size of the files. */
+int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
+		    volatile sig_atomic_t *stop, char **msg)
+{
+	struct sb_mkfs_args t = *a;
+	struct sb_vec v = {0};
+	struct sb_list devs = {.v = (char **)files, .n = n};
+	/* Ctrl-C during the check ends it (and the run) at once. */
+	struct sb_child c = {.capture = true, .log_fd = -1, .timeout_ms = 120 * 1000, .stop = stop};
+	int r;
+
+	*msg = NULL;
+	if (!n)
+		return -EINVAL;
+	/* The external log is a device of the run's, not the profile's words. */
+	t.devs = devs;
+	t.log = NULL;
+	t.log_size = 0;
+	mkfs_argv(&t, &v);
+	/* mkfs.xfs -N and mke2fs -n compute everything and write nothing;
+	 * mkfs.btrfs has no such mode and writes the scratch files. */
+	if (is_xfs(a) || !is_btrfs(a)) {
+		char **nv = realloc(v.v, (v.n + 2) * sizeof(*nv));
+		if (!nv) {
+			sb_vec_free(&v);
+			return -ENOMEM;
+		}
+		v.v = nv;
+		memmove(v.v + 2, v.v + 1, v.n * sizeof(*v.v));
+		v.v[1] = strdup(is_xfs(a) ? "-N" : "-n");
+		v.n++;
+	}
+	c.argv = (const char *const *)v.v;
+	r = sb_spawn_run(&c);
+	if (r < 0) {
+		if (asprintf(msg, "%s: %s", v.v[0], r == -ENOENT ? "not found" : strerror(-r)) < 0)
+			*msg = NULL;
+	} else if (c.stopped) {
+		r = -EINTR;
+	} else if (c.timed_out || c.status != 0) {
+		*msg = c.timed_out ? strdup("time limit reached")
+		       : c.err_len ? sb_tool_msg(c.err, c.err_len, SB_TOOL_MSG_MAX, "    ")
+				   : sb_tool_msg(c.out, c.out_len, SB_TOOL_MSG_MAX, "    ");
+		r = c.timed_out ? -ETIMEDOUT : -EINVAL;
+	}
+	sb_child_release(&c);
+	sb_vec_free(&v);
+	return r;
+}
+
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_mkfs_args *a = args;
@@ -222,13 +307,13 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	int r;
 	if (a->log && !is_xfs(a)) {
 		journal_argv(a, &v);
-		r = sb_exec_cmd(x, (const char *const *)v.v);
+		r = mkfs_cmd(x, (const char *const *)v.v);
 		sb_vec_free(&v);
 		if (r < 0)
 			return r;
 	}
 	mkfs_argv(a, &v);
-	r = sb_exec_cmd(x, (const char *const *)v.v);
+	r = mkfs_cmd(x, (const char *const *)v.v);
 	sb_vec_free(&v);
 	if (r < 0)
 		return r;

@@ -88,6 +88,26 @@ struct sb_mount_args {
 	char *log; /* xfs: logdev=; ext: the journal device the kernel claims */
 };
 
+/* mount.c: the kernel judges each file-system option of options (not the
+ * generic ones: noatime, ro ...) in a new fstype context (fsopen and
+ * fsconfig; nothing is mounted; options naming a device or path, such
+ * as btrfs's device=, are left to the mount). 0: all accepted; 1: none of them is the
+ * file system's (or none given); -EINVAL: *bad is the
+ * first one rejected and *why the kernel's message; another -errno: no
+ * verdict (-EPERM not root, -ENOSYS no fsopen, -ENODEV fstype unknown to
+ * this kernel). *bad and *why malloc'ed or NULL. */
+int sb_mount_check_options(const char *fstype, const char *options, char **bad, char **why);
+/* The file system's own options of options (libmount knows the generic
+ * ones), malloc'ed in *fsopts, or NULL when there are none. Pure. */
+int sb_mount_fs_options(const char *options, char **fsopts);
+/* fs.c: mkfs's dry run for a's type and words on scratch files (the
+ * devices replaced by files[0..n), sized by the caller): mkfs.xfs -N,
+ * mke2fs -n, mkfs.btrfs for real on the files. 0: accepted; -EINVAL: *msg
+ * is the tool's message; -EINTR: stopped by *stop (may be NULL); another
+ * -errno: not run (*msg says why). */
+int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
+		    volatile sig_atomic_t *stop, char **msg);
+
 /* btrfs.c */
 void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);
 void sb_btrfs_forget(const char *dev);

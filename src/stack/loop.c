@@ -205,6 +205,26 @@ static bool loop_dio(const char *dev)
 	return sb_sys_read(p, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
 }
 
+/* Does direct I/O through the device work? A file system can take
+ * O_DIRECT and fail every such I/O: overlayfs over tmpfs (the VM runner's
+ * root) does, and mdadm then says only "Failed to write metadata". One
+ * aligned read of the first block (the new image's zeros) tells. */
+static int dio_works(const char *dev)
+{
+	_cleanup_close_ int fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	void *buf = NULL;
+	int r = 0;
+	if (fd < 0)
+		return negerrno();
+	if (posix_memalign(&buf, 4096, 4096) != 0)
+		return -ENOMEM;
+	errno = 0;
+	if (pread(fd, buf, 4096, 0) != 4096)
+		r = errno ? negerrno() : -EIO;
+	free(buf);
+	return r;
+}
+
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	struct sb_loop_args *a = args;
@@ -267,6 +287,16 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 			ioctl(lfd, LOOP_SET_DIRECT_IO, 1UL);
 	}
 	bool dio = loop_dio(dev);
+	if (dio && (r = dio_works(dev)) < 0) {
+		x->refused = true;
+		return sb_exec_fail(x, r,
+				    "refused: %s: direct I/O to its backing file in %s fails (%s): "
+				    "that file system takes O_DIRECT but cannot do it (overlayfs "
+				    "over tmpfs, as the VM runner's root, does); give --loop-dir "
+				    "DIR on a disk file system, or in the VM runner give the run "
+				    "disks of its own (contrib/vm/replicate PROFILE)",
+				    dev, a->dir, strerror(-r));
+	}
 	json_object_object_add(result, "dio", json_object_new_boolean(dio));
 	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", dev + 5);
 	if (sb_sys_read(path, bf, sizeof(bf)) == 0)

@@ -25,7 +25,7 @@ static const char *preflight(const void *args)
 {
 	if (access("/dev/mapper/control", F_OK) != 0)
 		return "device-mapper: not available (no /dev/mapper/control; try 'modprobe "
-		       "dm_mod', or a VM: see tests/vm)";
+		       "dm_mod', or run the profile in the VM runner)";
 	return NULL;
 }
 

@@ -46,7 +46,7 @@ static const char *preflight(const void *args)
 {
 	if (access("/proc/mdstat", F_OK) != 0)
 		return "md: this kernel has no md driver (no /proc/mdstat; try 'modprobe md_mod', "
-		       "or a VM: see tests/vm)";
+		       "or run the profile in the VM runner)";
 	return NULL;
 }
 

@@ -9,6 +9,10 @@
 #include "stack/state.h"
 #include "util/macro.h"
 
+/* The kernel's "no such parameter" never reaches user space (ENOPARAM is
+ * internal); an unknown option comes back as EINVAL. */
+#define ENOPARAM_SB 519
+
 #include <dirent.h>
 #include <libmount.h>
 #include <limits.h>
@@ -54,6 +58,108 @@ static char *options(const struct sb_mount_args *a)
 		fprintf(f, "%s%s", devs || logdev ? "," : "", a->options);
 	fclose(f);
 	return out;
+}
+
+/* The last error the kernel logged into a file-system context ("e xfs:
+ * Unknown parameter 'relatme'" -> "xfs: Unknown parameter 'relatme'"). */
+static char *fs_context_message(int fd)
+{
+	char buf[1024], *last = NULL;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (buf[0] == 'e' && buf[1] == ' ') {
+			free(last);
+			last = strdup(buf + 2);
+		}
+	}
+	return last;
+}
+
+int sb_mount_fs_options(const char *options, char **fsopts)
+{
+	*fsopts = NULL;
+	if (!options || !*options)
+		return 0;
+	/* The generic ones (noatime, ro, nodev ...) are the VFS's and
+	 * libmount's, never a file system's parameters. */
+	if (mnt_split_optstr(options, NULL, NULL, fsopts, 0, 0) < 0)
+		return -EINVAL;
+	if (*fsopts && !**fsopts) {
+		free(*fsopts);
+		*fsopts = NULL;
+	}
+	return 0;
+}
+
+/* Options that name a device or path are not sent for judging: the
+ * kernel acts on some while parsing (btrfs's device= scans and registers
+ * the device, ext4's journal_path= looks the path up), and the devices a
+ * run mounts with are its own, added by the mount step. */
+static const char *const unjudged[] = {"device", "logdev", "rtdev", "journal_path",
+				       "journal_dev", "source", NULL};
+
+static bool is_unjudged(const char *key)
+{
+	for (const char *const *u = unjudged; *u; u++)
+		if (strcmp(*u, key) == 0)
+			return true;
+	return false;
+}
+
+int sb_mount_check_options(const char *fstype, const char *options, char **bad, char **why)
+{
+	_cleanup_free_ char *fsopts = NULL;
+	_cleanup_close_ int fd = -1;
+	char *p, *name, *value;
+	size_t nsz, vsz;
+	int r = 0;
+
+	*bad = *why = NULL;
+	if (!options || !*options)
+		return 0;
+	r = sb_mount_fs_options(options, &fsopts);
+	if (r < 0)
+		return r;
+	if (!fsopts)
+		return 1;
+	fd = fsopen(fstype, FSOPEN_CLOEXEC);
+	if (fd < 0)
+		return negerrno();
+	for (p = fsopts; mnt_optstr_next_option(&p, &name, &nsz, &value, &vsz) == 0;) {
+		_cleanup_free_ char *k = strndup(name, nsz);
+		/* A quoted value (context="a,b") goes without its quotes, as
+		 * mount(2)'s option string would be parsed. */
+		if (value && vsz >= 2 && value[0] == '"' && value[vsz - 1] == '"') {
+			value++;
+			vsz -= 2;
+		}
+		_cleanup_free_ char *v = value ? strndup(value, vsz) : NULL;
+		if (!k || (value && !v))
+			return -ENOMEM;
+		if (is_unjudged(k))
+			continue;
+		if (v)
+			r = fsconfig(fd, FSCONFIG_SET_STRING, k, v, 0);
+		else
+			r = fsconfig(fd, FSCONFIG_SET_FLAG, k, NULL, 0);
+		if (r < 0) {
+			r = negerrno();
+			*why = fs_context_message(fd);
+			if (!*why)
+				*why = strdup(strerror(-r));
+			if (v) {
+				if (asprintf(bad, "%s=%s", k, v) < 0)
+					*bad = NULL;
+			} else {
+				*bad = TAKE_PTR(k);
+			}
+			/* Anything but a verdict on the option is no verdict. */
+			return r == -EINVAL || r == -ENOPARAM_SB ? -EINVAL : r;
+		}
+	}
+	return 0;
 }
 
 static int describe(const void *args, char **what, char **undo)

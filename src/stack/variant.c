@@ -89,18 +89,111 @@ static json_object *precondition_record(const struct sb_vrun *vr, const char *mn
 	return o;
 }
 
+/* What result.json keeps of a failed variant: the step ("2 mkfs",
+ * "workload seq", "teardown"), the exit code and the message, the tool's
+ * own words included. The first failure is the one kept. */
+static void note_failure(json_object **failed, const char *step, int code, const char *msg)
+{
+	if (*failed)
+		return;
+	*failed = json_object_new_object();
+	json_object_object_add(*failed, "step", json_object_new_string(step));
+	json_object_object_add(*failed, "exit", json_object_new_int(code));
+	json_object_object_add(*failed, "message", json_object_new_string(msg ? msg : "failed"));
+}
+
+/* "2 mkfs": the step that began last (the one that failed). */
+static char *failed_step(const struct sb_plan *p, unsigned began)
+{
+	unsigned n = began ? began : 1;
+	const char *kind = n <= p->n ? sb_layer_get(p->steps[n - 1].kind)->kind : "step";
+	char *s = NULL;
+	return asprintf(&s, "%u %s", n, kind) < 0 ? NULL : s;
+}
+
+/* The variant's workloads in the mounted file system, in order, each
+ * under workloads.time-limit: the results go to *wl; a workload stopped by
+ * the limit keeps what it measured and the next one runs; a failure ends
+ * the loop (noted in *failed). 0, or the exit code. */
+static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg, bool fresh,
+			 struct sb_wl_result ***wl, size_t *n_wl, json_object **failed)
+{
+	const struct sb_pvariant *v = vr->v;
+	struct sb_runstate *rs = vr->rs;
+	uint64_t limit_ms = sb_cfg_u64(&v->cfg, K_WL_TIME_LIMIT);
+	int code = 0;
+
+	for (size_t w = 0; w < v->cfg.n_workloads && !*vr->stop; w++) {
+		const char *spec = v->cfg.workloads[w];
+		struct sb_wl_env env = {.dir = mnt,
+					.quick = vr->quick,
+					.ram_bytes = vr->ram,
+					.cap_cache = vr->cap_cache,
+					.memcg = memcg,
+					.log_fd = rs->log_fd,
+					.stop = vr->wl_stop};
+		struct sb_wl_result *res = NULL;
+		char *err = NULL;
+
+		*vr->wl_stop = *vr->stop;
+		sb_info("workload %s", spec);
+		dprintf(rs->log_fd, "== workload %s in %s\n", spec, mnt);
+		if (limit_ms)
+			alarm((unsigned)((limit_ms + 999) / 1000));
+		int r = sb_workload_run(spec, &env, &res, &err);
+		alarm(0);
+		if (res) {
+			if (*vr->wl_stop && !*vr->stop)
+				res->flags |= SB_RES_INCOMPLETE;
+			if (fresh)
+				res->flags |= SB_RES_FRESH;
+			struct sb_wl_result **nw = realloc(*wl, (*n_wl + 1) * sizeof(*nw));
+			if (nw) {
+				*wl = nw;
+				(*wl)[(*n_wl)++] = res;
+			} else {
+				sb_wl_result_free(res);
+			}
+		}
+		if (r < 0 && *vr->wl_stop && !*vr->stop) {
+			/* The time limit: keep what was measured, go on. */
+			sb_warn("%s: workload %s stopped by workloads.time-limit", v->name, spec);
+			dprintf(rs->log_fd, "!! workload %s: stopped by the time limit\n", spec);
+			free(err);
+			continue;
+		}
+		if (r < 0) {
+			sb_error("%s: %s", v->name, err ? err : strerror(-r));
+			dprintf(rs->log_fd, "!! workload %s: %s\n", spec, err ? err : strerror(-r));
+			/* -EXDEV: a path of the workload's leads outside the
+			 * mount (profile/freetext.c): a refusal. */
+			code = *vr->stop     ? SB_EXIT_INTERRUPTED
+			       : r == -EXDEV ? SB_EXIT_REFUSED
+					     : SB_EXIT_FAILED;
+			_cleanup_free_ char *step = NULL;
+			if (asprintf(&step, "workload %s", spec) < 0)
+				step = NULL;
+			note_failure(failed, step ? step : "workload", code,
+				     err ? err : strerror(-r));
+			free(err);
+			break;
+		}
+		free(err);
+	}
+	return code;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
 	struct sb_exec x, u;
 	struct sb_wl_result **wl = NULL;
-	json_object *pre = NULL;
+	json_object *pre = NULL, *failed = NULL;
 	bool fresh = false;
 	size_t n_wl = 0;
 	int r, code = 0;
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
-	uint64_t limit_ms = sb_cfg_u64(&v->cfg, K_WL_TIME_LIMIT);
 
 	sb_info("variant %zu/%zu (repeat %u): %s", vr->index + 1, vr->n_var, rep + 1, v->name);
 	dprintf(rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
@@ -130,10 +223,13 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	} else {
 		r = sb_exec_plan(&x, vr->plan);
 		if (r < 0) {
+			_cleanup_free_ char *step = failed_step(vr->plan, x.steps_done);
 			sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
 			code = *vr->stop   ? SB_EXIT_INTERRUPTED
 			       : x.refused ? SB_EXIT_REFUSED
 					   : SB_EXIT_FAILED;
+			note_failure(&failed, step ? step : "step", code,
+				     x.errmsg ? x.errmsg : strerror(-r));
 		}
 	}
 
@@ -160,61 +256,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	if (r == 0) {
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
 		pre = precondition_record(vr, mnt, &fresh);
-		for (size_t w = 0; w < v->cfg.n_workloads && !*vr->stop; w++) {
-			const char *spec = v->cfg.workloads[w];
-			struct sb_wl_env env = {.dir = mnt,
-						.quick = vr->quick,
-						.ram_bytes = vr->ram,
-						.cap_cache = vr->cap_cache,
-						.memcg = sb_exec_var(&x, "memcg"),
-						.log_fd = rs->log_fd,
-						.stop = vr->wl_stop};
-			struct sb_wl_result *res = NULL;
-			char *err = NULL;
-
-			*vr->wl_stop = *vr->stop;
-			sb_info("workload %s", spec);
-			dprintf(rs->log_fd, "== workload %s in %s\n", spec, mnt);
-			if (limit_ms)
-				alarm((unsigned)((limit_ms + 999) / 1000));
-			r = sb_workload_run(spec, &env, &res, &err);
-			alarm(0);
-			if (res) {
-				if (*vr->wl_stop && !*vr->stop)
-					res->flags |= SB_RES_INCOMPLETE;
-				if (fresh)
-					res->flags |= SB_RES_FRESH;
-				struct sb_wl_result **nw = realloc(wl, (n_wl + 1) * sizeof(*nw));
-				if (nw) {
-					wl = nw;
-					wl[n_wl++] = res;
-				} else {
-					sb_wl_result_free(res);
-				}
-			}
-			if (r < 0 && *vr->wl_stop && !*vr->stop) {
-				/* The time limit: keep what was measured, go on. */
-				sb_warn("%s: workload %s stopped by workloads.time-limit", v->name,
-					spec);
-				dprintf(rs->log_fd, "!! workload %s: stopped by the time limit\n",
-					spec);
-				free(err);
-				continue;
-			}
-			if (r < 0) {
-				sb_error("%s: %s", v->name, err ? err : strerror(-r));
-				dprintf(rs->log_fd, "!! workload %s: %s\n", spec,
-					err ? err : strerror(-r));
-				/* -EXDEV: a path of the workload's leads outside the
-				 * mount (profile/freetext.c): a refusal. */
-				code = *vr->stop     ? SB_EXIT_INTERRUPTED
-				       : r == -EXDEV ? SB_EXIT_REFUSED
-						     : SB_EXIT_FAILED;
-				free(err);
-				break;
-			}
-			free(err);
-		}
+		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), fresh, &wl, &n_wl, &failed);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}
@@ -229,12 +271,14 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	u.udev = rs->udev;
 	dprintf(rs->log_fd, "== teardown\n");
 	r = sb_exec_undo_journal(&u, rs->journal);
+	vr->left_behind = r < 0;
 	if (r < 0) {
 		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
 			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
 		/* An interruption stays one; anything else is a failure. */
 		if (code != SB_EXIT_INTERRUPTED)
 			code = SB_EXIT_FAILED;
+		note_failure(&failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
 	}
 	sb_exec_release(&u);
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
@@ -242,8 +286,10 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		free(rv->rep[rv->n_rep - 1].started);
 		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
 		rv->rep[rv->n_rep - 1].precondition = TAKE_PTR(pre);
+		rv->rep[rv->n_rep - 1].failed = TAKE_PTR(failed);
 	}
 	json_object_put(pre);
+	json_object_put(failed);
 	free(wl);
 	return code;
 }

@@ -31,6 +31,9 @@ struct sb_vrun {
 	struct sb_runstate *rs;
 	volatile sig_atomic_t *stop;	/* a signal: tear down and end */
 	volatile sig_atomic_t *wl_stop; /* the workload time limit or a signal */
+	/* out: the teardown failed and the journal is kept (the run must not
+	 * go on to another variant over what is left) */
+	bool left_behind;
 };
 
 /* The time limit of every external program of a step (mkfs on a large disk

@@ -446,6 +446,29 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 	return sb_phase_over(b->p, sb_now_ns(), b->done) ? -ETIMEDOUT : 0;
 }
 
+static int sum_entry(void *ud, const struct sb_tree_entry *e)
+{
+	uint64_t *b = ud;
+	*b += e->dir ? 4096 : (e->size + 4095) / 4096 * 4096;
+	return 0;
+}
+
+/* The space the data set takes, from the generator alone (nothing is
+ * written): the readers' trees, and a tree for each writer (it removes its
+ * previous one first); files in whole 4 KiB blocks, a block a directory. */
+static uint64_t trees_bytes(const struct mixed *m)
+{
+	uint64_t total = 0;
+	for (unsigned t = 0; t < m->R + m->W; t++) {
+		struct sb_tree_params tp = {.seed =
+						tree_gen_seed(m, t < m->R ? t : 500 + (t - m->R)),
+					    .files = m->files_per_tree,
+					    .maxfile = m->maxfile};
+		sb_tree_generate(&tp, sum_entry, &total);
+	}
+	return total;
+}
+
 static int build_trees(struct mixed *m, uint64_t *bytes)
 {
 	struct sb_wl_ctx *c = m->c;
@@ -664,7 +687,11 @@ static int mixed_run(struct sb_wl_ctx *c)
 	sb_wl_extra_int(c, "writers", m.W);
 	sb_wl_extra_int(c, "files_per_tree", m.files_per_tree);
 	sb_wl_extra_double(c, "measure_overhead_ns", measure_overhead_ns());
-	rc = build_trees(&m, &bytes);
+	/* As seq's: a data set larger than the free space is refused before
+	 * a byte is written, not found by ENOSPC halfway through. */
+	rc = sb_wl_check_space(c, trees_bytes(&m));
+	if (rc == 0)
+		rc = build_trees(&m, &bytes);
 	if (rc == 0 && !*c->env->stop)
 		rc = run_phase(&m, "1 reader", "p1", 1, 0);
 	if (rc == 0 && !*c->env->stop && m.R > 1) {

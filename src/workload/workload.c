@@ -869,11 +869,17 @@ int sb_wl_check_space(struct sb_wl_ctx *c, uint64_t bytes)
 	sb_format_size(bytes, need, sizeof(need));
 	sb_format_size(free_b, avail, sizeof(avail));
 	sb_format_size(all, total, sizeof(total));
+	/* The advice names the workload's own size key (mixed has files= and
+	 * maxfile=, no size=). */
+	bool has_size = false;
+	for (const struct sb_wl_opt *o = c->spec->ops->opts; o && o->name; o++)
+		has_size |= strcmp(o->name, "size") == 0;
 	sb_wl_fail(c, 0,
-		   "the data set (%s) does not fit in %s (%s free of %s): give a smaller size= "
+		   "the data set (%s) does not fit in %s (%s free of %s): give a smaller %s "
 		   "(at most %s), size data sets by less RAM with --ram SIZE, or use a bigger "
 		   "device",
-		   need, c->env->dir, avail, total, avail);
+		   need, c->env->dir, avail, total,
+		   has_size ? "size=" : "data set (fewer files=, a smaller maxfile=)", avail);
 	return -ENOSPC;
 }
 

@@ -63,7 +63,7 @@ profile btrfs "mkfs = -n 4k -s 4096 -L bench --csum xxhash" "[mount]" "options =
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/p.conf" --loop
 profile ext4 "mkfs = -i 8192 -m 0 -E lazy_itable_init=0 -O ^has_journal"
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/p.conf" --loop
-profile xfs "mkfs = -f -i size=512 -l size=32m,lazy-count=1 -d agcount=4"
+profile xfs "mkfs = -f -i size=512 -l size=64m,lazy-count=1 -d agcount=4"
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/p.conf" --loop
 assert_eq "$(sum "$victim")" "$before" "the named device is unchanged"
 pass_msg "ordinary mkfs words and mount options pass"

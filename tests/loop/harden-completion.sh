@@ -91,4 +91,17 @@ if names=$("$STACKBENCH" list profiles 2>/dev/null) && [ -n "$names" ]; then
 	grep -qxF -- "$first" <<<"$GOT" || fail "profile '$first' not offered after 'run'"
 	! grep -qxF NAME <<<"$GOT" || fail "the table header NAME offered as a profile"
 fi
-pass_msg "$n completion cases"
+# Without STACKBENCH_STATE_DIR, run ids come from the tool's own default
+# state directory (src/stack/state.h), not from /run/stackbench.
+want_state=$(sed -n 's/^#define SB_STATE_DIR_DEFAULT "\(.*\)"$/\1/p' "$SB_TOP/src/stack/state.h")
+[ -n "$want_state" ] || fail "SB_STATE_DIR_DEFAULT not found in src/stack/state.h"
+got_state=$(sed -n 's/.*STACKBENCH_STATE_DIR:-\([^}]*\)}.*/\1/p' "$COMP")
+assert_eq "$got_state" "$want_state" "the completion's default state directory"
+# And it is the one it reads: with the variable unset, teardown offers
+# exactly the run directories there (none, on a host without runs).
+unset STACKBENCH_STATE_DIR
+complete_line "stackbench teardown "
+want_ids=$( (find "$want_state" -mindepth 1 -maxdepth 1 -type d -printf "%f\n" 2>/dev/null || :) | sort)
+assert_eq "$(sort <<<"$GOT" | sed '/^$/d')" "$want_ids" "run ids offered from $want_state"
+export STACKBENCH_STATE_DIR=$SB_TMP/state
+pass_msg "$n completion cases, state directory $want_state"

@@ -102,6 +102,30 @@ for code in $(sed -n 's/^\s*SB_EXIT_[A-Z]* = \([0-9]*\).*/\1/p' "$SB_TOP/src/cmd
 		fail "exit code $code is not documented under EXIT STATUS"
 done
 
+# The generated parts (tools/gen-man: each workload's spec, summary and
+# keys, the shipped profiles) are what the tables and the tree give now.
+out=$("$SB_TOP/tools/gen-man" --check "$STACKBENCH" "$PAGE" 2>&1) ||
+	fail "the committed man page is not what tools/gen-man makes (run make): $out"
+# ... and the check can fail: a page that documents meta[:N], which the
+# parser refuses, or lacks a profile of the tree, is caught.
+sed 's/^\\fBmeta\\fR$/\\fBmeta\\fR[:\\fIN\\fR]/' "$PAGE" >"$SB_TMP/meta.8"
+! cmp -s "$PAGE" "$SB_TMP/meta.8" || fail "meta's generated entry not found in the page"
+! "$SB_TOP/tools/gen-man" --check "$STACKBENCH" "$SB_TMP/meta.8" >/dev/null 2>&1 ||
+	fail "gen-man --check passed a page documenting meta[:N]"
+awk '!/^\.B single\\-disk$/' "$PAGE" >"$SB_TMP/prof.8"
+! "$SB_TOP/tools/gen-man" --check "$STACKBENCH" "$SB_TMP/prof.8" >/dev/null 2>&1 ||
+	fail "gen-man --check passed a page without the single-disk profile"
+for p in "$SB_TOP"/profiles/*.conf; do
+	n=$(basename "$p" .conf)
+	grep -qxF ".B ${n//-/\\-}" "$PAGE" || fail "profile $n is not listed under FILES"
+done
+# Every workload spec the page shows parses as written (no meta[:N]).
+for spec in $(sed -n 's/^\\fB\([a-z+]*\)\\fR$/\1/p' "$PAGE"); do
+	out=$("$STACKBENCH" plan single-disk --loop --quick -o "workloads.run=$spec" 2>&1 >/dev/null) ||
+		fail "the page's workload '$spec' does not parse: $out"
+done
+! grep -qF 'meta [: N ]' <<<"$src" || fail "meta[:N] documented"
+
 msg="man page renders cleanly; $checked commands checked against --help"
 [ ${#unimplemented[@]} -eq 0 ] || msg+=" (no --help yet: ${unimplemented[*]})"
 pass_msg "$msg"

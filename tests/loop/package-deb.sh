@@ -13,6 +13,16 @@ need_prog dh
 cd "$SB_TOP"
 out=$(tools/make-deb 2>&1) || fail "make deb failed: $(tail -20 <<<"$out")"
 assert_contains "$out" "lintian: no errors" "lintian verdict"
+# The build flags reach the compiler (the Makefile honours CPPFLAGS, and
+# debian/rules exports dpkg-buildflags): a root tool without
+# _FORTIFY_SOURCE is a failure here, not a warning.
+# (the tag is of severity info: asked for by name)
+hard=$(lintian -I --tags hardening-no-fortify-functions build/deb/stackbench_*.deb 2>&1) ||
+	fail "lintian --tags hardening-no-fortify-functions: $hard"
+! grep -q "hardening-no-fortify-functions" <<<"$hard" ||
+	fail "lintian: $hard"
+grep -q -- "-D_FORTIFY_SOURCE=2" build/deb/build.log ||
+	fail "the package build did not compile with -D_FORTIFY_SOURCE=2 (build/deb/build.log)"
 deb=$(ls build/deb/stackbench_*.deb)
 
 # Same files as make install, at the same places.

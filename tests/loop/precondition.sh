@@ -123,7 +123,7 @@ name=${dev#/dev/}
 [ "$(cat "/sys/block/$name/queue/discard_max_bytes")" = 0 ] || skip "a loop device over ramfs has discard here"
 printf 'stackbench-precondition-test' | dd of="$dev" bs=512 seek=100 conv=notrunc status=none
 before=$(dd if="$dev" bs=1M count=4 status=none | sha256sum)
-expect_exit 0 "$STACKBENCH" plan single-disk --devices "$dev" -o devices.precondition=trim
+expect_exit 0 "$STACKBENCH" plan single-disk --devices "$dev" -o fs.type=ext4 -o devices.precondition=trim
 assert_contains "$OUT" "run would refuse it: devices.precondition = trim needs discard" "plan warns"
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$dev" --yes --quick -o fs.type=ext4 \
 	-o workloads.run=command:true -o devices.precondition=trim --results "$SB_TMP/res-nodiscard"

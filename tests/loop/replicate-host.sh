@@ -23,7 +23,8 @@ options = noatime,logbsize=256k,logbufs=8,delaylog
 [workloads]
 run = command:true
 CONF
-expect_exit 1 "$STACKBENCH" run "$SB_TMP/delaylog.conf" --loop --yes --results "$SB_TMP/r0"
+# (judged before anything is built: a profile error, exit 2)
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/delaylog.conf" --loop --yes --results "$SB_TMP/r0"
 assert_contains "$OUT" "Unknown parameter 'delaylog'" "the kernel's message"
 assert_contains "$OUT" "delaylog: removed from xfs in Linux 4.0" "the removed option named"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR" 2>/dev/null)" ] || fail "state left after the failed mount"
