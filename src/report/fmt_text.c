@@ -64,9 +64,15 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
 			return -ENOMEM;
 
+	sb_report_verdict_text(r, f, pm);
+	size_t hidden = 0;
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		struct libscols_line *ln;
+		if (!sb_report_row_shown(r, row)) {
+			hidden++;
+			continue;
+		}
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
@@ -87,10 +93,13 @@ static int text_emit(const struct sb_report *r, FILE *f)
 				return -ENOMEM;
 		}
 	}
-	if (r->n_rows == 0)
-		fprintf(f, "(no metrics)\n");
+	if (r->n_rows == hidden)
+		fprintf(f, "(no %smetrics)\n", hidden ? "headline or cost " : "");
 	else if (scols_print_table(tb) < 0)
 		return -EIO;
+	if (hidden)
+		fprintf(f, "(%zu latency and %%CPU row%s not shown: report --all)\n", hidden,
+			hidden == 1 ? "" : "s");
 
 	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
 		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"

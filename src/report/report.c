@@ -55,18 +55,30 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 		return NULL;
 	fprintf(f,
 		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
-		"(+x%% [lo, hi] mde y%%): change of the mean against the baseline, with the %g%% "
-		"interval of the difference (not adjusted) and, where unmarked, the smallest "
-		"change the run could have detected;\n"
-		"*: significantly better (or different, where a metric has no better direction),\n"
-		"!: significantly worse: Welch's t-test with at least %d repeats a side, adjusted "
-		"p < %g over all rows of the column (%s);\n"
-		"?: not resolved: no mark, but the smallest change the run could have detected "
-		"(%g%% power) is more than %g%%, or too few repeats: no mark does not mean no "
-		"difference;\n"
+		"(+x%% [lo, hi] mde y%%): change against the baseline with its %g%% interval (not "
+		"adjusted) and, where unmarked, the smallest change the run could have detected "
+		"(%g%% power). Rates and times change by factors: rounds of one run are paired "
+		"(paired-t-log: a t interval on the per-round log ratios, so a slow stretch of the "
+		"host cancels; signed-rank-log where those ratios are far from normal), sets that "
+		"did not run together (--baseline-set, --merge, --fleet) use Welch's t on the "
+		"logarithms (welch-log); values that are not all positive, the raw values;\n"
+		"*: significantly better (or different, where a metric has no better direction), "
+		"!: significantly worse: at least %d repeats a side and adjusted p < %g. Two "
+		"families per comparison: the headline and cost rows, which the verdict and "
+		"--check are about (%s, at %g%% of alpha), and the latency and %%CPU rows "
+		"(Benjamini-Hochberg, false discovery rate, at the other %g%%), so that many "
+		"secondary rows never take the power from a headline row and an A/A report is "
+		"marked anywhere at most alpha of the time;\n"
+		"equal: unmarked, its whole interval within %s%g%%;\n"
+		"?: not resolved: neither marked nor shown equal (or too few repeats): no mark does "
+		"not mean no difference; the verdict names the repeats that would resolve it, "
+		"n ~ 16 (CV / delta)^2 a side (half that paired), at the alpha of the correction;\n"
 		"-: no value",
-		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), SB_STATS_MIN_N, r->alpha,
-		how[r->correction], 100 * SB_STATS_POWER, r->resolve_pct);
+		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), 100 * SB_STATS_POWER,
+		SB_STATS_MIN_N, r->alpha, how[r->correction],
+		r->correction == SB_CORRECTION_NONE ? 100 : 100 * SB_REPORT_MAIN_SHARE,
+		r->correction == SB_CORRECTION_NONE ? 100 : 100 * (1 - SB_REPORT_MAIN_SHARE), pm,
+		r->resolve_pct);
 	if (r->legend_needed)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if (strcmp(r->cols[c].label, r->cols[c].full) != 0)
@@ -928,7 +940,7 @@ static int correct(struct sb_report *r, size_t c)
 		for (size_t i = 0; ret == 0 && i < r->n_rows; i++) {
 			if (sb_report_row_main(&r->rows[i]) != (fam == 0))
 				continue;
-			r->rows[i].cells[c].p_adj = fmin(1, adj[i] / share);
+			r->rows[i].cells[c].p_adj = isnan(adj[i]) ? NAN : fmin(1, adj[i] / share);
 			decide(r, &r->rows[i], &r->rows[i].cells[r->cols[c].base],
 			       &r->rows[i].cells[c], alpha_row);
 		}
@@ -1303,14 +1315,15 @@ char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_
 	const struct sb_report_cell *x = &row->cells[col];
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
 	char m1[32], m2[32], ch[32], lo[32], hi[32], p[32], pa[32];
-	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, p %s, adjusted %s, "
-			   "n %zu vs %zu)",
+	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, %s p %s, adjusted "
+			   "%s, n %zu vs %zu)",
 			   row->spec, row->label, r->cols[col].label,
 			   sb_report_fmt_num(x->st.mean, m1, sizeof(m1)),
 			   r->cols[r->cols[col].base].label,
 			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
 			   pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
-			   pct_str(x->change_hi, hi, sizeof(hi)), p_str(x->w.p, p, sizeof(p)),
+			   pct_str(x->change_hi, hi, sizeof(hi)), sb_test_name(x->cmp.test),
+			   p_str(x->w.p, p, sizeof(p)),
 			   p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
 }
 

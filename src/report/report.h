@@ -250,3 +250,27 @@ void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w
  * (allocated; NULL when out of memory): the marks, the test, the
  * correction, and what each short column label stands for. */
 char *sb_report_legend(const struct sb_report *r, const char *pm);
+
+/* The verdict of one column against its baseline (verdict.c): the main
+ * rows (headline and cost) sorted into resolved changes (largest first),
+ * rows equal within +-resolve_pct, and rows not resolved, with the
+ * repeats each would need. Row indexes into r->rows. */
+struct sb_report_verdict {
+	size_t col;
+	size_t *changed, n_changed;
+	size_t *equal, n_equal;
+	size_t *unresolved, n_unresolved;
+	size_t *untested, n_untested; /* the baseline has the figure, the column not */
+	bool paired;		      /* every tested main row paired rounds */
+};
+int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v);
+void sb_report_verdict_free(struct sb_report_verdict *v);
+/* The text block headed "verdict" that opens the text report. */
+void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm);
+/* Why a main row's cell is untested (sb_report_cell_untested). */
+const char *sb_report_untested_why(const struct sb_report *r, const struct sb_report_row *row,
+				   size_t c, char *buf, size_t size);
+/* "about 12 repeats" / "more than 1000 repeats" for a cell's estimate. */
+char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size);
+/* Whether a table shows the row: main rows always, the rest with --all. */
+bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row);
