@@ -12,7 +12,7 @@ export LC_ALL=C
 mkdir -p "$SB_TMP/dir"
 expect_exit 0 "$STACKBENCH" bench "$SB_TMP/dir" --quick --workload mixed:2r1w,time=1s \
 	--results "$SB_TMP/mixed"
-text=$("$STACKBENCH" report "$SB_TMP/mixed")
+text=$("$STACKBENCH" report --all "$SB_TMP/mixed")
 ops=$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
