@@ -50,6 +50,7 @@ static json_object *cell_json(const struct sb_report *r, size_t c, const struct 
 	json_object_object_add(o, "p_t", num(x->cmp.p_t));
 	json_object_object_add(o, "p_signed_rank", num(x->cmp.p_rank));
 	json_object_object_add(o, "spread_log", num(x->cmp.spread));
+	json_object_object_add(o, "mde_welch_pct", num(x->mde_welch));
 	json_object_object_add(o, "repeats_needed",
 			       x->need ? json_object_new_uint64(x->need) : NULL);
 	for (size_t i = 0; i < x->st.n; i++)

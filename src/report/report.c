@@ -780,6 +780,7 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 	sb_stats_compute(cell->values, n, &cell->st);
 	cell->change = cell->change_lo = cell->change_hi = cell->mde_pct = NAN;
 	cell->p_adj = NAN;
+	cell->mde_welch = NAN;
 	cell->pooled = NAN;
 	cell->w = (struct sb_welch){NAN, NAN, NAN};
 	cell->diff = (struct sb_diff){NAN, NAN, NAN, NAN};
@@ -843,15 +844,19 @@ static void compare(const struct sb_report *r, size_t c, const struct sb_report_
 	cell->verdict = SB_VERDICT_NA;
 	cell->cmp = (struct sb_cmp){.change = NAN, .lo = NAN, .hi = NAN, .mde = NAN, .p = NAN,
 				    .p_t = NAN, .p_rank = NAN, .spread = NAN};
+	cell->mde_welch = NAN;
 	if (cell->st.n == 0 || base->st.n == 0)
 		return;
 	size_t np = pair_rounds(r, r->cols[c].base, c, row, a, b);
 	/* paired where every repeat of both sides has its partner */
+	struct sb_cmp welch;
+	sb_cmp_welch(base->values, base->st.n, cell->values, cell->st.n, r->alpha, SB_STATS_POWER,
+		     &welch);
+	cell->mde_welch = welch.mde;
 	if (np >= 2 && np == base->st.n && np == cell->st.n)
 		sb_cmp_paired(a, b, np, r->alpha, SB_STATS_POWER, &cell->cmp);
 	else
-		sb_cmp_welch(base->values, base->st.n, cell->values, cell->st.n, r->alpha,
-			     SB_STATS_POWER, &cell->cmp);
+		cell->cmp = welch;
 	sb_welch_test(&base->st, &cell->st, &cell->w);
 	cell->w.p = cell->cmp.p;
 	cell->change = isfinite(cell->cmp.change) ? cell->cmp.change

@@ -63,6 +63,9 @@ struct sb_report_cell {
 	struct sb_diff diff; /* interval of the difference, smallest detectable change */
 	struct sb_cmp cmp;   /* the test used (paired rounds or Welch, on logarithms),
 				whose change, interval and mde the fields below carry */
+	double mde_welch;    /* the smallest detectable change of Welch's t on the
+				logarithms, for the same cells (what sets that did not
+				run together would get); percent */
 	size_t need;	     /* unresolved: the repeats that would resolve +-resolve_pct
 				(SB_CMP_N_MAX + 1: more than that; 0: not estimated) */
 	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
