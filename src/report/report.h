@@ -277,3 +277,11 @@ const char *sb_report_untested_why(const struct sb_report *r, const struct sb_re
 char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size);
 /* Whether a table shows the row: main rows always, the rest with --all. */
 bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row);
+
+/* run --repeat auto with several variants: after `rounds` whole rounds,
+ * whether another is needed, from the paired comparison of each variant
+ * with the first: not before SB_REPEAT_AUTO_MIN rounds, never at or past
+ * max, and not once every headline row is resolved (marked, or equal
+ * within +-SB_REPORT_RESOLVE_PCT). When it stops, says on log which of the
+ * two happened, row by row (verdict.c). */
+bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log);

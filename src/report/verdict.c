@@ -176,3 +176,62 @@ void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
 			verdict_col(r, c, f, pm);
 	fputs("\n", f);
 }
+
+/* The unresolved headline rows of the report, optionally printed. */
+static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
+{
+	size_t n = 0;
+	char need[48];
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t i = 0; i < r->n_rows && r->cols[c].base != c; i++) {
+			const struct sb_report_row *row = &r->rows[i];
+			const struct sb_report_cell *x = &row->cells[c];
+			bool ok = sb_report_cell_resolved(row, c);
+			if (!row->headline || row->lat != SB_LAT_NONE || x->st.n == 0)
+				continue;
+			n += !ok;
+			if (!log || (!all && ok))
+				continue;
+			fprintf(log, "  %s: %s: %s: ", r->cols[c].label, row->spec, row->label);
+			if (ok)
+				fprintf(log, "resolved, %s %+.1f%% [%+.1f, %+.1f]\n",
+					sb_verdict_name(x->verdict), x->change, x->change_lo,
+					x->change_hi);
+			else
+				fprintf(log, "not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
+					     "+-%g%%\n",
+					x->change, x->change_lo, x->change_hi,
+					sb_report_need_str(x, need, sizeof(need)), r->resolve_pct);
+		}
+	return n;
+}
+
+bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log)
+{
+	struct sb_report *r = NULL;
+	char *err = NULL;
+
+	if (rounds < SB_REPEAT_AUTO_MIN)
+		return rounds < max;
+	if (sb_report_build(&set, 1, NULL, &r, &err) < 0) {
+		free(err);
+		return rounds < max;
+	}
+	size_t left = auto_rows(r, NULL, false);
+	bool more = left > 0 && rounds < max;
+	if (!more && log) {
+		if (left)
+			fprintf(log,
+				"stackbench: repeat auto: stopped at the limit of %zu rounds, %zu "
+				"headline row%s not resolved:\n",
+				max, left, left == 1 ? "" : "s");
+		else
+			fprintf(log,
+				"stackbench: repeat auto: stopped after %zu rounds: every headline "
+				"row resolved:\n",
+				rounds);
+		auto_rows(r, log, true);
+	}
+	sb_report_free(r);
+	return more;
+}
