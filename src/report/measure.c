@@ -134,6 +134,12 @@ json_object *sb_measure_config_flat(json_object *cfg)
 	return flat;
 }
 
+static bool same_val(json_object *a, json_object *b)
+{
+	const char *x = str_of(a), *y = str_of(b);
+	return x && y && strcmp(x, y) == 0;
+}
+
 /* Words of a variant's params (names split on '.', values on ",=: ") that
  * differ from the base's: what the user asked to change. */
 static bool param_word(json_object *pa, json_object *pb, const char *word)
@@ -170,11 +176,35 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 	return false;
 }
 
+/* Effective keys that follow from a parameter: another file system type
+ * comes with its own fstype, default mount options and geometry. */
+static const struct {
+	const char *param, *prefix;
+} follows[] = {
+    {"fs.type", "mount."},
+    {"fs.type", "geometry"},
+    {"fs.mkfs", "geometry"},
+};
+
+static bool param_differs(json_object *pa, json_object *pb, const char *k)
+{
+	json_object *a = NULL, *b = NULL;
+	bool ha = is_obj(pa) && json_object_object_get_ex(pa, k, &a);
+	bool hb = is_obj(pb) && json_object_object_get_ex(pb, k, &b);
+	if (ha != hb)
+		return true;
+	return ha && !same_val(a, b);
+}
+
 static bool asked(const char *key, json_object *pa, json_object *pb)
 {
 	const char *leaf = strrchr(key, '.');
 	char section[64];
 	leaf = leaf ? leaf + 1 : key;
+	for (size_t i = 0; i < sizeof(follows) / sizeof(follows[0]); i++)
+		if (strncmp(key, follows[i].prefix, strlen(follows[i].prefix)) == 0 &&
+		    param_differs(pa, pb, follows[i].param))
+			return true;
 	if (param_word(pa, pb, leaf))
 		return true;
 	/* "md0.level" -> "md", "geometry.Block size" -> "geometry" */
