@@ -766,6 +766,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 	if (!r->all)
 		fprintf(f, "<p class=\"meta\">Headline and cost rows; <code>report --all</code> "
 			   "adds the latency and %%CPU rows.</p>\n");
+	sb_measure_shares_html(r, f);
 	fprintf(f, "<details><summary>Legend</summary><p class=\"legend\">");
 	esc(f, legend);
 	fprintf(f, "</p></details>\n<details><summary>Details: charts per workload, "
