@@ -413,7 +413,7 @@ int cmd_run(int argc, char **argv)
 		/* Interleaved so that drift over time hits every variant alike, in
 		 * an order shuffled per round so that no variant always runs right
 		 * after the same one (a cache warmed, a disk left busy). */
-		unsigned n_rep = c.o.repeat	    ? c.o.repeat
+		unsigned n_rep = c.o.repeat	  ? c.o.repeat
 				 : c.o.repeat_max ? c.o.repeat_max
 						  : SB_REPEAT_AUTO_MAX;
 		bool shuffle = n_rep > 1 && c.n_var > 1;

@@ -135,8 +135,9 @@ static size_t unmatched_baselines(const struct sb_report *r)
 			judged |= c != b && r->cols[c].base == b;
 		if (!is_base || judged || (r->baseline_set && r->cols[b].set != 0))
 			continue;
-		fprintf(stderr, "stackbench: check: untested: baseline %s: no variant is compared "
-				"with it\n",
+		fprintf(stderr,
+			"stackbench: check: untested: baseline %s: no variant is compared "
+			"with it\n",
 			r->cols[b].label);
 		n++;
 	}

@@ -34,10 +34,10 @@ static void number(FILE *f, double v)
 static int csv_emit(const struct sb_report *r, FILE *f)
 {
 	static const char *const head[] = {
-	    "workload", "spec",	      "metric",	     "label",	    "unit",    "better",
-	    "variant",	"set",	      "n",	     "mean",	    "stdev",   "min",
-	    "max",	"ci95",	      "rse",	     "change_pct",  "p_value", "significant",
-	    "verdict",	"p_adjusted", "diff_lo_pct", "diff_hi_pct", "mde_pct", "headline",
+	    "workload", "spec",	      "metric",	     "label",	       "unit",	  "better",
+	    "variant",	"set",	      "n",	     "mean",	       "stdev",	  "min",
+	    "max",	"ci95",	      "rse",	     "change_pct",     "p_value", "significant",
+	    "verdict",	"p_adjusted", "diff_lo_pct", "diff_hi_pct",    "mde_pct", "headline",
 	    "pooled",	"baseline",   "test",	     "repeats_needed", "cost",
 	};
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)

@@ -572,8 +572,9 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 		esc(f, r->cols[c].label);
 		fprintf(f, " against ");
 		esc(f, r->cols[r->cols[c].base].label);
-		fprintf(f, " <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n"
-			   "<ul class=\"verdict\">\n",
+		fprintf(f,
+			" <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n"
+			"<ul class=\"verdict\">\n",
 			r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 			v.paired ? "rounds paired" : "sets not run together: Welch");
 		for (size_t k = 0; k < v.n_changed; k++) {
@@ -635,12 +636,14 @@ static void forest_plot(const struct sb_report *r, FILE *f)
 	lim = fmin(lim * 1.05, log(100));
 	const double lw = 330, pw = 560, rh = 18, top = 24;
 	double h = top + rh * (double)n + 10, y = top;
-	fprintf(f, "<figure class=\"chart\" style=\"max-width:none\"><figcaption>Changes of the "
-		   "headline and cost rows against the baseline, with their %g%% intervals "
-		   "<span class=\"unit\">(log scale; shaded: within ±%g%%)</span></figcaption>\n"
-		   "<svg class=\"forest\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n",
+	fprintf(f,
+		"<figure class=\"chart\" style=\"max-width:none\"><figcaption>Changes of the "
+		"headline and cost rows against the baseline, with their %g%% intervals "
+		"<span class=\"unit\">(log scale; shaded: within ±%g%%)</span></figcaption>\n"
+		"<svg class=\"forest\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n",
 		100 * (1 - r->alpha), r->resolve_pct, lw + pw + 20, h);
-	double b0 = forest_x(-r->resolve_pct, lim, lw, pw), b1 = forest_x(r->resolve_pct, lim, lw, pw);
+	double b0 = forest_x(-r->resolve_pct, lim, lw, pw),
+	       b1 = forest_x(r->resolve_pct, lim, lw, pw);
 	fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>\n",
 		b0, top - 4, b1 - b0, rh * (double)n + 4);
 	static const double ticks[] = {-90, -50, -20, -10, 0, 10, 25, 100, 400, 900};
@@ -648,22 +651,24 @@ static void forest_plot(const struct sb_report *r, FILE *f)
 	for (size_t t = 0; t < ARRAY_SIZE(ticks); t++) {
 		double x = forest_x(ticks[t], lim, lw, pw);
 		/* labels at least 40 px apart; 0 always */
-		if (fabs(log1p(ticks[t] / 100)) > lim || (ticks[t] != 0 && x - last < 40 &&
-							  forest_x(0, lim, lw, pw) - x >= 0))
+		if (fabs(log1p(ticks[t] / 100)) > lim ||
+		    (ticks[t] != 0 && x - last < 40 && forest_x(0, lim, lw, pw) - x >= 0))
 			continue;
 		if (ticks[t] > 0 && x - last < 40)
 			continue;
 		last = x;
-		fprintf(f, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>"
-			   "<text class=\"tick\" x=\"%.1f\" y=\"12\" text-anchor=\"middle\">%+.0f%%"
-			   "</text>\n",
+		fprintf(f,
+			"<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"12\" text-anchor=\"middle\">%+.0f%%"
+			"</text>\n",
 			ticks[t] == 0 ? "zero" : "grid", x, x, top - 4, h - 6, x, ticks[t]);
 	}
 	for (size_t i = 0; i < r->n_rows; i++)
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_row *row = &r->rows[i];
 			const struct sb_report_cell *x = &row->cells[c];
-			if (r->cols[c].base == c || !sb_report_row_main(row) || !isfinite(x->change))
+			if (r->cols[c].base == c || !sb_report_row_main(row) ||
+			    !isfinite(x->change))
 				continue;
 			const char *color = verdict_fill(x->verdict);
 			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", lw - 8,
@@ -673,14 +678,17 @@ static void forest_plot(const struct sb_report *r, FILE *f)
 			esc(f, r->cols[c].label);
 			fprintf(f, "</text>");
 			if (isfinite(x->change_lo) && isfinite(x->change_hi))
-				fprintf(f, "<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" "
-					   "y1=\"%.0f\" y2=\"%.0f\"/>",
+				fprintf(f,
+					"<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" "
+					"y1=\"%.0f\" y2=\"%.0f\"/>",
 					color, forest_x(x->change_lo, lim, lw, pw),
 					forest_x(x->change_hi, lim, lw, pw), y + 8, y + 8);
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"><title>%+.1f%% "
-				   "[%+.1f, %+.1f] %s</title></circle>\n",
-				forest_x(x->change, lim, lw, pw), y + 8, color, x->change, x->change_lo,
-				x->change_hi, sb_verdict_name(x->verdict));
+			fprintf(
+			    f,
+			    "<circle cx=\"%.1f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"><title>%+.1f%% "
+			    "[%+.1f, %+.1f] %s</title></circle>\n",
+			    forest_x(x->change, lim, lw, pw), y + 8, color, x->change, x->change_lo,
+			    x->change_hi, sb_verdict_name(x->verdict));
 			y += rh;
 		}
 	fprintf(f, "</svg></figure>\n");

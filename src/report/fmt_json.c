@@ -75,9 +75,11 @@ static json_object *verdict_rows(const struct sb_report *r, size_t c, const size
 		json_object_object_add(o, "diff_lo_pct", num(x->change_lo));
 		json_object_object_add(o, "diff_hi_pct", num(x->change_hi));
 		json_object_object_add(o, "p_adjusted", num(x->p_adj));
-		json_object_object_add(o, "test", json_object_new_string(sb_test_name(x->cmp.test)));
+		json_object_object_add(o, "test",
+				       json_object_new_string(sb_test_name(x->cmp.test)));
 		if (x->need)
-			json_object_object_add(o, "repeats_needed", json_object_new_uint64(x->need));
+			json_object_object_add(o, "repeats_needed",
+					       json_object_new_uint64(x->need));
 		json_object_array_add(a, o);
 	}
 	return a;

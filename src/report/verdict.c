@@ -31,8 +31,9 @@ const char *sb_report_untested_why(const struct sb_report *r, const struct sb_re
 {
 	const struct sb_report_cell *x = &row->cells[c], *b = &row->cells[r->cols[c].base];
 	if (x->st.n == 0)
-		snprintf(buf, size, "no value: the metric or workload is missing, the spec "
-				    "changed, or its values are not finite");
+		snprintf(buf, size,
+			 "no value: the metric or workload is missing, the spec "
+			 "changed, or its values are not finite");
 	else if (x->st.n < SB_STATS_MIN_N || b->st.n < SB_STATS_MIN_N)
 		snprintf(buf, size, "%zu repeat%s against %zu: at least %d a side are needed",
 			 x->st.n, x->st.n == 1 ? "" : "s", b->st.n, SB_STATS_MIN_N);
@@ -108,8 +109,8 @@ static void change_line(const struct sb_report *r, FILE *f, const struct sb_repo
 			size_t col)
 {
 	const struct sb_report_cell *x = &row->cells[col];
-	fprintf(f, "%+.1f%% [%+.1f, %+.1f] (%s, p adj %.2g)", x->change, x->change_lo,
-		x->change_hi, sb_test_name(x->cmp.test), x->p_adj);
+	fprintf(f, "%+.1f%% [%+.1f, %+.1f] (%s, p adj %.2g)", x->change, x->change_lo, x->change_hi,
+		sb_test_name(x->cmp.test), x->p_adj);
 }
 
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
@@ -121,8 +122,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 	if (sb_report_verdict_build(r, c, &v) < 0)
 		return;
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
-		r->cols[r->cols[c].base].label, r->cols[c].n_rep,
-		r->cols[r->cols[c].base].n_rep,
+		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
 	for (size_t k = 0; k < v.n_changed; k++) {
 		const struct sb_report_row *row = &r->rows[v.changed[k]];
@@ -168,7 +168,8 @@ void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
 		any |= r->cols[c].base != c;
 	fputs("verdict\n", f);
 	if (!any) {
-		fprintf(f, "  %s alone: nothing to compare it with\n\n", r->cols[r->baseline].label);
+		fprintf(f, "  %s alone: nothing to compare it with\n\n",
+			r->cols[r->baseline].label);
 		return;
 	}
 	for (size_t c = 0; c < r->n_cols; c++)
@@ -198,8 +199,9 @@ static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 					sb_verdict_name(x->verdict), x->change, x->change_lo,
 					x->change_hi);
 			else
-				fprintf(log, "not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
-					     "+-%g%%\n",
+				fprintf(log,
+					"not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
+					"+-%g%%\n",
 					x->change, x->change_lo, x->change_hi,
 					sb_report_need_str(x, need, sizeof(need)), r->resolve_pct);
 		}

@@ -263,9 +263,12 @@ int sb_p_adjust_bh(const double *p, size_t n, double *adj)
 const char *sb_test_name(enum sb_test t)
 {
 	static const char *const names[] = {
-	    [SB_TEST_NONE] = "none",	       [SB_TEST_PAIRED_LOG] = "paired-t-log",
-	    [SB_TEST_RANK_LOG] = "signed-rank-log", [SB_TEST_WELCH_LOG] = "welch-log",
-	    [SB_TEST_PAIRED_DIFF] = "paired-t",   [SB_TEST_WELCH] = "welch",
+	    [SB_TEST_NONE] = "none",
+	    [SB_TEST_PAIRED_LOG] = "paired-t-log",
+	    [SB_TEST_RANK_LOG] = "signed-rank-log",
+	    [SB_TEST_WELCH_LOG] = "welch-log",
+	    [SB_TEST_PAIRED_DIFF] = "paired-t",
+	    [SB_TEST_WELCH] = "welch",
 	};
 	return names[t];
 }
@@ -277,8 +280,14 @@ bool sb_test_paired(enum sb_test t)
 
 static void cmp_clear(struct sb_cmp *c)
 {
-	*c = (struct sb_cmp){.change = NAN, .lo = NAN, .hi = NAN, .mde = NAN, .p = NAN,
-			     .p_t = NAN, .p_rank = NAN, .spread = NAN};
+	*c = (struct sb_cmp){.change = NAN,
+			     .lo = NAN,
+			     .hi = NAN,
+			     .mde = NAN,
+			     .p = NAN,
+			     .p_t = NAN,
+			     .p_rank = NAN,
+			     .spread = NAN};
 }
 
 /* Percent of a change that is d on the log scale (or relative, raw). */
@@ -289,8 +298,8 @@ static double pct(double d, bool logs)
 
 /* Fills the interval, p and mde of c from an estimate on the log (or
  * relative) scale, its standard error and degrees of freedom. */
-static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double alpha,
-		     double power, bool logs)
+static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double alpha, double power,
+		     bool logs)
 {
 	c->change = pct(est, logs);
 	if (se == 0) {
@@ -364,8 +373,8 @@ int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, doub
 	return 0;
 }
 
-int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha,
-		 double power, struct sb_cmp *out)
+int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha, double power,
+		 struct sb_cmp *out)
 {
 	double la[na ? na : 1], lb[nb ? nb : 1];
 	size_t ka = 0, kb = 0;
@@ -395,10 +404,10 @@ int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double 
 		     (va * va / (double)(ka - 1) + vb * vb / (double)(kb - 1));
 	cmp_fill(out, (sb.mean - sa.mean) / scale, se / scale, df, alpha, power, logs);
 	/* the spread of one side's values, pooled */
-	out->spread = sqrt(((double)(ka - 1) * sa.stdev * sa.stdev +
-			    (double)(kb - 1) * sb.stdev * sb.stdev) /
-			   (double)(ka + kb - 2)) /
-		      scale;
+	out->spread =
+	    sqrt(((double)(ka - 1) * sa.stdev * sa.stdev + (double)(kb - 1) * sb.stdev * sb.stdev) /
+		 (double)(ka + kb - 2)) /
+	    scale;
 	return 0;
 }
 

@@ -176,10 +176,8 @@ static void test_aa_false_alarms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_signed_rank),
-	    cmocka_unit_test(test_exact_ratio),
-	    cmocka_unit_test(test_repeats_needed),
-	    cmocka_unit_test(test_drift_paired_vs_welch),
+	    cmocka_unit_test(test_signed_rank),	    cmocka_unit_test(test_exact_ratio),
+	    cmocka_unit_test(test_repeats_needed),  cmocka_unit_test(test_drift_paired_vs_welch),
 	    cmocka_unit_test(test_aa_false_alarms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char ext4[] =
-    "{\"mount\":{\"fstype\":\"ext4\",\"options\":\"rw,noatime\"},"
-    "\"geometry\":{\"Block size\":\"4096\"},"
-    "\"queue\":{\"loop1\":{\"kind\":\"top\",\"wbt_lat_usec\":\"2000\"}}}";
+static const char ext4[] = "{\"mount\":{\"fstype\":\"ext4\",\"options\":\"rw,noatime\"},"
+			   "\"geometry\":{\"Block size\":\"4096\"},"
+			   "\"queue\":{\"loop1\":{\"kind\":\"top\",\"wbt_lat_usec\":\"2000\"}}}";
 static const char btrfs[] =
     "{\"mount\":{\"fstype\":\"btrfs\",\"options\":\"rw,noatime,ssd,space_cache=v2\"},"
     "\"geometry\":{\"sectorsize\":\"4096\",\"nodesize\":\"16384\"},"
@@ -47,7 +46,8 @@ static void test_follows_from_fs_type(void **state)
 	assert_null(strstr(d, "mount.option.space_cache"));
 	assert_null(strstr(d, "geometry."));
 	/* not a consequence of the file system type */
-	assert_non_null(strstr(d, "queue0.wbt_lat_usec is 2000 vs 0, which no parameter asked for"));
+	assert_non_null(
+	    strstr(d, "queue0.wbt_lat_usec is 2000 vs 0, which no parameter asked for"));
 	free(d);
 	/* the parameter that differs is another one: the fstype is a surprise */
 	d = diff("{\"mount.options\":\"noatime\"}", "{\"mount.options\":\"relatime\"}");
