@@ -495,7 +495,7 @@ static void table(const struct sb_report *r, FILE *f)
 {
 	const char *spec = NULL;
 	fprintf(f, "<table class=\"cmp\"><thead><tr><th class=\"l\">Metric</th><th "
-		   "class=\"l\">Unit</th><th class=\"l\">Better</th>");
+		   "class=\"l\">Unit</th><th class=\"l\">Better</th><th class=\"l\">Test</th>");
 	for (size_t c = 0; c < r->n_cols; c++) {
 		fprintf(f, "<th class=\"col\" title=\"");
 		esc(f, r->cols[c].full);
@@ -512,7 +512,7 @@ static void table(const struct sb_report *r, FILE *f)
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
-				r->n_cols + 3);
+				r->n_cols + 4);
 			anchor(f, "w-", spec);
 			fprintf(f, "\">");
 			esc(f, spec);
@@ -522,8 +522,10 @@ static void table(const struct sb_report *r, FILE *f)
 		esc(f, row->label);
 		fprintf(f, "</td><td class=\"l\">");
 		esc(f, row->unit);
-		fprintf(f, "</td><td class=\"l\">%s</td>",
-			row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		char tests[96];
+		fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>",
+			row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better),
+			sb_report_row_tests(r, row, tests, sizeof(tests)));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_cell *x = &row->cells[c];
 			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));

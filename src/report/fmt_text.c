@@ -58,7 +58,7 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	scols_table_set_stream(tb, f);
 	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
 	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
-	    !scols_table_new_column(tb, "BETTER", 0, 0))
+	    !scols_table_new_column(tb, "BETTER", 0, 0) || !scols_table_new_column(tb, "TEST", 0, 0))
 		return -ENOMEM;
 	for (size_t c = 0; c < r->n_cols; c++)
 		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
@@ -86,10 +86,12 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		scols_line_set_data(ln, 1, row->unit);
 		scols_line_set_data(
 		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		char tests[96];
+		scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			char cell[160];
 			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
-			if (scols_line_set_data(ln, 3 + c, cell) < 0)
+			if (scols_line_set_data(ln, 4 + c, cell) < 0)
 				return -ENOMEM;
 		}
 	}

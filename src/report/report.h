@@ -275,6 +275,10 @@ const char *sb_report_untested_why(const struct sb_report *r, const struct sb_re
 				   size_t c, char *buf, size_t size);
 /* "about 12 repeats" / "more than 1000 repeats" for a cell's estimate. */
 char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size);
+/* The tests a row's compared cells used, "/"-joined ("paired-t-log",
+ * "paired-t-log/welch-log"); "-" when none was tested. */
+char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,
+			  size_t size);
 /* Whether a table shows the row: main rows always, the rest with --all. */
 bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row);
 

@@ -15,6 +15,25 @@ bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *
 	return r->all || sb_report_row_main(row);
 }
 
+char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,
+			  size_t size)
+{
+	bool seen[SB_TEST_WELCH + 1] = {0};
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (r->cols[c].base != c && row->cells[c].cmp.test != SB_TEST_NONE &&
+		    row->cells[c].cmp.n >= 2)
+			seen[row->cells[c].cmp.test] = true;
+	for (int t = SB_TEST_PAIRED_LOG; t <= SB_TEST_WELCH; t++)
+		if (seen[t] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "/" : "",
+						sb_test_name((enum sb_test)t));
+	if (!len)
+		snprintf(buf, size, "-");
+	return buf;
+}
+
 char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size)
 {
 	if (x->need > SB_CMP_N_MAX)

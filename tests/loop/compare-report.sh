@@ -28,7 +28,7 @@ n=0
 while IFS= read -r op; do
 	for p in p50 p99 p99.9 max; do
 		line=$(grep -F -- "-$op $p " <<<"$text") || fail "no '$op $p' row"
-		[[ "$line" =~ \ ms\ +lower\ +[0-9] ]] || fail "'$op $p' row without a value: $line"
+		[[ "$line" =~ \ ms\ +lower\ +[-a-z/]+\ +[0-9] ]] || fail "'$op $p' row without a value: $line"
 	done
 	n=$((n + 1))
 done <<<"$ops"
