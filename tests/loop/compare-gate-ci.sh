@@ -66,18 +66,18 @@ json.dump(r, open(sys.argv[2], "w"))
 EOP
 }
 v='r["variants"][0]'
-mkset two "$v[\"repeats\"] = $v[\"repeats\"][:2]"
+mkset two "${v}[\"repeats\"] = ${v}[\"repeats\"][:2]"
 mkset nometric "
-for rep in $v['repeats']:
+for rep in ${v}['repeats']:
     for w in rep['workloads']:
         w['metrics'] = [m for m in w['metrics'] if m['name'] != 'wall']"
 mkset nonfinite "
-for rep in $v['repeats']:
+for rep in ${v}['repeats']:
     for w in rep['workloads']:
         for m in w['metrics']:
             if m['name'] == 'wall': m['value'] = None"
 mkset respec "
-for rep in $v['repeats']:
+for rep in ${v}['repeats']:
     for w in rep['workloads']:
         w['spec'] = w['spec'] + ' --other'"
 for c in "two|2 repeats against 3" "nometric|no value" "nonfinite|no value" "respec|no value"; do
