@@ -118,6 +118,9 @@ deb:
 bench: all
 	bench/run $(BENCH_ARGS)
 
+bench-sensitivity: all
+	bench/sensitivity --quick $(BENCH_ARGS)
+
 # --- Hardening (issue 7): fuzzing, static analysis, valgrind -----------------
 # libFuzzer targets fuzz/fuzz_NAME.c, built with clang against the sources
 # compiled with coverage and sanitizers under build/fuzz; `make fuzz` runs each

@@ -29,10 +29,11 @@ static const struct sb_opt run_opts[] = {
     OPT_WIPE_ROW,
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
-    {"repeat", OPT_REPEAT, "N|auto",
+    {"repeat", OPT_REPEAT, "N|auto[:MAX]",
      "run every variant N times, interleaved in an order shuffled per round (B A C, A C B); "
-     "auto: until the 95% interval of each headline metric's difference between variants "
-     "is within +-5% (3 to 10 times)"},
+     "auto: whole rounds until every headline row is resolved against the baseline on the "
+     "paired rounds (marked, or equal within +-5%), 3 rounds at least, MAX (default 10) at "
+     "most; says which, row by row"},
     {"seed", OPT_SEED, "N", "seed of the repeats' shuffled order (recorded in result.json)"},
     {"ram", OPT_RAM, "SIZE",
      "size data sets from this RAM figure, not the machine's (the same test on every host "
@@ -91,7 +92,9 @@ static bool has_failed(const struct sb_variant *v)
  * number of variant runs that failed and were gone past. */
 static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *vr, int *failed)
 {
-	unsigned n_rep = c->o.repeat ? c->o.repeat : SB_REPEAT_AUTO_MAX;
+	unsigned n_rep = c->o.repeat	   ? c->o.repeat
+			 : c->o.repeat_max ? c->o.repeat_max
+					   : SB_REPEAT_AUTO_MAX;
 	bool shuffle = n_rep > 1 && c->n_var > 1;
 	uint64_t seed =
 	    c->o.has_seed ? c->o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
@@ -111,8 +114,10 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 		more = 0;
 		for (size_t k = 0; k < c->n_var && !code; k++) {
 			size_t i = shuffle ? order[k] : k;
+			/* auto: whole rounds, so that every round pairs */
 			if (has_failed(&set->var[i]) ||
-			    (!c->o.repeat && !sb_variant_needs_repeat(&set->var[i], n_rep)))
+			    (!c->o.repeat && c->n_var == 1 &&
+			     !sb_variant_needs_repeat(&set->var[i], n_rep)))
 				continue;
 			json_object_array_add(round, json_object_new_int64((int64_t)i));
 			vr->v = &c->var[i];
@@ -128,6 +133,8 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 			json_object_array_add(rounds, round);
 		else
 			json_object_put(round);
+		if (!c->o.repeat && c->n_var > 1 && more && !code)
+			more = sb_report_auto_more(set, rep + 1, n_rep, stderr);
 	}
 	return code;
 }

@@ -56,13 +56,17 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 		o->cap_cache = true;
 		return 0;
 	case OPT_REPEAT: {
-		uint64_t n = 0;
-		/* auto, 0: until the difference interval is narrow, see result.h */
-		if (strcmp(arg, "auto") != 0 && sb_parse_uint(arg, 1, 1000, &n) < 0)
-			return sb_usage_error(
-			    o->cmd,
-			    "--repeat: expected 'auto' or a number from 1 to 1000, got '%s'", arg);
+		uint64_t n = 0, max = 0;
+		/* auto[:MAX], 0: until every headline row is resolved (report.h) */
+		bool isauto = strcmp(arg, "auto") == 0 ||
+			      (strncmp(arg, "auto:", 5) == 0 && sb_parse_uint(arg + 5, 3, 1000, &max) == 0);
+		if (!isauto && sb_parse_uint(arg, 1, 1000, &n) < 0)
+			return sb_usage_error(o->cmd,
+					      "--repeat: expected 'auto', 'auto:MAX' (MAX 3 to 1000) or "
+					      "a number from 1 to 1000, got '%s'",
+					      arg);
 		o->repeat = (unsigned)n;
+		o->repeat_max = (unsigned)max;
 		return 0;
 	}
 	case OPT_SEED:

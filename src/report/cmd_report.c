@@ -26,12 +26,17 @@ enum {
 	OPT_BASELINE_SET,
 	OPT_FLEET,
 	OPT_BY,
+	OPT_REQUIRE_RESOLVED,
+	OPT_ALL,
 };
+
+/* --require-resolved: nothing worse, but a headline row is not resolved. */
+#define SB_EXIT_UNRESOLVED 4
 
 struct report_args {
 	const struct sb_report_format *fmt;
 	struct sb_report_opts opts;
-	bool check;
+	bool check, require_resolved;
 	const char *baseline_set;
 	struct sb_history_report hist; /* --history N, --any-host, --db */
 };
@@ -95,6 +100,12 @@ static int on_opt(int key, const char *arg, void *ud)
 	case OPT_CHECK:
 		a->check = true;
 		return 0;
+	case OPT_REQUIRE_RESOLVED:
+		a->require_resolved = a->check = true;
+		return 0;
+	case OPT_ALL:
+		a->opts.all = true;
+		return 0;
 	case OPT_BASELINE_SET:
 		a->baseline_set = arg;
 		a->opts.baseline_set = true;
@@ -116,6 +127,98 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 2;
 	}
 	return 2;
+}
+
+/* Baseline columns that no column is compared with (a stored baseline's
+ * variant the candidate does not have; a set of one variant). */
+static size_t unmatched_baselines(const struct sb_report *r)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < r->n_cols; b++) {
+		bool judged = false, is_base = r->cols[b].base == b;
+		for (size_t c = 0; c < r->n_cols; c++)
+			judged |= c != b && r->cols[c].base == b;
+		if (!is_base || judged || (r->baseline_set && r->cols[b].set != 0))
+			continue;
+		fprintf(stderr,
+			"stackbench: check: untested: baseline %s: no variant is compared "
+			"with it\n",
+			r->cols[b].label);
+		n++;
+	}
+	return n;
+}
+
+static size_t print_unresolved(const struct sb_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_rows; i++)
+		for (size_t c = 0; c < r->n_cols; c++) {
+			const struct sb_report_row *row = &r->rows[i];
+			char need[48];
+			if (r->cols[c].base == c || !row->headline || row->lat != SB_LAT_NONE ||
+			    sb_report_cell_resolved(row, c))
+				continue;
+			sb_report_need_str(&row->cells[c], need, sizeof(need));
+			fprintf(stderr,
+				"stackbench: check: not resolved: %s: %s: %s (%+.1f%% [%+.1f, "
+				"%+.1f], %s): %s would resolve +-%g%%\n",
+				row->spec, row->label, r->cols[c].label, row->cells[c].change,
+				row->cells[c].change_lo, row->cells[c].change_hi,
+				sb_test_name(row->cells[c].cmp.test), need, r->resolve_pct);
+			n++;
+		}
+	return n;
+}
+
+/* --check: exit 1 for a headline row significantly worse beyond the
+ * threshold, and for one the candidate gives nothing to test against
+ * (silence must not pass); --require-resolved: 4 for one not resolved. */
+static int check_gate(const struct sb_report *rep, bool require_resolved)
+{
+	size_t bad = sb_report_failures(rep), untested = unmatched_baselines(rep);
+	char why[160];
+
+	for (size_t i = 0; i < rep->n_rows; i++)
+		for (size_t c = 0; c < rep->n_cols; c++) {
+			const struct sb_report_row *row = &rep->rows[i];
+			if (row->headline && sb_report_cell_untested(rep, row, c)) {
+				fprintf(stderr, "stackbench: check: untested: %s: %s: %s: %s\n",
+					row->spec, row->label, rep->cols[c].label,
+					sb_report_untested_why(rep, row, c, why, sizeof(why)));
+				untested++;
+			}
+			if (!sb_report_cell_fails(rep, row, c))
+				continue;
+			char *d = sb_report_cell_describe(rep, row, c);
+			fprintf(stderr, "stackbench: check: worse: %s\n", d ? d : "?");
+			free(d);
+		}
+	if (bad)
+		fprintf(stderr,
+			"stackbench: check: %zu headline figure%s significantly worse than the "
+			"baseline by more than %g%%\n",
+			bad, bad > 1 ? "s" : "", rep->check_pct);
+	if (untested)
+		fprintf(stderr,
+			"stackbench: check: %zu headline figure%s of the baseline not tested: the "
+			"gate fails closed\n",
+			untested, untested > 1 ? "s" : "");
+	if (bad || untested)
+		return SB_EXIT_FAILED;
+	fprintf(stderr,
+		"stackbench: check: no headline figure significantly worse than the baseline by "
+		"more than %g%%\n",
+		rep->check_pct);
+	if (!require_resolved)
+		return SB_EXIT_OK;
+	size_t unres = print_unresolved(rep);
+	if (!unres)
+		return SB_EXIT_OK;
+	fprintf(stderr,
+		"stackbench: check: %zu headline figure%s not resolved (--require-resolved)\n",
+		unres, unres > 1 ? "s" : "");
+	return SB_EXIT_UNRESOLVED;
 }
 
 int cmd_report(int argc, char **argv)
@@ -140,24 +243,31 @@ int cmd_report(int argc, char **argv)
 	     "holm (default: family-wise error), bh (false discovery rate) or none, over the "
 	     "rows of each comparison"},
 	    {"alpha", OPT_ALPHA, "P", "significance level (default 0.05)"},
-	    {"resolve", OPT_RESOLVE, "PCT",
-	     "call a row without a mark 'not resolved' when the smallest change the run could "
-	     "have detected is above PCT% (default 5)"},
+	    {"equal", OPT_RESOLVE, "PCT",
+	     "call an unmarked row equal when its whole interval lies within +-PCT% (default "
+	     "5), else 'not resolved', with the repeats that would resolve it"},
+	    {"resolve", OPT_RESOLVE, "PCT", "the same as --equal"},
+	    {"all", OPT_ALL, NULL,
+	     "tables show every row (latency, %CPU), not only the headline and cost rows"},
 	    {"check", OPT_CHECK, NULL,
 	     "exit 1 when a headline metric of any variant is significantly worse than its "
 	     "baseline by more than the threshold; print those rows on stderr"},
 	    {"threshold", OPT_THRESHOLD, "PCT", "--check's threshold in percent (default 5)"},
 	    SB_HISTORY_REPORT_OPTS,
+	    {"require-resolved", OPT_REQUIRE_RESOLVED, NULL,
+	     "with --check: exit 4 when nothing is worse but a headline row is not resolved, "
+	     "naming the rows and the repeats they need"},
 	    {0},
 	};
 	struct report_args a = {.fmt = &sb_report_text};
 	struct sb_cmdline cl = {
 	    "report",
-	    "[--format FORMAT] [--baseline VARIANT] [--baseline-set DIR] [--check [--threshold "
-	    "PCT]] RESULTS...",
+	    "[--format FORMAT] [--baseline VARIANT] [--baseline-set DIR] [--all] [--check "
+	    "[--threshold PCT] [--require-resolved]] RESULTS...",
 	    "Compare result sets (result.json files or directories holding one): "
-	    "one row per metric,\none column per variant, with 95% confidence "
-	    "intervals and Welch's t-test against the baseline.",
+	    "a verdict per variant,\nthen one row per metric, one column per variant, with "
+	    "95% intervals: rounds of one\nrun paired (log ratios), other sets by Welch's t "
+	    "on logarithms.",
 	    opts_tmpl,
 	    on_opt,
 	    &a};
@@ -227,31 +337,8 @@ int cmd_report(int argc, char **argv)
 		sb_error_errno(-EIO, "report: stdout");
 		code = SB_EXIT_FAILED;
 	}
-	if (code == SB_EXIT_OK && a.check) {
-		size_t bad = sb_report_failures(rep);
-		for (size_t i = 0; i < rep->n_rows; i++)
-			for (size_t c = 0; c < rep->n_cols; c++) {
-				char *d;
-				if (!sb_report_cell_fails(rep, &rep->rows[i], c))
-					continue;
-				d = sb_report_cell_describe(rep, &rep->rows[i], c);
-				fprintf(stderr, "stackbench: check: worse: %s\n", d ? d : "?");
-				free(d);
-			}
-		if (bad) {
-			fprintf(stderr,
-				"stackbench: check: %zu headline figure%s significantly worse than "
-				"the baseline by more than %g%%\n",
-				bad, bad > 1 ? "s" : "", rep->check_pct);
-			code = SB_EXIT_FAILED;
-		} else {
-			fprintf(
-			    stderr,
-			    "stackbench: check: no headline figure significantly worse than the "
-			    "baseline by more than %g%%\n",
-			    rep->check_pct);
-		}
-	}
+	if (code == SB_EXIT_OK && a.check)
+		code = check_gate(rep, a.require_resolved);
 out:
 	free(err);
 	sb_report_free(rep);

@@ -34,11 +34,11 @@ static void number(FILE *f, double v)
 static int csv_emit(const struct sb_report *r, FILE *f)
 {
 	static const char *const head[] = {
-	    "workload", "spec",	      "metric",	     "label",	    "unit",    "better",
-	    "variant",	"set",	      "n",	     "mean",	    "stdev",   "min",
-	    "max",	"ci95",	      "rse",	     "change_pct",  "p_value", "significant",
-	    "verdict",	"p_adjusted", "diff_lo_pct", "diff_hi_pct", "mde_pct", "headline",
-	    "pooled",	"baseline",
+	    "workload", "spec",	      "metric",	     "label",	       "unit",	  "better",
+	    "variant",	"set",	      "n",	     "mean",	       "stdev",	  "min",
+	    "max",	"ci95",	      "rse",	     "change_pct",     "p_value", "significant",
+	    "verdict",	"p_adjusted", "diff_lo_pct", "diff_hi_pct",    "mde_pct", "headline",
+	    "pooled",	"baseline",   "test",	     "repeats_needed", "cost",
 	};
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		field(f, head[i], i + 1 == sizeof(head) / sizeof(head[0]));
@@ -71,7 +71,13 @@ static int csv_emit(const struct sb_report *r, FILE *f)
 			number(f, cell->mde_pct);
 			fprintf(f, "%s,", row->headline ? "true" : "false");
 			number(f, cell->pooled);
-			field(f, r->cols[r->cols[c].base].label, true);
+			field(f, r->cols[r->cols[c].base].label, false);
+			field(f, sb_test_name(cell->cmp.test), false);
+			if (cell->need)
+				fprintf(f, "%zu,", cell->need);
+			else
+				fputc(',', f);
+			field(f, row->cost ? "true" : "false", true);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

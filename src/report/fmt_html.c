@@ -465,7 +465,7 @@ static void series_charts(const struct sb_report *r, const char *spec, FILE *f)
 
 static const char css[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1.5em;"
-    "color:#222;max-width:1200px}"
+    "color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
     "table.cmp{border-collapse:collapse;font-size:.9em}"
     "table.cmp th,table.cmp td{padding:.25em .6em;border-bottom:1px solid #eee;"
@@ -484,13 +484,18 @@ static const char css[] =
     "svg .rep{fill:#fff;stroke:#222;stroke-width:.8}svg .pline{stroke-width:2}"
     "svg .na{fill:#999;font-style:italic}.note{color:#9b6a00}"
     "svg .warmup{fill:#eee}svg .sline{stroke-width:1.4;opacity:.8}.skey{font-size:.8em;color:#555}"
-    "h3{font-size:1em}";
+    "h3{font-size:1em}"
+    ".scroll{overflow-x:auto;max-width:100%}ul.verdict{margin:.2em 0 .8em}"
+    "ul.verdict li.worse{color:#9b2c1f}ul.verdict li.better{color:#1d6b3a}"
+    "ul.verdict li.unresolved{color:#777}svg.forest .band{fill:#eef6ee}"
+    "svg.forest line.ci{stroke-width:2}svg.forest .zero{stroke:#999}"
+    "details{margin-top:1em}summary{font-weight:600;cursor:pointer}";
 
 static void table(const struct sb_report *r, FILE *f)
 {
 	const char *spec = NULL;
 	fprintf(f, "<table class=\"cmp\"><thead><tr><th class=\"l\">Metric</th><th "
-		   "class=\"l\">Unit</th><th class=\"l\">Better</th>");
+		   "class=\"l\">Unit</th><th class=\"l\">Better</th><th class=\"l\">Test</th>");
 	for (size_t c = 0; c < r->n_cols; c++) {
 		fprintf(f, "<th class=\"col\" title=\"");
 		esc(f, r->cols[c].full);
@@ -502,10 +507,12 @@ static void table(const struct sb_report *r, FILE *f)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		char cell[160];
+		if (!sb_report_row_shown(r, row))
+			continue;
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
-				r->n_cols + 3);
+				r->n_cols + 4);
 			anchor(f, "w-", spec);
 			fprintf(f, "\">");
 			esc(f, spec);
@@ -515,8 +522,10 @@ static void table(const struct sb_report *r, FILE *f)
 		esc(f, row->label);
 		fprintf(f, "</td><td class=\"l\">");
 		esc(f, row->unit);
-		fprintf(f, "</td><td class=\"l\">%s</td>",
-			row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		char tests[96];
+		fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>",
+			row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better),
+			sb_report_row_tests(r, row, tests, sizeof(tests)));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_cell *x = &row->cells[c];
 			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));
@@ -533,6 +542,158 @@ static void table(const struct sb_report *r, FILE *f)
 		fprintf(f, "</tr>\n");
 	}
 	fprintf(f, "</tbody></table>\n");
+}
+
+static void verdict_item(const struct sb_report *r, size_t c, size_t i, const char *cls,
+			 const char *word, FILE *f)
+{
+	const struct sb_report_row *row = &r->rows[i];
+	const struct sb_report_cell *x = &row->cells[c];
+	char need[48];
+	fprintf(f, "<li class=\"%s\">%s ", cls, word);
+	esc(f, row->spec);
+	fprintf(f, ": ");
+	esc(f, row->label);
+	fprintf(f, " %+.1f%% [%+.1f, %+.1f] (%s)", x->change, x->change_lo, x->change_hi,
+		sb_test_name(x->cmp.test));
+	if (x->verdict == SB_VERDICT_UNRESOLVED)
+		fprintf(f, ": %s would resolve ±%g%%", sb_report_need_str(x, need, sizeof(need)),
+			r->resolve_pct);
+	fprintf(f, "</li>\n");
+}
+
+/* The same verdict as the text report's, first thing on the page. */
+static void verdict_html(const struct sb_report *r, FILE *f)
+{
+	fprintf(f, "<h2>Verdict</h2>\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		struct sb_report_verdict v;
+		if (r->cols[c].base == c || sb_report_verdict_build(r, c, &v) < 0)
+			continue;
+		fprintf(f, "<h3>");
+		esc(f, r->cols[c].label);
+		fprintf(f, " against ");
+		esc(f, r->cols[r->cols[c].base].label);
+		fprintf(f,
+			" <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n"
+			"<ul class=\"verdict\">\n",
+			r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
+			v.paired ? "rounds paired" : "sets not run together: Welch");
+		for (size_t k = 0; k < v.n_changed; k++) {
+			enum sb_verdict w = r->rows[v.changed[k]].cells[c].verdict;
+			verdict_item(r, c, v.changed[k], verdict_class(w), sb_verdict_name(w), f);
+		}
+		if (v.n_equal) {
+			fprintf(f, "<li>equal within ±%g%%: ", r->resolve_pct);
+			for (size_t k = 0; k < v.n_equal; k++) {
+				fprintf(f, "%s", k ? ", " : "");
+				esc(f, r->rows[v.equal[k]].spec);
+				fprintf(f, ": ");
+				esc(f, r->rows[v.equal[k]].label);
+			}
+			fprintf(f, "</li>\n");
+		}
+		for (size_t k = 0; k < v.n_unresolved; k++)
+			verdict_item(r, c, v.unresolved[k], "unresolved", "not resolved:", f);
+		for (size_t k = 0; k < v.n_untested; k++) {
+			fprintf(f, "<li class=\"worse\">untested: ");
+			esc(f, r->rows[v.untested[k]].spec);
+			fprintf(f, ": ");
+			esc(f, r->rows[v.untested[k]].label);
+			fprintf(f, "</li>\n");
+		}
+		fprintf(f, "</ul>\n");
+		sb_report_verdict_free(&v);
+	}
+}
+
+/* x of a change on the forest plot's axis: log ratio, clamped. */
+static double forest_x(double pct, double lim, double x0, double w)
+{
+	double l = isfinite(pct) ? log1p(fmax(pct, -99.9) / 100) : 0;
+	l = fmax(-lim, fmin(lim, l));
+	return x0 + (l + lim) / (2 * lim) * w;
+}
+
+/* Each headline row's change with its interval, one line per variant, on
+ * a log-ratio axis (a halving and a doubling equally far from 0), with the
+ * band of +-resolve_pct that "equal" means. */
+static void forest_plot(const struct sb_report *r, FILE *f)
+{
+	size_t n = 0;
+	double lim = log(1.2);
+	for (size_t i = 0; i < r->n_rows; i++)
+		for (size_t c = 0; c < r->n_cols; c++) {
+			const struct sb_report_cell *x = &r->rows[i].cells[c];
+			if (r->cols[c].base == c || !sb_report_row_main(&r->rows[i]) ||
+			    !isfinite(x->change))
+				continue;
+			n++;
+			if (isfinite(x->change_lo) && isfinite(x->change_hi))
+				lim = fmax(lim, fmax(fabs(log1p(fmax(x->change_lo, -99) / 100)),
+						     fabs(log1p(x->change_hi / 100))));
+		}
+	if (!n)
+		return;
+	lim = fmin(lim * 1.05, log(100));
+	const double lw = 330, pw = 560, rh = 18, top = 24;
+	double h = top + rh * (double)n + 10, y = top;
+	fprintf(f,
+		"<figure class=\"chart\" style=\"max-width:none\"><figcaption>Changes of the "
+		"headline and cost rows against the baseline, with their %g%% intervals "
+		"<span class=\"unit\">(log scale; shaded: within ±%g%%)</span></figcaption>\n"
+		"<svg class=\"forest\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n",
+		100 * (1 - r->alpha), r->resolve_pct, lw + pw + 20, h);
+	double b0 = forest_x(-r->resolve_pct, lim, lw, pw),
+	       b1 = forest_x(r->resolve_pct, lim, lw, pw);
+	fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>\n",
+		b0, top - 4, b1 - b0, rh * (double)n + 4);
+	static const double ticks[] = {-90, -50, -20, -10, 0, 10, 25, 100, 400, 900};
+	double last = -1e9;
+	for (size_t t = 0; t < ARRAY_SIZE(ticks); t++) {
+		double x = forest_x(ticks[t], lim, lw, pw);
+		/* labels at least 40 px apart; 0 always */
+		if (fabs(log1p(ticks[t] / 100)) > lim ||
+		    (ticks[t] != 0 && x - last < 40 && forest_x(0, lim, lw, pw) - x >= 0))
+			continue;
+		if (ticks[t] > 0 && x - last < 40)
+			continue;
+		last = x;
+		fprintf(f,
+			"<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"12\" text-anchor=\"middle\">%+.0f%%"
+			"</text>\n",
+			ticks[t] == 0 ? "zero" : "grid", x, x, top - 4, h - 6, x, ticks[t]);
+	}
+	for (size_t i = 0; i < r->n_rows; i++)
+		for (size_t c = 0; c < r->n_cols; c++) {
+			const struct sb_report_row *row = &r->rows[i];
+			const struct sb_report_cell *x = &row->cells[c];
+			if (r->cols[c].base == c || !sb_report_row_main(row) ||
+			    !isfinite(x->change))
+				continue;
+			const char *color = verdict_fill(x->verdict);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", lw - 8,
+				y + 12);
+			esc(f, row->label);
+			fprintf(f, " · ");
+			esc(f, r->cols[c].label);
+			fprintf(f, "</text>");
+			if (isfinite(x->change_lo) && isfinite(x->change_hi))
+				fprintf(f,
+					"<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" "
+					"y1=\"%.0f\" y2=\"%.0f\"/>",
+					color, forest_x(x->change_lo, lim, lw, pw),
+					forest_x(x->change_hi, lim, lw, pw), y + 8, y + 8);
+			fprintf(
+			    f,
+			    "<circle cx=\"%.1f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"><title>%+.1f%% "
+			    "[%+.1f, %+.1f] %s</title></circle>\n",
+			    forest_x(x->change, lim, lw, pw), y + 8, color, x->change, x->change_lo,
+			    x->change_hi, sb_verdict_name(x->verdict));
+			y += rh;
+		}
+	fprintf(f, "</svg></figure>\n");
 }
 
 static int html_emit(const struct sb_report *r, FILE *f)
@@ -607,11 +768,19 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		esc(f, notes);
 		fprintf(f, "</p>\n");
 	}
-	fprintf(f, "<h2>Comparison</h2>\n");
+	verdict_html(r, f);
+	forest_plot(r, f);
+	fprintf(f, "<h2>Comparison</h2>\n<div class=\"scroll\">\n");
 	table(r, f);
-	fprintf(f, "<p class=\"legend\">");
+	fprintf(f, "</div>\n");
+	if (!r->all)
+		fprintf(f, "<p class=\"meta\">Headline and cost rows; <code>report --all</code> "
+			   "adds the latency and %%CPU rows.</p>\n");
+	sb_measure_shares_html(r, f);
+	fprintf(f, "<details><summary>Legend</summary><p class=\"legend\">");
 	esc(f, legend);
-	fprintf(f, "</p>\n");
+	fprintf(f, "</p></details>\n<details><summary>Details: charts per workload, "
+		   "configuration, device counters</summary>\n");
 
 	for (size_t s = 0; s < n_specs; s++) {
 		fprintf(f, "<h2 id=\"");
@@ -640,7 +809,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 	}
 	sb_report_fleet_html(r, f);
 	sb_measure_html(r, f);
-	fprintf(f, "</body></html>\n");
+	fprintf(f, "</details>\n</body></html>\n");
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -45,10 +45,69 @@ static json_object *cell_json(const struct sb_report *r, size_t c, const struct 
 			       json_object_new_string(r->cols[r->cols[c].base].label));
 	json_object_object_add(o, "significant", json_object_new_boolean(x->significant));
 	json_object_object_add(o, "verdict", json_object_new_string(sb_verdict_name(x->verdict)));
+	json_object_object_add(o, "test", json_object_new_string(sb_test_name(x->cmp.test)));
+	json_object_object_add(o, "pairs", json_object_new_uint64(x->cmp.n));
+	json_object_object_add(o, "p_t", num(x->cmp.p_t));
+	json_object_object_add(o, "p_signed_rank", num(x->cmp.p_rank));
+	json_object_object_add(o, "spread_log", num(x->cmp.spread));
+	json_object_object_add(o, "mde_welch_pct", num(x->mde_welch));
+	json_object_object_add(o, "repeats_needed",
+			       x->need ? json_object_new_uint64(x->need) : NULL);
 	for (size_t i = 0; i < x->st.n; i++)
 		json_object_array_add(vals, json_object_new_double(x->values[i]));
 	json_object_object_add(o, "values", vals);
 	return o;
+}
+
+static json_object *verdict_rows(const struct sb_report *r, size_t c, const size_t *ix, size_t n)
+{
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; k < n; k++) {
+		const struct sb_report_row *row = &r->rows[ix[k]];
+		const struct sb_report_cell *x = &row->cells[c];
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "spec", json_object_new_string(row->spec));
+		json_object_object_add(o, "metric", json_object_new_string(row->metric));
+		json_object_object_add(o, "label", json_object_new_string(row->label));
+		json_object_object_add(o, "verdict",
+				       json_object_new_string(sb_verdict_name(x->verdict)));
+		json_object_object_add(o, "change_pct", num(x->change));
+		json_object_object_add(o, "diff_lo_pct", num(x->change_lo));
+		json_object_object_add(o, "diff_hi_pct", num(x->change_hi));
+		json_object_object_add(o, "p_adjusted", num(x->p_adj));
+		json_object_object_add(o, "test",
+				       json_object_new_string(sb_test_name(x->cmp.test)));
+		if (x->need)
+			json_object_object_add(o, "repeats_needed",
+					       json_object_new_uint64(x->need));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* The verdict block's content: per compared column, its main rows sorted. */
+static json_object *verdict_json(const struct sb_report *r)
+{
+	json_object *a = json_object_new_array();
+	for (size_t c = 0; c < r->n_cols; c++) {
+		struct sb_report_verdict v;
+		if (r->cols[c].base == c || sb_report_verdict_build(r, c, &v) < 0)
+			continue;
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "variant", json_object_new_string(r->cols[c].label));
+		json_object_object_add(o, "baseline",
+				       json_object_new_string(r->cols[r->cols[c].base].label));
+		json_object_object_add(o, "paired", json_object_new_boolean(v.paired));
+		json_object_object_add(o, "equal_within_pct", num(r->resolve_pct));
+		json_object_object_add(o, "changed", verdict_rows(r, c, v.changed, v.n_changed));
+		json_object_object_add(o, "equal", verdict_rows(r, c, v.equal, v.n_equal));
+		json_object_object_add(o, "unresolved",
+				       verdict_rows(r, c, v.unresolved, v.n_unresolved));
+		json_object_object_add(o, "untested", verdict_rows(r, c, v.untested, v.n_untested));
+		json_object_array_add(a, o);
+		sb_report_verdict_free(&v);
+	}
+	return a;
 }
 
 static int json_emit(const struct sb_report *r, FILE *f)
@@ -101,6 +160,7 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(ro, "metric", json_object_new_string(row->metric));
 		json_object_object_add(ro, "label", json_object_new_string(row->label));
 		json_object_object_add(ro, "headline", json_object_new_boolean(row->headline));
+		json_object_object_add(ro, "cost", json_object_new_boolean(row->cost));
 		if (row->op)
 			json_object_object_add(ro, "op", json_object_new_string(row->op));
 		json_object_object_add(ro, "unit", json_object_new_string(row->unit));
@@ -112,6 +172,7 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_array_add(rows, ro);
 	}
 	json_object_object_add(o, "rows", rows);
+	json_object_object_add(o, "verdict", verdict_json(r));
 	for (size_t i = 0; i < r->n_lat; i++) {
 		json_object *lo = json_object_new_object(), *cells = json_object_new_array();
 		json_object_object_add(lo, "spec", json_object_new_string(r->lat[i].spec));

@@ -105,15 +105,21 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	scols_table_set_stream(tb, f);
 	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
 	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
-	    !scols_table_new_column(tb, "BETTER", 0, 0))
+	    !scols_table_new_column(tb, "BETTER", 0, 0) || !scols_table_new_column(tb, "TEST", 0, 0))
 		return -ENOMEM;
 	for (size_t c = 0; c < r->n_cols; c++)
 		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
 			return -ENOMEM;
 
+	sb_report_verdict_text(r, f, pm);
+	size_t hidden = 0;
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		struct libscols_line *ln;
+		if (!sb_report_row_shown(r, row)) {
+			hidden++;
+			continue;
+		}
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
@@ -127,17 +133,22 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		scols_line_set_data(ln, 1, row->unit);
 		scols_line_set_data(
 		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+		char tests[96];
+		scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			char cell[160];
 			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
-			if (scols_line_set_data(ln, 3 + c, cell) < 0)
+			if (scols_line_set_data(ln, 4 + c, cell) < 0)
 				return -ENOMEM;
 		}
 	}
-	if (r->n_rows == 0)
-		fprintf(f, "(no metrics)\n");
+	if (r->n_rows == hidden)
+		fprintf(f, "(no %smetrics)\n", hidden ? "headline or cost " : "");
 	else if (scols_print_table(tb) < 0)
 		return -EIO;
+	if (hidden)
+		fprintf(f, "(%zu latency and %%CPU row%s not shown: report --all)\n", hidden,
+			hidden == 1 ? "" : "s");
 
 	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
 		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"

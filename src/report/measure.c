@@ -134,6 +134,12 @@ json_object *sb_measure_config_flat(json_object *cfg)
 	return flat;
 }
 
+static bool same_val(json_object *a, json_object *b)
+{
+	const char *x = str_of(a), *y = str_of(b);
+	return x && y && strcmp(x, y) == 0;
+}
+
 /* Words of a variant's params (names split on '.', values on ",=: ") that
  * differ from the base's: what the user asked to change. */
 static bool param_word(json_object *pa, json_object *pb, const char *word)
@@ -170,11 +176,35 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 	return false;
 }
 
+/* Effective keys that follow from a parameter: another file system type
+ * comes with its own fstype, default mount options and geometry. */
+static const struct {
+	const char *param, *prefix;
+} follows[] = {
+    {"fs.type", "mount."},
+    {"fs.type", "geometry"},
+    {"fs.mkfs", "geometry"},
+};
+
+static bool param_differs(json_object *pa, json_object *pb, const char *k)
+{
+	json_object *a = NULL, *b = NULL;
+	bool ha = is_obj(pa) && json_object_object_get_ex(pa, k, &a);
+	bool hb = is_obj(pb) && json_object_object_get_ex(pb, k, &b);
+	if (ha != hb)
+		return true;
+	return ha && !same_val(a, b);
+}
+
 static bool asked(const char *key, json_object *pa, json_object *pb)
 {
 	const char *leaf = strrchr(key, '.');
 	char section[64];
 	leaf = leaf ? leaf + 1 : key;
+	for (size_t i = 0; i < sizeof(follows) / sizeof(follows[0]); i++)
+		if (strncmp(key, follows[i].prefix, strlen(follows[i].prefix)) == 0 &&
+		    param_differs(pa, pb, follows[i].param))
+			return true;
 	if (param_word(pa, pb, leaf))
 		return true;
 	/* "md0.level" -> "md", "geometry.Block size" -> "geometry" */
@@ -471,4 +501,134 @@ void sb_measure_html(const struct sb_report *r, FILE *f)
 		fprintf(f, "</pre>\n");
 	}
 	free(t);
+}
+
+/* "sdb1 (hdd, rotational disk)": a member's name with the role and class
+ * of the device of the set it is (or is a partition of). */
+static void member_name(const struct sb_report *r, size_t set, const char *name, FILE *f)
+{
+	json_object *devs = r->sets[set]->devices, *d, *v;
+	sb_report_escape(f, name);
+	for (size_t i = 0; devs && json_object_is_type(devs, json_type_array) &&
+			   i < json_object_array_length(devs);
+	     i++) {
+		d = json_object_array_get_idx(devs, i);
+		const char *dn = json_object_object_get_ex(d, "name", &v) ? str_of(v) : NULL;
+		if (!dn || strncmp(name, dn, strlen(dn)) != 0)
+			continue;
+		const char *role = json_object_object_get_ex(d, "role", &v) ? str_of(v) : NULL;
+		const char *cls = json_object_object_get_ex(d, "class", &v) ? str_of(v) : NULL;
+		fputs(" (", f);
+		sb_report_escape(f, role ? role : "?");
+		fputs(", ", f);
+		sb_report_escape(f, cls ? cls : "?");
+		fputs(")", f);
+		return;
+	}
+}
+
+/* One parent's members as two stacked bars, reads and writes. */
+static void shares_svg(const struct sb_report *r, size_t set, json_object *devs,
+		       const char *parent, FILE *f)
+{
+	static const char *const key[2] = {"read_bytes", "write_bytes"};
+	static const char *const colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+					     "#76b7b2", "#edc948"};
+	size_t n = json_object_array_length(devs), m = 0;
+	uint64_t tot[2] = {0, 0};
+	for (size_t i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(devs, i), *p;
+		if (json_object_object_get_ex(d, "parent", &p) && p && str_of(p) &&
+		    strcmp(str_of(p), parent) == 0) {
+			tot[0] += num(d, "read_bytes");
+			tot[1] += num(d, "write_bytes");
+			m++;
+		}
+	}
+	if (tot[0] < SHARE_MIN_BYTES && tot[1] < SHARE_MIN_BYTES)
+		return;
+	fprintf(f, "<svg class=\"shares\" width=\"560\" height=\"%zu\" role=\"img\">\n",
+		(size_t)56 + 16 * m);
+	for (int k = 0; k < 2; k++) {
+		double x = 70, y = 8 + 22.0 * k;
+		size_t j = 0;
+		fprintf(f, "<text x=\"0\" y=\"%.0f\">%s</text>", y + 13, k ? "writes" : "reads");
+		for (size_t i = 0; i < n && tot[k]; i++) {
+			json_object *d = json_object_array_get_idx(devs, i), *p, *nm;
+			if (!json_object_object_get_ex(d, "parent", &p) || !p || !str_of(p) ||
+			    strcmp(str_of(p), parent) != 0 ||
+			    !json_object_object_get_ex(d, "name", &nm))
+				continue;
+			double share = (double)num(d, key[k]) / (double)tot[k], w = 480 * share;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"18\" fill=\"%s\">"
+				   "<title>",
+				x, y, w, colors[j++ % 6]);
+			member_name(r, set, str_of(nm), f);
+			fprintf(f, ": %.0f%%</title></rect>", 100 * share);
+			if (w > 34)
+				fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" fill=\"#fff\">%.0f%%</text>",
+					x + 4, y + 13, 100 * share);
+			x += w;
+		}
+		fputc('\n', f);
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(devs, i), *p, *nm;
+		if (!json_object_object_get_ex(d, "parent", &p) || !p || !str_of(p) ||
+		    strcmp(str_of(p), parent) != 0 || !json_object_object_get_ex(d, "name", &nm))
+			continue;
+		fprintf(f, "<rect x=\"70\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			   "<text x=\"86\" y=\"%zu\">",
+			(size_t)56 + 16 * j - 4, colors[j % 6], (size_t)56 + 16 * j + 5);
+		member_name(r, set, str_of(nm), f);
+		fprintf(f, "</text>\n");
+		j++;
+	}
+	fprintf(f, "</svg>\n");
+}
+
+void sb_measure_shares_html(const struct sb_report *r, FILE *f)
+{
+	bool head = false;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		json_object *ds = col_extra(&r->cols[c], SIZE_MAX, "devstat");
+		if (!is_obj(ds))
+			continue;
+		json_object_object_foreach(ds, phase, ph)
+		{
+			json_object *devs;
+			if (!is_obj(ph) || !json_object_object_get_ex(ph, "devices", &devs) ||
+			    !json_object_is_type(devs, json_type_array))
+				continue;
+			size_t n = json_object_array_length(devs);
+			for (size_t i = 0; i < n; i++) {
+				json_object *d = json_object_array_get_idx(devs, i), *p;
+				bool first = true;
+				if (!json_object_object_get_ex(d, "parent", &p) || !p || !str_of(p))
+					continue;
+				/* each parent once: at its first member */
+				for (size_t k = 0; k < i && first; k++) {
+					json_object *e = json_object_array_get_idx(devs, k), *q;
+					first = !(json_object_object_get_ex(e, "parent", &q) && q &&
+						  str_of(q) && strcmp(str_of(q), str_of(p)) == 0);
+				}
+				if (!first)
+					continue;
+				if (!head)
+					fprintf(f, "<h2 id=\"shares\">Per-member read and write "
+						   "shares</h2>\n<div class=\"charts\">\n");
+				head = true;
+				fprintf(f, "<figure class=\"chart\"><figcaption>");
+				sb_report_escape(f, r->cols[c].label);
+				fprintf(f, ": %s, members of ", phase);
+				sb_report_escape(f, str_of(p));
+				fprintf(f, "</figcaption>\n");
+				shares_svg(r, r->cols[c].set, devs, str_of(p), f);
+				fprintf(f, "</figure>\n");
+			}
+		}
+	}
+	if (head)
+		fprintf(f, "</div>\n");
 }

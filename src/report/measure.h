@@ -45,3 +45,9 @@ char *sb_measure_quiesce_text(json_object *quiesce, const char *prefix);
 void sb_measure_text(const struct sb_report *r, FILE *f);
 /* The hook of the HTML report: the same text in a section of its own. */
 void sb_measure_html(const struct sb_report *r, FILE *f);
+/* Per-member read and write shares as stacked bars (HTML, SVG): per column
+ * (its first repeat) and phase, each parent's members side by side, each
+ * named with its role and class where the result set's devices say (ssd,
+ * hdd, loop). The picture of what write-mostly does. Nothing when no phase
+ * has members. */
+void sb_measure_shares_html(const struct sb_report *r, FILE *f);

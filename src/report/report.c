@@ -55,18 +55,30 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 		return NULL;
 	fprintf(f,
 		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
-		"(+x%% [lo, hi] mde y%%): change of the mean against the baseline, with the %g%% "
-		"interval of the difference (not adjusted) and, where unmarked, the smallest "
-		"change the run could have detected;\n"
-		"*: significantly better (or different, where a metric has no better direction),\n"
-		"!: significantly worse: Welch's t-test with at least %d repeats a side, adjusted "
-		"p < %g over all rows of the column (%s);\n"
-		"?: not resolved: no mark, but the smallest change the run could have detected "
-		"(%g%% power) is more than %g%%, or too few repeats: no mark does not mean no "
-		"difference;\n"
+		"(+x%% [lo, hi] mde y%%): change against the baseline with its %g%% interval (not "
+		"adjusted) and, where unmarked, the smallest change the run could have detected "
+		"(%g%% power). Rates and times change by factors: rounds of one run are paired "
+		"(paired-t-log: a t interval on the per-round log ratios, so a slow stretch of the "
+		"host cancels; signed-rank-log where those ratios are far from normal), sets that "
+		"did not run together (--baseline-set, --merge, --fleet) use Welch's t on the "
+		"logarithms (welch-log); values that are not all positive, the raw values;\n"
+		"*: significantly better (or different, where a metric has no better direction), "
+		"!: significantly worse: at least %d repeats a side and adjusted p < %g. Two "
+		"families per comparison: the headline and cost rows, which the verdict and "
+		"--check are about (%s, at %g%% of alpha), and the latency and %%CPU rows "
+		"(Benjamini-Hochberg, false discovery rate, at the other %g%%), so that many "
+		"secondary rows never take the power from a headline row and an A/A report is "
+		"marked anywhere at most alpha of the time;\n"
+		"equal: unmarked, its whole interval within %s%g%%;\n"
+		"?: not resolved: neither marked nor shown equal (or too few repeats): no mark does "
+		"not mean no difference; the verdict names the repeats that would resolve it, "
+		"n ~ 16 (CV / delta)^2 a side (half that paired), at the alpha of the correction;\n"
 		"-: no value",
-		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), SB_STATS_MIN_N, r->alpha,
-		how[r->correction], 100 * SB_STATS_POWER, r->resolve_pct);
+		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), 100 * SB_STATS_POWER,
+		SB_STATS_MIN_N, r->alpha, how[r->correction],
+		r->correction == SB_CORRECTION_NONE ? 100 : 100 * SB_REPORT_MAIN_SHARE,
+		r->correction == SB_CORRECTION_NONE ? 100 : 100 * (1 - SB_REPORT_MAIN_SHARE), pm,
+		r->resolve_pct);
 	if (r->legend_needed)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if (strcmp(r->cols[c].label, r->cols[c].full) != 0)
@@ -658,6 +670,7 @@ static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const str
 	row->unit = strdup(m->unit);
 	row->better = m->better;
 	row->headline = sb_metric_is_headline(wl, m);
+	row->cost = m->cost;
 	if (!row->spec || !row->workload || !row->metric || !row->label || !row->unit ||
 	    !row->cells)
 		return -ENOMEM;
@@ -767,6 +780,7 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 	sb_stats_compute(cell->values, n, &cell->st);
 	cell->change = cell->change_lo = cell->change_hi = cell->mde_pct = NAN;
 	cell->p_adj = NAN;
+	cell->mde_welch = NAN;
 	cell->pooled = NAN;
 	cell->w = (struct sb_welch){NAN, NAN, NAN};
 	cell->diff = (struct sb_diff){NAN, NAN, NAN, NAN};
@@ -781,53 +795,116 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 	return 0;
 }
 
-static double pct_of(double base, double d)
+
+/* The value of a row in one repeat (NaN: none there). */
+static double rep_value(const struct sb_repeat *rep, const struct sb_report_row *row)
 {
-	return isfinite(base) && base != 0 && isfinite(d) ? d / fabs(base) * 100 : NAN;
+	const struct sb_wl_result *wl = find_wl(rep, row->spec);
+	if (row->lat) {
+		const struct sb_latency *l = find_lat(wl, row->op);
+		return l ? lat_value(l, row->lat) : NAN;
+	}
+	const struct sb_metric *m = wl ? sb_wl_find_metric(wl, row->metric) : NULL;
+	return m && isfinite(m->value) ? m->value : NAN;
+}
+
+/* Rounds pair when both columns are one variant each of the same result
+ * set, run interleaved (a stored baseline, --merge and --fleet compare sets
+ * that did not run together: Welch). The values of the rounds both have,
+ * in a and b; the number of pairs. */
+static size_t pair_rounds(const struct sb_report *r, size_t bc, size_t c,
+			  const struct sb_report_row *row, double *a, double *b)
+{
+	const struct sb_report_col *B = &r->cols[bc], *C = &r->cols[c];
+	size_t n = 0;
+
+	if (r->fleet || r->baseline_set || B->set != C->set || B->n_vars != 1 || C->n_vars != 1)
+		return 0;
+	for (size_t i = 0; i < B->vars[0]->n_rep; i++)
+		for (size_t k = 0; k < C->vars[0]->n_rep; k++) {
+			if (C->vars[0]->rep[k].index != B->vars[0]->rep[i].index)
+				continue;
+			a[n] = rep_value(&B->vars[0]->rep[i], row);
+			b[n] = rep_value(&C->vars[0]->rep[k], row);
+			n += isfinite(a[n]) && isfinite(b[n]);
+			break;
+		}
+	return n;
 }
 
 /* The test of one cell against its baseline; the verdict waits for the
  * correction over the column (decide). */
-static void compare(const struct sb_report *r, const struct sb_report_cell *base,
-		    struct sb_report_cell *cell)
+static void compare(const struct sb_report *r, size_t c, const struct sb_report_row *row)
 {
+	const struct sb_report_cell *base = &row->cells[r->cols[c].base];
+	struct sb_report_cell *cell = &row->cells[c];
+	size_t nb = r->cols[r->cols[c].base].n_rep;
+	double a[nb ? nb : 1], b[nb ? nb : 1];
+
 	cell->verdict = SB_VERDICT_NA;
+	cell->cmp = (struct sb_cmp){.change = NAN, .lo = NAN, .hi = NAN, .mde = NAN, .p = NAN,
+				    .p_t = NAN, .p_rank = NAN, .spread = NAN};
+	cell->mde_welch = NAN;
 	if (cell->st.n == 0 || base->st.n == 0)
 		return;
-	cell->change = sb_rel_change(base->st.mean, cell->st.mean);
+	size_t np = pair_rounds(r, r->cols[c].base, c, row, a, b);
+	/* paired where every repeat of both sides has its partner */
+	struct sb_cmp welch;
+	sb_cmp_welch(base->values, base->st.n, cell->values, cell->st.n, r->alpha, SB_STATS_POWER,
+		     &welch);
+	cell->mde_welch = welch.mde;
+	if (np >= 2 && np == base->st.n && np == cell->st.n)
+		sb_cmp_paired(a, b, np, r->alpha, SB_STATS_POWER, &cell->cmp);
+	else
+		cell->cmp = welch;
 	sb_welch_test(&base->st, &cell->st, &cell->w);
-	sb_diff_compute(&base->st, &cell->st, r->alpha, SB_STATS_POWER, &cell->diff);
-	cell->change_lo = pct_of(base->st.mean, cell->diff.lo);
-	cell->change_hi = pct_of(base->st.mean, cell->diff.hi);
-	cell->mde_pct = pct_of(base->st.mean, cell->diff.mde);
-	if (cell->diff.mde == 0)
-		cell->mde_pct = 0;
+	cell->w.p = cell->cmp.p;
+	cell->change = isfinite(cell->cmp.change) ? cell->cmp.change
+						  : sb_rel_change(base->st.mean, cell->st.mean);
+	cell->change_lo = cell->cmp.lo;
+	cell->change_hi = cell->cmp.hi;
+	cell->mde_pct = cell->cmp.mde;
+	double m = fabs(base->st.mean);
+	cell->diff = (struct sb_diff){cell->st.mean - base->st.mean, cell->change_lo * m / 100,
+				      cell->change_hi * m / 100, cell->mde_pct * m / 100};
 }
 
 static bool testable(const struct sb_report_cell *base, const struct sb_report_cell *cell)
 {
-	return base->st.n >= SB_STATS_MIN_N && cell->st.n >= SB_STATS_MIN_N && !isnan(cell->w.p);
+	return base->st.n >= SB_STATS_MIN_N && cell->st.n >= SB_STATS_MIN_N &&
+	       cell->cmp.n >= SB_STATS_MIN_N && !isnan(cell->w.p);
+}
+
+bool sb_report_row_main(const struct sb_report_row *row)
+{
+	return (row->headline || row->cost) && row->lat == SB_LAT_NONE;
 }
 
 static void decide(const struct sb_report *r, const struct sb_report_row *row,
-		   const struct sb_report_cell *base, struct sb_report_cell *cell)
+		   const struct sb_report_cell *base, struct sb_report_cell *cell, double alpha_row)
 {
 	if (cell->verdict == SB_VERDICT_NA && (cell->st.n == 0 || base->st.n == 0))
 		return;
 	cell->significant = testable(base, cell) && cell->p_adj < r->alpha;
-	if (!cell->significant)
-		cell->verdict = testable(base, cell) && cell->mde_pct <= r->resolve_pct
-				    ? SB_VERDICT_SAME
-				    : SB_VERDICT_UNRESOLVED;
-	else if (row->better == SB_BETTER_NONE)
+	if (!cell->significant) {
+		/* equal: the whole interval inside +-resolve_pct */
+		bool equal = testable(base, cell) && cell->change_lo > -r->resolve_pct &&
+			     cell->change_hi < r->resolve_pct;
+		cell->verdict = equal ? SB_VERDICT_SAME : SB_VERDICT_UNRESOLVED;
+		if (!equal)
+			cell->need = sb_cmp_repeats_needed(&cell->cmp, r->resolve_pct, alpha_row,
+							   SB_STATS_POWER);
+	} else if (row->better == SB_BETTER_NONE)
 		cell->verdict = SB_VERDICT_DIFFERENT;
-	else if ((cell->st.mean > base->st.mean) == (row->better == SB_BETTER_HIGHER))
+	else if ((cell->change > 0) == (row->better == SB_BETTER_HIGHER))
 		cell->verdict = SB_VERDICT_BETTER;
 	else
 		cell->verdict = SB_VERDICT_WORSE;
 }
 
-/* One family per column: every row it is tested on against its baseline. */
+/* Two families per column: the main rows (headline and cost) with the
+ * chosen correction, the others with Benjamini-Hochberg, so that 28 latency
+ * rows do not take the power from the row a user looks at. */
 static int correct(struct sb_report *r, size_t c)
 {
 	double *p = calloc(r->n_rows ? r->n_rows : 1, sizeof(*p));
@@ -838,24 +915,40 @@ static int correct(struct sb_report *r, size_t c)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct sb_report_cell *b = &r->rows[i].cells[r->cols[c].base];
-		const struct sb_report_cell *x = &r->rows[i].cells[c];
-		p[i] = testable(b, x) ? x->w.p : NAN;
-	}
-	switch (r->correction) {
-	case SB_CORRECTION_HOLM:
-		ret = sb_p_adjust_holm(p, r->n_rows, adj);
-		break;
-	case SB_CORRECTION_BH:
-		ret = sb_p_adjust_bh(p, r->n_rows, adj);
-		break;
-	default:
-		memcpy(adj, p, r->n_rows * sizeof(*adj));
-	}
-	for (size_t i = 0; ret == 0 && i < r->n_rows; i++) {
-		r->rows[i].cells[c].p_adj = adj[i];
-		decide(r, &r->rows[i], &r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
+	for (int fam = 0; fam < 2 && ret == 0; fam++) {
+		size_t m = 0;
+		enum sb_correction how = fam == 0 || r->correction == SB_CORRECTION_NONE
+					     ? r->correction
+					     : SB_CORRECTION_BH;
+		for (size_t i = 0; i < r->n_rows; i++) {
+			const struct sb_report_cell *b = &r->rows[i].cells[r->cols[c].base];
+			const struct sb_report_cell *x = &r->rows[i].cells[c];
+			bool in = sb_report_row_main(&r->rows[i]) == (fam == 0);
+			p[i] = in && testable(b, x) ? x->w.p : NAN;
+			m += !isnan(p[i]);
+		}
+		if (how == SB_CORRECTION_HOLM)
+			ret = sb_p_adjust_holm(p, r->n_rows, adj);
+		else if (how == SB_CORRECTION_BH)
+			ret = sb_p_adjust_bh(p, r->n_rows, adj);
+		else
+			memcpy(adj, p, r->n_rows * sizeof(*adj));
+		if (fam == 0 && m > r->family_main)
+			r->family_main = m;
+		/* the repeats estimate at the alpha the correction asks of a row
+		 * (Holm's first step; BH's last) */
+		double alpha_row = how == SB_CORRECTION_HOLM && m > 1 ? r->alpha / (double)m : r->alpha;
+		double share = r->correction == SB_CORRECTION_NONE ? 1
+			       : fam == 0			    ? SB_REPORT_MAIN_SHARE
+								    : 1 - SB_REPORT_MAIN_SHARE;
+		alpha_row *= share;
+		for (size_t i = 0; ret == 0 && i < r->n_rows; i++) {
+			if (sb_report_row_main(&r->rows[i]) != (fam == 0))
+				continue;
+			r->rows[i].cells[c].p_adj = isnan(adj[i]) ? NAN : fmin(1, adj[i] / share);
+			decide(r, &r->rows[i], &r->rows[i].cells[r->cols[c].base],
+			       &r->rows[i].cells[c], alpha_row);
+		}
 	}
 out:
 	free(p);
@@ -1020,6 +1113,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	r->alpha = o && o->alpha > 0 ? o->alpha : SB_STATS_ALPHA;
 	r->resolve_pct = o && o->resolve_pct > 0 ? o->resolve_pct : SB_REPORT_RESOLVE_PCT;
 	r->check_pct = o && o->check_pct > 0 ? o->check_pct : SB_REPORT_CHECK_PCT;
+	r->all = o && o->all;
 	r->baseline_set = o && o->baseline_set && n_sets > 1;
 	r->fleet = o && (o->fleet || o->by_host) && !r->baseline_set;
 	ret = describe_sets(sets, n_sets);
@@ -1143,7 +1237,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		if (r->cols[c].base == c)
 			continue;
 		for (size_t i = 0; i < r->n_rows; i++)
-			compare(r, &r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
+			compare(r, c, &r->rows[i]);
 		if ((ret = correct(r, c)) < 0)
 			goto out;
 	}
@@ -1173,8 +1267,23 @@ void sb_report_tally(const struct sb_report *r, size_t col, struct sb_report_tal
 bool sb_report_cell_fails(const struct sb_report *r, const struct sb_report_row *row, size_t col)
 {
 	const struct sb_report_cell *x = &row->cells[col];
-	return r->cols[col].base != col && row->headline && x->verdict == SB_VERDICT_WORSE &&
+	return r->cols[col].base != col && sb_report_row_main(row) && x->verdict == SB_VERDICT_WORSE &&
 	       isfinite(x->change) && fabs(x->change) > r->check_pct;
+}
+
+bool sb_report_cell_untested(const struct sb_report *r, const struct sb_report_row *row,
+			     size_t col)
+{
+	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
+	return r->cols[col].base != col && sb_report_row_main(row) && b->st.n > 0 &&
+	       !testable(b, &row->cells[col]);
+}
+
+bool sb_report_cell_resolved(const struct sb_report_row *row, size_t col)
+{
+	enum sb_verdict v = row->cells[col].verdict;
+	return v == SB_VERDICT_BETTER || v == SB_VERDICT_WORSE || v == SB_VERDICT_DIFFERENT ||
+	       v == SB_VERDICT_SAME;
 }
 
 size_t sb_report_failures(const struct sb_report *r)
@@ -1211,14 +1320,15 @@ char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_
 	const struct sb_report_cell *x = &row->cells[col];
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
 	char m1[32], m2[32], ch[32], lo[32], hi[32], p[32], pa[32];
-	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, p %s, adjusted %s, "
-			   "n %zu vs %zu)",
+	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, %s p %s, adjusted "
+			   "%s, n %zu vs %zu)",
 			   row->spec, row->label, r->cols[col].label,
 			   sb_report_fmt_num(x->st.mean, m1, sizeof(m1)),
 			   r->cols[r->cols[col].base].label,
 			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
 			   pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
-			   pct_str(x->change_hi, hi, sizeof(hi)), p_str(x->w.p, p, sizeof(p)),
+			   pct_str(x->change_hi, hi, sizeof(hi)), sb_test_name(x->cmp.test),
+			   p_str(x->w.p, p, sizeof(p)),
 			   p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
 }
 

@@ -61,6 +61,13 @@ struct sb_report_cell {
 	struct sb_welch w;
 	double p_adj;	     /* w.p adjusted over the comparison (NaN: not tested) */
 	struct sb_diff diff; /* interval of the difference, smallest detectable change */
+	struct sb_cmp cmp;   /* the test used (paired rounds or Welch, on logarithms),
+				whose change, interval and mde the fields below carry */
+	double mde_welch;    /* the smallest detectable change of Welch's t on the
+				logarithms, for the same cells (what sets that did not
+				run together would get); percent */
+	size_t need;	     /* unresolved: the repeats that would resolve +-resolve_pct
+				(SB_CMP_N_MAX + 1: more than that; 0: not estimated) */
 	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
 	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
 	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
@@ -78,6 +85,7 @@ struct sb_report_row {
 	char *unit;
 	enum sb_better better;
 	bool headline;
+	bool cost; /* a cost row (write amplification, CPU per op): judged with the headline */
 	char *op;		      /* latency rows: the operation */
 	enum sb_lat_stat lat;	      /* latency rows: which percentile; NONE for a metric */
 	struct sb_report_cell *cells; /* n_cols */
@@ -105,6 +113,8 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
+	size_t family_main; /* largest size of a column's main family (for the repeats estimate) */
+	bool all;	    /* the text and HTML tables show every row (report --all) */
 	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
 			       same-named variant */
 	bool legend_needed; /* some label is not the full name */
@@ -133,8 +143,24 @@ struct sb_report_opts {
 	double alpha;	    /* 0: SB_STATS_ALPHA */
 	double resolve_pct; /* 0: SB_REPORT_RESOLVE_PCT */
 	double check_pct;   /* 0: SB_REPORT_CHECK_PCT */
+	bool all;	    /* --all: latency and %CPU rows in the tables too */
 };
 
+/* The verdict family: headline and cost rows, corrected together (Holm by
+ * default) at SB_REPORT_MAIN_SHARE of alpha; every other row (latency,
+ * %CPU) is a second family (Benjamini-Hochberg) at the rest, so that it
+ * never takes power from the first and an A/A report is marked anywhere at
+ * most alpha of the time. p_adj is scaled so that p_adj < alpha marks. */
+#define SB_REPORT_MAIN_SHARE 0.8
+bool sb_report_row_main(const struct sb_report_row *row);
+/* Whether the cell of a main row is untested against a baseline that has
+ * the figure: too few repeats, the metric or workload missing, nothing
+ * that pairs, values not finite (the gate fails closed on it). */
+bool sb_report_cell_untested(const struct sb_report *r, const struct sb_report_row *row,
+			     size_t col);
+/* Whether a main row's cell is resolved: marked, or equal within
+ * +-resolve_pct (its interval inside). */
+bool sb_report_cell_resolved(const struct sb_report_row *row, size_t col);
 /* --check: whether the cell of a headline row is significantly worse than
  * its baseline (after the correction) by more than r->check_pct. */
 bool sb_report_cell_fails(const struct sb_report *r, const struct sb_report_row *row, size_t col);
@@ -227,3 +253,39 @@ void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w
  * (allocated; NULL when out of memory): the marks, the test, the
  * correction, and what each short column label stands for. */
 char *sb_report_legend(const struct sb_report *r, const char *pm);
+
+/* The verdict of one column against its baseline (verdict.c): the main
+ * rows (headline and cost) sorted into resolved changes (largest first),
+ * rows equal within +-resolve_pct, and rows not resolved, with the
+ * repeats each would need. Row indexes into r->rows. */
+struct sb_report_verdict {
+	size_t col;
+	size_t *changed, n_changed;
+	size_t *equal, n_equal;
+	size_t *unresolved, n_unresolved;
+	size_t *untested, n_untested; /* the baseline has the figure, the column not */
+	bool paired;		      /* every tested main row paired rounds */
+};
+int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v);
+void sb_report_verdict_free(struct sb_report_verdict *v);
+/* The text block headed "verdict" that opens the text report. */
+void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm);
+/* Why a main row's cell is untested (sb_report_cell_untested). */
+const char *sb_report_untested_why(const struct sb_report *r, const struct sb_report_row *row,
+				   size_t c, char *buf, size_t size);
+/* "about 12 repeats" / "more than 1000 repeats" for a cell's estimate. */
+char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size);
+/* The tests a row's compared cells used, "/"-joined ("paired-t-log",
+ * "paired-t-log/welch-log"); "-" when none was tested. */
+char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,
+			  size_t size);
+/* Whether a table shows the row: main rows always, the rest with --all. */
+bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row);
+
+/* run --repeat auto with several variants: after `rounds` whole rounds,
+ * whether another is needed, from the paired comparison of each variant
+ * with the first: not before SB_REPEAT_AUTO_MIN rounds, never at or past
+ * max, and not once every headline row is resolved (marked, or equal
+ * within +-SB_REPORT_RESOLVE_PCT). When it stops, says on log which of the
+ * two happened, row by row (verdict.c). */
+bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log);

@@ -407,6 +407,9 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 			sb_wl_result_free(r);
 			return -ENOMEM;
 		}
+		json_object *co = json_object_object_get(m, "cost");
+		r->metrics[r->n_metrics - 1].cost =
+		    co && json_object_is_type(co, json_type_boolean) && json_object_get_boolean(co);
 	}
 	if (json_object_object_get_ex(o, "latency", &arr) && json_object_is_type(arr, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {

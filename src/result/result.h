@@ -36,6 +36,7 @@ struct sb_metric {
 	 * in a version 1 file until sb_wl_result_describe() fills them. */
 	char *label;   /* "Sequential Output Block", "3 readers: read rate (data)" */
 	bool headline; /* a figure a comparison (and --check) is about */
+	bool cost;     /* a cost row ("cost": true): judged with the headline rows */
 	char *phase;   /* the workload phase it was measured in, or NULL */
 };
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t sb_stats_compute(const double *x, size_t n, struct sb_stats *out)
 {
@@ -257,4 +258,239 @@ int sb_p_adjust_bh(const double *p, size_t n, double *adj)
 	}
 	free(ix);
 	return 0;
+}
+
+const char *sb_test_name(enum sb_test t)
+{
+	static const char *const names[] = {
+	    [SB_TEST_NONE] = "none",
+	    [SB_TEST_PAIRED_LOG] = "paired-t-log",
+	    [SB_TEST_RANK_LOG] = "signed-rank-log",
+	    [SB_TEST_WELCH_LOG] = "welch-log",
+	    [SB_TEST_PAIRED_DIFF] = "paired-t",
+	    [SB_TEST_WELCH] = "welch",
+	};
+	return names[t];
+}
+
+bool sb_test_paired(enum sb_test t)
+{
+	return t == SB_TEST_PAIRED_LOG || t == SB_TEST_RANK_LOG || t == SB_TEST_PAIRED_DIFF;
+}
+
+static void cmp_clear(struct sb_cmp *c)
+{
+	*c = (struct sb_cmp){.change = NAN,
+			     .lo = NAN,
+			     .hi = NAN,
+			     .mde = NAN,
+			     .p = NAN,
+			     .p_t = NAN,
+			     .p_rank = NAN,
+			     .spread = NAN};
+}
+
+/* Percent of a change that is d on the log scale (or relative, raw). */
+static double pct(double d, bool logs)
+{
+	return (logs ? expm1(d) : d) * 100;
+}
+
+/* Fills the interval, p and mde of c from an estimate on the log (or
+ * relative) scale, its standard error and degrees of freedom. */
+static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double alpha, double power,
+		     bool logs)
+{
+	c->change = pct(est, logs);
+	if (se == 0) {
+		c->lo = c->hi = c->change;
+		c->mde = 0;
+		c->p = c->p_t = est == 0 ? 1 : 0;
+		return;
+	}
+	double ta = sb_t_quantile(1 - alpha / 2, df);
+	c->lo = pct(est - ta * se, logs);
+	c->hi = pct(est + ta * se, logs);
+	c->mde = pct((ta + sb_t_quantile(power, df)) * se, logs);
+	c->p = c->p_t = fmin(1, 2 * t_upper_tail(fabs(est / se), df));
+}
+
+static bool all_positive(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(x[i]) && !(x[i] > 0 && isfinite(x[i])))
+			return false;
+	return true;
+}
+
+/* Far from normal: |skewness| beyond twice its standard error. */
+static bool skewed(const double *d, size_t n)
+{
+	double m = 0, m2 = 0, m3 = 0;
+	if (n < SB_PAIRED_RANK_MIN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		m += d[i] / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		m2 += (d[i] - m) * (d[i] - m) / (double)n;
+		m3 += (d[i] - m) * (d[i] - m) * (d[i] - m) / (double)n;
+	}
+	return m2 > 0 && fabs(m3 / pow(m2, 1.5)) > 2 * sqrt(6.0 / (double)n);
+}
+
+int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, double power,
+		  struct sb_cmp *out)
+{
+	double d[n ? n : 1], mean_a = 0;
+	size_t k = 0;
+	bool logs = all_positive(a, n) && all_positive(b, n);
+
+	cmp_clear(out);
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(a[i]) && !isnan(b[i]) && isfinite(a[i]) && isfinite(b[i])) {
+			d[k++] = logs ? log(b[i] / a[i]) : b[i] - a[i];
+			mean_a += a[i];
+		}
+	out->n = k;
+	out->test = logs ? SB_TEST_PAIRED_LOG : SB_TEST_PAIRED_DIFF;
+	if (k < 2)
+		return -EDOM;
+	mean_a /= (double)k;
+	struct sb_stats st;
+	sb_stats_compute(d, k, &st);
+	double scale = logs ? 1 : fabs(mean_a);
+	if (!(scale > 0))
+		return -EDOM;
+	/* raw: differences relative to the baseline's mean */
+	cmp_fill(out, st.mean / scale, st.stdev / scale / sqrt((double)k), (double)(k - 1), alpha,
+		 power, logs);
+	out->spread = st.stdev / scale;
+	out->p_rank = sb_signed_rank_p(d, k);
+	if (logs && skewed(d, k) && !isnan(out->p_rank)) {
+		out->test = SB_TEST_RANK_LOG;
+		out->p = out->p_rank;
+	}
+	return 0;
+}
+
+int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha, double power,
+		 struct sb_cmp *out)
+{
+	double la[na ? na : 1], lb[nb ? nb : 1];
+	size_t ka = 0, kb = 0;
+	bool logs = all_positive(a, na) && all_positive(b, nb);
+	struct sb_stats sa, sb;
+
+	cmp_clear(out);
+	out->test = logs ? SB_TEST_WELCH_LOG : SB_TEST_WELCH;
+	for (size_t i = 0; i < na; i++)
+		if (isfinite(a[i]))
+			la[ka++] = logs ? log(a[i]) : a[i];
+	for (size_t i = 0; i < nb; i++)
+		if (isfinite(b[i]))
+			lb[kb++] = logs ? log(b[i]) : b[i];
+	out->n = ka < kb ? ka : kb;
+	if (ka < 2 || kb < 2)
+		return -EDOM;
+	sb_stats_compute(la, ka, &sa);
+	sb_stats_compute(lb, kb, &sb);
+	double scale = logs ? 1 : fabs(sa.mean);
+	if (!(scale > 0))
+		return -EDOM;
+	double va = sa.stdev * sa.stdev / (double)ka, vb = sb.stdev * sb.stdev / (double)kb;
+	double se = sqrt(va + vb), df = (double)(ka + kb - 2);
+	if (se > 0)
+		df = (va + vb) * (va + vb) /
+		     (va * va / (double)(ka - 1) + vb * vb / (double)(kb - 1));
+	cmp_fill(out, (sb.mean - sa.mean) / scale, se / scale, df, alpha, power, logs);
+	/* the spread of one side's values, pooled */
+	out->spread =
+	    sqrt(((double)(ka - 1) * sa.stdev * sa.stdev + (double)(kb - 1) * sb.stdev * sb.stdev) /
+		 (double)(ka + kb - 2)) /
+	    scale;
+	return 0;
+}
+
+/* Ranks of |d| (1-based, ties averaged) into rk; whether there were ties. */
+static bool abs_ranks(const double *d, size_t n, double *rk)
+{
+	bool ties = false;
+	for (size_t i = 0; i < n; i++) {
+		size_t less = 0, same = 0;
+		for (size_t j = 0; j < n; j++) {
+			less += fabs(d[j]) < fabs(d[i]);
+			same += fabs(d[j]) == fabs(d[i]);
+		}
+		rk[i] = (double)less + ((double)same + 1) / 2;
+		ties |= same > 1;
+	}
+	return ties;
+}
+
+double sb_signed_rank_p(const double *x, size_t n)
+{
+	double d[n ? n : 1], rk[n ? n : 1], wplus = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(x[i]) && x[i] != 0)
+			d[k++] = x[i];
+	if (k == 0)
+		return NAN;
+	bool ties = abs_ranks(d, k, rk);
+	for (size_t i = 0; i < k; i++)
+		if (d[i] > 0)
+			wplus += rk[i];
+	double mu = (double)k * (double)(k + 1) / 4;
+	if (!ties && k <= 30) {
+		/* exact: the number of subsets of 1..k with each rank sum */
+		size_t max = k * (k + 1) / 2;
+		double cnt[max + 1], total = ldexp(1, (int)k), tail = 0;
+		memset(cnt, 0, sizeof(cnt));
+		cnt[0] = 1;
+		for (size_t r = 1; r <= k; r++)
+			for (size_t s = max; s >= r; s--)
+				cnt[s] += cnt[s - r];
+		/* P(W <= min(w, max - w)), doubled */
+		double w = fmin(wplus, (double)max - wplus);
+		for (size_t s = 0; (double)s <= w + 1e-9; s++)
+			tail += cnt[s];
+		return fmin(1, 2 * tail / total);
+	}
+	double var = (double)k * (double)(k + 1) * (double)(2 * k + 1) / 24, tc = 0;
+	for (size_t i = 0; i < k; i++) {
+		size_t same = 0;
+		for (size_t j = 0; j < k; j++)
+			same += rk[j] == rk[i];
+		/* each tie group of size t contributes (t^3 - t) / 48, counted once
+		 * per member: (t^2 - 1) / 48 each */
+		tc += ((double)same * (double)same - 1) / 48;
+	}
+	var -= tc;
+	if (!(var > 0))
+		return 1;
+	double z = (fabs(wplus - mu) - 0.5) / sqrt(var);
+	return fmin(1, erfc(fmax(z, 0) / sqrt(2)));
+}
+
+size_t sb_cmp_repeats_needed(const struct sb_cmp *c, double delta_pct, double alpha, double power)
+{
+	double k = sb_test_paired(c->test) ? 1 : 2, target = log1p(delta_pct / 100);
+
+	if (!isfinite(c->spread) || !(target > 0))
+		return SB_CMP_N_MAX + 1;
+	if (c->spread == 0)
+		return 0;
+	/* the normal approximation is a lower bound: start there */
+	double z = sb_t_quantile(1 - alpha / 2, 1e6) + sb_t_quantile(power, 1e6);
+	double n0 = k * z * z * (c->spread / target) * (c->spread / target);
+	n0 = fmax(2, floor(n0 * 0.5));
+	for (size_t n = n0 > SB_CMP_N_MAX ? SB_CMP_N_MAX + 1 : (size_t)n0; n <= SB_CMP_N_MAX; n++) {
+		double df = sb_test_paired(c->test) ? (double)(n - 1) : 2.0 * (double)n - 2;
+		double m = (sb_t_quantile(1 - alpha / 2, df) + sb_t_quantile(power, df)) *
+			   c->spread * sqrt(k / (double)n);
+		if (m <= target)
+			return n < SB_STATS_MIN_N ? SB_STATS_MIN_N : n;
+	}
+	return SB_CMP_N_MAX + 1;
 }

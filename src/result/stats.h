@@ -65,3 +65,63 @@ double sb_rel_change(double base, double x);
 /* The rule used in reports: p < SB_STATS_ALPHA and n >= SB_STATS_MIN_N on both sides. */
 bool sb_stats_significant(const struct sb_stats *a, const struct sb_stats *b,
 			  const struct sb_welch *w);
+
+/* Comparisons on the log scale: rates and times change by factors, and
+ * their spread grows with their size, so a ratio is what is estimated.
+ *
+ * Paired (one result set, interleaved rounds): the log ratio of each round,
+ * log(b_r / a_r), a Student t interval on their mean, and Wilcoxon's
+ * signed-rank test as the check where those ratios are far from normal
+ * (sample skewness beyond twice its standard error, sqrt(6/n), with at least
+ * SB_PAIRED_RANK_MIN rounds): then the rank test's p-value decides. A slow
+ * stretch of the host slows both sides of a round and cancels.
+ *
+ * Unpaired (sets that did not run together): Welch's t on the logarithms.
+ *
+ * Values that are not all positive cannot be logged: the same tests on the
+ * raw differences are used, and the test says so. */
+enum sb_test {
+	SB_TEST_NONE = 0,    /* not tested */
+	SB_TEST_PAIRED_LOG,  /* paired t on per-round log ratios */
+	SB_TEST_RANK_LOG,    /* Wilcoxon signed rank on per-round log ratios */
+	SB_TEST_WELCH_LOG,   /* Welch's t on the logarithms */
+	SB_TEST_PAIRED_DIFF, /* paired t on per-round differences (values not all > 0) */
+	SB_TEST_WELCH,	     /* Welch's t on the raw values (values not all > 0) */
+};
+#define SB_PAIRED_RANK_MIN 6
+/* "paired-t-log", "signed-rank-log", "welch-log", "paired-t", "welch", "none" */
+const char *sb_test_name(enum sb_test t);
+/* Whether the test pairs rounds. */
+bool sb_test_paired(enum sb_test t);
+
+struct sb_cmp {
+	enum sb_test test;
+	size_t n;		     /* pairs (paired), or the smaller side (unpaired) */
+	double change, lo, hi;	     /* b against a in percent, with its 1 - alpha interval */
+	double mde;		     /* smallest detectable change (percent, at the power) */
+	double p;		     /* two-sided p-value of the test used */
+	double p_t, p_rank;	     /* of the t test and of the signed-rank test (paired) */
+	double spread;		     /* sd of the log ratios (paired), or of the logs
+					(unpaired, pooled); raw tests: sd relative to the
+					baseline mean */
+};
+
+/* Paired comparison of b[i] against a[i], i < n (NaN pairs skipped).
+ * Returns 0, or -EDOM when fewer than 2 pairs remain (fields NaN). */
+int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, double power,
+		  struct sb_cmp *out);
+/* Unpaired comparison of b (nb values) against a (na values), NaN skipped. */
+int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha,
+		 double power, struct sb_cmp *out);
+/* Two-sided p-value of Wilcoxon's signed-rank test of d (NaN and zeros
+ * dropped): exact for up to 30 values without ties, else the normal
+ * approximation with the tie correction. NaN when nothing is left. */
+double sb_signed_rank_p(const double *d, size_t n);
+/* The repeats (pairs, or repeats a side when unpaired) that would resolve a
+ * change of delta_pct percent at the given alpha (already adjusted for the
+ * correction) and power, from c's spread: the smallest n with
+ * (t(1 - alpha/2, df) + t(power, df)) * spread * sqrt(k / n) <= log(1 + delta),
+ * k = 1 paired, 2 unpaired (n ~ 16 (CV / delta)^2 at alpha 0.05 unpaired).
+ * 0 when c has no spread; SB_CMP_N_MAX + 1 when more than that. */
+#define SB_CMP_N_MAX 1000
+size_t sb_cmp_repeats_needed(const struct sb_cmp *c, double delta_pct, double alpha, double power);

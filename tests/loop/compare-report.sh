@@ -12,7 +12,7 @@ export LC_ALL=C
 mkdir -p "$SB_TMP/dir"
 expect_exit 0 "$STACKBENCH" bench "$SB_TMP/dir" --quick --workload mixed:2r1w,time=1s \
 	--results "$SB_TMP/mixed"
-text=$("$STACKBENCH" report "$SB_TMP/mixed")
+text=$("$STACKBENCH" report --all "$SB_TMP/mixed")
 ops=$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -28,7 +28,7 @@ n=0
 while IFS= read -r op; do
 	for p in p50 p99 p99.9 max; do
 		line=$(grep -F -- "-$op $p " <<<"$text") || fail "no '$op $p' row"
-		[[ "$line" =~ \ ms\ +lower\ +[0-9] ]] || fail "'$op $p' row without a value: $line"
+		[[ "$line" =~ \ ms\ +lower\ +[-a-z/]+\ +[0-9] ]] || fail "'$op $p' row without a value: $line"
 	done
 	n=$((n + 1))
 done <<<"$ops"

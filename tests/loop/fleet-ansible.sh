@@ -114,7 +114,7 @@ assert_contains "$out" "h2:fs.type=xfs vs h2:fs.type=ext4" "fleet report: varian
 assert_contains "$out" "fleet: each variant against its own host" "fleet summary"
 # --by host: one variant's hosts side by side.
 "$STACKBENCH" report --by host "$play/results/h1" "$play/results/h2" >"$SB_TMP/byhost.txt"
-hdr=$(sed -n 1p "$SB_TMP/byhost.txt")
+hdr=$(grep -m1 "^METRIC" "$SB_TMP/byhost.txt")
 [[ "$hdr" =~ h1:fs.type=ext4\ +h2:fs.type=ext4\ +h1:fs.type=xfs\ +h2:fs.type=xfs ]] ||
 	fail "--by host: columns not grouped by variant: $hdr"
 # The HTML's per-host chart: a bar per host for each variant.

@@ -84,7 +84,7 @@ echo "A/B:" $out
 assert_contains "$out" "write_iops worse" "sync writes: IOPS marked worse"
 assert_contains "$out" "write_mbs worse" "sync writes: MB/s marked worse"
 # shellcheck disable=SC2086
-text=$("$STACKBENCH" report --merge $dirs)
+text=$("$STACKBENCH" report --all --merge $dirs)
 grep -E 'Random Write IOPS ' <<<"$text" | grep -qE '\(-[0-9.]+% \[[^]]*\]\)!' ||
 	fail "text report: write_iops of B not marked '!': $text"
 

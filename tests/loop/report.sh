@@ -51,7 +51,7 @@ assert rows[("seq", "seeks")]["cells"][1]["n"] == 0 and rows[("seq", "seeks")]["
 
 # A UTF-8 terminal gets the plus-minus sign.
 out=$(LC_ALL=C.UTF-8 "$STACKBENCH" report $R1)
-assert_contains "$out" "111000 ±2484 (+9.9% [+8, +12])*" "utf-8 text cell"
+assert_contains "$out" "111000 ±2484 (+9.9% [+7, +13])*" "utf-8 text cell"
 
 # Bad input: each a clear error naming the file, exit 2, empty stdout.
 B=$SB_TMP/bad

@@ -1,0 +1,258 @@
+/* The verdict that opens every report format: per variant against its
+ * baseline, what changed (largest first, with its interval and the test
+ * used), what is equal within +-X%, and what the run could not resolve,
+ * with the repeats that would. Built once here, printed by each format. */
+#include "report/report.h"
+#include "util/macro.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row)
+{
+	return r->all || sb_report_row_main(row);
+}
+
+char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,
+			  size_t size)
+{
+	bool seen[SB_TEST_WELCH + 1] = {0};
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (r->cols[c].base != c && row->cells[c].cmp.test != SB_TEST_NONE &&
+		    row->cells[c].cmp.n >= 2)
+			seen[row->cells[c].cmp.test] = true;
+	for (int t = SB_TEST_PAIRED_LOG; t <= SB_TEST_WELCH; t++)
+		if (seen[t] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "/" : "",
+						sb_test_name((enum sb_test)t));
+	if (!len)
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size)
+{
+	if (x->need > SB_CMP_N_MAX)
+		snprintf(buf, size, "more than %d repeats", SB_CMP_N_MAX);
+	else if (x->need)
+		snprintf(buf, size, "about %zu repeats", x->need);
+	else
+		snprintf(buf, size, "more repeats");
+	return buf;
+}
+
+const char *sb_report_untested_why(const struct sb_report *r, const struct sb_report_row *row,
+				   size_t c, char *buf, size_t size)
+{
+	const struct sb_report_cell *x = &row->cells[c], *b = &row->cells[r->cols[c].base];
+	if (x->st.n == 0)
+		snprintf(buf, size,
+			 "no value: the metric or workload is missing, the spec "
+			 "changed, or its values are not finite");
+	else if (x->st.n < SB_STATS_MIN_N || b->st.n < SB_STATS_MIN_N)
+		snprintf(buf, size, "%zu repeat%s against %zu: at least %d a side are needed",
+			 x->st.n, x->st.n == 1 ? "" : "s", b->st.n, SB_STATS_MIN_N);
+	else
+		snprintf(buf, size, "only %zu round%s pair with the baseline's", x->cmp.n,
+			 x->cmp.n == 1 ? "" : "s");
+	return buf;
+}
+
+static const struct sb_report *sort_r;
+static size_t sort_col;
+
+static int by_size(const void *a, const void *b)
+{
+	double x = fabs(sort_r->rows[*(const size_t *)a].cells[sort_col].change);
+	double y = fabs(sort_r->rows[*(const size_t *)b].cells[sort_col].change);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void sb_report_verdict_free(struct sb_report_verdict *v)
+{
+	free(v->changed);
+	free(v->equal);
+	free(v->unresolved);
+	free(v->untested);
+	*v = (struct sb_report_verdict){0};
+}
+
+int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v)
+{
+	size_t n = r->n_rows ? r->n_rows : 1;
+	*v = (struct sb_report_verdict){.col = col, .paired = true};
+	v->changed = calloc(n, sizeof(size_t));
+	v->equal = calloc(n, sizeof(size_t));
+	v->unresolved = calloc(n, sizeof(size_t));
+	v->untested = calloc(n, sizeof(size_t));
+	if (!v->changed || !v->equal || !v->unresolved || !v->untested) {
+		sb_report_verdict_free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		const struct sb_report_cell *x = &row->cells[col];
+		if (!sb_report_row_main(row))
+			continue;
+		if (sb_report_cell_untested(r, row, col)) {
+			v->untested[v->n_untested++] = i;
+			continue;
+		}
+		if (x->verdict == SB_VERDICT_NA)
+			continue;
+		v->paired &= sb_test_paired(x->cmp.test);
+		if (x->significant)
+			v->changed[v->n_changed++] = i;
+		else if (x->verdict == SB_VERDICT_SAME)
+			v->equal[v->n_equal++] = i;
+		else
+			v->unresolved[v->n_unresolved++] = i;
+	}
+	sort_r = r;
+	sort_col = col;
+	qsort(v->changed, v->n_changed, sizeof(size_t), by_size);
+	return 0;
+}
+
+/* "seq: Block write" */
+static void row_name(FILE *f, const struct sb_report_row *row)
+{
+	fprintf(f, "%s: %s", row->spec, row->label);
+}
+
+static void change_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
+			size_t col)
+{
+	const struct sb_report_cell *x = &row->cells[col];
+	fprintf(f, "%+.1f%% [%+.1f, %+.1f] (%s, p adj %.2g)", x->change, x->change_lo, x->change_hi,
+		sb_test_name(x->cmp.test), x->p_adj);
+}
+
+static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
+{
+	struct sb_report_verdict v;
+	char buf[48];
+	(void)pm;
+
+	if (sb_report_verdict_build(r, c, &v) < 0)
+		return;
+	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
+		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
+		v.paired ? "rounds paired" : "sets not run together: Welch");
+	for (size_t k = 0; k < v.n_changed; k++) {
+		const struct sb_report_row *row = &r->rows[v.changed[k]];
+		fprintf(f, "    %-7s ", sb_verdict_name(row->cells[c].verdict));
+		row_name(f, row);
+		fputs(" ", f);
+		change_line(r, f, row, c);
+		fputs("\n", f);
+	}
+	if (v.n_equal) {
+		fprintf(f, "    equal within %s%g%%: ", pm, r->resolve_pct);
+		for (size_t k = 0; k < v.n_equal; k++) {
+			fputs(k ? ", " : "", f);
+			row_name(f, &r->rows[v.equal[k]]);
+		}
+		fputs("\n", f);
+	}
+	for (size_t k = 0; k < v.n_unresolved; k++) {
+		const struct sb_report_row *row = &r->rows[v.unresolved[k]];
+		fputs("    not resolved: ", f);
+		row_name(f, row);
+		fputs(" ", f);
+		change_line(r, f, row, c);
+		fprintf(f, ": %s would resolve %s%g%%\n",
+			sb_report_need_str(&row->cells[c], buf, sizeof(buf)), pm, r->resolve_pct);
+	}
+	for (size_t k = 0; k < v.n_untested; k++) {
+		char why[160];
+		fputs("    untested: ", f);
+		row_name(f, &r->rows[v.untested[k]]);
+		fprintf(f, ": %s\n",
+			sb_report_untested_why(r, &r->rows[v.untested[k]], c, why, sizeof(why)));
+	}
+	if (!v.n_changed && !v.n_equal && !v.n_unresolved && !v.n_untested)
+		fputs("    nothing to compare\n", f);
+	sb_report_verdict_free(&v);
+}
+
+void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
+{
+	bool any = false;
+	for (size_t c = 0; c < r->n_cols; c++)
+		any |= r->cols[c].base != c;
+	fputs("verdict\n", f);
+	if (!any) {
+		fprintf(f, "  %s alone: nothing to compare it with\n\n",
+			r->cols[r->baseline].label);
+		return;
+	}
+	for (size_t c = 0; c < r->n_cols; c++)
+		if (r->cols[c].base != c)
+			verdict_col(r, c, f, pm);
+	fputs("\n", f);
+}
+
+/* The unresolved headline rows of the report, optionally printed. */
+static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
+{
+	size_t n = 0;
+	char need[48];
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t i = 0; i < r->n_rows && r->cols[c].base != c; i++) {
+			const struct sb_report_row *row = &r->rows[i];
+			const struct sb_report_cell *x = &row->cells[c];
+			bool ok = sb_report_cell_resolved(row, c);
+			if (!row->headline || row->lat != SB_LAT_NONE || x->st.n == 0)
+				continue;
+			n += !ok;
+			if (!log || (!all && ok))
+				continue;
+			fprintf(log, "  %s: %s: %s: ", r->cols[c].label, row->spec, row->label);
+			if (ok)
+				fprintf(log, "resolved, %s %+.1f%% [%+.1f, %+.1f]\n",
+					sb_verdict_name(x->verdict), x->change, x->change_lo,
+					x->change_hi);
+			else
+				fprintf(log,
+					"not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
+					"+-%g%%\n",
+					x->change, x->change_lo, x->change_hi,
+					sb_report_need_str(x, need, sizeof(need)), r->resolve_pct);
+		}
+	return n;
+}
+
+bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log)
+{
+	struct sb_report *r = NULL;
+	char *err = NULL;
+
+	if (rounds < SB_REPEAT_AUTO_MIN)
+		return rounds < max;
+	if (sb_report_build(&set, 1, NULL, &r, &err) < 0) {
+		free(err);
+		return rounds < max;
+	}
+	size_t left = auto_rows(r, NULL, false);
+	bool more = left > 0 && rounds < max;
+	if (!more && log) {
+		if (left)
+			fprintf(log,
+				"stackbench: repeat auto: stopped at the limit of %zu rounds, %zu "
+				"headline row%s not resolved:\n",
+				max, left, left == 1 ? "" : "s");
+		else
+			fprintf(log,
+				"stackbench: repeat auto: stopped after %zu rounds: every headline "
+				"row resolved:\n",
+				rounds);
+		auto_rows(r, log, true);
+	}
+	sb_report_free(r);
+	return more;
+}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# run --repeat auto[:MAX] on the paired intervals (issue 20 item 7): whole
+# rounds (every variant in each, so that they pair), stopping once every
+# headline row is resolved against the baseline, or at MAX, and saying which,
+# row by row. A sync mount against noatime under 4 KiB writes resolves in
+# the 3 rounds at least; an A/A pair of a 30 ms workload cannot be shown
+# equal within +-5% and stops at the limit, with the repeats it would need.
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog python3
+cd "$SB_TOP"
+
+SHM=$(mktemp -d "/dev/shm/${SB_RUN_TAG:-sbtest-manual}-XXXXXX")
+SB_CLEANUPS+=("rm -rf '$SHM'")
+cat >"$SB_TMP/wl.sh" <<'EOS'
+#!/bin/sh
+dd if=/dev/zero of=f bs=4k count=1024 status=none && rm -f f
+EOS
+chmod +x "$SB_TMP/wl.sh"
+run_auto() { # DIR MAX MATRIX
+	expect_exit 0 "$STACKBENCH" run single-disk --loop --loop-dir "$SHM" --quick \
+		--repeat "auto:$2" --yes -o fs.type=ext4 \
+		-o "fs.mkfs=-E lazy_itable_init=0,lazy_journal_init=0" \
+		-o "workloads.run=command:$SB_TMP/wl.sh" -o "$3" --results "$1"
+	nothing_left "run $1"
+}
+repeats() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(" ".join(str(len(v["repeats"])) for v in r["variants"]))' "$1/result.json"
+}
+run_auto "$SB_TMP/ab" 6 "matrix.mount.options=noatime|noatime,sync"
+assert_contains "$OUT" "repeat auto: stopped after 3 rounds: every headline row resolved" "A/B"
+assert_contains "$OUT" "mount.options=noatime,sync: command:$SB_TMP/wl.sh: Wall time: resolved, worse" \
+	"A/B row"
+assert_eq "$(repeats "$SB_TMP/ab")" "3 3" "A/B repeats"
+
+run_auto "$SB_TMP/aa" 4 "matrix.workloads.time-limit=20m|21m"
+if grep -qF "stopped at the limit of 4 rounds" <<<"$OUT"; then
+	assert_contains "$OUT" "Wall time: not resolved" "A/A row"
+	assert_contains "$OUT" "repeats would resolve +-5%" "A/A repeats needed"
+	assert_eq "$(repeats "$SB_TMP/aa")" "4 4" "A/A repeats"
+else
+	assert_contains "$OUT" "every headline row resolved" "A/A: one or the other"
+fi
+expect_exit 2 "$STACKBENCH" run single-disk --loop --repeat auto:2
+assert_contains "$OUT" "expected 'auto', 'auto:MAX' (MAX 3 to 1000)" "bad MAX"
+pass_msg "repeat auto: resolved A/B stops at 3 rounds, A/A at its limit, row by row"

@@ -1,0 +1,68 @@
+#!/bin/bash
+# The verdict first, in every format (issue 20 item 5), on the fixture sets:
+# the text opens with a block headed "verdict", per variant against its
+# baseline: resolved changes largest first with interval and test, rows
+# equal within +-X% (--equal sets X), unresolved rows with the repeats that
+# would resolve them, untested rows with why; the table below has only the
+# headline and cost rows, --all adds the latency and %CPU rows. JSON and
+# CSV carry the verdict, the test used and the repeats estimate; the HTML
+# opens with the verdict and a forest plot, the table in a scrolling box.
+. "$SB_TOP/tests/lib.sh"
+need_prog python3
+cd "$SB_TOP"
+export LC_ALL=C
+R1=tests/golden/report/inputs/run1
+
+text=$("$STACKBENCH" report $R1)
+assert_eq "$(head -1 <<<"$text")" "verdict" "first line"
+block=$(sed '/^$/q' <<<"$text")
+assert_contains "$block" "  xfs against ext4 (3 against 3 repeats, rounds paired):" "per variant"
+# largest first: -24.5% before -18.9% before +9.9%
+order=$(grep -E '^    (worse|better)' <<<"$block" | sed 's/.*\(Block\|Wall\).*/\1/' | tr '\n' ' ')
+assert_eq "$order" "Block Wall Block " "largest change first"
+assert_contains "$block" "    worse   seq: Sequential Input Block -24.5% [-26.4, -22.6] (paired-t-log" \
+	"change, interval and test"
+assert_contains "$block" "untested: seq: Sequential Output Block: 2 repeats against 3" "untested why"
+assert_not_contains "$text" "random read p99" "latency rows hidden by default"
+assert_contains "$text" "latency and %CPU rows not shown: report --all" "hint"
+all=$("$STACKBENCH" report --all $R1)
+assert_contains "$all" "random read p99" "--all: latency rows"
+assert_contains "$all" "Sequential Output Block %CP" "--all: %CPU rows"
+
+# equal within +-X%, and not resolved with the repeats: run2 against run1
+two=$("$STACKBENCH" report --baseline-set $R1 tests/golden/report/inputs/run2)
+assert_contains "$two" "equal within +-5%: seq: Sequential Output Block" "equal"
+assert_contains "$two" "sets not run together: Welch" "unpaired"
+wide=$("$STACKBENCH" report --equal 2 --baseline-set $R1 tests/golden/report/inputs/run2)
+assert_contains "$wide" "not resolved: seq: Sequential Output Block +0.0% [" "--equal narrows"
+assert_contains "$wide" "(welch-log, p adj 1): about " "repeats needed"
+
+"$STACKBENCH" report --format json $R1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+v = r["verdict"]
+assert [x["variant"] for x in v] == ["xfs", "xfs-sync"], v
+ch = v[0]["changed"]
+assert [round(c["change_pct"], 1) for c in ch] == [-24.5, -18.9, 9.9], ch
+assert all(c["test"] == "paired-t-log" for c in ch) and v[0]["paired"] is True
+rows = {(x["spec"], x["metric"]): x for x in r["rows"]}
+cpu = {c["variant"]: c for c in rows[("seq", "block_write_cpu")]["cells"]}["xfs"]
+assert cpu["verdict"] == "not resolved" and cpu["repeats_needed"] >= 3, cpu
+assert cpu["test"] == "paired-t-log" and "cost" in rows[("seq", "block_write")]
+' || fail "json verdict"
+csv=$("$STACKBENCH" report --format csv $R1)
+assert_contains "$(head -1 <<<"$csv")" ",baseline,test,repeats_needed,cost" "csv header"
+assert_contains "$csv" "block_write_cpu" "csv keeps every row"
+grep -q '^seq,seq,block_read,.*,xfs,.*,worse,.*,paired-t-log,,false$' <<<"$csv" ||
+	fail "csv row with verdict and test: $(grep block_read, <<<"$csv")"
+
+html=$("$STACKBENCH" report --format html $R1)
+python3 -c '
+import sys
+s = sys.stdin.read()
+v, f, t, d = (s.index(k) for k in ("<h2>Verdict</h2>", "<svg class=\"forest\"",
+                                    "<div class=\"scroll\">", "<details>"))
+assert v < f < t < d, (v, f, t, d)
+assert s.count("<circle") >= 3 and "paired-t-log" in s[v:f]
+' <<<"$html" || fail "html order: verdict, forest plot, scrolling table, details"
+pass_msg "verdict first in text, JSON, CSV and HTML; --all; --equal"
