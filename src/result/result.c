@@ -304,6 +304,8 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		}
 		if (m->phase)
 			json_object_object_add(mo, "phase", json_object_new_string(m->phase));
+		if (m->cost)
+			json_object_object_add(mo, "cost", json_object_new_boolean(true));
 		json_object_array_add(metrics, mo);
 	}
 	json_object_object_add(o, "metrics", metrics);
@@ -407,6 +409,8 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 			sb_wl_result_free(r);
 			return -ENOMEM;
 		}
+		r->metrics[r->n_metrics - 1].cost =
+		    json_object_get_boolean(json_object_object_get(m, "cost"));
 	}
 	if (json_object_object_get_ex(o, "latency", &arr) && json_object_is_type(arr, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {

@@ -37,6 +37,7 @@ struct sb_metric {
 	char *label;   /* "Sequential Output Block", "3 readers: read rate (data)" */
 	bool headline; /* a figure a comparison (and --check) is about */
 	char *phase;   /* the workload phase it was measured in, or NULL */
+	bool cost;     /* a cost row: device bytes, I/Os, CPU per byte or op */
 };
 
 /* Latency summary of one operation type, in milliseconds. */

@@ -685,6 +685,7 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	quiesce(c, name);
 	if (c->devs && (p->dev0 = malloc(sizeof(*p->dev0))))
 		sb_devstack_snap(c->devs, p->dev0);
+	sb_phase_cost_begin(p);
 	p->series = series_new(c->timeout_ns);
 	getrusage(RUSAGE_SELF, &p->ru0);
 	p->t0 = sb_now_ns();
@@ -777,14 +778,12 @@ double sb_phase_rate(const struct sb_phase *p, double done)
 /* Too little read to judge (metadata, read-ahead noise). */
 #define CACHE_MIN_READ (1u << 20)
 
-static void phase_devstat(struct sb_phase *p)
+static void phase_devstat(struct sb_phase *p, const struct sb_devsnap *now)
 {
 	struct sb_wl_ctx *c = p->c;
-	struct sb_devsnap *now;
 
-	if (!c->devs || !p->dev0 || !(now = malloc(sizeof(*now))))
+	if (!c->devs || !p->dev0 || !now)
 		return;
-	sb_devstack_snap(c->devs, now);
 	json_object_object_add(extra_obj(c, "devstat"), p->name,
 			       sb_devstat_json(c->devs, p->dev0, now, p->rbytes, p->wbytes));
 	if (p->rbytes >= CACHE_MIN_READ) {
@@ -799,7 +798,6 @@ static void phase_devstat(struct sb_phase *p)
 			json_object_array_add(ph, json_object_new_string(p->name));
 		}
 	}
-	free(now);
 }
 
 static void phase_series(struct sb_phase *p, uint64_t now)
@@ -847,7 +845,17 @@ void sb_phase_end(struct sb_phase *p)
 			r->error = NULL;
 	}
 	phase_series(p, now);
-	phase_devstat(p);
+	/* The counters after the file system wrote back what the phase left
+	 * dirty: its writes are charged to it, not lost between phases (the
+	 * time above was taken before). */
+	if (p->c->work_fd >= 0)
+		syncfs(p->c->work_fd);
+	struct sb_devsnap *snap = p->c->devs ? malloc(sizeof(*snap)) : NULL;
+	if (snap)
+		sb_devstack_snap(p->c->devs, snap);
+	phase_devstat(p, snap);
+	sb_phase_cost_end(p, &ru, snap);
+	free(snap);
 	free(p->dev0);
 	p->dev0 = NULL;
 }
@@ -911,7 +919,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	static volatile sig_atomic_t never;
 	struct sb_wl_env envc = *env_in, *env = &envc;
 	struct sb_wl_spec s;
-	struct sb_wl_ctx c = {.env = env, .work_fd = -1};
+	struct sb_wl_ctx c = {.env = env, .work_fd = -1, .perf_fd = -1};
 	char wname[64];
 	int rc, dfd = -1, ti;
 
@@ -978,6 +986,8 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		rc = sb_wl_fail(&c, -errno, "%s", c.work);
 		goto out_rm;
 	}
+	/* After the set-up above: the counter counts the workload's threads. */
+	sb_wl_perf_begin(&c);
 	if (env->cap_cache) {
 		/* The page cache no bigger than --ram: the data set sized from it
 		 * is then read from the device, not the cache. */
@@ -1002,6 +1012,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	if (c.res->flags & SB_RES_INCOMPLETE)
 		sb_wl_extra_bool(&c, "incomplete", true);
 out_rm:
+	sb_wl_perf_end(&c);
 	if (c.work_fd >= 0)
 		close(c.work_fd);
 	{
