@@ -160,6 +160,10 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	if (r == 0) {
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
 		pre = precondition_record(vr, mnt, &fresh);
+		/* Which device plays which role, for the per-member cost rows. */
+		const char *role_devs[vr->n_slots + 1];
+		for (size_t k = 0; k < vr->n_slots; k++)
+			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
 		for (size_t w = 0; w < v->cfg.n_workloads && !*vr->stop; w++) {
 			const char *spec = v->cfg.workloads[w];
 			struct sb_wl_env env = {.dir = mnt,
@@ -167,7 +171,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 						.ram_bytes = vr->ram,
 						.cap_cache = vr->cap_cache,
 						.log_fd = rs->log_fd,
-						.stop = vr->wl_stop};
+						.stop = vr->wl_stop,
+						.role_names = vr->slot_names,
+						.role_devs = role_devs,
+						.n_roles = vr->n_slots,
+						.cpus = vr->cpus};
 			struct sb_wl_result *res = NULL;
 			char *err = NULL;
 

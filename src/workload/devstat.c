@@ -392,12 +392,22 @@ size_t sb_devstack_bottom(const struct sb_devstack *st, size_t i)
 void sb_devstack_class(const struct sb_devstack *st, size_t i, char *buf, size_t len,
 		       bool *emulated)
 {
-	char p[PATH_MAX], v[16];
+	char p[PATH_MAX], v[16], disk[64], real[PATH_MAX], *slash;
 	size_t b = sb_devstack_bottom(st, i);
 	const struct sb_dev *dv = &st->dev[b];
-	bool loop = strcmp(dv->type, "loop") == 0, rot;
+	bool loop, rot;
 
-	snprintf(p, sizeof(p), "%s/class/block/%s/queue/rotational", st->sysroot, dv->name);
+	snprintf(disk, sizeof(disk), "%s", dv->name);
+	/* A partition whose disk is in the stack under another partition: the
+	 * disk is the directory above it in sysfs. */
+	snprintf(p, sizeof(p), "%s/class/block/%s", st->sysroot, dv->name);
+	if (strcmp(dv->type, "part") == 0 && realpath(p, real) && (slash = strrchr(real, '/'))) {
+		*slash = '\0';
+		if ((slash = strrchr(real, '/')))
+			snprintf(disk, sizeof(disk), "%.63s", slash + 1);
+	}
+	loop = strcmp(dev_type(st->sysroot, disk), "loop") == 0;
+	snprintf(p, sizeof(p), "%s/class/block/%s/queue/rotational", st->sysroot, disk);
 	rot = read_small(p, v, sizeof(v)) > 0 && v[0] == '1';
 	*emulated = rot && loop;
 	snprintf(buf, len, "%s%s", rot ? "hdd" : "ssd", loop ? ", loop" : "");

@@ -147,14 +147,31 @@ void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct
 	k->direct_fallback = p->direct && direct_fell_back(p);
 }
 
+/* name is disk or one of its partitions (sda1, loop0p2, nvme0n1p1). */
+static bool on_disk(const char *name, const char *disk)
+{
+	size_t l = strlen(disk);
+	const char *q = name + l;
+	if (strncmp(name, disk, l) != 0)
+		return false;
+	if (*q == 'p' && q[1] >= '0' && q[1] <= '9' && q[-1] >= '0' && q[-1] <= '9')
+		q++;
+	else if (*q && (q[-1] >= '0' && q[-1] <= '9'))
+		return false; /* loop1 is not loop10 */
+	return strspn(q, "0123456789") == strlen(q);
+}
+
 void sb_wl_member_role(const struct sb_wl_ctx *c, size_t i, char *buf, size_t len)
 {
 	const struct sb_wl_env *e = c->env;
+	/* The bottom device; a second partition of a disk already in the
+	 * stack has none below it in the stack, hence its own name too. */
 	const char *b = c->devs->dev[sb_devstack_bottom(c->devs, i)].name;
 	buf[0] = '\0';
 	for (size_t k = 0; k < e->n_roles; k++) {
 		const char *d = e->role_devs[k], *slash = d ? strrchr(d, '/') : NULL;
-		if (d && strcmp(slash ? slash + 1 : d, b) == 0)
+		if (d && (on_disk(b, slash ? slash + 1 : d) ||
+			  on_disk(c->devs->dev[i].name, slash ? slash + 1 : d)))
 			snprintf(buf, len, "%s", e->role_names[k]);
 	}
 }
