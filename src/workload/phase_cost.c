@@ -82,18 +82,23 @@ void sb_phase_direct(struct sb_phase *p, int fd)
 	p->direct_pages0 = n;
 }
 
-/* Grew by a quarter of what the phase moved (at least 16 pages): buffered. */
+/* Buffered: the file's cache grew by a quarter of what the phase moved (at
+ * least 16 pages), or a writing phase left at least that much cached and
+ * dropped none (a direct write drops the cached pages it overwrites). */
 static bool direct_fell_back(struct sb_phase *p)
 {
 	long long n = resident_pages(p->direct_fd), pg = sysconf(_SC_PAGESIZE);
 	uint64_t moved = p->rbytes + p->wbytes;
 	struct stat sb;
+	p->direct_pages1 = n;
 	if (n < 0 || pg <= 0 || fstat(p->direct_fd, &sb) < 0)
 		return false;
 	if ((uint64_t)sb.st_size < moved)
 		moved = (uint64_t)sb.st_size;
 	long long grown = n - p->direct_pages0, need = (long long)(moved / 4 / (uint64_t)pg);
-	return grown >= 16 && grown >= need;
+	if (need < 16)
+		need = 16;
+	return grown >= need || (p->wbytes && n >= need && grown >= 0);
 }
 
 void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct sb_devsnap *now)
@@ -214,9 +219,12 @@ static void cost_extra(struct sb_phase *p, uint64_t ops)
 	else
 		json_object_object_add(o, "instructions_unavailable",
 				       json_object_new_string(k->instr_why));
-	if (p->direct)
+	if (p->direct) {
 		json_object_object_add(o, "direct_fallback",
 				       json_object_new_boolean(k->direct_fallback));
+		I("cached_pages_before", p->direct_pages0);
+		I("cached_pages_after", p->direct_pages1);
+	}
 #undef I
 #undef D
 	if (k->direct_fallback) {

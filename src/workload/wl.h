@@ -222,7 +222,7 @@ struct sb_phase {
 	uint64_t ops;
 	bool direct;
 	int direct_fd;
-	long long direct_pages0;
+	long long direct_pages0, direct_pages1; /* the file's cached pages */
 	uint64_t instr0;
 	struct sb_kwsnap *kw0;
 	struct sb_cost cost; /* filled by sb_phase_end */
