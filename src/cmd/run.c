@@ -7,6 +7,7 @@
 #include "stack/sha256.h"
 #include "stack/state.h"
 #include "stack/variant.h"
+#include "workload/progress.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/safefile.h"
@@ -413,6 +414,7 @@ int cmd_run(int argc, char **argv)
 		 * an order shuffled per round so that no variant always runs right
 		 * after the same one (a cache warmed, a disk left busy). */
 		unsigned n_rep = c.o.repeat ? c.o.repeat : SB_REPEAT_AUTO_MAX;
+		sb_progress_plan(c.n_var, n_rep, !c.o.repeat);
 		bool shuffle = n_rep > 1 && c.n_var > 1;
 		uint64_t seed =
 		    c.o.has_seed ? c.o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();

@@ -8,6 +8,7 @@
 #include "util/macro.h"
 #include "util/spawn.h"
 #include "workload/devstat.h"
+#include "workload/progress.h"
 #include "workload/workload.h"
 
 #include <string.h>
@@ -102,7 +103,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
 	uint64_t limit_ms = sb_cfg_u64(&v->cfg, K_WL_TIME_LIMIT);
 
-	sb_info("variant %zu/%zu (repeat %u): %s", vr->index + 1, vr->n_var, rep + 1, v->name);
+	sb_progress_variant_begin(vr->index, rep, v->name);
 	dprintf(rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
 	sb_exec_init(&x);
 	x.log_fd = rs->log_fd;
@@ -240,6 +241,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 			code = SB_EXIT_FAILED;
 	}
 	sb_exec_release(&u);
+	sb_progress_variant_end();
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
 	if (rv->n_rep) {
 		free(rv->rep[rv->n_rep - 1].started);

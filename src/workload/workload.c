@@ -6,6 +6,7 @@
 #include "workload/devstat.h"
 #include "workload/effconf.h"
 #include "workload/memcap.h"
+#include "workload/progress.h"
 #include "cmd.h"
 #include "util/parse.h"
 #include "util/log.h"
@@ -698,6 +699,28 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	next_check(p);
 }
 
+/* The line updated in place on a terminal: where the run is, how far the
+ * phase is (of its total, or of its time limit when it has none), its rate. */
+static void show_progress(struct sb_phase *p, uint64_t now, uint64_t done)
+{
+	const char *w = sb_progress_where();
+	double secs = (now - p->t0) / 1e9;
+	char pct[24] = "";
+	if (p->total)
+		snprintf(pct, sizeof(pct), " %3.0f%%", 100.0 * (double)done / (double)p->total);
+	else
+		snprintf(pct, sizeof(pct), " %.0fs", secs);
+	double rate = secs > 0 ? (double)done / secs : 0.0;
+	if (p->bytes)
+		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.1f MB/s", *w ? "[" : "", w, *w ? "] " : "",
+			p->c->spec->ops->name, p->name, pct, rate / 1048576.0);
+	else
+		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.0f/s", *w ? "[" : "", w, *w ? "] " : "",
+			p->c->spec->ops->name, p->name, pct, rate);
+	p->shown = true;
+	p->next_progress = now + PROGRESS_NS;
+}
+
 bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 {
 	if (*p->c->env->stop) {
@@ -720,22 +743,8 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 		while (p->next_sample <= now)
 			p->next_sample += SAMPLE_NS;
 	}
-	if (now >= p->next_progress) {
-		double secs = (now - p->t0) / 1e9;
-		char pct[16] = "";
-		if (p->total)
-			snprintf(pct, sizeof(pct), " %3.0f%%",
-				 100.0 * (double)done / (double)p->total);
-		double rate = secs > 0 ? (double)done / secs : 0.0;
-		if (p->bytes)
-			fprintf(stderr, "\r\033[K%s: %s%s %.1f MB/s", p->c->spec->ops->name,
-				p->name, pct, rate / 1048576.0);
-		else
-			fprintf(stderr, "\r\033[K%s: %s%s %.0f/s", p->c->spec->ops->name, p->name,
-				pct, rate);
-		p->shown = true;
-		p->next_progress = now + PROGRESS_NS;
-	}
+	if (now >= p->next_progress)
+		show_progress(p, now, done);
 	next_check(p);
 	return false;
 }
@@ -755,6 +764,8 @@ void sb_phase_sample_threads(struct sb_phase *p)
 			while (p->next_sample <= now)
 				p->next_sample += SAMPLE_NS;
 		}
+		if (now >= p->next_progress)
+			show_progress(p, now, p->progress ? p->progress(p->progress_arg) : 0);
 		if (p->next_sample - now < wait)
 			wait = p->next_sample - now;
 		struct timespec ts = {0, (long)wait};
@@ -837,6 +848,8 @@ void sb_phase_end(struct sb_phase *p)
 		p->stopped = true;
 	if (p->shown)
 		fputs("\r\033[K", stderr);
+	sb_progress_phase(p->c->spec->ops->name, p->name, p->secs,
+			  p->secs > 0 ? (double)p->done / p->secs : 0, p->bytes, p->c->tty);
 	if (p->expired || p->stopped) {
 		struct sb_wl_result *r = p->c->res;
 		r->flags |= SB_RES_INCOMPLETE;

@@ -28,8 +28,7 @@ run = rand:64k,size=16M,direct=1,read=0
 mount.options = data=ordered | data=journal
 EOP
 res="$SB_TMP/res"
-expect_exit 0 "$STACKBENCH" run "$SB_TMP/journal.conf" --loop --quick --repeat 3 --results "$res" \
-	>"$SB_TMP/out" 2>"$SB_TMP/err"
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/journal.conf" --loop --quick --repeat 3 --results "$res"
 nothing_left "journal run"
 j="$res/result.json"
 

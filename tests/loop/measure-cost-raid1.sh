@@ -28,8 +28,7 @@ run = seq,size=32M,perchar=0,seeks=200
 fs.on; fs.data; fs.metadata = all; raid1; raid1 | ssd.p1; single; single
 EOP
 res="$SB_TMP/res"
-expect_exit 0 "$STACKBENCH" run "$SB_TMP/raid1.conf" --loop --quick --results "$res" \
-	>"$SB_TMP/out" 2>"$SB_TMP/err"
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/raid1.conf" --loop --quick --results "$res"
 nothing_left "raid1 run"
 j="$res/result.json"
 m() { # VARIANT-SUBSTRING METRIC-REGEX: "name value" lines
