@@ -41,6 +41,9 @@ static const struct sb_opt run_opts[] = {
      "with --ram: run each workload in a memory cgroup limited to that size, so the page "
      "cache holds no more than such a machine's would (a data set of twice --ram is then "
      "read from the device)"},
+    {"cpus", OPT_CPUS, "LIST",
+     "pin the workloads' threads to these CPUs (taskset's list: 0-3,6 or 0-7:2); recorded per "
+     "phase"},
     {0},
 };
 
@@ -400,6 +403,7 @@ int cmd_run(int argc, char **argv)
 				     .slot_names = names,
 				     .slot_devs = c.dev ? devs : NULL,
 				     .n_slots = c.n_slots,
+				     .cpus = c.o.cpus,
 				     .loop_devices = &loop_devices,
 				     .before_first_write = recheck,
 				     .ud = &c,

@@ -25,6 +25,7 @@ enum {
 	OPT_LOOP_DIR,
 	OPT_RAM,
 	OPT_CAP_CACHE,
+	OPT_CPUS,
 };
 
 struct opts {
@@ -36,6 +37,7 @@ struct opts {
 	const char *loop_dir; /* --loop-dir, or NULL */
 	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */
 	unsigned repeat;
+	const char *cpus; /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;
 	uint64_t seed;
 	const char **ov;

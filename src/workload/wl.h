@@ -181,6 +181,8 @@ struct sb_wl_ctx {
 	int perf_fd;		  /* instructions of the workload's threads, or -errno */
 	char perf_why[96];	  /* why there is no counter */
 	bool perf_user_only;	  /* perf_event_paranoid >= 2: user space only */
+	bool cold;		  /* caches dropped since the last phase began */
+	char cpus[128];		  /* --cpus as applied ("0-1"), or "" */
 };
 
 /* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),

@@ -3,6 +3,7 @@
  * the helpers shared by the workloads (phases, patterns, cleanup). */
 #include "workload/wl.h"
 #include "engine/engine.h"
+#include "workload/cpulist.h"
 #include "workload/devstat.h"
 #include "workload/effconf.h"
 #include "workload/memcap.h"
@@ -436,6 +437,7 @@ int sb_wl_drop_caches(struct sb_wl_ctx *c)
 	if (fd >= 0)
 		close(fd);
 	sb_wl_extra_bool(c, "caches_dropped", rc == 0);
+	c->cold = rc == 0;
 	return rc;
 }
 
@@ -651,8 +653,12 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 	uint64_t t0 = sb_now_ns(), limit = (c->env->quick ? 2ull : 30ull) * 1000000000ull;
 	char why[160] = "";
 	long long dk;
-	bool busy;
+	bool busy, synced;
 
+	/* What the phases before left dirty in this file system goes first
+	 * (its own, not the whole machine's: other users' writeback is not
+	 * ours to wait for beyond the threshold below). */
+	synced = c->work_fd >= 0 && syncfs(c->work_fd) == 0;
 	for (;;) {
 		dk = dirty_kb();
 		busy = dk > QUIET_DIRTY_KB;
@@ -670,6 +676,12 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 	json_object_object_add(q, "wait_ms", json_object_new_int64(waited_ms));
 	json_object_object_add(q, "dirty_kb", json_object_new_int64(dk));
 	json_object_object_add(q, "busy", json_object_new_boolean(busy));
+	json_object_object_add(q, "synced", json_object_new_boolean(synced));
+	/* The phase asked for a cold cache (drop=) and got it. */
+	json_object_object_add(q, "cold_cache", json_object_new_boolean(c->cold));
+	c->cold = false;
+	if (c->cpus[0])
+		json_object_object_add(q, "cpus", json_object_new_string(c->cpus));
 	if (busy)
 		json_object_object_add(q, "reason", json_object_new_string(why));
 	json_object_object_add(extra_obj(c, "quiesce"), name, q);
@@ -925,6 +937,27 @@ uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram)
 
 #define DEFAULT_TIMEOUT_MS (3600ull * 1000)
 
+/* --cpus: the calling thread (and so every thread the workload starts)
+ * on the CPUs of list; the mask before it in *saved. */
+static int pin(struct sb_wl_ctx *c, const char *list, cpu_set_t *saved)
+{
+	cpu_set_t want;
+	char *why = NULL;
+	int rc = sb_cpulist_parse(list, &want, &why);
+	if (rc < 0) {
+		rc = sb_wl_fail(c, 0, "%s", why ? why : "--cpus: bad list");
+		free(why);
+		return rc;
+	}
+	if (sched_getaffinity(0, sizeof(*saved), saved) < 0)
+		return sb_wl_fail(c, -errno, "--cpus %s: sched_getaffinity", list);
+	if (sched_setaffinity(0, sizeof(want), &want) < 0)
+		return sb_wl_fail(c, -errno, "--cpus %s: none of them can run this process", list);
+	sb_cpulist_format(&want, c->cpus, sizeof(c->cpus));
+	sb_wl_extra_str(c, "cpus", c->cpus);
+	return 0;
+}
+
 int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,
 		    char **err)
 {
@@ -935,6 +968,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	struct sb_wl_ctx c = {.env = env, .work_fd = -1, .perf_fd = -1};
 	char wname[64];
 	int rc, dfd = -1, ti;
+	cpu_set_t saved_cpus;
 
 	*out = NULL;
 	*err = NULL;
@@ -999,6 +1033,9 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		rc = sb_wl_fail(&c, -errno, "%s", c.work);
 		goto out_rm;
 	}
+	/* Pinned before any of its threads starts: they inherit the mask. */
+	if (env->cpus && (rc = pin(&c, env->cpus, &saved_cpus)) < 0)
+		goto out_rm;
 	/* After the set-up above: the counter counts the workload's threads. */
 	sb_wl_perf_begin(&c);
 	if (env->cap_cache) {
@@ -1026,6 +1063,8 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		sb_wl_extra_bool(&c, "incomplete", true);
 out_rm:
 	sb_wl_perf_end(&c);
+	if (c.cpus[0])
+		sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus);
 	if (c.work_fd >= 0)
 		close(c.work_fd);
 	{

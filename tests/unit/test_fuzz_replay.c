@@ -18,6 +18,7 @@
 #include "../../fuzz/fuzz_fio_log.c"
 #include "../../fuzz/fuzz_import_bonnie.c"
 #include "../../fuzz/fuzz_import_fio.c"
+#include "../../fuzz/fuzz_cpulist.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -42,6 +43,7 @@ static const struct {
 	{"fio_log", sb_fuzz_fio_log},
 	{"import_bonnie", sb_fuzz_import_bonnie},
 	{"import_fio", sb_fuzz_import_fio},
+	{"cpulist", sb_fuzz_cpulist},
 };
 
 static char *read_all(const char *path, size_t *len)
