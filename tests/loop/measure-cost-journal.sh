@@ -21,8 +21,8 @@ loop.any = 512M
 type = ext4
 
 [workloads]
-run = seq,size=32M,perchar=0,seeks=200
-run = rand:64k,size=16M,direct=1,read=0
+run = seq,size=16M,perchar=0,seeks=100
+run = rand:64k,size=8M,direct=1,read=0
 
 [matrix]
 mount.options = data=ordered | data=journal
