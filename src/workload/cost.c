@@ -288,8 +288,9 @@ size_t sb_cost_rows(const struct sb_cost *k, uint64_t ops, uint64_t rbytes, uint
 		r = row(rows, &n, max, "flushes_per_op", "flushes/op",
 			k->have_flush ? ratio(k->flushes, o) : NAN);
 		if (r && !k->have_flush)
-			snprintf(r->why, sizeof(r->why), "unavailable: no flush counters (kernel "
-							 "before 5.5)");
+			snprintf(r->why, sizeof(r->why),
+				 "unavailable: no flush counters (kernel "
+				 "before 5.5)");
 		if (k->rios + k->wios)
 			row(rows, &n, max, "req_kib", "KiB",
 			    (double)(k->rbytes + k->wbytes) / 1024.0 / (double)(k->rios + k->wios));

@@ -78,7 +78,7 @@ struct sb_cost {
 	double kw_s;	      /* their kernel workers */
 	bool have_instr;
 	double instr;
-	char instr_why[96]; /* why not, when !have_instr */
+	char instr_why[96];   /* why not, when !have_instr */
 	bool direct_fallback; /* asked for O_DIRECT, got the page cache */
 };
 
@@ -93,8 +93,8 @@ struct sb_cost_row {
 	char key[32];	  /* member rows: the role, or "m1", "m2"...; else "" */
 	const char *unit; /* "B/B", "IOs/op"... */
 	enum sb_better better;
-	double value;	  /* NAN: unavailable (why says why) */
-	char why[128];	  /* label addition: member's device and class, or the reason */
+	double value;  /* NAN: unavailable (why says why) */
+	char why[128]; /* label addition: member's device and class, or the reason */
 };
 
 #define SB_COST_ROWS_MAX (16 + 2 * SB_DEVSTACK_MAX)

@@ -41,7 +41,8 @@ int sb_cpulist_parse(const char *list, cpu_set_t *set, char **why)
 		const char *item = p;
 		long a = number(&p), b, s = 1;
 		if (a < 0)
-			return bad(why, list, item, a == -2 ? "CPU number too large" : "no CPU number");
+			return bad(why, list, item,
+				   a == -2 ? "CPU number too large" : "no CPU number");
 		b = a;
 		if (*p == '-') {
 			p++;
@@ -75,7 +76,8 @@ void sb_cpulist_format(const cpu_set_t *set, char *buf, size_t len)
 			continue;
 		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
 			e++;
-		n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d", n ? "," : "", c, e);
+		n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d", n ? "," : "", c,
+				      e);
 		c = e;
 	}
 }

@@ -14,13 +14,14 @@
 
 void sb_wl_perf_begin(struct sb_wl_ctx *c)
 {
-	c->perf_fd = sb_perf_open(sb_perf_paranoid(), &c->perf_user_only, c->perf_why,
-				  sizeof(c->perf_why));
+	c->perf_fd =
+	    sb_perf_open(sb_perf_paranoid(), &c->perf_user_only, c->perf_why, sizeof(c->perf_why));
 	sb_wl_extra_str(c, "instructions",
-			c->perf_fd >= 0 ? (c->perf_user_only ? "user space only (perf_event_paranoid"
-							       " >= 2)"
-							     : "user and kernel")
-					: c->perf_why);
+			c->perf_fd >= 0
+			    ? (c->perf_user_only ? "user space only (perf_event_paranoid"
+						   " >= 2)"
+						 : "user and kernel")
+			    : c->perf_why);
 }
 
 void sb_wl_perf_end(struct sb_wl_ctx *c)
@@ -33,7 +34,8 @@ void sb_wl_perf_end(struct sb_wl_ctx *c)
 void sb_phase_cost_begin(struct sb_phase *p)
 {
 	struct sb_wl_ctx *c = p->c;
-	if (c->devs && (p->kw0 = malloc(sizeof(*p->kw0))) && sb_kw_snap("/proc", c->devs, p->kw0) < 0)
+	if (c->devs && (p->kw0 = malloc(sizeof(*p->kw0))) &&
+	    sb_kw_snap("/proc", c->devs, p->kw0) < 0)
 		p->kw0->n = 0;
 	if (c->perf_fd >= 0 && sb_perf_read(c->perf_fd, &p->instr0) < 0)
 		p->instr0 = UINT64_MAX;

@@ -91,7 +91,8 @@ void sb_progress_variant_begin(size_t index, unsigned rep, const char *name)
 		if (s >= 0) {
 			char d[24];
 			sb_progress_duration(s, d, sizeof(d));
-			snprintf(eta, sizeof(eta), " (%s%s left)", g.up_to ? "at most " : "about ", d);
+			snprintf(eta, sizeof(eta), " (%s%s left)", g.up_to ? "at most " : "about ",
+				 d);
 		}
 		free(left);
 	}

@@ -32,10 +32,10 @@ static void test_kw_names(void **state)
 		const char *comm;
 		bool ours;
 	} cases[] = {
-	    {"kworker/u8:2+loop3", true},  {"kworker/u8:2-loop3", true},
-	    {"kworker/u8:2-loop30", false}, {"kworker/u8:2-loop", false},
+	    {"kworker/u8:2+loop3", true},    {"kworker/u8:2-loop3", true},
+	    {"kworker/u8:2-loop30", false},  {"kworker/u8:2-loop", false},
 	    {"kworker/1:1H-kblockd", false}, {"loop3", false},
-	    {"kworker/u8:0", false},	    {"kworker/u8:2-loop4", false},
+	    {"kworker/u8:0", false},	     {"kworker/u8:2-loop4", false},
 	};
 	add_dev(&st, "loop3p1", "part", -1);
 	add_dev(&st, "loop3", "loop", 0);
@@ -49,8 +49,9 @@ static void test_kw_stat(void **state)
 	char comm[64];
 	int ppid;
 	uint64_t ticks;
-	const char *line = "123 (kworker/u8:2-loop0) I 2 0 0 0 -1 69238880 0 0 0 0 17 40 0 0 20 0 1 "
-			   "0 100 0 0";
+	const char *line =
+	    "123 (kworker/u8:2-loop0) I 2 0 0 0 -1 69238880 0 0 0 0 17 40 0 0 20 0 1 "
+	    "0 100 0 0";
 	assert_int_equal(sb_kw_parse_stat(line, comm, sizeof(comm), &ppid, &ticks), 0);
 	assert_string_equal(comm, "kworker/u8:2-loop0");
 	assert_int_equal(ppid, 2);
@@ -145,7 +146,7 @@ static void test_rows(void **state)
 
 	assert_non_null(r = find(rows, n, "dev_w_per_b", ""));
 	assert_float_equal(r->value, 2.0, 1e-12);
-	assert_null(find(rows, n, "dev_r_per_b", ""));	 /* it read nothing */
+	assert_null(find(rows, n, "dev_r_per_b", ""));	/* it read nothing */
 	assert_null(find(rows, n, "dev_w_per_op", "")); /* it wrote bytes */
 	assert_non_null(r = find(rows, n, "ios_per_op", ""));
 	assert_float_equal(r->value, 0.512, 1e-12);

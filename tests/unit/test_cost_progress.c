@@ -18,10 +18,10 @@ static void test_eta(void **state)
 		unsigned runs[3], left[3];
 		double want;
 	} cases[] = {
-	    {{0, 0, 0}, {0, 0, 0}, {3, 3, 3}, -1},	   /* nothing timed yet */
-	    {{10, 0, 0}, {1, 0, 0}, {2, 3, 3}, 80},	   /* 2x10 + 6 untimed at 10 */
+	    {{0, 0, 0}, {0, 0, 0}, {3, 3, 3}, -1},	       /* nothing timed yet */
+	    {{10, 0, 0}, {1, 0, 0}, {2, 3, 3}, 80},	       /* 2x10 + 6 untimed at 10 */
 	    {{20, 30, 0}, {2, 1, 0}, {1, 2, 3}, 10 + 60 + 60}, /* untimed: mean of 10 and 30 */
-	    {{20, 30, 40}, {2, 2, 2}, {0, 0, 0}, 0},	   /* done */
+	    {{20, 30, 40}, {2, 2, 2}, {0, 0, 0}, 0},	       /* done */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_float_equal(sb_progress_eta(cases[i].secs, cases[i].runs, cases[i].left, 3),
@@ -34,7 +34,7 @@ static void test_duration(void **state)
 		double s;
 		const char *want;
 	} cases[] = {
-	    {0, "0s"}, {-3, "0s"}, {44.6, "45s"}, {59.4, "59s"}, {60, "1m00s"},
+	    {0, "0s"},	    {-3, "0s"},	      {44.6, "45s"},   {59.4, "59s"},	{60, "1m00s"},
 	    {185, "3m05s"}, {3599, "59m59s"}, {3600, "1h00m"}, {7650, "2h07m"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
