@@ -52,42 +52,58 @@ int sb_kw_parse_stat(const char *line, char *comm, size_t len, int *ppid, uint64
 	return 0;
 }
 
+/* One small file of procroot/PID into buf; its length or -1. */
+static ssize_t read_at(const char *procroot, const char *pid, const char *file, char *buf,
+		       size_t len)
+{
+	char p[PATH_MAX];
+	ssize_t n;
+	int fd;
+	snprintf(p, sizeof(p), "%s/%s/%s", procroot, pid, file);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
 int sb_kw_snap(const char *procroot, const struct sb_devstack *st, struct sb_kwsnap *s)
 {
 	DIR *d = opendir(procroot);
 	struct dirent *de;
+	long tck = sysconf(_SC_CLK_TCK);
 
 	s->n = 0;
 	if (!d)
 		return negerrno();
 	while ((de = readdir(d)) && s->n < SB_KW_MAX) {
-		char p[PATH_MAX], line[512], comm[64];
-		int ppid, fd;
-		ssize_t n;
+		char line[512], comm[64];
+		int ppid;
 		uint64_t ticks;
-		if (!isdigit((unsigned char)de->d_name[0]))
+		unsigned long long ns;
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    read_at(procroot, de->d_name, "stat", line, sizeof(line)) <= 0)
 			continue;
-		snprintf(p, sizeof(p), "%s/%s/stat", procroot, de->d_name);
-		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		line[n] = '\0';
 		/* kthreadd's children are the kernel threads */
 		if (sb_kw_parse_stat(line, comm, sizeof(comm), &ppid, &ticks) < 0 || ppid != 2 ||
 		    strncmp(comm, "kworker/", 8) != 0)
 			continue;
+		/* schedstat's nanoseconds: the ticks of stat are 10 ms, longer
+		 * than a quick phase's whole share */
+		if (read_at(procroot, de->d_name, "schedstat", line, sizeof(line)) <= 0 ||
+		    sscanf(line, "%llu", &ns) != 1)
+			ns = tck > 0 ? ticks * (1000000000ull / (unsigned long long)tck) : 0;
 		s->t[s->n].tid = atoi(de->d_name);
 		s->t[s->n].ours = sb_kw_comm_matches(comm, st);
-		s->t[s->n++].ticks = ticks;
+		s->t[s->n++].ns = ns;
 	}
 	closedir(d);
 	return 0;
 }
 
-double sb_kw_delta_secs(const struct sb_kwsnap *a, const struct sb_kwsnap *b, long clk_tck)
+double sb_kw_delta_secs(const struct sb_kwsnap *a, const struct sb_kwsnap *b)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < b->n; i++) {
@@ -95,13 +111,13 @@ double sb_kw_delta_secs(const struct sb_kwsnap *a, const struct sb_kwsnap *b, lo
 		bool ours = b->t[i].ours;
 		for (size_t k = 0; k < a->n; k++)
 			if (a->t[k].tid == b->t[i].tid) {
-				before = a->t[k].ticks;
+				before = a->t[k].ns;
 				ours |= a->t[k].ours;
 			}
 		if (ours)
-			sum += b->t[i].ticks >= before ? b->t[i].ticks - before : 0;
+			sum += b->t[i].ns >= before ? b->t[i].ns - before : 0;
 	}
-	return clk_tck > 0 ? (double)sum / (double)clk_tck : 0;
+	return (double)sum / 1e9;
 }
 
 int sb_perf_paranoid(void)

@@ -25,7 +25,7 @@ struct sb_kwsnap {
 	struct {
 		int tid;
 		bool ours;	/* its name named one of the stack's loop devices */
-		uint64_t ticks; /* utime + stime, clock ticks */
+		uint64_t ns;	 /* time on a CPU: schedstat's, else utime + stime */
 	} t[SB_KW_MAX];
 };
 
@@ -36,7 +36,7 @@ bool sb_kw_comm_matches(const char *comm, const struct sb_devstack *st);
 int sb_kw_snap(const char *procroot, const struct sb_devstack *st, struct sb_kwsnap *s);
 /* CPU seconds the threads that were ours in a or b spent in between (one
  * not in a started in between: all of it; one seen only in a is lost). Pure. */
-double sb_kw_delta_secs(const struct sb_kwsnap *a, const struct sb_kwsnap *b, long clk_tck);
+double sb_kw_delta_secs(const struct sb_kwsnap *a, const struct sb_kwsnap *b);
 /* One /proc/PID/stat line: comm, ppid, utime + stime. 0 or -EINVAL. Pure. */
 int sb_kw_parse_stat(const char *line, char *comm, size_t len, int *ppid, uint64_t *ticks);
 

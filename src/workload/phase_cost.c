@@ -142,7 +142,7 @@ void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct
 	if (k->have_kw && p->kw0) {
 		struct sb_kwsnap *kw = malloc(sizeof(*kw));
 		if (kw && sb_kw_snap("/proc", c->devs, kw) == 0)
-			k->kw_s = sb_kw_delta_secs(p->kw0, kw, sysconf(_SC_CLK_TCK));
+			k->kw_s = sb_kw_delta_secs(p->kw0, kw);
 		else
 			k->have_kw = false;
 		free(kw);

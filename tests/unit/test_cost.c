@@ -70,15 +70,15 @@ static void test_kw_delta(void **state)
 	/* 10: ours throughout (+5); 11: turned to us (+3, not its 1000 before);
 	 * 12: never ours (+50, not charged); 13: new and ours (7) */
 	a->n = 3;
-	a->t[0].tid = 10, a->t[0].ours = true, a->t[0].ticks = 100;
-	a->t[1].tid = 11, a->t[1].ours = false, a->t[1].ticks = 1000;
-	a->t[2].tid = 12, a->t[2].ours = false, a->t[2].ticks = 10;
+	a->t[0].tid = 10, a->t[0].ours = true, a->t[0].ns = 1000000000;
+	a->t[1].tid = 11, a->t[1].ours = false, a->t[1].ns = 10000000000;
+	a->t[2].tid = 12, a->t[2].ours = false, a->t[2].ns = 100000000;
 	b->n = 4;
-	b->t[0].tid = 10, b->t[0].ours = false, b->t[0].ticks = 105;
-	b->t[1].tid = 11, b->t[1].ours = true, b->t[1].ticks = 1003;
-	b->t[2].tid = 12, b->t[2].ours = false, b->t[2].ticks = 60;
-	b->t[3].tid = 13, b->t[3].ours = true, b->t[3].ticks = 7;
-	assert_float_equal(sb_kw_delta_secs(a, b, 100), 0.15, 1e-9);
+	b->t[0].tid = 10, b->t[0].ours = false, b->t[0].ns = 1050000000;
+	b->t[1].tid = 11, b->t[1].ours = true, b->t[1].ns = 10030000000;
+	b->t[2].tid = 12, b->t[2].ours = false, b->t[2].ns = 600000000;
+	b->t[3].tid = 13, b->t[3].ours = true, b->t[3].ns = 70000000;
+	assert_float_equal(sb_kw_delta_secs(a, b), 0.15, 1e-9);
 	free(a);
 	free(b);
 }
