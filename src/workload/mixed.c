@@ -474,6 +474,7 @@ static int build_trees(struct mixed *m, uint64_t *bytes)
 				close(b.dir_fd[i]);
 	}
 	p.wbytes = b.bytes;
+	p.done = b.done; /* files */
 	sb_phase_end(&p);
 	free(b.buf);
 	if (rc == -ETIMEDOUT || p.stopped)
