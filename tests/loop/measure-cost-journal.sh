@@ -39,8 +39,9 @@ vals() { # VARIANT-SUBSTRING METRIC
 }
 ord=$(vals data=ordered block_write_dev_w_per_b)
 jnl=$(vals data=journal block_write_dev_w_per_b)
-[ "$(wc -w <<<"$ord")" = 3 ] && [ "$(wc -w <<<"$jnl")" = 3 ] ||
+if [ "$(wc -w <<<"$ord")" != 3 ] || [ "$(wc -w <<<"$jnl")" != 3 ]; then
 	fail "expected 3 repeats each: ordered '$ord', journal '$jnl'"
+fi
 ratio=$(awk -v o="$ord" -v j="$jnl" 'BEGIN { no = split(o, a); nj = split(j, b);
 	for (i = 1; i <= no; i++) so += a[i]; for (i = 1; i <= nj; i++) sj += b[i];
 	printf "%.3f", (sj / nj) / (so / no) }')
@@ -49,7 +50,7 @@ awk -v r="$ratio" 'BEGIN { exit !(r >= 1.6 && r <= 3) }' ||
 # Every repeat, not only the mean: ordered near 1, journal near 2.
 for v in $ord; do awk -v v="$v" 'BEGIN { exit !(v >= 0.9 && v < 1.5) }' || fail "data=ordered: $v"; done
 for v in $jnl; do awk -v v="$v" 'BEGIN { exit !(v >= 1.6 && v <= 3) }' || fail "data=journal: $v"; done
-pass_msg "block write amplification: ordered $(echo $ord), journal $(echo $jnl), ratio $ratio"
+pass_msg "block write amplification: ordered ${ord//$'\n'/ }, journal ${jnl//$'\n'/ }, ratio $ratio"
 
 # The rows are cost rows, with labels; no zero stands for a missing counter.
 n=$(jq '[.variants[].repeats[].workloads[].metrics[] | select(.name == "block_write_dev_w_per_b")

@@ -37,7 +37,9 @@ m() { # VARIANT-SUBSTRING METRIC-REGEX: "name value" lines
 }
 raid=$(m raid1 '^block_write_dev_w_per_b$' | cut -d' ' -f2)
 single=$(m single '^block_write_dev_w_per_b$' | cut -d' ' -f2)
-[ -n "$raid" ] && [ -n "$single" ] || fail "no block write rows: raid1 '$raid', single '$single'"
+if [ -z "$raid" ] || [ -z "$single" ]; then
+	fail "no block write rows: raid1 '$raid', single '$single'"
+fi
 ratio=$(awk -v r="$raid" -v s="$single" 'BEGIN { printf "%.3f", r / s }')
 awk -v r="$ratio" 'BEGIN { exit !(r >= 1.7 && r <= 2.5) }' ||
 	fail "raid1 / single device writes per byte: $ratio (raid1 $raid, single $single)"
@@ -48,13 +50,13 @@ grep -q '^block_write_member_w_per_b:ssd#1 ' <<<"$members" || fail "keyed by rol
 sum=$(awk '{ s += $2 } END { printf "%.4f", s }' <<<"$members")
 awk -v s="$sum" -v r="$raid" 'BEGIN { d = s - r; if (d < 0) d = -d; exit !(d < 0.001 * r + 1e-9) }' ||
 	fail "member shares sum to $sum, the top wrote $raid per byte"
-for v in $(cut -d' ' -f2 <<<"$members"); do
+while read -r _ v; do
 	awk -v v="$v" 'BEGIN { exit !(v >= 0.8 && v <= 1.3) }' || fail "a member wrote $v per byte"
-done
+done <<<"$members"
 for k in 1 2; do
 	label=$(jq -r --arg n "block_write_member_w_per_b:ssd#$k" '.variants[] | select(.name | contains("raid1"))
 		| .repeats[0].workloads[0].metrics[] | select(.name == $n) | .label' "$j")
 	assert_contains "$label" "p$k, ssd, loop)" "kernel name and class in the label"
 done
 assert_eq "$(m single '_member_' | wc -l)" 0 "no member rows on a single device"
-pass_msg "btrfs raid1 $raid vs single $single per byte (ratio $ratio); members: $(echo $members)"
+pass_msg "btrfs raid1 $raid vs single $single per byte (ratio $ratio); members: ${members//$'\n'/; }"
