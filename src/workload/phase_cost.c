@@ -86,7 +86,8 @@ void sb_phase_direct(struct sb_phase *p, int fd)
 
 /* Buffered: the file's cache grew by a quarter of what the phase moved (at
  * least 16 pages), or a writing phase left at least that much cached and
- * dropped none (a direct write drops the cached pages it overwrites). */
+ * dropped less than that (a direct write drops the cached pages it
+ * overwrites; memory pressure from others may take a few). */
 static bool direct_fell_back(struct sb_phase *p)
 {
 	long long n = resident_pages(p->direct_fd), pg = sysconf(_SC_PAGESIZE);
@@ -100,7 +101,7 @@ static bool direct_fell_back(struct sb_phase *p)
 	long long grown = n - p->direct_pages0, need = (long long)(moved / 4 / (uint64_t)pg);
 	if (need < 16)
 		need = 16;
-	return grown >= need || (p->wbytes && n >= need && grown >= 0);
+	return grown >= need || (p->wbytes && n >= need && grown > -need);
 }
 
 void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct sb_devsnap *now)
