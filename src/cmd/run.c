@@ -8,6 +8,7 @@
 #include "stack/sha256.h"
 #include "stack/state.h"
 #include "stack/variant.h"
+#include "workload/progress.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/safefile.h"
@@ -46,6 +47,9 @@ static const struct sb_opt run_opts[] = {
      "cache holds no more than such a machine's would (a data set of twice --ram is then "
      "read from the device)"},
     SB_HISTORY_REC_OPTS,
+    {"cpus", OPT_CPUS, "LIST",
+     "pin the workloads' threads to these CPUs (taskset's list: 0-3,6 or 0-7:2); recorded per "
+     "phase"},
     {0},
 };
 
@@ -95,6 +99,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 	unsigned n_rep = c->o.repeat	   ? c->o.repeat
 			 : c->o.repeat_max ? c->o.repeat_max
 					   : SB_REPEAT_AUTO_MAX;
+	sb_progress_plan(c->n_var, n_rep, !c->o.repeat);
 	bool shuffle = n_rep > 1 && c->n_var > 1;
 	uint64_t seed =
 	    c->o.has_seed ? c->o.seed : ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
@@ -545,6 +550,7 @@ int cmd_run(int argc, char **argv)
 				     .slot_names = names,
 				     .slot_devs = c.dev ? devs : NULL,
 				     .n_slots = c.n_slots,
+				     .cpus = c.o.cpus,
 				     .loop_devices = &loop_devices,
 				     .before_first_write = recheck,
 				     .ud = &c,

@@ -9,6 +9,7 @@
 #include "util/parse.h"
 #include "util/safefile.h"
 #include "util/size.h"
+#include "workload/cpulist.h"
 #include "workload/workload.h"
 
 #include <inttypes.h>
@@ -55,6 +56,15 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 	case OPT_CAP_CACHE:
 		o->cap_cache = true;
 		return 0;
+	case OPT_CPUS: {
+		char *why = NULL;
+		int r = sb_cpulist_check(arg, &why);
+		if (r < 0)
+			r = sb_usage_error(o->cmd, "%s", why ? why : "--cpus: bad list");
+		free(why);
+		o->cpus = arg;
+		return r;
+	}
 	case OPT_REPEAT: {
 		uint64_t n = 0, max = 0;
 		/* auto[:MAX], 0: until every headline row is resolved (report.h) */

@@ -26,6 +26,7 @@ enum {
 	OPT_RAM,
 	OPT_CAP_CACHE,
 	OPT_FAIL_FAST,
+	OPT_CPUS,
 };
 
 struct opts {
@@ -38,6 +39,7 @@ struct opts {
 	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */
 	unsigned repeat;     /* 0: --repeat auto */
 	unsigned repeat_max; /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
+	const char *cpus; /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;
 	uint64_t seed;
 	const char **ov;

@@ -1353,6 +1353,37 @@ char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
 	return buf;
 }
 
+/* What the labels do not say (workload.c records it): an "hdd" that is a
+ * loop device with the rotational flag, a phase whose O_DIRECT got the page
+ * cache. Once per workload spec of a column. */
+static bool label_notes(FILE *f, const struct sb_wl_result *wl, bool any)
+{
+	json_object *ds = NULL, *fb = NULL;
+	bool emu = false, said = false;
+	if (wl->extra && json_object_object_get_ex(wl->extra, "devstat", &ds)) {
+		json_object_object_foreach(ds, ph, o) {
+			json_object *devs = json_object_object_get(o, "devices");
+			(void)ph;
+			for (size_t i = 0; i < json_object_array_length(devs); i++)
+				emu |= json_object_object_get(json_object_array_get_idx(devs, i),
+							      "emulated") != NULL;
+		}
+	}
+	if (emu)
+		fprintf(f, "%s%s: its hdd is a loop device with the rotational flag set, not a slow disk",
+			any ? "\n" : "", wl->spec);
+	said = emu;
+	if (wl->extra && json_object_object_get_ex(wl->extra, "direct_fallback_phases", &fb)) {
+		json_object_object_foreach(fb, ph, why) {
+			(void)why;
+			fprintf(f, "%s%s: %s: asked for O_DIRECT and got buffered I/O",
+				any || said ? "\n" : "", wl->spec, ph);
+			said = true;
+		}
+	}
+	return said;
+}
+
 char *sb_report_col_notes(const struct sb_report *r, size_t col)
 {
 	const struct sb_report_col *c = &r->cols[col];
@@ -1396,6 +1427,8 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 			fputs(" set only its length)", f);
 			any = true;
 		}
+		for (size_t w = 0; var->n_rep && w < var->rep[0].n_wl; w++)
+			any |= label_notes(f, var->rep[0].wl[w], any);
 		for (size_t k = 0; k < var->n_rep; k++)
 			for (size_t w = 0; w < var->rep[k].n_wl; w++) {
 				const struct sb_wl_result *wl = var->rep[k].wl[w];

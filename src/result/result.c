@@ -304,6 +304,8 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		}
 		if (m->phase)
 			json_object_object_add(mo, "phase", json_object_new_string(m->phase));
+		if (m->cost)
+			json_object_object_add(mo, "cost", json_object_new_boolean(true));
 		json_object_array_add(metrics, mo);
 	}
 	json_object_object_add(o, "metrics", metrics);

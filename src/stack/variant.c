@@ -8,6 +8,7 @@
 #include "util/macro.h"
 #include "util/spawn.h"
 #include "workload/devstat.h"
+#include "workload/progress.h"
 #include "workload/workload.h"
 
 #include <string.h>
@@ -115,8 +116,9 @@ static char *failed_step(const struct sb_plan *p, unsigned began)
  * under workloads.time-limit: the results go to *wl; a workload stopped by
  * the limit keeps what it measured and the next one runs; a failure ends
  * the loop (noted in *failed). 0, or the exit code. */
-static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg, bool fresh,
-			 struct sb_wl_result ***wl, size_t *n_wl, json_object **failed)
+static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
+			 const char **role_devs, bool fresh, struct sb_wl_result ***wl, size_t *n_wl,
+			 json_object **failed)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
@@ -131,7 +133,11 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 					.cap_cache = vr->cap_cache,
 					.memcg = memcg,
 					.log_fd = rs->log_fd,
-					.stop = vr->wl_stop};
+					.stop = vr->wl_stop,
+					.role_names = vr->slot_names,
+					.role_devs = role_devs,
+					.n_roles = vr->n_slots,
+					.cpus = vr->cpus};
 		struct sb_wl_result *res = NULL;
 		char *err = NULL;
 
@@ -195,7 +201,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	int r, code = 0;
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
 
-	sb_info("variant %zu/%zu (repeat %u): %s", vr->index + 1, vr->n_var, rep + 1, v->name);
+	sb_progress_variant_begin(vr->index, rep, v->name);
 	dprintf(rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
 	sb_exec_init(&x);
 	x.log_fd = rs->log_fd;
@@ -256,7 +262,12 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	if (r == 0) {
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
 		pre = precondition_record(vr, mnt, &fresh);
-		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), fresh, &wl, &n_wl, &failed);
+		/* Which device plays which role, for the per-member cost rows. */
+		const char *role_devs[vr->n_slots + 1];
+		for (size_t k = 0; k < vr->n_slots; k++)
+			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
+		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl, &n_wl,
+				     &failed);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}
@@ -281,6 +292,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		note_failure(&failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
 	}
 	sb_exec_release(&u);
+	sb_progress_variant_end();
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
 	if (rv->n_rep) {
 		free(rv->rep[rv->n_rep - 1].started);

@@ -21,6 +21,7 @@ struct sb_vrun {
 	const char *const *slot_names;
 	const char *const *slot_devs;
 	size_t n_slots;
+	const char *cpus; /* --cpus LIST: the workloads pinned there, or NULL */
 	/* Non-NULL: the loop devices the plan made, as probed, are added to it
 	 * (for result.json), and it is set to NULL. */
 	json_object **loop_devices;

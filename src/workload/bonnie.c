@@ -227,20 +227,20 @@ const struct sb_wl_ops sb_wl_bonnie = {
 
 /* iozone's columns per record size (the '*': "4"). */
 static const struct sb_wl_metric iozone_metrics[] = {
-    {"r*k_write", "iozone write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_rewrite", "iozone rewrite (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_read", "iozone read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_reread", "iozone reread (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_random_read", "iozone random read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_random_write", "iozone random write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL},
-    {"r*k_bkwd_read", "iozone bkwd read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+    {"r*k_write", "iozone write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_rewrite", "iozone rewrite (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_read", "iozone read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_reread", "iozone reread (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_random_read", "iozone random read (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_random_write", "iozone random write (record *k)", "KB/s", SB_BETTER_HIGHER, true, NULL, false},
+    {"r*k_bkwd_read", "iozone bkwd read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
     {"r*k_record_rewrite", "iozone record rewrite (record *k)", "KB/s", SB_BETTER_HIGHER, false,
-     NULL},
-    {"r*k_stride_read", "iozone stride read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
-    {"r*k_fwrite", "iozone fwrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
-    {"r*k_frewrite", "iozone frewrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
-    {"r*k_fread", "iozone fread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
-    {"r*k_freread", "iozone freread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL},
+     NULL, false},
+    {"r*k_stride_read", "iozone stride read (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
+    {"r*k_fwrite", "iozone fwrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
+    {"r*k_frewrite", "iozone frewrite (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
+    {"r*k_fread", "iozone fread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
+    {"r*k_freread", "iozone freread (record *k)", "KB/s", SB_BETTER_HIGHER, false, NULL, false},
     {0},
 };
 

@@ -10,6 +10,7 @@
 #include "util/safefile.h"
 #include "util/size.h"
 #include "workload/bonnie_csv.h"
+#include "workload/cpulist.h"
 #include "workload/workload.h"
 
 #include <fcntl.h>
@@ -30,7 +31,8 @@ enum {
 	OPT_NAME,
 	OPT_BONNIE,
 	OPT_FSOPBENCH,
-	OPT_CAP_CACHE
+	OPT_CAP_CACHE,
+	OPT_CPUS
 };
 
 static const struct sb_opt bench_opts[] = {
@@ -45,6 +47,8 @@ static const struct sb_opt bench_opts[] = {
      "with --ram: each workload in a memory cgroup limited to that size (the page cache "
      "holds no more than such a machine's would)"},
     {"name", OPT_NAME, "NAME", "name of the variant in the results (default: bench)"},
+    {"cpus", OPT_CPUS, "LIST",
+     "pin the workloads' threads to these CPUs (taskset's list: 0-3,6 or 0-7:2); recorded"},
     {"bonnie", OPT_BONNIE, "FILE", "also write the bonnie++ CSV line of seq and meta to FILE"},
     {"fsopbench", OPT_FSOPBENCH, NULL,
      "print mixed's figures as FsOpBench does (lines A to J per phase) after the summary"},
@@ -56,7 +60,7 @@ struct bench_args {
 	const char **specs;
 	size_t n_specs;
 	bool quick, json, fsopbench, cap_cache;
-	const char *results, *name, *bonnie;
+	const char *results, *name, *bonnie, *cpus;
 	uint64_t ram;
 	struct sb_history_rec hist; /* --db, --no-db, --label */
 };
@@ -97,6 +101,16 @@ static int on_opt(int key, const char *arg, void *ud)
 	case OPT_CAP_CACHE:
 		a->cap_cache = true;
 		return 0;
+	case OPT_CPUS: {
+		char *why = NULL;
+		if (sb_cpulist_check(arg, &why) < 0) {
+			int e = sb_usage_error("bench", "%s", why ? why : "--cpus: bad list");
+			free(why);
+			return e;
+		}
+		a->cpus = arg;
+		return 0;
+	}
 	case OPT_RAM:
 		if (sb_parse_size(arg, &a->ram, false, NULL) < 0 || a->ram == 0)
 			return sb_usage_error("bench", "--ram '%s': expected a size such as 16G",
@@ -456,7 +470,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	struct sb_wl_env env = {
 	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .cap_cache = a.cap_cache, .log_fd = -1,
-	    .stop = &stop_flag};
+	    .stop = &stop_flag, .cpus = a.cpus};
 	for (size_t i = 0; i < a.n_specs && !stop_flag; i++) {
 		char *err = NULL;
 		sb_info("running %s in %s", a.specs[i], rest[0]);

@@ -93,9 +93,9 @@ out:
 
 /* The wall time is the headline; CPU times are often near zero. */
 static const struct sb_wl_metric command_metrics[] = {
-    {"wall", "Wall time", "s", SB_BETTER_LOWER, true, NULL},
-    {"user", "User time", "s", SB_BETTER_LOWER, false, NULL},
-    {"sys", "System time", "s", SB_BETTER_LOWER, false, NULL},
+    {"wall", "Wall time", "s", SB_BETTER_LOWER, true, NULL, false},
+    {"user", "User time", "s", SB_BETTER_LOWER, false, NULL, false},
+    {"sys", "System time", "s", SB_BETTER_LOWER, false, NULL, false},
     {0},
 };
 

@@ -271,11 +271,15 @@ int sb_devstack_for_dir(const char *dir, struct sb_devstack *st)
 int sb_devstack_snap(const struct sb_devstack *st, struct sb_devsnap *s)
 {
 	s->n = st->n;
+	s->fields = SB_ST_N;
 	for (size_t i = 0; i < st->n; i++) {
 		char p[PATH_MAX], line[512];
+		int nf = -1;
 		snprintf(p, sizeof(p), "%s/class/block/%s/stat", st->sysroot, st->dev[i].name);
-		if (read_small(p, line, sizeof(line)) < 0 || sb_devstat_parse(line, s->v[i]) < 0)
+		if (read_small(p, line, sizeof(line)) < 0 || (nf = sb_devstat_parse(line, s->v[i])) < 0)
 			memset(s->v[i], 0, sizeof(s->v[i]));
+		if (nf < s->fields)
+			s->fields = nf < 0 ? 0 : nf;
 	}
 	return 0;
 }
@@ -315,8 +319,18 @@ json_object *sb_devstat_json(const struct sb_devstack *st, const struct sb_devsn
 		I("time_in_queue_ms", d(a, b, i, SB_ST_TIME_IN_QUEUE));
 		I("discard_ios", d(a, b, i, SB_ST_DISCARD_IOS));
 		I("discard_bytes", d(a, b, i, SB_ST_DISCARD_SECTORS) * 512);
-		I("flush_ios", d(a, b, i, SB_ST_FLUSH_IOS));
+		if (a->fields >= 17 && b->fields >= 17) {
+			I("flush_ios", d(a, b, i, SB_ST_FLUSH_IOS));
+			I("flush_ticks_ms", d(a, b, i, SB_ST_FLUSH_TICKS));
+		}
 #undef I
+		char cls[48];
+		bool emulated = false;
+		sb_devstack_class(st, i, cls, sizeof(cls), &emulated);
+		json_object_object_add(e, "class", json_object_new_string(cls));
+		if (emulated)
+			json_object_object_add(e, "emulated",
+					       json_object_new_string("rotational flag only"));
 		json_object_array_add(arr, e);
 	}
 	json_object_object_add(o, "devices", arr);
@@ -359,4 +373,42 @@ bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len)
 		}
 	}
 	return false;
+}
+
+size_t sb_devstack_bottom(const struct sb_devstack *st, size_t i)
+{
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t k = 0; k < st->n; k++)
+			if (st->dev[k].parent == (int)i) {
+				i = k;
+				more = true;
+				break;
+			}
+	}
+	return i;
+}
+
+void sb_devstack_class(const struct sb_devstack *st, size_t i, char *buf, size_t len,
+		       bool *emulated)
+{
+	char p[PATH_MAX], v[16], disk[64], real[PATH_MAX], *slash;
+	size_t b = sb_devstack_bottom(st, i);
+	const struct sb_dev *dv = &st->dev[b];
+	bool loop, rot;
+
+	snprintf(disk, sizeof(disk), "%s", dv->name);
+	/* A partition whose disk is in the stack under another partition: the
+	 * disk is the directory above it in sysfs. */
+	snprintf(p, sizeof(p), "%s/class/block/%s", st->sysroot, dv->name);
+	if (strcmp(dv->type, "part") == 0 && realpath(p, real) && (slash = strrchr(real, '/'))) {
+		*slash = '\0';
+		if ((slash = strrchr(real, '/')))
+			snprintf(disk, sizeof(disk), "%.63s", slash + 1);
+	}
+	loop = strcmp(dev_type(st->sysroot, disk), "loop") == 0;
+	snprintf(p, sizeof(p), "%s/class/block/%s/queue/rotational", st->sysroot, disk);
+	rot = read_small(p, v, sizeof(v)) > 0 && v[0] == '1';
+	*emulated = rot && loop;
+	snprintf(buf, len, "%s%s", rot ? "hdd" : "ssd", loop ? ", loop" : "");
 }

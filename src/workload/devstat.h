@@ -50,6 +50,7 @@ struct sb_devstack {
 
 struct sb_devsnap {
 	size_t n;
+	int fields; /* the fewest fields a stat line had (17 from 5.5: flushes) */
 	uint64_t v[SB_DEVSTACK_MAX][SB_ST_N];
 };
 
@@ -77,3 +78,11 @@ uint64_t sb_devstat_top_bytes(const struct sb_devstack *st, const struct sb_devs
 /* Background work on the stack now: I/O in flight on any device, or an md
  * array whose sync_action is not idle. Names it in why. */
 bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len);
+/* What a device is, for labels: "ssd" or "hdd" from queue/rotational (a
+ * partition's disk's), and ", loop" when a loop device is at its bottom; a
+ * rotational loop device's "hdd" is only the flag: *emulated is set. */
+/* The device at the bottom of i (its first child, down to the end): a
+ * partition's disk, a member's loop device. */
+size_t sb_devstack_bottom(const struct sb_devstack *st, size_t i);
+void sb_devstack_class(const struct sb_devstack *st, size_t i, char *buf, size_t len,
+		       bool *emulated);

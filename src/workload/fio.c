@@ -524,12 +524,12 @@ out:
 
 /* Per job (the '*') and direction, as fio reports them. */
 static const struct sb_wl_metric fio_metrics[] = {
-    {"*_read_mbs", "* read", "MB/s", SB_BETTER_HIGHER, true, "*"},
-    {"*_read_iops", "* read IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
-    {"*_write_mbs", "* write", "MB/s", SB_BETTER_HIGHER, true, "*"},
-    {"*_write_iops", "* write IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
-    {"*_trim_mbs", "* trim", "MB/s", SB_BETTER_HIGHER, true, "*"},
-    {"*_trim_iops", "* trim IOPS", "IOPS", SB_BETTER_HIGHER, false, "*"},
+    {"*_read_mbs", "* read", "MB/s", SB_BETTER_HIGHER, true, "*", false},
+    {"*_read_iops", "* read IOPS", "IOPS", SB_BETTER_HIGHER, false, "*", false},
+    {"*_write_mbs", "* write", "MB/s", SB_BETTER_HIGHER, true, "*", false},
+    {"*_write_iops", "* write IOPS", "IOPS", SB_BETTER_HIGHER, false, "*", false},
+    {"*_trim_mbs", "* trim", "MB/s", SB_BETTER_HIGHER, true, "*", false},
+    {"*_trim_iops", "* trim IOPS", "IOPS", SB_BETTER_HIGHER, false, "*", false},
     {0},
 };
 

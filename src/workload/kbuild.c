@@ -288,13 +288,13 @@ out:
 
 /* The build's wall time is the headline, as kernbench reports it. */
 static const struct sb_wl_metric kbuild_metrics[] = {
-    {"untar_wall", "Unpack wall time", "s", SB_BETTER_LOWER, false, "untar"},
-    {"config_wall", "Configure wall time", "s", SB_BETTER_LOWER, false, "config"},
-    {"build_wall", "Build wall time", "s", SB_BETTER_LOWER, true, "build"},
-    {"build_user", "Build user time", "s", SB_BETTER_LOWER, false, "build"},
-    {"build_sys", "Build system time", "s", SB_BETTER_LOWER, false, "build"},
-    {"remove_wall", "Remove wall time", "s", SB_BETTER_LOWER, false, "remove"},
-    {"total_wall", "Total wall time", "s", SB_BETTER_LOWER, false, NULL},
+    {"untar_wall", "Unpack wall time", "s", SB_BETTER_LOWER, false, "untar", false},
+    {"config_wall", "Configure wall time", "s", SB_BETTER_LOWER, false, "config", false},
+    {"build_wall", "Build wall time", "s", SB_BETTER_LOWER, true, "build", false},
+    {"build_user", "Build user time", "s", SB_BETTER_LOWER, false, "build", false},
+    {"build_sys", "Build system time", "s", SB_BETTER_LOWER, false, "build", false},
+    {"remove_wall", "Remove wall time", "s", SB_BETTER_LOWER, false, "remove", false},
+    {"total_wall", "Total wall time", "s", SB_BETTER_LOWER, false, NULL, false},
     {0},
 };
 

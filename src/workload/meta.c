@@ -111,6 +111,7 @@ static void add_test(struct meta_run *m, const char *name, const char *op, struc
 	sb_wl_add_metric(m->c->res, name, "ops/s", SB_BETTER_HIGHER,
 			 p->secs > 0 ? (double)done / p->secs : 0);
 	sb_wl_add_metric(m->c->res, cpu, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
+	sb_phase_cost(p, name);
 	sb_wl_add_hist(m->c, op, h);
 }
 
@@ -250,6 +251,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 			closedir(dir);
 		}
 	}
+	p.done = done;
 	sb_phase_end(&p);
 	add_test(m, metric, op, &p, done, h);
 	m->counts[kind + (rnd ? 3 : 0)] = done;
@@ -368,20 +370,26 @@ out:
 
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric meta_metrics[] = {
-    {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create"},
+    {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create", false},
     {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false,
-     "seq create"},
-    {"seq_stat", "Sequential Create Read", "ops/s", SB_BETTER_HIGHER, true, "seq stat"},
-    {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat"},
-    {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete"},
+     "seq create", false},
+    {"seq_stat", "Sequential Create Read", "ops/s", SB_BETTER_HIGHER, true, "seq stat", false},
+    {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat", false},
+    {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete", false},
     {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false,
-     "seq delete"},
-    {"rand_create", "Random Create Create", "ops/s", SB_BETTER_HIGHER, true, "rand create"},
-    {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create"},
-    {"rand_stat", "Random Create Read", "ops/s", SB_BETTER_HIGHER, true, "rand stat"},
-    {"rand_stat_cpu", "Random Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "rand stat"},
-    {"rand_delete", "Random Create Delete", "ops/s", SB_BETTER_HIGHER, true, "rand delete"},
-    {"rand_delete_cpu", "Random Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "rand delete"},
+     "seq delete", false},
+    {"rand_create", "Random Create Create", "ops/s", SB_BETTER_HIGHER, true, "rand create", false},
+    {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create", false},
+    {"rand_stat", "Random Create Read", "ops/s", SB_BETTER_HIGHER, true, "rand stat", false},
+    {"rand_stat_cpu", "Random Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "rand stat", false},
+    {"rand_delete", "Random Create Delete", "ops/s", SB_BETTER_HIGHER, true, "rand delete", false},
+    {"rand_delete_cpu", "Random Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "rand delete", false},
+    SB_WL_COST_ROWS("seq_create", "Sequential Create Create", "seq create"),
+    SB_WL_COST_ROWS("seq_stat", "Sequential Create Read", "seq stat"),
+    SB_WL_COST_ROWS("seq_delete", "Sequential Create Delete", "seq delete"),
+    SB_WL_COST_ROWS("rand_create", "Random Create Create", "rand create"),
+    SB_WL_COST_ROWS("rand_stat", "Random Create Read", "rand stat"),
+    SB_WL_COST_ROWS("rand_delete", "Random Create Delete", "rand delete"),
     {0},
 };
 

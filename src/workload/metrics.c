@@ -115,10 +115,12 @@ int sb_wl_result_describe(struct sb_wl_result *r)
 	for (size_t i = 0; i < r->n_metrics && rc == 0; i++) {
 		struct sb_metric *m = &r->metrics[i];
 		char match[256];
-		if (m->label)
-			continue;
 		const struct sb_wl_metric *d =
 		    sb_wl_metric_find(ops, m->name, match, sizeof(match));
+		if (d && d->cost)
+			m->cost = true;
+		if (m->label)
+			continue;
 		if (!d) {
 			rc = sb_metric_describe(m, m->name, false, NULL);
 			continue;
@@ -133,4 +135,22 @@ int sb_wl_result_describe(struct sb_wl_result *r)
 	if (have_a)
 		sb_wl_spec_release(&s);
 	return rc;
+}
+
+int sb_wl_metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note)
+{
+	char match[256];
+	const struct sb_wl_metric *d = sb_wl_metric_find(s->ops, m->name, match, sizeof(match));
+	_cleanup_free_ char *label = NULL, *phase = NULL, *full = NULL;
+
+	if (!d)
+		return sb_metric_describe(m, m->name, false, NULL);
+	label = expand(d->label, match, s->a, s->arg != NULL);
+	phase = expand(d->phase, match, s->a, s->arg != NULL);
+	if (!label || (d->phase && !phase) || asprintf(&full, "%s (%s)", label, note) < 0) {
+		full = NULL;
+		return -ENOMEM;
+	}
+	m->cost = d->cost;
+	return sb_metric_describe(m, full, d->headline, phase);
 }

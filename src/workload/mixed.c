@@ -497,6 +497,7 @@ static int build_trees(struct mixed *m, uint64_t *bytes)
 				close(b.dir_fd[i]);
 	}
 	p.wbytes = b.bytes;
+	p.done = b.done; /* files */
 	sb_phase_end(&p);
 	free(b.buf);
 	if (rc == -ETIMEDOUT || p.stopped)
@@ -617,6 +618,9 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 	p.rbytes = rb;
 	p.wbytes = wb;
 	p.done = rb + wb;
+	/* An op: each call the histograms time (readdir, open, read...). */
+	for (int k = 0; h && k < OP_N; k++)
+		p.ops += h[k].count;
 	sb_phase_end(&p);
 	/* The writers' trees go, untimed. */
 	for (unsigned i = 0; i < nw; i++)
@@ -651,6 +655,7 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 			sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
 					 wall ? wb / mb / (wall / 1e9 / nw) : 0);
 		}
+		sb_phase_cost(&p, prefix);
 		snprintf(name, sizeof(name), "%s_verify_errors", prefix);
 		sb_wl_extra_int(c, name, (int64_t)bad);
 		snprintf(name, sizeof(name), "%s_read_bytes", prefix);
@@ -714,23 +719,26 @@ static int mixed_run(struct sb_wl_ctx *c)
 /* Rates per phase, named as FsOpBench reports them. */
 static const struct sb_wl_metric mixed_metrics[] = {
     {"p1_read_rate_data_mbs", "1 reader: read rate (data)", "MB/s", SB_BETTER_HIGHER, true,
-     "1 reader"},
+     "1 reader", false},
     {"p1_read_rate_all_mbs", "1 reader: read rate (incl. readdir + open + first byte)", "MB/s",
-     SB_BETTER_HIGHER, true, "1 reader"},
+     SB_BETTER_HIGHER, true, "1 reader", false},
     {"pR_read_rate_data_mbs", "{0:reader}: read rate (data)", "MB/s", SB_BETTER_HIGHER, true,
-     "{0:reader}"},
+     "{0:reader}", false},
     {"pR_read_rate_all_mbs", "{0:reader}: read rate (incl. readdir + open + first byte)", "MB/s",
-     SB_BETTER_HIGHER, true, "{0:reader}"},
+     SB_BETTER_HIGHER, true, "{0:reader}", false},
     {"pRW_read_rate_data_mbs", "{0:reader} + {1:writer}: read rate (data)", "MB/s",
-     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}", false},
     {"pRW_read_rate_all_mbs",
      "{0:reader} + {1:writer}: read rate (incl. readdir + open + first byte)", "MB/s",
-     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}", false},
     {"pRW_write_rate_data_mbs", "{0:reader} + {1:writer}: write rate (data)", "MB/s",
-     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}", false},
     {"pRW_write_rate_all_mbs",
      "{0:reader} + {1:writer}: write rate (incl. open + first byte + mkdir)", "MB/s",
-     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}"},
+     SB_BETTER_HIGHER, true, "{0:reader} + {1:writer}", false},
+    SB_WL_COST_ROWS("p1", "1 reader", "1 reader"),
+    SB_WL_COST_ROWS("pR", "{0:reader}", "{0:reader}"),
+    SB_WL_COST_ROWS("pRW", "{0:reader} + {1:writer}", "{0:reader} + {1:writer}"),
     {0},
 };
 

@@ -539,6 +539,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	}
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
+	if (sp->v[K_DIRECT])
+		sb_phase_direct(&p, fds[0]);
 	j->p = &p;
 	j->failed = &failed;
 	struct live_sum ls = {.t = t, .n = n};
@@ -638,6 +640,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 				 sb_phase_rate(&p, (double)done));
 		snprintf(name, sizeof(name), "%s_cpu", w);
 		sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p.cpu_pct);
+		sb_phase_cost(&p, w);
 		snprintf(name, sizeof(name), "%s_ops", w);
 		sb_wl_extra_int(c, name, (int64_t)done);
 		if (sp->v[K_RATE]) {
@@ -813,12 +816,14 @@ static int rand_run(struct sb_wl_ctx *c)
 
 /* MB/s is the headline; IOPS is the same measurement over the record size. */
 static const struct sb_wl_metric rand_metrics[] = {
-    {"read_mbs", "Random Read", "MB/s", SB_BETTER_HIGHER, true, "random read"},
-    {"read_iops", "Random Read IOPS", "IOPS", SB_BETTER_HIGHER, false, "random read"},
-    {"read_cpu", "Random Read %CPU", "%CPU", SB_BETTER_LOWER, false, "random read"},
-    {"write_mbs", "Random Write", "MB/s", SB_BETTER_HIGHER, true, "random write"},
-    {"write_iops", "Random Write IOPS", "IOPS", SB_BETTER_HIGHER, false, "random write"},
-    {"write_cpu", "Random Write %CPU", "%CPU", SB_BETTER_LOWER, false, "random write"},
+    {"read_mbs", "Random Read", "MB/s", SB_BETTER_HIGHER, true, "random read", false},
+    {"read_iops", "Random Read IOPS", "IOPS", SB_BETTER_HIGHER, false, "random read", false},
+    {"read_cpu", "Random Read %CPU", "%CPU", SB_BETTER_LOWER, false, "random read", false},
+    {"write_mbs", "Random Write", "MB/s", SB_BETTER_HIGHER, true, "random write", false},
+    {"write_iops", "Random Write IOPS", "IOPS", SB_BETTER_HIGHER, false, "random write", false},
+    {"write_cpu", "Random Write %CPU", "%CPU", SB_BETTER_LOWER, false, "random write", false},
+    SB_WL_COST_ROWS("read", "Random Read", "random read"),
+    SB_WL_COST_ROWS("write", "Random Write", "random write"),
     {0},
 };
 

@@ -90,13 +90,14 @@ struct seq_run {
 };
 
 /* done in the phase's units, scale to the metric's (bytes -> KB). */
-static void add_rate(struct sb_wl_ctx *c, const char *name, const struct sb_phase *p, double done,
+static void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done,
 		     double scale, const char *unit)
 {
 	char cpu[64];
 	snprintf(cpu, sizeof(cpu), "%s_cpu", name);
 	sb_wl_add_metric(c->res, name, unit, SB_BETTER_HIGHER, sb_phase_rate(p, done) * scale);
 	sb_wl_add_metric(c->res, cpu, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
+	sb_phase_cost(p, name);
 }
 
 static int putc_write(struct seq_run *s)
@@ -171,6 +172,8 @@ static int block_write(struct seq_run *s, struct sb_hist *h)
 	if (fd < 0)
 		return fd;
 	sb_phase_begin(c, &p, "block write", s->size);
+	if (s->direct)
+		sb_phase_direct(&p, fd);
 	p.bytes = true;
 	p.op_bytes = s->chunk;
 	p.hist = h;
@@ -215,6 +218,8 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 	if (fd < 0)
 		return fd;
 	sb_phase_begin(c, &p, "rewrite", s->size);
+	if (s->direct)
+		sb_phase_direct(&p, fd);
 	p.bytes = true;
 	p.op_bytes = s->chunk;
 	p.hist = h;
@@ -299,6 +304,8 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 	if (fd < 0)
 		return fd;
 	sb_phase_begin(c, &p, "block read", s->size);
+	if (s->direct)
+		sb_phase_direct(&p, fd);
 	p.bytes = true;
 	p.op_bytes = s->chunk;
 	p.hist = h;
@@ -392,6 +399,8 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 		goto out;
 	}
 	sb_phase_begin(c, &p, phase[t], s->size);
+	if (s->direct)
+		sb_phase_direct(&p, fd);
 	begun = true;
 	p.bytes = true;
 	p.op_bytes = s->chunk;
@@ -697,20 +706,26 @@ static int seq_run(struct sb_wl_ctx *c)
 
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric seq_metrics[] = {
-    {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write"},
+    {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write", false},
     {"putc_write_cpu", "Sequential Output Per Chr %CP", "%CPU", SB_BETTER_LOWER, false,
-     "putc write"},
-    {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write"},
+     "putc write", false},
+    {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write", false},
     {"block_write_cpu", "Sequential Output Block %CP", "%CPU", SB_BETTER_LOWER, false,
-     "block write"},
-    {"rewrite", "Sequential Output Rewrite", "KB/s", SB_BETTER_HIGHER, true, "rewrite"},
-    {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite"},
-    {"getc_read", "Sequential Input Per Chr", "KB/s", SB_BETTER_HIGHER, true, "getc read"},
-    {"getc_read_cpu", "Sequential Input Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "getc read"},
-    {"block_read", "Sequential Input Block", "KB/s", SB_BETTER_HIGHER, true, "block read"},
-    {"block_read_cpu", "Sequential Input Block %CP", "%CPU", SB_BETTER_LOWER, false, "block read"},
-    {"seeks", "Random Seeks", "seeks/s", SB_BETTER_HIGHER, true, "seeks"},
-    {"seeks_cpu", "Random Seeks %CP", "%CPU", SB_BETTER_LOWER, false, "seeks"},
+     "block write", false},
+    {"rewrite", "Sequential Output Rewrite", "KB/s", SB_BETTER_HIGHER, true, "rewrite", false},
+    {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite", false},
+    {"getc_read", "Sequential Input Per Chr", "KB/s", SB_BETTER_HIGHER, true, "getc read", false},
+    {"getc_read_cpu", "Sequential Input Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "getc read", false},
+    {"block_read", "Sequential Input Block", "KB/s", SB_BETTER_HIGHER, true, "block read", false},
+    {"block_read_cpu", "Sequential Input Block %CP", "%CPU", SB_BETTER_LOWER, false, "block read", false},
+    {"seeks", "Random Seeks", "seeks/s", SB_BETTER_HIGHER, true, "seeks", false},
+    {"seeks_cpu", "Random Seeks %CP", "%CPU", SB_BETTER_LOWER, false, "seeks", false},
+    SB_WL_COST_ROWS("putc_write", "Sequential Output Per Chr", "putc write"),
+    SB_WL_COST_ROWS("block_write", "Sequential Output Block", "block write"),
+    SB_WL_COST_ROWS("rewrite", "Sequential Output Rewrite", "rewrite"),
+    SB_WL_COST_ROWS("getc_read", "Sequential Input Per Chr", "getc read"),
+    SB_WL_COST_ROWS("block_read", "Sequential Input Block", "block read"),
+    SB_WL_COST_ROWS("seeks", "Random Seeks", "seeks"),
     {0},
 };
 

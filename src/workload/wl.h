@@ -4,6 +4,7 @@
  * time limits and progress; data patterns; the private work directory). */
 #pragma once
 
+#include "workload/cost.h"
 #include "workload/data.h"
 #include "workload/hist.h"
 #include "workload/workload.h"
@@ -73,7 +74,9 @@ enum {
  *   "{N:word}" by the spec's decoded ARG number N with the word, plural when
  *   N != 1 ("{0:reader}" of mixed:3r1w: "3 readers").
  * - headline: a figure a comparison is about (CI's --check gates on these,
- *   --repeat auto waits for them); %CPU and other side figures are not. */
+ *   --repeat auto waits for them); %CPU and other side figures are not.
+ * - cost: what the phase cost per byte or operation (cost.h), not how fast
+ *   it went: written as "cost": true, compared beside the headline. */
 struct sb_wl_metric {
 	const char *name;
 	const char *label;
@@ -81,7 +84,35 @@ struct sb_wl_metric {
 	enum sb_better better;
 	bool headline;
 	const char *phase;
+	bool cost;
 };
+
+/* The cost rows of one phase (sb_phase_cost adds them), for a workload's
+ * metric table: N the metrics' prefix, L the phase's label, P its phase.
+ * Which of them a phase has depends on what it did (sb_cost_rows). */
+#define SB_WL_COST_ROWS(N, L, P)                                                               \
+	{N "_dev_w_per_b", L ": device bytes written per byte", "B/B", SB_BETTER_LOWER, false, P, \
+	 true},                                                                                  \
+	    {N "_dev_r_per_b", L ": device bytes read per byte", "B/B", SB_BETTER_LOWER, false, P,  \
+	     true},                                                                              \
+	    {N "_dev_w_per_op", L ": device bytes written per op", "B/op", SB_BETTER_LOWER, false,  \
+	     P, true},                                                                           \
+	    {N "_ios_per_op", L ": device I/Os per op", "IOs/op", SB_BETTER_LOWER, false, P, true}, \
+	    {N "_flushes_per_op", L ": device flushes per op", "flushes/op", SB_BETTER_LOWER,      \
+	     false, P, true},                                                                    \
+	    {N "_req_kib", L ": average device request", "KiB", SB_BETTER_NONE, false, P, true},   \
+	    {N "_cpu_us_per_op", L ": CPU per op (user + sys)", "µs/op", SB_BETTER_LOWER, false, P, \
+	     true},                                                                              \
+	    {N "_kcpu_us_per_op", L ": loop workers' CPU per op", "µs/op", SB_BETTER_LOWER, false,  \
+	     P, true},                                                                           \
+	    {N "_instr_per_op", L ": instructions per op", "instr/op", SB_BETTER_LOWER, false, P,   \
+	     true},                                                                              \
+	    {N "_member_w_per_b:*", L ": member * bytes written per byte", "B/B", SB_BETTER_NONE,   \
+	     false, P, true},                                                                    \
+	{                                                                                        \
+		N "_member_r_per_b:*", L ": member * bytes read per byte", "B/B", SB_BETTER_NONE, \
+		    false, P, true                                                               \
+	}
 
 struct sb_wl_spec;
 struct sb_wl_ctx;
@@ -147,6 +178,11 @@ struct sb_wl_ctx {
 	struct sb_data data; /* the payload: seed=, compress=, dedupe= of the spec */
 	uint64_t ramp_ns;    /* ramp=: warm-up left out of the rate figures */
 	struct sb_devstack *devs; /* block devices under env->dir (devstat.h); NULL: unknown */
+	int perf_fd;		  /* instructions of the workload's threads, or -errno */
+	char perf_why[96];	  /* why there is no counter */
+	bool perf_user_only;	  /* perf_event_paranoid >= 2: user space only */
+	bool cold;		  /* caches dropped since the last phase began */
+	char cpus[128];		  /* --cpus as applied ("0-1"), or "" */
 };
 
 /* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),
@@ -182,6 +218,16 @@ struct sb_phase {
 	bool ramped;
 	struct sb_devsnap *dev0; /* device counters at the start */
 	int running;		 /* threads still working (sb_phase_sample_threads) */
+	/* The cost rows (sb_phase_cost): ops is the operations done (0: done,
+	 * or done / op_bytes when the units are bytes); direct: the phase asked
+	 * for O_DIRECT on direct_fd, checked for the page cache at the end. */
+	uint64_t ops;
+	bool direct;
+	int direct_fd;
+	long long direct_pages0, direct_pages1; /* the file's cached pages */
+	uint64_t instr0;
+	struct sb_kwsnap *kw0;
+	struct sb_cost cost; /* filled by sb_phase_end */
 };
 
 static inline uint64_t sb_now_ns(void)
@@ -206,6 +252,23 @@ static inline bool sb_phase_over(struct sb_phase *p, uint64_t now, uint64_t done
  * extra, and flags cache-affected when the top device read clearly less
  * than the workload did. done: the units done (for the ramp). */
 void sb_phase_end(struct sb_phase *p);
+/* After sb_phase_end: the phase's cost rows as metrics named PREFIX_...
+ * (declared with SB_WL_COST_ROWS in the workload's table), and
+ * extra.cost[phase] with the counters they came from. */
+void sb_phase_cost(struct sb_phase *p, const char *prefix);
+/* For a phase that asked for O_DIRECT on fd (right after sb_phase_begin):
+ * its page cache is checked at the end (extra.cost[phase].direct_fallback). */
+void sb_phase_direct(struct sb_phase *p, int fd);
+/* The hooks of workload.c (phase_cost.c). */
+void sb_wl_perf_begin(struct sb_wl_ctx *c);
+void sb_wl_perf_end(struct sb_wl_ctx *c);
+void sb_phase_cost_begin(struct sb_phase *p);
+void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct sb_devsnap *now);
+/* The profile's role of device i of c->devs (by its bottom device), or "". */
+void sb_wl_member_role(const struct sb_wl_ctx *c, size_t i, char *buf, size_t len);
+/* Describes m from its table with note added to the label ("loop3p1, ssd",
+ * "unavailable: ..."), and its cost flag. 0 or -ENOMEM. */
+int sb_wl_metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note);
 /* For phases whose threads do not call sb_phase_over (mixed, seq's seeks):
  * the calling thread sleeps and takes the per-second samples from
  * p->progress until p->running drops to 0 (each thread decrements it as it

@@ -3,9 +3,11 @@
  * the helpers shared by the workloads (phases, patterns, cleanup). */
 #include "workload/wl.h"
 #include "engine/engine.h"
+#include "workload/cpulist.h"
 #include "workload/devstat.h"
 #include "workload/effconf.h"
 #include "workload/memcap.h"
+#include "workload/progress.h"
 #include "cmd.h"
 #include "util/parse.h"
 #include "util/log.h"
@@ -438,6 +440,7 @@ int sb_wl_drop_caches(struct sb_wl_ctx *c)
 	if (fd >= 0)
 		close(fd);
 	sb_wl_extra_bool(c, "caches_dropped", rc == 0);
+	c->cold = rc == 0;
 	return rc;
 }
 
@@ -653,8 +656,12 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 	uint64_t t0 = sb_now_ns(), limit = (c->env->quick ? 2ull : 30ull) * 1000000000ull;
 	char why[160] = "";
 	long long dk;
-	bool busy;
+	bool busy, synced;
 
+	/* What the phases before left dirty in this file system goes first
+	 * (its own, not the whole machine's: other users' writeback is not
+	 * ours to wait for beyond the threshold below). */
+	synced = c->work_fd >= 0 && syncfs(c->work_fd) == 0;
 	for (;;) {
 		dk = dirty_kb();
 		busy = dk > QUIET_DIRTY_KB;
@@ -672,6 +679,12 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 	json_object_object_add(q, "wait_ms", json_object_new_int64(waited_ms));
 	json_object_object_add(q, "dirty_kb", json_object_new_int64(dk));
 	json_object_object_add(q, "busy", json_object_new_boolean(busy));
+	json_object_object_add(q, "synced", json_object_new_boolean(synced));
+	/* The phase asked for a cold cache (drop=) and got it. */
+	json_object_object_add(q, "cold_cache", json_object_new_boolean(c->cold));
+	c->cold = false;
+	if (c->cpus[0])
+		json_object_object_add(q, "cpus", json_object_new_string(c->cpus));
 	if (busy)
 		json_object_object_add(q, "reason", json_object_new_string(why));
 	json_object_object_add(extra_obj(c, "quiesce"), name, q);
@@ -688,6 +701,7 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	quiesce(c, name);
 	if (c->devs && (p->dev0 = malloc(sizeof(*p->dev0))))
 		sb_devstack_snap(c->devs, p->dev0);
+	sb_phase_cost_begin(p);
 	p->series = series_new(c->timeout_ns);
 	getrusage(RUSAGE_SELF, &p->ru0);
 	p->t0 = sb_now_ns();
@@ -698,6 +712,28 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	p->next_sample = p->t0 + SAMPLE_NS;
 	p->ramp_t = p->t0;
 	next_check(p);
+}
+
+/* The line updated in place on a terminal: where the run is, how far the
+ * phase is (of its total, or of its time limit when it has none), its rate. */
+static void show_progress(struct sb_phase *p, uint64_t now, uint64_t done)
+{
+	const char *w = sb_progress_where();
+	double secs = (now - p->t0) / 1e9;
+	char pct[24] = "";
+	if (p->total)
+		snprintf(pct, sizeof(pct), " %3.0f%%", 100.0 * (double)done / (double)p->total);
+	else
+		snprintf(pct, sizeof(pct), " %.0fs", secs);
+	double rate = secs > 0 ? (double)done / secs : 0.0;
+	if (p->bytes)
+		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.1f MB/s", *w ? "[" : "", w, *w ? "] " : "",
+			p->c->spec->ops->name, p->name, pct, rate / 1048576.0);
+	else
+		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.0f/s", *w ? "[" : "", w, *w ? "] " : "",
+			p->c->spec->ops->name, p->name, pct, rate);
+	p->shown = true;
+	p->next_progress = now + PROGRESS_NS;
 }
 
 bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
@@ -722,22 +758,8 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 		while (p->next_sample <= now)
 			p->next_sample += SAMPLE_NS;
 	}
-	if (now >= p->next_progress) {
-		double secs = (now - p->t0) / 1e9;
-		char pct[16] = "";
-		if (p->total)
-			snprintf(pct, sizeof(pct), " %3.0f%%",
-				 100.0 * (double)done / (double)p->total);
-		double rate = secs > 0 ? (double)done / secs : 0.0;
-		if (p->bytes)
-			fprintf(stderr, "\r\033[K%s: %s%s %.1f MB/s", p->c->spec->ops->name,
-				p->name, pct, rate / 1048576.0);
-		else
-			fprintf(stderr, "\r\033[K%s: %s%s %.0f/s", p->c->spec->ops->name, p->name,
-				pct, rate);
-		p->shown = true;
-		p->next_progress = now + PROGRESS_NS;
-	}
+	if (now >= p->next_progress)
+		show_progress(p, now, done);
 	next_check(p);
 	return false;
 }
@@ -757,6 +779,8 @@ void sb_phase_sample_threads(struct sb_phase *p)
 			while (p->next_sample <= now)
 				p->next_sample += SAMPLE_NS;
 		}
+		if (now >= p->next_progress)
+			show_progress(p, now, p->progress ? p->progress(p->progress_arg) : 0);
 		if (p->next_sample - now < wait)
 			wait = p->next_sample - now;
 		struct timespec ts = {0, (long)wait};
@@ -780,14 +804,12 @@ double sb_phase_rate(const struct sb_phase *p, double done)
 /* Too little read to judge (metadata, read-ahead noise). */
 #define CACHE_MIN_READ (1u << 20)
 
-static void phase_devstat(struct sb_phase *p)
+static void phase_devstat(struct sb_phase *p, const struct sb_devsnap *now)
 {
 	struct sb_wl_ctx *c = p->c;
-	struct sb_devsnap *now;
 
-	if (!c->devs || !p->dev0 || !(now = malloc(sizeof(*now))))
+	if (!c->devs || !p->dev0 || !now)
 		return;
-	sb_devstack_snap(c->devs, now);
 	json_object_object_add(extra_obj(c, "devstat"), p->name,
 			       sb_devstat_json(c->devs, p->dev0, now, p->rbytes, p->wbytes));
 	if (p->rbytes >= CACHE_MIN_READ) {
@@ -802,7 +824,6 @@ static void phase_devstat(struct sb_phase *p)
 			json_object_array_add(ph, json_object_new_string(p->name));
 		}
 	}
-	free(now);
 }
 
 static void phase_series(struct sb_phase *p, uint64_t now)
@@ -842,6 +863,8 @@ void sb_phase_end(struct sb_phase *p)
 		p->stopped = true;
 	if (p->shown)
 		fputs("\r\033[K", stderr);
+	sb_progress_phase(p->c->spec->ops->name, p->name, p->secs,
+			  p->secs > 0 ? (double)p->done / p->secs : 0, p->bytes, p->c->tty);
 	if (p->expired || p->stopped) {
 		struct sb_wl_result *r = p->c->res;
 		r->flags |= SB_RES_INCOMPLETE;
@@ -850,7 +873,17 @@ void sb_phase_end(struct sb_phase *p)
 			r->error = NULL;
 	}
 	phase_series(p, now);
-	phase_devstat(p);
+	/* The counters after the file system wrote back what the phase left
+	 * dirty: its writes are charged to it, not lost between phases (the
+	 * time above was taken before). */
+	if (p->c->work_fd >= 0)
+		syncfs(p->c->work_fd);
+	struct sb_devsnap *snap = p->c->devs ? malloc(sizeof(*snap)) : NULL;
+	if (snap)
+		sb_devstack_snap(p->c->devs, snap);
+	phase_devstat(p, snap);
+	sb_phase_cost_end(p, &ru, snap);
+	free(snap);
 	free(p->dev0);
 	p->dev0 = NULL;
 }
@@ -1216,6 +1249,27 @@ static int run_capped(struct sb_wl_ctx *c, const struct sb_wl_env *env)
 	return rc;
 }
 
+/* --cpus: the calling thread (and so every thread the workload starts)
+ * on the CPUs of list; the mask before it in *saved. */
+static int pin(struct sb_wl_ctx *c, const char *list, cpu_set_t *saved)
+{
+	cpu_set_t want;
+	char *why = NULL;
+	int rc = sb_cpulist_parse(list, &want, &why);
+	if (rc < 0) {
+		rc = sb_wl_fail(c, 0, "%s", why ? why : "--cpus: bad list");
+		free(why);
+		return rc;
+	}
+	if (sched_getaffinity(0, sizeof(*saved), saved) < 0)
+		return sb_wl_fail(c, -errno, "--cpus %s: sched_getaffinity", list);
+	if (sched_setaffinity(0, sizeof(want), &want) < 0)
+		return sb_wl_fail(c, -errno, "--cpus %s: none of them can run this process", list);
+	sb_cpulist_format(&want, c->cpus, sizeof(c->cpus));
+	sb_wl_extra_str(c, "cpus", c->cpus);
+	return 0;
+}
+
 int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,
 		    char **err)
 {
@@ -1223,9 +1277,10 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	static volatile sig_atomic_t never;
 	struct sb_wl_env envc = *env_in, *env = &envc;
 	struct sb_wl_spec s;
-	struct sb_wl_ctx c = {.env = env, .work_fd = -1};
+	struct sb_wl_ctx c = {.env = env, .work_fd = -1, .perf_fd = -1};
 	char wname[64];
 	int rc, dfd = -1, ti;
+	cpu_set_t saved_cpus;
 
 	*out = NULL;
 	*err = NULL;
@@ -1290,6 +1345,11 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 		rc = sb_wl_fail(&c, -errno, "%s", c.work);
 		goto out_rm;
 	}
+	/* Pinned before any of its threads starts: they inherit the mask. */
+	if (env->cpus && (rc = pin(&c, env->cpus, &saved_cpus)) < 0)
+		goto out_rm;
+	/* After the set-up above: the counter counts the workload's threads. */
+	sb_wl_perf_begin(&c);
 	if (env->cap_cache)
 		rc = run_capped(&c, env);
 	else
@@ -1301,6 +1361,9 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	if (c.res->flags & SB_RES_INCOMPLETE)
 		sb_wl_extra_bool(&c, "incomplete", true);
 out_rm:
+	sb_wl_perf_end(&c);
+	if (c.cpus[0])
+		sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus);
 	if (c.work_fd >= 0)
 		close(c.work_fd);
 	{

@@ -18,6 +18,14 @@ struct sb_wl_env {
 	const char *memcg;           /* cap_cache: the cgroup the plan made (NULL: make one, bench) */
 	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
+	/* The profile's device roles (optional): role_names[k] is the device
+	 * role_devs[k], so that per-member cost rows say which is the SSD. */
+	const char *const *role_names;
+	const char *const *role_devs;
+	size_t n_roles;
+	/* --cpus LIST (taskset's form, "0-1,3"): the workload's threads
+	 * pinned to these CPUs; NULL: not pinned. */
+	const char *cpus;
 };
 
 /* Check a spec without running anything (profile validation, `plan`).

@@ -56,6 +56,9 @@ r = json.load(sys.stdin)
 assert [v["label"] for v in r["variants"]] == ["A", "B"], r["variants"]
 for row in r["rows"]:
     a, b = row["cells"]
+    # a cost row whose counter the kernel refused: no figure, by design
+    if a["n"] == b["n"] == 0 and "(unavailable: " in row["label"]:
+        continue
     assert a["n"] == b["n"] == '$REPEATS', (row["metric"], a["n"], b["n"])
     print(row["metric"], b["verdict"])
 '

@@ -19,6 +19,7 @@
 #include "../../fuzz/fuzz_import_bonnie.c"
 #include "../../fuzz/fuzz_import_fio.c"
 #include "../../fuzz/fuzz_history.c"
+#include "../../fuzz/fuzz_cpulist.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -44,6 +45,7 @@ static const struct {
 	{"import_bonnie", sb_fuzz_import_bonnie},
 	{"import_fio", sb_fuzz_import_fio},
 	{"history", sb_fuzz_history},
+	{"cpulist", sb_fuzz_cpulist},
 };
 
 static char *read_all(const char *path, size_t *len)
