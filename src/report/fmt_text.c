@@ -2,6 +2,7 @@
  * workloads and their metrics), then the baseline, notes and legend. */
 #include "report/measure.h"
 #include "report/report.h"
+#include "util/escape.h"
 #include "util/macro.h"
 
 #include <errno.h>
@@ -46,10 +47,58 @@ static void print_notes(const struct sb_report *r, FILE *f)
 		}
 }
 
+/* The lines under the table: baseline, repeats, tallies, notes, the
+ * measurement sections, the fleet summary, the legend. */
+static void text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
+{
+	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
+		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"
+				: "");
+	for (size_t c = 0; c < r->n_cols; c++)
+		fprintf(f, "%s %s %zu", c ? "," : "", r->cols[c].label, r->cols[c].n_rep);
+	fprintf(f, "\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		struct sb_report_tally t;
+		if (r->cols[c].base == c)
+			continue;
+		sb_report_tally(r, c, &t);
+		fprintf(f,
+			"%s vs %s: %zu row%s tested, %zu marked (%s, alpha %g), %zu not resolved\n",
+			r->cols[c].label, r->cols[r->cols[c].base].label, t.tested,
+			t.tested == 1 ? "" : "s", t.marked, sb_correction_name(r->correction),
+			r->alpha, t.unresolved);
+	}
+	print_notes(r, f);
+	sb_measure_text(r, f);
+	sb_report_fleet_summary(r, f);
+	_cleanup_free_ char *legend = sb_report_legend(r, pm);
+	fprintf(f, "%s\n", legend ? legend : "(legend: out of memory)");
+}
+
+/* Names in these lines come from the files (variant, host, workload and
+ * job names, labels, notes): the lines are written to memory and through
+ * one escaper, so that whatever prints into them (here, measure.c,
+ * fleet.c, the legend) cannot send a terminal escape sequence or forge a
+ * line. The table's cells are libsmartcols', which escapes them itself. */
+static int text_lines(const struct sb_report *r, FILE *f)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	text_lines_raw(r, m, sb_report_pm());
+	if (fclose(m) != 0)
+		return -ENOMEM;
+	ret = sb_escape_write(f, buf, len, SB_ESC_KEEP_NL);
+	return ret < 0 || ferror(f) ? -EIO : 0;
+}
+
 static int text_emit(const struct sb_report *r, FILE *f)
 {
 	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
-	_cleanup_free_ char *legend = NULL;
 	struct libscols_line *parent = NULL;
 	const char *pm = sb_report_pm(), *spec = NULL;
 
@@ -91,32 +140,7 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		fprintf(f, "(no metrics)\n");
 	else if (scols_print_table(tb) < 0)
 		return -EIO;
-
-	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
-		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"
-				: "");
-	for (size_t c = 0; c < r->n_cols; c++)
-		fprintf(f, "%s %s %zu", c ? "," : "", r->cols[c].label, r->cols[c].n_rep);
-	fprintf(f, "\n");
-	for (size_t c = 0; c < r->n_cols; c++) {
-		struct sb_report_tally t;
-		if (r->cols[c].base == c)
-			continue;
-		sb_report_tally(r, c, &t);
-		fprintf(f,
-			"%s vs %s: %zu row%s tested, %zu marked (%s, alpha %g), %zu not resolved\n",
-			r->cols[c].label, r->cols[r->cols[c].base].label, t.tested,
-			t.tested == 1 ? "" : "s", t.marked, sb_correction_name(r->correction),
-			r->alpha, t.unresolved);
-	}
-	print_notes(r, f);
-	sb_measure_text(r, f);
-	sb_report_fleet_summary(r, f);
-	legend = sb_report_legend(r, pm);
-	if (!legend)
-		return -ENOMEM;
-	fprintf(f, "%s\n", legend);
-	return ferror(f) ? -EIO : 0;
+	return text_lines(r, f);
 }
 
 const struct sb_report_format sb_report_text = {
