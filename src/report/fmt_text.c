@@ -96,6 +96,15 @@ static int text_lines(const struct sb_report *r, FILE *f)
 	return ret < 0 || ferror(f) ? -EIO : 0;
 }
 
+/* Cells through the same escaper as the lines: libsmartcols's own encoding
+ * (turned off below) passes the bidi overrides a UTF-8 locale calls
+ * printable, and would escape our escapes again. */
+static int set_safe(struct libscols_line *ln, size_t col, const char *s)
+{
+	_cleanup_free_ char *e = sb_escape(s ? s : "");
+	return e && scols_line_set_data(ln, col, e) == 0 ? 0 : -ENOMEM;
+}
+
 static int text_emit(const struct sb_report *r, FILE *f)
 {
 	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
@@ -105,13 +114,16 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	if (!tb)
 		return -ENOMEM;
 	scols_table_set_stream(tb, f);
+	scols_table_enable_noencoding(tb, 1);
 	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
 	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
 	    !scols_table_new_column(tb, "BETTER", 0, 0))
 		return -ENOMEM;
-	for (size_t c = 0; c < r->n_cols; c++)
-		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *e = sb_escape(r->cols[c].label);
+		if (!e || !scols_table_new_column(tb, e, 0, SCOLS_FL_RIGHT))
 			return -ENOMEM;
+	}
 
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
@@ -119,14 +131,14 @@ static int text_emit(const struct sb_report *r, FILE *f)
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
-			if (!parent || scols_line_set_data(parent, 0, spec) < 0)
+			if (!parent || set_safe(parent, 0, spec) < 0)
 				return -ENOMEM;
 		}
 		ln = scols_table_new_line(tb, parent);
 		if (!ln)
 			return -ENOMEM;
-		scols_line_set_data(ln, 0, row->label);
-		scols_line_set_data(ln, 1, row->unit);
+		if (set_safe(ln, 0, row->label) < 0 || set_safe(ln, 1, row->unit) < 0)
+			return -ENOMEM;
 		scols_line_set_data(
 		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
 		for (size_t c = 0; c < r->n_cols; c++) {
