@@ -2,9 +2,11 @@
 #include "util/escape.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 /* The length of the valid UTF-8 sequence at s (1 for ASCII), 0 when the
  * bytes there are not one (overlong, surrogate, past U+10FFFF, cut). *cp is
@@ -52,12 +54,18 @@ static bool unsafe_cp(uint32_t c, unsigned flags)
 static int walk(const char *str, size_t len, unsigned flags, FILE *f, bool *clean)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	/* A single-byte locale (C, POSIX) shows no UTF-8: every byte above
+	 * ASCII is escaped there (libsmartcols loops on them otherwise). */
+	bool ascii = MB_CUR_MAX == 1;
 	size_t i = 0, run = 0;
 
 	while (i < len) {
 		uint32_t cp;
 		size_t n = utf8_seq(s + i, len - i, &cp);
-		if (n && !unsafe_cp(cp, flags)) {
+		/* and a code point the locale cannot print (unassigned,
+		 * surrogate-like, non-characters): wcwidth says -1 */
+		if (n && !unsafe_cp(cp, flags) &&
+		    (cp < 0x80 || (!ascii && wcwidth((wchar_t)cp) >= 0))) {
 			i += n;
 			continue;
 		}

@@ -1,7 +1,8 @@
 /* Text from outside (variant, host, workload and job names, labels, notes)
  * made safe to print on a terminal: control characters, C1 controls, bidi
- * overrides and bytes that are not UTF-8 become \xHH, as libsmartcols
- * prints them in table cells, so that a name cannot move the cursor, clear
+ * overrides and bytes that are not UTF-8 (in a single-byte locale such as
+ * C, every byte above ASCII) become \xHH, as libsmartcols prints them in
+ * table cells, so that a name cannot move the cursor, clear
  * the screen, forge a line or reorder what follows it (escape.c). */
 #pragma once
 

@@ -61,6 +61,13 @@ assert_contains "$out" 'repeats: ev\x1b[2J' "repeats line"
 assert_contains "$out" 'note: ev\x1b[2J' "note line"
 out=$("$STACKBENCH" report "$T/evil.json")
 assert_contains "$out" 'failed\x0dev\x1b[2J' "a workload's error in a note"
+# In the C locale every byte above ASCII is escaped too (libsmartcols,
+# with its own encoding off, looped forever on one: a fuzzing find).
+out=$(LC_ALL=C timeout 20 "$STACKBENCH" report "$T/evil.csv") || fail "C locale: exit $?"
+assert_eq "$(LC_ALL=C grep -c $'[\x80-\xff]' <<<"$out" || true)" 0 "raw bytes above ASCII in the C locale"
+assert_contains "$out" 'il\xc2\x9b31m\xe2\x80\xae' "C locale escapes"
+timeout 20 env LC_ALL=C "$STACKBENCH" report fuzz/regress/import_bonnie/scols-noencoding-c-locale-hang.csv \
+	>/dev/null || fail "the fuzzer's hang input"
 # an error message naming a hostile value escapes it too
 sed 's/"name": "v2/"name": "v0/' "$T/evil.json" >"$T/dup.json"
 expect_exit 2 "$STACKBENCH" report "$T/dup.json"
