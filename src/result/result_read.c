@@ -272,6 +272,54 @@ static int series_check(json_object *series, const char *path, char **err)
 	return 0;
 }
 
+/* extra.devstat ({"PHASE": {"workload_read_bytes": N, "devices": [{"name",
+ * "parent", "read_bytes"...}]}}) and extra.quiesce ({"PHASE": {"busy",
+ * "reason", "wait_ms"}}), as measure.c reads them. */
+static const struct member_type devstat_phase[] = {{"workload_read_bytes", JT_INT},
+						   {"workload_write_bytes", JT_INT}};
+static const struct member_type devstat_dev[] = {
+    {"name", JT_STR},	    {"parent", JT_STR},	  {"read_bytes", JT_INT},
+    {"write_bytes", JT_INT}, {"read_ios", JT_INT}, {"write_ios", JT_INT}};
+static const struct member_type quiesce_phase[] = {
+    {"busy", JT_BOOL}, {"reason", JT_STR}, {"wait_ms", JT_INT}};
+
+static int phases_check(json_object *ex, const char *path, const char *key, char **err)
+{
+	json_object *o = NULL, *devs;
+	char p[400], q[450], e[480];
+
+	sb_jpath(p, sizeof(p), "%s.%s", path, key);
+	if (sb_jm_object(ex, path, key, SB_J_OPT | SB_J_NULL, &o, err) < 0)
+		return -EINVAL;
+	if (!o)
+		return 0;
+	bool dev = strcmp(key, "devstat") == 0;
+	json_object_object_foreach(o, phase, ph)
+	{
+		sb_jpath(q, sizeof(q), "%s.%s", p, phase);
+		if (sb_jv_object(ph, q, SB_J_REQ, &ph, err) < 0)
+			return -EINVAL;
+		if (!dev) {
+			if (check_members(ph, q, quiesce_phase, ARRAY_SIZE(quiesce_phase), err) < 0)
+				return -EINVAL;
+			continue;
+		}
+		devs = NULL;
+		if (check_members(ph, q, devstat_phase, ARRAY_SIZE(devstat_phase), err) < 0 ||
+		    sb_jm_array(ph, q, "devices", SB_J_OPT | SB_J_NULL, &devs, err) < 0)
+			return -EINVAL;
+		for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+			json_object *d;
+			sb_jpath(e, sizeof(e), "%s.devices[%zu]", q, i);
+			if (sb_jv_object(json_object_array_get_idx(devs, i), e, SB_J_REQ, &d, err) <
+				0 ||
+			    check_members(d, e, devstat_dev, ARRAY_SIZE(devstat_dev), err) < 0)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int wl_parts(struct sb_wl_result *r, json_object *o, const char *path, char **err)
 {
 	json_object *arr = NULL, *ex = NULL;
@@ -316,7 +364,8 @@ static int wl_parts(struct sb_wl_result *r, json_object *o, const char *path, ch
 	sb_jpath(p, sizeof(p), "%s.extra", path);
 	sb_jpath(sp, sizeof(sp), "%s.extra.series", path);
 	if (ex && (check_members(ex, p, extra_members, ARRAY_SIZE(extra_members), err) < 0 ||
-		   series_check(json_object_object_get(ex, "series"), sp, err) < 0))
+		   series_check(json_object_object_get(ex, "series"), sp, err) < 0 ||
+		   phases_check(ex, p, "devstat", err) < 0 || phases_check(ex, p, "quiesce", err) < 0))
 		return -EINVAL;
 	if (ex)
 		r->extra = json_object_get(ex);

@@ -184,6 +184,12 @@ static void test_result_refusals(void **state)
 	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
 		  "\"extra\":{\"series\":{\"p\":{\"t\":[\"x\"]}}}}]}]}]}",
 	     "workloads[0].extra.series.p.t[0]: expected a number, got a string"},
+	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+		  "\"extra\":{\"devstat\":{\"p\":{\"devices\":[{\"read_bytes\":\"1\"}]}}}}]}]}]}",
+	     "workloads[0].extra.devstat.p.devices[0].read_bytes: expected an integer, got a string"},
+	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+		  "\"extra\":{\"quiesce\":{\"p\":{\"busy\":1}}}}]}]}]}",
+	     "workloads[0].extra.quiesce.p.busy: expected true or false, got an integer"},
 	    {"{\"format\":\"stackbench-result\",\"version\":\"2\",\"variants\":[]}",
 	     "t.json: version: expected an integer, got a string"},
 	    {"{\"format\":\"stackbench-result\",\"version\":99999999999999999999,\"variants\":[]}",
