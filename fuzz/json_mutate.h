@@ -20,9 +20,9 @@
 
 /* The kinds a value is replaced by. */
 static const char *const sb_jmut_kind_names[] = {
-    "null",	  "true",     "0",	"-1",	 "INT64_MAX", "UINT64_MAX", "1.5",
-    "-1e308",	  "1e308",    "NaN",	"Infinity", "-Infinity", "\"\"",       "\"x\"",
-    "\"\\u001b[2J\"", "[]",  "[null]", "{}",	  "{\"a\":null}",
+    "null",	      "true",  "0",	 "-1",	     "INT64_MAX",    "UINT64_MAX", "1.5",
+    "-1e308",	      "1e308", "NaN",	 "Infinity", "-Infinity",    "\"\"",	   "\"x\"",
+    "\"\\u001b[2J\"", "[]",    "[null]", "{}",	     "{\"a\":null}",
 };
 #define SB_JMUT_KINDS (sizeof(sb_jmut_kind_names) / sizeof(sb_jmut_kind_names[0]))
 

@@ -201,7 +201,7 @@ struct member_type {
 /* Members the report reads from the free-form objects: each optional, but
  * of its type when there. */
 static const struct member_type host_members[] = {
-    {"hostname", JT_STR}, {"kernel", JT_STR},	   {"arch", JT_STR},	 {"cpu", JT_STR},
+    {"hostname", JT_STR}, {"kernel", JT_STR},	 {"arch", JT_STR},	   {"cpu", JT_STR},
     {"ncpu", JT_INT},	  {"ram_bytes", JT_INT}, {"virtualized", JT_BOOL}, {"emulated", JT_BOOL},
 };
 static const struct member_type profile_members[] = {{"path", JT_STR}, {"sha256", JT_STR}};
@@ -209,9 +209,9 @@ static const struct member_type target_members[] = {
     {"dir", JT_STR}, {"fstype", JT_STR}, {"options", JT_STR}, {"source", JT_STR}};
 /* bonnie_csv.c's and import.c's keys of a workload's extra */
 static const struct member_type extra_members[] = {
-    {"chunk", JT_INT},	  {"data_bytes", JT_INT}, {"seeks", JT_INT},	 {"seekers", JT_INT},
-    {"files", JT_INT},	  {"max_size", JT_INT},	  {"min_size", JT_INT}, {"dirs", JT_INT},
-    {"fio_version", JT_STR},
+    {"chunk", JT_INT},	  {"data_bytes", JT_INT}, {"seeks", JT_INT},
+    {"seekers", JT_INT},  {"files", JT_INT},	  {"max_size", JT_INT},
+    {"min_size", JT_INT}, {"dirs", JT_INT},	  {"fio_version", JT_STR},
 };
 
 static int check_members(json_object *o, const char *path, const struct member_type *t, size_t n,
@@ -224,12 +224,12 @@ static int check_members(json_object *o, const char *path, const struct member_t
 		double d;
 		int r = t[i].type == JT_STR
 			    ? sb_jm_str(o, path, t[i].key, SB_J_OPT | SB_J_NULL, &s, err)
-			: t[i].type == JT_INT
-			    ? sb_jm_int(o, path, t[i].key, SB_J_OPT | SB_J_NULL, 0, INT64_MAX, &x, err)
+			: t[i].type == JT_INT ? sb_jm_int(o, path, t[i].key, SB_J_OPT | SB_J_NULL,
+							  0, INT64_MAX, &x, err)
 			: t[i].type == JT_BOOL
 			    ? sb_jm_bool(o, path, t[i].key, SB_J_OPT | SB_J_NULL, &b, err)
-			    : sb_jm_num(o, path, t[i].key, SB_J_OPT | SB_J_NULL, -DBL_MAX, DBL_MAX, &d,
-					err);
+			    : sb_jm_num(o, path, t[i].key, SB_J_OPT | SB_J_NULL, -DBL_MAX, DBL_MAX,
+					&d, err);
 		if (r < 0)
 			return r;
 	}
@@ -263,8 +263,8 @@ static int series_check(json_object *series, const char *path, char **err)
 			for (size_t i = 0; i < json_object_array_length(v); i++) {
 				char e[480];
 				sb_jpath(e, sizeof(e), "%s[%zu]", q, i);
-				if (sb_jv_num(json_object_array_get_idx(v, i), e, SB_J_NULL, -DBL_MAX,
-					      DBL_MAX, &d, err) < 0)
+				if (sb_jv_num(json_object_array_get_idx(v, i), e, SB_J_NULL,
+					      -DBL_MAX, DBL_MAX, &d, err) < 0)
 					return -EINVAL;
 			}
 		}
@@ -277,9 +277,9 @@ static int series_check(json_object *series, const char *path, char **err)
  * "reason", "wait_ms"}}), as measure.c reads them. */
 static const struct member_type devstat_phase[] = {{"workload_read_bytes", JT_INT},
 						   {"workload_write_bytes", JT_INT}};
-static const struct member_type devstat_dev[] = {
-    {"name", JT_STR},	    {"parent", JT_STR},	  {"read_bytes", JT_INT},
-    {"write_bytes", JT_INT}, {"read_ios", JT_INT}, {"write_ios", JT_INT}};
+static const struct member_type devstat_dev[] = {{"name", JT_STR},	 {"parent", JT_STR},
+						 {"read_bytes", JT_INT}, {"write_bytes", JT_INT},
+						 {"read_ios", JT_INT},	 {"write_ios", JT_INT}};
 static const struct member_type quiesce_phase[] = {
     {"busy", JT_BOOL}, {"reason", JT_STR}, {"wait_ms", JT_INT}};
 
@@ -363,9 +363,10 @@ static int wl_parts(struct sb_wl_result *r, json_object *o, const char *path, ch
 	char sp[320];
 	sb_jpath(p, sizeof(p), "%s.extra", path);
 	sb_jpath(sp, sizeof(sp), "%s.extra.series", path);
-	if (ex && (check_members(ex, p, extra_members, ARRAY_SIZE(extra_members), err) < 0 ||
-		   series_check(json_object_object_get(ex, "series"), sp, err) < 0 ||
-		   phases_check(ex, p, "devstat", err) < 0 || phases_check(ex, p, "quiesce", err) < 0))
+	if (ex &&
+	    (check_members(ex, p, extra_members, ARRAY_SIZE(extra_members), err) < 0 ||
+	     series_check(json_object_object_get(ex, "series"), sp, err) < 0 ||
+	     phases_check(ex, p, "devstat", err) < 0 || phases_check(ex, p, "quiesce", err) < 0))
 		return -EINVAL;
 	if (ex)
 		r->extra = json_object_get(ex);
@@ -401,8 +402,7 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 }
 
 /* Parses text, with the line and column of a syntax error in the message. */
-static int parse_json(const char *buf, size_t len, const char *file, json_object **out,
-		      char **err)
+static int parse_json(const char *buf, size_t len, const char *file, json_object **out, char **err)
 {
 	size_t end, line = 1, col = 1;
 	enum json_tokener_error jerr;

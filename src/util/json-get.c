@@ -23,7 +23,9 @@ const char *sb_json_what(json_object *v)
 		return "an integer";
 	case json_type_double:
 		d = json_object_get_double(v);
-		return isnan(d) ? "NaN" : isinf(d) ? (d > 0 ? "Infinity" : "-Infinity") : "a number";
+		return isnan(d)	  ? "NaN"
+		       : isinf(d) ? (d > 0 ? "Infinity" : "-Infinity")
+				  : "a number";
 	case json_type_string:
 		return "a string";
 	case json_type_array:
@@ -45,7 +47,8 @@ static int bad(char **err, const char *path, const char *fmt, ...)
 	va_end(ap);
 	if (err) {
 		free(*err);
-		*err = sb_asprintf("%s: %s", path && *path ? path : "(top)", msg ? msg : "bad value");
+		*err =
+		    sb_asprintf("%s: %s", path && *path ? path : "(top)", msg ? msg : "bad value");
 	}
 	return -EINVAL;
 }
@@ -54,9 +57,9 @@ static int bad(char **err, const char *path, const char *fmt, ...)
 static int missing(json_object *v, const char *path, unsigned flags, const char *want, char **err)
 {
 	if (!v) /* json-c: an absent member and a JSON null are both NULL here */
-		return flags & (SB_J_OPT | SB_J_NULL) ? 1
-						      : bad(err, path, "expected %s, got null or nothing",
-							    want);
+		return flags & (SB_J_OPT | SB_J_NULL)
+			   ? 1
+			   : bad(err, path, "expected %s, got null or nothing", want);
 	return 0;
 }
 
@@ -97,7 +100,8 @@ int sb_jv_u64(json_object *v, const char *path, unsigned flags, uint64_t *out, c
 	if (!json_object_is_type(v, json_type_int))
 		return bad(err, path, "expected an integer, got %s", sb_json_what(v));
 	if (json_object_get_int64(v) < 0)
-		return bad(err, path, "%s: expected a count (0 or more)", json_object_get_string(v));
+		return bad(err, path, "%s: expected a count (0 or more)",
+			   json_object_get_string(v));
 	*out = json_object_get_uint64(v);
 	return 0;
 }

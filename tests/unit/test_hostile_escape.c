@@ -18,19 +18,21 @@ static const struct {
 } cases[] = {
     {"plain name", "plain name", "plain name"},
     {"", "", ""},
-    {"a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"},		  /* ESC: clear screen */
+    {"a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"},				 /* ESC: clear screen */
     {"t\x1b]0;title\x07", "t\\x1b]0;title\\x07", "t\\x1b]0;title\\x07"}, /* OSC title, BEL */
-    {"a\rb\nc\td", "a\\x0db\\x0ac\\x09d", "a\\x0db\\x0ac\\x09d"}, /* no forged lines */
+    {"a\rb\nc\td", "a\\x0db\\x0ac\\x09d", "a\\x0db\\x0ac\\x09d"},	 /* no forged lines */
     {"del\x7f", "del\\x7f", "del\\x7f"},
-    {"csi\xc2\x9b" "31m", "csi\\xc2\\x9b31m", "csi\\xc2\\x9b31m"},   /* C1 CSI as UTF-8 */
-    {"raw\x9b", "raw\\x9b", "raw\\x9b"},			       /* a lone byte */
-    {"rlo\xe2\x80\xae", "rlo\\xe2\\x80\\xae", "rlo\\xe2\\x80\\xae"},   /* bidi override */
-    {"iso\xe2\x81\xa6", "iso\\xe2\\x81\\xa6", "iso\\xe2\\x81\\xa6"},   /* bidi isolate */
+    {"csi\xc2\x9b"
+     "31m",
+     "csi\\xc2\\x9b31m", "csi\\xc2\\x9b31m"},				 /* C1 CSI as UTF-8 */
+    {"raw\x9b", "raw\\x9b", "raw\\x9b"},				 /* a lone byte */
+    {"rlo\xe2\x80\xae", "rlo\\xe2\\x80\\xae", "rlo\\xe2\\x80\\xae"},	 /* bidi override */
+    {"iso\xe2\x81\xa6", "iso\\xe2\\x81\\xa6", "iso\\xe2\\x81\\xa6"},	 /* bidi isolate */
     {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", "\\xc3\\xa9t\\xc3\\xa9"}, /* été */
-    {"cut\xc3", "cut\\xc3", "cut\\xc3"},			       /* a cut sequence */
-    {"over\xc0\xaf", "over\\xc0\\xaf", "over\\xc0\\xaf"},	       /* overlong '/' */
-    {"sur\xed\xa0\x80", "sur\\xed\\xa0\\x80", "sur\\xed\\xa0\\x80"},   /* a surrogate */
-    {"nc\xef\xbf\xbf", "nc\\xef\\xbf\\xbf", "nc\\xef\\xbf\\xbf"},      /* a non-character */
+    {"cut\xc3", "cut\\xc3", "cut\\xc3"},				 /* a cut sequence */
+    {"over\xc0\xaf", "over\\xc0\\xaf", "over\\xc0\\xaf"},		 /* overlong '/' */
+    {"sur\xed\xa0\x80", "sur\\xed\\xa0\\x80", "sur\\xed\\xa0\\x80"},	 /* a surrogate */
+    {"nc\xef\xbf\xbf", "nc\\xef\\xbf\\xbf", "nc\\xef\\xbf\\xbf"},	 /* a non-character */
     {"back\\slash", "back\\slash", "back\\slash"},
 };
 
@@ -85,9 +87,9 @@ static void test_escape_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape_utf8),
-		cmocka_unit_test(test_escape_c),
-		cmocka_unit_test(test_escape_lines),
+	    cmocka_unit_test(test_escape_utf8),
+	    cmocka_unit_test(test_escape_c),
+	    cmocka_unit_test(test_escape_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,14 +92,14 @@ static size_t walk_all(const char *file, reader_fn *rd, int (*target)(const uint
 static void test_result_members(void **state)
 {
 	assert_true(walk_all("fuzz/corpus/result/v2-hist.json", read_result, sb_fuzz_report) > 0);
-	assert_true(walk_all("fuzz/corpus/result/run-two-variants.json", read_result,
-			     sb_fuzz_result) > 0);
+	assert_true(
+	    walk_all("fuzz/corpus/result/run-two-variants.json", read_result, sb_fuzz_result) > 0);
 }
 
 static void test_fio_members(void **state)
 {
-	assert_true(walk_all("fuzz/corpus/import_fio/typed-small.json", read_fio,
-			     sb_fuzz_import_fio) > 0);
+	assert_true(
+	    walk_all("fuzz/corpus/import_fio/typed-small.json", read_fio, sb_fuzz_import_fio) > 0);
 }
 
 /* The crash of issue 24 and its neighbours, with the message they get. */
@@ -110,7 +110,8 @@ static void test_fio_wrong_types(void **state)
 	} cases[] = {
 	    {"{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":null,\"read\":{\"total_ios\":1,"
 	     "\"iops\":5}}]}",
-	     "t.json: not fio JSON output with results: jobs[0].jobname: expected a value, got null"},
+	     "t.json: not fio JSON output with results: jobs[0].jobname: expected a value, got "
+	     "null"},
 	    {"{\"jobs\":[{\"jobname\":\"a\",\"read\":{\"total_ios\":1,\"iops\":null}}]}",
 	     "jobs[0].read.iops: expected a value, got null"},
 	    {"{\"jobs\":[{\"jobname\":\"a\",\"read\":{\"total_ios\":1,\"iops\":\"5\"}}]}",
@@ -146,7 +147,9 @@ static void test_fio_wrong_types(void **state)
 static void test_result_refusals(void **state)
 {
 #define HEAD "{\"format\":\"stackbench-result\",\"version\":2,\"variants\":["
-#define WL(m) "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[" m "]}]}]}"
+#define WL(m)                                                                                      \
+	"{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[" m       \
+	"]}]}]}"
 	static const struct {
 		const char *json, *msg;
 	} cases[] = {
@@ -169,26 +172,36 @@ static void test_result_refusals(void **state)
 	     "metrics[0].name: expected a string, got an integer"},
 	    {HEAD WL("{\"name\":\"m\",\"unit\":\"s\"}") "," WL("") "]}",
 	     "variants[0] and variants[1] are both named 'a'"},
-	    {HEAD "]," "\"host\":{\"emulated\":\"yes\"}}", "host.emulated: expected true or false"},
-	    {HEAD "]," "\"host\":[]}", "host: expected an object, got an array"},
+	    {HEAD "],"
+		  "\"host\":{\"emulated\":\"yes\"}}",
+	     "host.emulated: expected true or false"},
+	    {HEAD "],"
+		  "\"host\":[]}",
+	     "host: expected an object, got an array"},
 	    {HEAD "{\"name\":\"a\",\"params\":{\"k\":[1]},\"repeats\":[]}]}",
 	     "variants[0].params.k: expected a string, got an array"},
 	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"index\":-1,\"workloads\":[]}]}]}",
 	     "variants[0].repeats[0].index: -1 out of range"},
-	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
-		  "\"latency\":[{\"op\":\"r\",\"max_ms\":-5}]}]}]}]}",
+	    {HEAD
+	     "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+	     "\"latency\":[{\"op\":\"r\",\"max_ms\":-5}]}]}]}]}",
 	     "workloads[0].latency[0].max_ms: -5 out of range"},
-	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
-		  "\"extra\":{\"chunk\":\"big\"}}]}]}]}",
+	    {HEAD
+	     "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+	     "\"extra\":{\"chunk\":\"big\"}}]}]}]}",
 	     "workloads[0].extra.chunk: expected an integer, got a string"},
-	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
-		  "\"extra\":{\"series\":{\"p\":{\"t\":[\"x\"]}}}}]}]}]}",
+	    {HEAD
+	     "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+	     "\"extra\":{\"series\":{\"p\":{\"t\":[\"x\"]}}}}]}]}]}",
 	     "workloads[0].extra.series.p.t[0]: expected a number, got a string"},
-	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
-		  "\"extra\":{\"devstat\":{\"p\":{\"devices\":[{\"read_bytes\":\"1\"}]}}}}]}]}]}",
-	     "workloads[0].extra.devstat.p.devices[0].read_bytes: expected an integer, got a string"},
-	    {HEAD "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
-		  "\"extra\":{\"quiesce\":{\"p\":{\"busy\":1}}}}]}]}]}",
+	    {HEAD
+	     "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+	     "\"extra\":{\"devstat\":{\"p\":{\"devices\":[{\"read_bytes\":\"1\"}]}}}}]}]}]}",
+	     "workloads[0].extra.devstat.p.devices[0].read_bytes: expected an integer, got a "
+	     "string"},
+	    {HEAD
+	     "{\"name\":\"a\",\"repeats\":[{\"workloads\":[{\"workload\":\"seq\",\"metrics\":[],"
+	     "\"extra\":{\"quiesce\":{\"p\":{\"busy\":1}}}}]}]}]}",
 	     "workloads[0].extra.quiesce.p.busy: expected true or false, got an integer"},
 	    {"{\"format\":\"stackbench-result\",\"version\":\"2\",\"variants\":[]}",
 	     "t.json: version: expected an integer, got a string"},
@@ -208,14 +221,13 @@ static void test_result_refusals(void **state)
 	/* null is what we write for "not measured": it reads, as no value */
 	struct sb_resultset *rs = NULL;
 	char *err = NULL;
-	assert_int_equal(read_result(HEAD WL("{\"name\":\"m\",\"unit\":\"s\",\"value\":null}") "]}",
-				     &rs, &err),
-			 0);
+	assert_int_equal(
+	    read_result(HEAD WL("{\"name\":\"m\",\"unit\":\"s\",\"value\":null}") "]}", &rs, &err),
+	    0);
 	assert_int_equal(sb_variant_metric_finite(&rs->var[0], "seq", "m"), 0);
 	sb_resultset_free(rs);
-	assert_int_equal(read_result(HEAD WL("{\"name\":\"m\",\"unit\":\"s\",\"value\":3}") "]}", &rs,
-				     &err),
-			 0);
+	assert_int_equal(
+	    read_result(HEAD WL("{\"name\":\"m\",\"unit\":\"s\",\"value\":3}") "]}", &rs, &err), 0);
 	assert_int_equal(sb_variant_metric_finite(&rs->var[0], "seq", "m"), 1);
 	assert_int_equal(sb_variant_metric_finite(&rs->var[0], "seq", "other"), 0);
 	sb_resultset_free(rs);
@@ -253,11 +265,9 @@ static void test_write_nonfinite_extra(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_result_members),
-		cmocka_unit_test(test_fio_members),
-		cmocka_unit_test(test_fio_wrong_types),
-		cmocka_unit_test(test_result_refusals),
-		cmocka_unit_test(test_write_nonfinite_extra),
+	    cmocka_unit_test(test_result_members),	  cmocka_unit_test(test_fio_members),
+	    cmocka_unit_test(test_fio_wrong_types),	  cmocka_unit_test(test_result_refusals),
+	    cmocka_unit_test(test_write_nonfinite_extra),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
