@@ -49,7 +49,7 @@ static void print_notes(const struct sb_report *r, FILE *f)
 
 /* The lines under the table: baseline, repeats, tallies, notes, the
  * measurement sections, the fleet summary, the legend. */
-static void text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
+static int text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
 {
 	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
 		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"
@@ -72,14 +72,17 @@ static void text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
 	sb_measure_text(r, f);
 	sb_report_fleet_summary(r, f);
 	_cleanup_free_ char *legend = sb_report_legend(r, pm);
-	fprintf(f, "%s\n", legend ? legend : "(legend: out of memory)");
+	if (!legend)
+		return -ENOMEM;
+	fprintf(f, "%s\n", legend);
+	return 0;
 }
 
 /* Names in these lines come from the files (variant, host, workload and
  * job names, labels, notes): the lines are written to memory and through
  * one escaper, so that whatever prints into them (here, measure.c,
  * fleet.c, the legend) cannot send a terminal escape sequence or forge a
- * line. The table's cells are libsmartcols', which escapes them itself. */
+ * line. The table's cells go through the same escaper (set_safe). */
 static int text_lines(const struct sb_report *r, FILE *f)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -89,8 +92,8 @@ static int text_lines(const struct sb_report *r, FILE *f)
 
 	if (!m)
 		return -ENOMEM;
-	text_lines_raw(r, m, sb_report_pm());
-	if (fclose(m) != 0)
+	ret = text_lines_raw(r, m, sb_report_pm());
+	if (fclose(m) != 0 || ret < 0)
 		return -ENOMEM;
 	ret = sb_escape_write(f, buf, len, SB_ESC_KEEP_NL);
 	return ret < 0 || ferror(f) ? -EIO : 0;
