@@ -2,6 +2,9 @@
  * it, build the comparison table, render every format. Nothing may crash,
  * leak or print garbage for any file that reads. */
 #include "fuzz.h"
+/* wrong-typed members, not only broken syntax (json_mutate.h) */
+#define SB_FUZZ_JSON_MUTATOR
+#include "json_mutate.h"
 #include "report/report.h"
 #include "result/result.h"
 

@@ -1,6 +1,9 @@
 /* libFuzzer target: the result.json reader behind `report`. Input is the file
  * content; a set that reads must write back to JSON that reads again the same. */
 #include "fuzz.h"
+/* wrong-typed members, not only broken syntax (json_mutate.h) */
+#define SB_FUZZ_JSON_MUTATOR
+#include "json_mutate.h"
 #include "result/result.h"
 
 #include <errno.h>

@@ -2,6 +2,7 @@
  * workloads and their metrics), then the baseline, notes and legend. */
 #include "report/measure.h"
 #include "report/report.h"
+#include "util/escape.h"
 #include "util/macro.h"
 #include "util/toolmsg.h"
 
@@ -93,63 +94,10 @@ static void print_notes(const struct sb_report *r, FILE *f)
 		}
 }
 
-static int text_emit(const struct sb_report *r, FILE *f)
+/* The lines under the table: baseline, repeats, tallies, notes, the
+ * measurement sections, the fleet summary, the legend. */
+static int text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
 {
-	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
-	_cleanup_free_ char *legend = NULL;
-	struct libscols_line *parent = NULL;
-	const char *pm = sb_report_pm(), *spec = NULL;
-
-	if (!tb)
-		return -ENOMEM;
-	scols_table_set_stream(tb, f);
-	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
-	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
-	    !scols_table_new_column(tb, "BETTER", 0, 0) || !scols_table_new_column(tb, "TEST", 0, 0))
-		return -ENOMEM;
-	for (size_t c = 0; c < r->n_cols; c++)
-		if (!scols_table_new_column(tb, r->cols[c].label, 0, SCOLS_FL_RIGHT))
-			return -ENOMEM;
-
-	sb_report_verdict_text(r, f, pm);
-	size_t hidden = 0;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct sb_report_row *row = &r->rows[i];
-		struct libscols_line *ln;
-		if (!sb_report_row_shown(r, row)) {
-			hidden++;
-			continue;
-		}
-		if (!spec || strcmp(spec, row->spec) != 0) {
-			spec = row->spec;
-			parent = scols_table_new_line(tb, NULL);
-			if (!parent || scols_line_set_data(parent, 0, spec) < 0)
-				return -ENOMEM;
-		}
-		ln = scols_table_new_line(tb, parent);
-		if (!ln)
-			return -ENOMEM;
-		scols_line_set_data(ln, 0, row->label);
-		scols_line_set_data(ln, 1, row->unit);
-		scols_line_set_data(
-		    ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
-		char tests[96];
-		scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
-		for (size_t c = 0; c < r->n_cols; c++) {
-			char cell[160];
-			sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
-			if (scols_line_set_data(ln, 4 + c, cell) < 0)
-				return -ENOMEM;
-		}
-	}
-	if (r->n_rows == hidden)
-		fprintf(f, "(no %smetrics)\n", hidden ? "headline or cost " : "");
-	else if (scols_print_table(tb) < 0)
-		return -EIO;
-	if (hidden)
-		fprintf(f, "(%zu latency and %%CPU row%s not shown: report --all)\n", hidden,
-			hidden == 1 ? "" : "s");
-
 	fprintf(f, "\nbaseline: %s%s\nrepeats:", r->cols[r->baseline].label,
 		r->baseline_set ? " (the stored baseline set; each variant against its namesake)"
 				: "");
@@ -170,11 +118,116 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	print_notes(r, f);
 	sb_measure_text(r, f);
 	sb_report_fleet_summary(r, f);
-	legend = sb_report_legend(r, pm);
+	_cleanup_free_ char *legend = sb_report_legend(r, pm);
 	if (!legend)
 		return -ENOMEM;
 	fprintf(f, "%s\n", legend);
-	return ferror(f) ? -EIO : 0;
+	return 0;
+}
+
+static int verdict_raw(const struct sb_report *r, FILE *f, const char *pm)
+{
+	sb_report_verdict_text(r, f, pm);
+	return 0;
+}
+
+/* Names in these lines come from the files (variant, host, workload and
+ * job names, labels, notes): the lines are written to memory and through
+ * one escaper, so that whatever prints into them (the verdict, measure.c,
+ * fleet.c, the legend) cannot send a terminal escape sequence or forge a
+ * line. The table's cells go through the same escaper (set_safe). */
+static int text_escaped(const struct sb_report *r, FILE *f,
+			int (*raw)(const struct sb_report *, FILE *, const char *))
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ret = raw(r, m, sb_report_pm());
+	if (fclose(m) != 0 || ret < 0)
+		return -ENOMEM;
+	ret = sb_escape_write(f, buf, len, SB_ESC_KEEP_NL);
+	return ret < 0 || ferror(f) ? -EIO : 0;
+}
+
+/* Cells through the same escaper as the lines: libsmartcols's own encoding
+ * (turned off below) passes the bidi overrides a UTF-8 locale calls
+ * printable, and would escape our escapes again. */
+static int set_safe(struct libscols_line *ln, size_t col, const char *s)
+{
+	_cleanup_free_ char *e = sb_escape(s ? s : "");
+	return e && scols_line_set_data(ln, col, e) == 0 ? 0 : -ENOMEM;
+}
+
+static int add_row(const struct sb_report *r, struct libscols_table *tb,
+		   struct libscols_line *parent, const struct sb_report_row *row, const char *pm)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, parent);
+	char tests[96];
+
+	if (!ln || set_safe(ln, 0, row->label) < 0 || set_safe(ln, 1, row->unit) < 0)
+		return -ENOMEM;
+	scols_line_set_data(ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+	scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
+	for (size_t c = 0; c < r->n_cols; c++) {
+		char cell[160];
+		sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
+		if (set_safe(ln, 4 + c, cell) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int text_emit(const struct sb_report *r, FILE *f)
+{
+	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
+	struct libscols_line *parent = NULL;
+	const char *pm = sb_report_pm(), *spec = NULL;
+	int ret;
+
+	if (!tb)
+		return -ENOMEM;
+	scols_table_set_stream(tb, f);
+	scols_table_enable_noencoding(tb, 1);
+	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
+	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
+	    !scols_table_new_column(tb, "BETTER", 0, 0) || !scols_table_new_column(tb, "TEST", 0, 0))
+		return -ENOMEM;
+	for (size_t c = 0; c < r->n_cols; c++) {
+		_cleanup_free_ char *e = sb_escape(r->cols[c].label);
+		if (!e || !scols_table_new_column(tb, e, 0, SCOLS_FL_RIGHT))
+			return -ENOMEM;
+	}
+
+	if ((ret = text_escaped(r, f, verdict_raw)) < 0)
+		return ret;
+	size_t hidden = 0;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		if (!sb_report_row_shown(r, row)) {
+			hidden++;
+			continue;
+		}
+		if (!spec || strcmp(spec, row->spec) != 0) {
+			spec = row->spec;
+			parent = scols_table_new_line(tb, NULL);
+			if (!parent || set_safe(parent, 0, spec) < 0)
+				return -ENOMEM;
+		}
+		if (add_row(r, tb, parent, row, pm) < 0)
+			return -ENOMEM;
+	}
+	if (r->n_rows == hidden)
+		fprintf(f, "(no %smetrics)\n", hidden ? "headline or cost " : "");
+	else if (scols_print_table(tb) < 0)
+		return -EIO;
+	if (hidden)
+		fprintf(f, "(%zu latency and %%CPU row%s not shown: report --all)\n", hidden,
+			hidden == 1 ? "" : "s");
+	return text_escaped(r, f, text_lines_raw);
 }
 
 const struct sb_report_format sb_report_text = {

@@ -6,7 +6,9 @@
  * and the report says so. Pure functions of the text, fuzzed
  * (fuzz/fuzz_import_*.c). */
 #include "report/report.h"
+#include "util/escape.h"
 #include "util/macro.h"
+#include "util/safefile.h"
 #include "util/strutil.h"
 #include "workload/bonnie_csv.h"
 #include "workload/wl.h"
@@ -19,7 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define IMPORT_MAX_BYTES (64u << 20)
+/* the same bound as result.json */
+#define IMPORT_MAX_BYTES SB_RESULT_MAX_BYTES
 
 static int fail(char **err, const char *fmt, ...) _printf_(2, 3);
 static int fail(char **err, const char *fmt, ...)
@@ -52,28 +55,93 @@ static struct sb_resultset *import_set(const char *name, const char *tool)
 	return rs;
 }
 
-/* A variant of one repeat; the name made unique with #2, #3... */
-static int add_variant(struct sb_resultset *rs, const char *base, const char *source,
-		       struct sb_wl_result **wl, size_t n)
+/* The variant names of a set being imported, hashed, each with the next
+ * "#k" to try after it: 4000 lines of one machine name cost linear time
+ * (a scan of every name for every candidate was cubic: 137 s for 4000). */
+struct names {
+	const char **name; /* borrowed from the set's variants */
+	unsigned *next;
+	size_t cap, n;
+};
+
+static size_t names_slot(const struct names *t, const char *name)
 {
-	_cleanup_free_ char *name = strdup(base && *base ? base : "imported");
-	json_object *params = json_object_new_object();
-	for (unsigned k = 2; name; k++) {
-		bool taken = false;
-		for (size_t i = 0; i < rs->n_var; i++)
-			taken |= strcmp(rs->var[i].name, name) == 0;
-		if (!taken)
-			break;
-		free(name);
-		name = sb_asprintf("%s#%u", base, k);
+	size_t h = 1469598103934665603ull;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (h &= t->cap - 1; t->name[h] && strcmp(t->name[h], name) != 0; h = (h + 1) & (t->cap - 1))
+		;
+	return h;
+}
+
+static int names_add(struct names *t, const char *name)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct names g = {.cap = t->cap ? 2 * t->cap : 64};
+		g.name = calloc(g.cap, sizeof(*g.name));
+		g.next = calloc(g.cap, sizeof(*g.next));
+		if (!g.name || !g.next) {
+			free(g.name);
+			free(g.next);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->name[i]) {
+				size_t k = names_slot(&g, t->name[i]);
+				g.name[k] = t->name[i];
+				g.next[k] = t->next[i];
+			}
+		free(t->name);
+		free(t->next);
+		g.n = t->n;
+		*t = g;
 	}
+	size_t k = names_slot(t, name);
+	t->name[k] = name;
+	t->next[k] = 2;
+	t->n++;
+	return 0;
+}
+
+static bool names_has(const struct names *t, const char *name)
+{
+	return t->cap && t->name[names_slot(t, name)];
+}
+
+static void names_free(struct names *t)
+{
+	free(t->name);
+	free(t->next);
+}
+
+/* A variant of one repeat; the name made unique with #2, #3... */
+static int add_variant(struct sb_resultset *rs, struct names *names, const char *base,
+		       const char *source, struct sb_wl_result **wl, size_t n)
+{
+	_cleanup_free_ char *name = NULL;
+	json_object *params;
+
+	base = base && *base ? base : "imported";
+	if (!names_has(names, base)) {
+		name = strdup(base);
+	} else {
+		unsigned *next = &names->next[names_slot(names, base)];
+		for (;; (*next)++) {
+			free(name);
+			name = sb_asprintf("%s#%u", base, *next);
+			if (!name || !names_has(names, name))
+				break;
+		}
+		(*next)++;
+	}
+	params = json_object_new_object();
 	if (!name || !params) {
 		json_object_put(params);
 		return -ENOMEM;
 	}
 	json_object_object_add(params, "source", json_object_new_string(source));
-	struct sb_variant *v = sb_resultset_variant(rs, name, params);
-	if (!v)
+	struct sb_variant *v = sb_resultset_append_variant(rs, name, params);
+	if (!v || names_add(names, v->name) < 0)
 		return -ENOMEM;
 	return sb_variant_add_repeat(v, 0, wl, n);
 }
@@ -104,13 +172,44 @@ static bool too_fast(const char *s)
 	return *s == '+' && s[strspn(s, "+")] == '\0';
 }
 
-static bool numeric_or_empty(const char *s)
+/* The 1.98 fields that hold figures, by name for messages: the 12 rate and
+ * %CPU fields, the 12 of the file tests, the 12 latencies. */
+static const char *const figure_names[] = {
+    "putc_write",  "putc_write_cpu",  "block_write", "block_write_cpu", "rewrite",
+    "rewrite_cpu", "getc_read",	      "getc_read_cpu", "block_read",	  "block_read_cpu",
+    "seeks",	   "seeks_cpu",	      "seq_create",  "seq_create_cpu",  "seq_stat",
+    "seq_stat_cpu", "seq_delete",     "seq_delete_cpu", "rand_create",	  "rand_create_cpu",
+    "rand_stat",   "rand_stat_cpu",   "rand_delete", "rand_delete_cpu",
+};
+static const char *const latency_names[] = {
+    "putc_write latency", "block_write latency", "rewrite latency",    "getc_read latency",
+    "block_read latency", "seeks latency",	 "seq_create latency", "seq_stat latency",
+    "seq_delete latency", "rand_create latency", "rand_stat latency",  "rand_delete latency",
+};
+#define B98_LATENCY 38 /* the first latency field */
+
+/* Every figure a plain decimal, empty or +++++ (never nan, inf, 1e999 or a
+ * sign, which strtod takes); every latency a decimal with us, ms or s. */
+static int check_figures(const char **f98, const char *name, size_t lineno, char **err)
 {
-	char *end;
-	if (!*s || too_fast(s))
-		return true;
-	strtod(s, &end);
-	return *end == '\0';
+	for (size_t k = 0; k < 36; k++) {
+		size_t i = k < 12 ? B_PUTC + k : k < 24 ? B98_NUM_FILES + 5 + (k - 12) : 0;
+		const char *what = k < 24 ? figure_names[k] : latency_names[k - 24];
+		double v;
+		int r = k < 24 ? sb_bonnie_figure(f98[i], &v)
+			       : sb_bonnie_latency(f98[B98_LATENCY + k - 24], &v);
+		if (r >= 0)
+			continue;
+		_cleanup_free_ char *e = sb_escape(k < 24 ? f98[i] : f98[B98_LATENCY + k - 24]);
+		_cleanup_free_ char *n = sb_escape(name);
+		return fail(err,
+			    k < 24 ? "%s: line %zu: '%s' where a figure belongs (%s): expected a "
+				     "number (at most 1e15), empty or +++++"
+				   : "%s: line %zu: '%s' where a latency belongs (%s): expected a "
+				     "number with us, ms or s, or empty",
+			    n ? n : "?", lineno, e ? e : "?", what);
+	}
+	return 0;
 }
 
 /* Normalizes one line to the 1.98 fields; returns the form's name or NULL. */
@@ -242,6 +341,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 {
 	struct sb_resultset *rs = import_set(name, "bonnie++");
 	const char *p = text, *end = text + size;
+	struct names names = {0};
 	size_t lineno = 0;
 	int r = 0;
 
@@ -280,15 +380,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 				 name, lineno, n);
 			break;
 		}
-		/* the 12 rate and %CPU fields, then the 12 of the file tests */
-		for (size_t k = 0; k < 24 && r == 0; k++) {
-			size_t i = k < 12 ? B_PUTC + k : B98_NUM_FILES + 5 + (k - 12);
-			if (!numeric_or_empty(f98[i]))
-				r = fail(err,
-					 "%s: line %zu: '%s' where a figure belongs: expected a "
-					 "number, empty or +++++",
-					 name, lineno, f98[i]);
-		}
+		r = check_figures(f98, name, lineno, err);
 		if (r < 0)
 			break;
 		_cleanup_free_ char *l98 = join(f98, B98_FIELDS);
@@ -302,12 +394,13 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 			wl[wl[1]->n_metrics || !wl[0]->n_metrics ? 1 : 0]->error = note;
 		_cleanup_free_ char *src =
 		    sb_asprintf("%s line %zu (bonnie++ %s CSV)", name, lineno, form);
-		if (!src || (r = add_variant(rs, f98[B_NAME], src, wl, 2)) < 0) {
+		if (!src || (r = add_variant(rs, &names, f98[B_NAME], src, wl, 2)) < 0) {
 			sb_wl_result_free(wl[0]);
 			sb_wl_result_free(wl[1]);
 			r = r < 0 ? r : -ENOMEM;
 		}
 	}
+	names_free(&names);
 	if (r == 0 && rs->n_var == 0)
 		r = fail(err, "%s: no bonnie++ CSV lines", name);
 	if (r < 0) {
@@ -338,15 +431,22 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 	if (!res)
 		return -ENOMEM;
 	struct sb_wl_ctx c = {.res = res};
-	r = sb_fio_import(&c, buf);
+	_cleanup_free_ char *why = NULL;
+	r = sb_fio_import_json(&c, buf, &why);
 	if (r < 0 || !res->n_metrics) {
 		sb_wl_result_free(res);
+		if (r == -ENOMEM)
+			return r;
+		if (why)
+			return fail(err, "%s: not fio JSON output with results: %s", name, why);
 		return fail(err,
 			    "%s: not fio JSON output with results (expected an object with a "
 			    "\"jobs\" array, as fio --output-format=json writes)",
 			    name);
 	}
-	const char *tool = res->extra && json_object_object_get_ex(res->extra, "fio_version", &v)
+	/* a string: sb_fio_import_json checked "fio version" */
+	const char *tool = res->extra && json_object_object_get_ex(res->extra, "fio_version", &v) &&
+				   json_object_is_type(v, json_type_string)
 			       ? json_object_get_string(v)
 			       : "fio";
 	rs = import_set(name, tool);
@@ -356,7 +456,10 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 	}
 	_cleanup_free_ char *base = sb_report_set_name(name);
 	_cleanup_free_ char *src = sb_asprintf("%s (fio JSON)", name);
-	if (!base || !src || (r = add_variant(rs, base, src, &res, 1)) < 0) {
+	struct names names = {0};
+	r = base && src ? add_variant(rs, &names, base, src, &res, 1) : -ENOMEM;
+	names_free(&names);
+	if (r < 0) {
 		sb_wl_result_free(res);
 		sb_resultset_free(rs);
 		return r < 0 ? r : -ENOMEM;
@@ -367,34 +470,24 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 
 /* ---- which kind of file ---- */
 
+/* At most IMPORT_MAX_BYTES + 1 bytes of a regular file: a FIFO or a device
+ * (/dev/zero) is refused at once, never read or waited on. */
 static int read_file(const char *path, char **buf, size_t *len, char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t n = 0;
+	mode_t mode = 0;
+	int r = sb_read_regular(path, IMPORT_MAX_BYTES, buf, len, &mode);
+	_cleanup_free_ char *e = r < 0 ? sb_escape(path) : NULL;
 
-	if (fd < 0)
-		return fail(err, "%s: %s", path, strerror(errno)), negerrno();
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size > IMPORT_MAX_BYTES) {
-		close(fd);
-		return fail(err, "%s: too large to be a result (over 64 MiB)", path);
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (!*buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t k = read(fd, *buf + n, (size_t)st.st_size - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	(*buf)[n] = '\0';
-	*len = n;
+	if (r == -EINVAL)
+		return fail(err, "%s: %s, not a result file (refused)", e ? e : "?",
+			    sb_file_kind(mode));
+	if (r == -EFBIG)
+		return fail(err, "%s: too large to be a result (over %u MiB)", e ? e : "?",
+			    IMPORT_MAX_BYTES >> 20);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return fail(err, "%s: %s", e ? e : "?", strerror(-r)), r;
 	return 0;
 }
 
@@ -410,17 +503,14 @@ int sb_report_read_set(const char *path, struct sb_resultset **out, char **err)
 	r = read_file(path, &buf, &len, err);
 	if (r < 0)
 		return r;
-	if (!buf)
-		return -ENOMEM;
 	const char *p = buf + strspn(buf, " \t\r\n");
+	/* Read once and parsed from memory: what is judged is what was read. */
 	/* fio may print notes before its JSON; ours starts with '{' */
 	if (*p == '{' && strstr(buf, "\"stackbench-result\""))
-		return sb_resultset_read(path, out, err);
+		return sb_resultset_parse(buf, len, path, out, err);
 	if (strstr(buf, "\"fio version\"") && strchr(buf, '{'))
 		return sb_import_fio_json(buf, len, path, out, err);
-	if (*p == '{')
-		return sb_resultset_read(path, out, err);
-	if (strchr(p, ','))
+	if (*p != '{' && strchr(p, ','))
 		return sb_import_bonnie_csv(buf, len, path, out, err);
-	return sb_resultset_read(path, out, err);
+	return sb_resultset_parse(buf, len, path, out, err);
 }

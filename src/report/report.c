@@ -459,15 +459,26 @@ static int add_col(struct sb_report *r, size_t set, const struct sb_variant *v, 
 	return 0;
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, not pairwise: a report of 4000 imported columns (issue 24). */
 static bool labels_unique(const struct sb_report *r, char **labels)
 {
+	_cleanup_free_ char **s = malloc((r->n_cols ? r->n_cols : 1) * sizeof(*s));
+	if (!s)
+		return false;
 	for (size_t i = 0; i < r->n_cols; i++) {
 		if (!labels[i] || !*labels[i] || strlen(labels[i]) > SB_REPORT_LABEL_MAX)
 			return false;
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(labels[i], labels[k]) == 0)
-				return false;
+		s[i] = labels[i];
 	}
+	qsort(s, r->n_cols, sizeof(*s), cmp_strp);
+	for (size_t i = 1; i < r->n_cols; i++)
+		if (strcmp(s[i - 1], s[i]) == 0)
+			return false;
 	return true;
 }
 
@@ -557,12 +568,21 @@ static int label_cols(struct sb_report *r)
 
 	if (!cand)
 		return -ENOMEM;
+	/* which variant names more than one column has: sorted, not pairwise */
+	_cleanup_free_ const char **byname = malloc(r->n_cols * sizeof(*byname));
+	if (!byname) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r->n_cols; i++)
+		byname[i] = r->cols[i].variant;
+	qsort(byname, r->n_cols, sizeof(*byname), cmp_strp);
 	for (size_t i = 0; i < r->n_cols; i++) {
 		struct sb_report_col *c = &r->cols[i];
-		size_t same = 0;
-		for (size_t k = 0; k < r->n_cols; k++)
-			same += strcmp(r->cols[k].variant, c->variant) == 0;
-		if (same > 1)
+		const char **at = bsearch(&c->variant, byname, r->n_cols, sizeof(*byname), cmp_strp);
+		bool same = (at > byname && strcmp(at[-1], c->variant) == 0) ||
+			    (at + 1 < byname + r->n_cols && strcmp(at[1], c->variant) == 0);
+		if (same)
 			c->full = sb_asprintf("%s:%s", r->set_names[c->set], c->variant);
 		else
 			c->full = strdup(c->variant);

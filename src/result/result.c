@@ -47,15 +47,6 @@ const char *sb_better_name(enum sb_better b)
 	}
 }
 
-static enum sb_better better_from_name(const char *s)
-{
-	if (s && strcmp(s, "higher") == 0)
-		return SB_BETTER_HIGHER;
-	if (s && strcmp(s, "lower") == 0)
-		return SB_BETTER_LOWER;
-	return SB_BETTER_NONE;
-}
-
 struct sb_wl_result *sb_wl_result_new(const char *workload, const char *spec)
 {
 	struct sb_wl_result *r = calloc(1, sizeof(*r));
@@ -184,7 +175,40 @@ static const struct {
 	{SB_RES_FRESH, "fresh"},
 };
 
-static double get_num(json_object *o, const char *key);
+unsigned sb_result_flag_from_name(const char *name)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(flag_names); k++)
+		if (strcmp(name, flag_names[k].name) == 0)
+			return flag_names[k].flag;
+	return 0;
+}
+
+/* json-c writes a NaN or infinite double as NaN or Infinity, which is not
+ * JSON and which the reader refuses: the workloads' extras get null there,
+ * as the metrics do, so that we never write what we would not read. */
+static void null_nonfinite(json_object *o)
+{
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			json_object *v = json_object_array_get_idx(o, i);
+			if (json_object_is_type(v, json_type_double) &&
+			    !isfinite(json_object_get_double(v)))
+				json_object_array_put_idx(o, i, NULL);
+			else
+				null_nonfinite(v);
+		}
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, v)
+		{
+			if (json_object_is_type(v, json_type_double) &&
+			    !isfinite(json_object_get_double(v)))
+				json_object_object_add(o, key, NULL);
+			else
+				null_nonfinite(v);
+		}
+	}
+}
+
 
 /* The bucket pairs on one line even in a pretty-printed file: one number per
  * line made a mixed run's result.json ten times the size. */
@@ -225,57 +249,6 @@ json_object *sb_hist_to_json(const struct sb_hist *h)
 	json_object_set_serializer(b, pairs_compact, NULL, NULL);
 	json_object_object_add(o, "buckets", b);
 	return o;
-}
-
-static bool get_u64(json_object *o, const char *key, uint64_t *v)
-{
-	json_object *x;
-	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_int))
-		return false;
-	*v = json_object_get_uint64(x);
-	return json_object_get_int64(x) >= 0 || *v > INT64_MAX;
-}
-
-int sb_hist_from_json(json_object *o, struct sb_hist *h, char **why)
-{
-	json_object *b, *x;
-	uint64_t total = 0;
-
-	sb_hist_init(h);
-	if (!json_object_is_type(o, json_type_object))
-		return *why = strdup("\"hist\": expected an object"), -EINVAL;
-	if (!json_object_object_get_ex(o, "sub_bits", &x) || json_object_get_int(x) != SB_HIST_SUB_BITS)
-		return *why = strdup("\"hist\": expected \"sub_bits\": 5"), -EINVAL;
-	if (!get_u64(o, "count", &h->count) || !get_u64(o, "min_ns", &h->min) ||
-	    !get_u64(o, "max_ns", &h->max))
-		return *why = strdup("\"hist\": expected integer count, min_ns and max_ns"),
-		       -EINVAL;
-	h->sum = get_num(o, "sum_ns");
-	h->sumsq = get_num(o, "sumsq_ns2");
-	if (!json_object_object_get_ex(o, "buckets", &b) || !json_object_is_type(b, json_type_array))
-		return *why = strdup("\"hist\": expected a \"buckets\" array"), -EINVAL;
-	for (size_t i = 0; i < json_object_array_length(b); i++) {
-		json_object *p = json_object_array_get_idx(b, i), *ix, *cx;
-		int64_t idx;
-		if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2 ||
-		    !json_object_is_type(ix = json_object_array_get_idx(p, 0), json_type_int) ||
-		    !json_object_is_type(cx = json_object_array_get_idx(p, 1), json_type_int) ||
-		    (idx = json_object_get_int64(ix)) < 0 || idx >= SB_HIST_BUCKETS ||
-		    json_object_get_int64(cx) < 0)
-			return *why = strdup("\"hist\": bucket: expected [index 0..1919, count]"),
-			       -EINVAL;
-		h->b[idx] += json_object_get_uint64(cx);
-		total += json_object_get_uint64(cx);
-	}
-	if (total != h->count)
-		return *why = strdup("\"hist\": the bucket counts do not add up to \"count\""),
-		       -EINVAL;
-	if (!h->count)
-		h->min = UINT64_MAX, h->max = 0;
-	else if (h->min > h->max || !isfinite(h->sum) || !isfinite(h->sumsq))
-		return *why = strdup("\"hist\": min_ns above max_ns, or sums not numbers"),
-		       -EINVAL;
-	return 0;
 }
 
 json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
@@ -327,141 +300,11 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		json_object_array_add(lat, lo);
 	}
 	json_object_object_add(o, "latency", lat);
-	if (r->extra)
+	if (r->extra) {
+		null_nonfinite(r->extra);
 		json_object_object_add(o, "extra", json_object_get(r->extra));
+	}
 	return o;
-}
-
-static int fail(char **err, const char *what, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **err, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[512];
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (err) {
-		free(*err);
-		if (asprintf(err, "%s: %s", what, msg) < 0)
-			*err = NULL;
-	}
-	return -EINVAL;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static double get_num(json_object *o, const char *key)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return NAN;
-	return json_object_get_double(v);
-}
-
-int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err)
-{
-	json_object *arr, *v;
-	struct sb_wl_result *r;
-	const char *w = get_str(o, "workload"), *spec = get_str(o, "spec");
-
-	if (!json_object_is_type(o, json_type_object) || !w)
-		return fail(err, "workload", "expected an object with a \"workload\" string");
-	r = sb_wl_result_new(w, spec);
-	if (!r)
-		return -ENOMEM;
-	if (json_object_object_get_ex(o, "flags", &arr) && json_object_is_type(arr, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(arr); i++) {
-			const char *f = json_object_get_string(json_object_array_get_idx(arr, i));
-			for (size_t k = 0; f && k < ARRAY_SIZE(flag_names); k++)
-				if (strcmp(f, flag_names[k].name) == 0)
-					r->flags |= flag_names[k].flag;
-		}
-	if (get_str(o, "error"))
-		r->error = strdup(get_str(o, "error"));
-	if (!json_object_object_get_ex(o, "metrics", &arr) ||
-	    !json_object_is_type(arr, json_type_array)) {
-		sb_wl_result_free(r);
-		return fail(err, w, "expected a \"metrics\" array");
-	}
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *m = json_object_array_get_idx(arr, i);
-		const char *name = get_str(m, "name"), *unit = get_str(m, "unit");
-		if (!name || !unit) {
-			sb_wl_result_free(r);
-			return fail(err, w, "metric %zu: expected \"name\" and \"unit\" strings", i);
-		}
-		if (sb_wl_add_metric(r, name, unit, better_from_name(get_str(m, "better")),
-				     get_num(m, "value")) < 0) {
-			sb_wl_result_free(r);
-			return -ENOMEM;
-		}
-		json_object *hl = json_object_object_get(m, "headline");
-		if (get_str(m, "label") &&
-		    sb_metric_describe(&r->metrics[r->n_metrics - 1], get_str(m, "label"),
-				       hl && json_object_get_boolean(hl), get_str(m, "phase")) < 0) {
-			sb_wl_result_free(r);
-			return -ENOMEM;
-		}
-		json_object *co = json_object_object_get(m, "cost");
-		r->metrics[r->n_metrics - 1].cost =
-		    co && json_object_is_type(co, json_type_boolean) && json_object_get_boolean(co);
-	}
-	if (json_object_object_get_ex(o, "latency", &arr) && json_object_is_type(arr, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(arr); i++) {
-			json_object *l = json_object_array_get_idx(arr, i);
-			struct sb_latency lat = {
-				.op = (char *)get_str(l, "op"),
-				.count = (uint64_t)json_object_get_uint64(
-					json_object_object_get(l, "count")),
-				.min_ms = get_num(l, "min_ms"),
-				.mean_ms = get_num(l, "mean_ms"),
-				.stdev_ms = get_num(l, "stdev_ms"),
-				.p50_ms = get_num(l, "p50_ms"),
-				.p90_ms = get_num(l, "p90_ms"),
-				.p99_ms = get_num(l, "p99_ms"),
-				.p999_ms = get_num(l, "p999_ms"),
-				.max_ms = get_num(l, "max_ms"),
-			};
-			if (!lat.op) {
-				sb_wl_result_free(r);
-				return fail(err, w, "latency %zu: expected an \"op\" string", i);
-			}
-			json_object *ho;
-			struct sb_hist *h = NULL;
-			if (json_object_object_get_ex(l, "hist", &ho) && ho) {
-				char *why = NULL;
-				h = malloc(sizeof(*h));
-				if (!h) {
-					sb_wl_result_free(r);
-					return -ENOMEM;
-				}
-				if (sb_hist_from_json(ho, h, &why) < 0) {
-					free(h);
-					sb_wl_result_free(r);
-					fail(err, w, "latency '%s': %s", lat.op, why ? why : "bad");
-					free(why);
-					return -EINVAL;
-				}
-				lat.hist = h;
-			}
-			int ar = sb_wl_add_latency(r, &lat);
-			free(h);
-			if (ar < 0) {
-				sb_wl_result_free(r);
-				return ar;
-			}
-		}
-	if (json_object_object_get_ex(o, "extra", &v))
-		r->extra = json_object_get(v);
-	*out = r;
-	return 0;
 }
 
 json_object *sb_host_facts(void)
@@ -553,6 +396,24 @@ struct sb_variant *sb_resultset_variant(struct sb_resultset *rs, const char *nam
 	v = &rs->var[rs->n_var++];
 	*v = (struct sb_variant){.name = strdup(name),
 				 .params = params ? params : json_object_new_object()};
+	return v;
+}
+
+struct sb_variant *sb_resultset_append_variant(struct sb_resultset *rs, const char *name,
+					       json_object *params)
+{
+	struct sb_variant *v = grow(rs->var, rs->n_var, sizeof(*v));
+	char *n = strdup(name);
+	if (!v || !n || !(params = params ? params : json_object_new_object())) {
+		if (v)
+			rs->var = v;
+		free(n);
+		json_object_put(params);
+		return NULL;
+	}
+	rs->var = v;
+	v = &rs->var[rs->n_var++];
+	*v = (struct sb_variant){.name = n, .params = params};
 	return v;
 }
 
@@ -673,209 +534,6 @@ void sb_resultset_free(struct sb_resultset *rs)
 	json_object_put(rs->devices);
 	json_object_put(rs->tools);
 	free(rs);
-}
-
-static json_object *get_ref(json_object *o, const char *key)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get(v) : NULL;
-}
-
-/* Parses FILE, with the line and column of a syntax error in the message
- * (json_object_from_file says neither). */
-static int read_json(const char *file, bool in_dir, json_object **out, char **err)
-{
-	_cleanup_fclose_ FILE *f = fopen(file, "re");
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0, end, line = 1, col = 1;
-	enum json_tokener_error jerr;
-	json_tokener *tok;
-	json_object *o;
-
-	if (!f) {
-		if (errno == ENOENT && in_dir)
-			return fail(err, file, "no such file (not a result set directory)"), -ENOENT;
-		return fail(err, file, "%s", strerror(errno)), negerrno();
-	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *p = realloc(buf, cap = cap * 2 + 8192);
-			if (!p)
-				return -ENOMEM;
-			buf = p;
-		}
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f))
-		return fail(err, file, "read error"), -EIO;
-	buf[len] = '\0';
-	if (strlen(buf) != len)
-		return fail(err, file, "not a text file (expected JSON)");
-	if (buf[strspn(buf, " \t\r\n")] == '\0')
-		return fail(err, file, "empty file (expected a JSON object)");
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	o = json_tokener_parse_ex(tok, buf, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	for (size_t i = 0; i < end && i < len; i++, col++)
-		if (buf[i] == '\n')
-			line++, col = 0;
-	if (jerr == json_tokener_continue || (!o && jerr == json_tokener_success))
-		return fail(err, file, "line %zu: unexpected end of file (truncated?)", line);
-	if (jerr != json_tokener_success)
-		return fail(err, file, "line %zu, column %zu: not valid JSON (%s)", line, col,
-			    json_tokener_error_desc(jerr));
-	if (buf[end + strspn(buf + end, " \t\r\n")] != '\0') {
-		json_object_put(o);
-		return fail(err, file, "line %zu: unexpected data after the JSON object", line);
-	}
-	*out = o;
-	return 0;
-}
-
-int sb_resultset_read(const char *path, struct sb_resultset **out, char **err)
-{
-	_cleanup_free_ char *file = NULL;
-	struct stat st;
-	json_object *o = NULL, *vars, *v;
-	struct sb_resultset *rs = NULL;
-	const char *fmt;
-	int r;
-
-	if (stat(path, &st) < 0)
-		return fail(err, path, "%s", strerror(errno)), negerrno();
-	if (S_ISDIR(st.st_mode)) {
-		if (asprintf(&file, "%s/result.json", path) < 0)
-			return -ENOMEM;
-	} else {
-		file = strdup(path);
-	}
-
-	r = read_json(file, S_ISDIR(st.st_mode), &o, err);
-	if (r < 0)
-		return r;
-	fmt = get_str(o, "format");
-	if (!fmt || strcmp(fmt, SB_RESULT_FORMAT) != 0) {
-		r = fail(err, file, "not a stackbench result (expected \"format\": \"%s\")",
-			 SB_RESULT_FORMAT);
-		goto out;
-	}
-	if (!json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int)) {
-		r = fail(err, file, "expected an integer \"version\"");
-		goto out;
-	}
-	if (json_object_get_int(v) < SB_RESULT_VERSION_MIN ||
-	    json_object_get_int(v) > SB_RESULT_VERSION) {
-		r = fail(err, file,
-			 "result format version %d is not supported (this reads versions %d to %d)",
-			 json_object_get_int(v), SB_RESULT_VERSION_MIN, SB_RESULT_VERSION);
-		goto out;
-	}
-	rs = calloc(1, sizeof(*rs));
-	if (!rs) {
-		r = -ENOMEM;
-		goto out;
-	}
-	rs->version = json_object_get_int(v);
-	rs->tool_version = xstrdup(get_str(o, "tool_version") ?: "unknown");
-	rs->created = xstrdup(get_str(o, "created") ?: "");
-	rs->command = xstrdup(get_str(o, "command") ?: "run");
-	rs->host = get_ref(o, "host");
-	rs->profile = get_ref(o, "profile");
-	rs->target = get_ref(o, "target");
-	rs->devices = get_ref(o, "devices");
-	rs->tools = get_ref(o, "tools");
-	rs->path = strdup(file);
-
-	if (!json_object_object_get_ex(o, "variants", &vars) ||
-	    !json_object_is_type(vars, json_type_array)) {
-		r = fail(err, file, "expected a \"variants\" array");
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(vars); i++) {
-		json_object *vo = json_object_array_get_idx(vars, i), *reps;
-		const char *name = get_str(vo, "name");
-		struct sb_variant *var;
-		if (!name) {
-			r = fail(err, file, "variant %zu: expected a \"name\" string", i);
-			goto out;
-		}
-		var = sb_resultset_variant(rs, name, get_ref(vo, "params"));
-		if (!var) {
-			r = -ENOMEM;
-			goto out;
-		}
-		if (!json_object_object_get_ex(vo, "repeats", &reps) ||
-		    !json_object_is_type(reps, json_type_array)) {
-			r = fail(err, file, "variant '%s': expected a \"repeats\" array", name);
-			goto out;
-		}
-		for (size_t k = 0; k < json_object_array_length(reps); k++) {
-			json_object *ro = json_object_array_get_idx(reps, k), *wls;
-			size_t n;
-			if (!json_object_object_get_ex(ro, "workloads", &wls) ||
-			    !json_object_is_type(wls, json_type_array)) {
-				r = fail(err, file,
-					 "variant '%s' repeat %zu: expected a \"workloads\" array",
-					 name, k);
-				goto out;
-			}
-			n = json_object_array_length(wls);
-			/* On the heap: the file decides n (a stack array overflowed). */
-			_cleanup_free_ struct sb_wl_result **wl = calloc(n ? n : 1, sizeof(*wl));
-			if (!wl) {
-				r = -ENOMEM;
-				goto out;
-			}
-			for (size_t w = 0; w < n; w++) {
-				char *sub = NULL;
-				r = sb_wl_result_from_json(json_object_array_get_idx(wls, w), &wl[w],
-							   &sub);
-				if (r < 0) {
-					for (size_t j = 0; j < w; j++)
-						sb_wl_result_free(wl[j]);
-					fail(err, file, "variant '%s' repeat %zu: %s", name, k,
-					     sub ? sub : "bad workload");
-					free(sub);
-					goto out;
-				}
-			}
-			if (sb_variant_add_repeat(var, (unsigned)k, wl, n) < 0) {
-				for (size_t j = 0; j < n; j++)
-					sb_wl_result_free(wl[j]);
-				r = -ENOMEM;
-				goto out;
-			}
-			json_object *idx = json_object_object_get(ro, "index");
-			if (idx)
-				var->rep[var->n_rep - 1].index = (unsigned)json_object_get_int(idx);
-			const char *started = get_str(ro, "started");
-			if (started) {
-				free(var->rep[var->n_rep - 1].started);
-				var->rep[var->n_rep - 1].started = strdup(started);
-			}
-			json_object *pre = json_object_object_get(ro, "precondition");
-			if (pre && json_object_is_type(pre, json_type_object))
-				var->rep[var->n_rep - 1].precondition = json_object_get(pre);
-			json_object *fl = json_object_object_get(ro, "failed");
-			if (fl && json_object_is_type(fl, json_type_object) &&
-			    json_object_is_type(json_object_object_get(fl, "message"),
-						json_type_string))
-				var->rep[var->n_rep - 1].failed = json_object_get(fl);
-		}
-	}
-	*out = TAKE_PTR(rs);
-	r = 0;
-out:
-	sb_resultset_free(rs);
-	json_object_put(o);
-	return r;
 }
 
 /* Secondary figures that are often near zero, where a relative error says

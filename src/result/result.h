@@ -121,15 +121,36 @@ int sb_hist_from_json(json_object *o, struct sb_hist *h, char **why);
 struct sb_resultset *sb_resultset_new(const char *command);
 struct sb_variant *sb_resultset_variant(struct sb_resultset *rs, const char *name,
 					json_object *params /* taken */);
+/* Appends a variant without looking for one of that name (the reader,
+ * which refuses duplicates, and importers, which make names unique).
+ * params taken. NULL when out of memory. */
+struct sb_variant *sb_resultset_append_variant(struct sb_resultset *rs, const char *name,
+					       json_object *params);
 /* Appends a repeat with the given workload results (ownership of the array's
  * elements is taken). */
 int sb_variant_add_repeat(struct sb_variant *v, unsigned index, struct sb_wl_result **wl, size_t n);
 json_object *sb_resultset_to_json(const struct sb_resultset *rs);
 /* Writes DIR/result.json atomically (temporary file, fsync, rename). */
 int sb_resultset_write(const struct sb_resultset *rs, const char *dir);
-/* Reads PATH (a result.json or a directory holding one). On error returns
- * -errno or -EINVAL with *err set to a message naming the file and what is wrong. */
+/* Reads PATH (a result.json or a directory holding one; result_read.c).
+ * On error returns -errno or -EINVAL with *err set to a message naming the
+ * file and what is wrong, with the member's path ("variants[0].repeats[1]
+ * .workloads[0].metrics[2].value: expected a finite number, got NaN").
+ * Refused: a file that is not a regular one (FIFO, device: at once, never
+ * waited on), one over SB_RESULT_MAX_BYTES, a value of the wrong type, NaN
+ * or Infinity anywhere, a figure out of any sane range, two variants of
+ * one name. */
+#define SB_RESULT_MAX_BYTES (64u << 20)
 int sb_resultset_read(const char *path, struct sb_resultset **out, char **err);
+/* The same from text already read (file names it in messages). */
+int sb_resultset_parse(const char *buf, size_t len, const char *file, struct sb_resultset **out,
+		       char **err);
+/* The SB_RES_* flag of a name in result.json ("quick"...), 0 if unknown. */
+unsigned sb_result_flag_from_name(const char *name);
+/* For --check: over v's repeats, how many hold metric in their workload
+ * of that spec with a finite value (a NaN in memory is "not measured";
+ * the reader refuses one in a file). 0: the variant has no such figure. */
+size_t sb_variant_metric_finite(const struct sb_variant *v, const char *spec, const char *metric);
 void sb_resultset_free(struct sb_resultset *rs);
 
 /* Host facts for result sets: kernel, CPU model, cores, RAM. */

@@ -166,3 +166,75 @@ int sb_create_new(const char *path, mode_t mode)
 	close(dfd);
 	return fd;
 }
+
+const char *sb_file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symbolic link";
+	}
+	return "not a regular file";
+}
+
+int sb_read_regular(const char *path, size_t max, char **buf, size_t *len, mode_t *mode)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	_cleanup_free_ char *b = NULL;
+	struct stat st;
+	size_t n = 0, cap, alloc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return negerrno();
+	if (fstat(fd, &st) < 0)
+		return negerrno();
+	if (mode)
+		*mode = st.st_mode;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* st_size is a hint for the first allocation, never the bound */
+	cap = st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 65536;
+	if (cap > max + 1)
+		cap = max + 1;
+	for (;;) {
+		if (n == cap) {
+			if (n > max)
+				return -EFBIG;
+			cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+		}
+		if (cap + 1 > alloc) {
+			char *nb = realloc(b, cap + 1);
+			if (!nb)
+				return -ENOMEM;
+			b = nb;
+			alloc = cap + 1;
+		}
+		ssize_t k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return negerrno();
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	if (n > max)
+		return -EFBIG;
+	b[n] = '\0';
+	*buf = TAKE_PTR(b);
+	*len = n;
+	return 0;
+}

@@ -41,3 +41,14 @@ int sb_create_new(const char *path, mode_t mode);
 /* Opens dfd/name for appending, creating it, never through a symlink.
  * Returns the fd or -errno. */
 int sb_open_append_at(int dfd, const char *name, mode_t mode);
+
+/* Reads the regular file path whole, at most max bytes, NUL-terminated
+ * (*buf allocated, *len its length). Opened O_NONBLOCK, so that a FIFO or
+ * a device (or a symlink to one) is refused at once rather than waited on:
+ * -EINVAL when it is not a regular file (*mode says what it is); -EFBIG
+ * when it holds more than max bytes, found by reading at most max + 1,
+ * whatever its size claims (/proc, a file growing under us). Else 0 or
+ * -errno. */
+int sb_read_regular(const char *path, size_t max, char **buf, size_t *len, mode_t *mode);
+/* "a FIFO", "a character device", "a directory"... for messages. */
+const char *sb_file_kind(mode_t mode);

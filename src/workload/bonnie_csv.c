@@ -92,7 +92,9 @@ static const struct sb_wl_result *owner(int field, const struct sb_wl_result *se
 static int64_t extra_int(const struct sb_wl_result *r, const char *key, int64_t def)
 {
 	json_object *v;
-	if (r && r->extra && json_object_object_get_ex(r->extra, key, &v))
+	/* the reader checked the type; a result built in memory may differ */
+	if (r && r->extra && json_object_object_get_ex(r->extra, key, &v) &&
+	    json_object_is_type(v, json_type_int))
 		return json_object_get_int64(v);
 	return def;
 }
@@ -179,26 +181,60 @@ char *sb_bonnie_csv_line(const struct sb_wl_result *seq, const struct sb_wl_resu
 	return line;
 }
 
-/* "8593us", "20ms", "3s" -> milliseconds; NAN when empty or unknown. */
-static double parse_latency(const char *s)
+/* Plain decimals only: strtod would take "nan", "inf", "1e999", "0x1p9" and
+ * signs, none of which bonnie++ prints. */
+static int decimal(const char *s, const char **end, double *v)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s)
-		return NAN;
-	if (strcmp(end, "us") == 0)
-		return v / 1000;
-	if (strcmp(end, "ms") == 0)
-		return v;
-	if (strcmp(end, "s") == 0)
-		return v * 1000;
-	return NAN;
+	const char *p = s;
+	size_t digits = strspn(p, "0123456789");
+	if (!digits)
+		return -EINVAL;
+	p += digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		if (!frac)
+			return -EINVAL;
+		p += 1 + frac;
+	}
+	if (p - s > 24)
+		return -EINVAL;
+	*v = strtod(s, NULL);
+	*end = p;
+	return *v <= SB_BONNIE_MAX ? 0 : -EINVAL;
 }
 
-int sb_bonnie_csv_import(const char *text, struct sb_wl_result *r)
+int sb_bonnie_figure(const char *s, double *v)
+{
+	const char *end;
+	if (!*s || (*s == '+' && s[strspn(s, "+")] == '\0'))
+		return 1;
+	if (decimal(s, &end, v) < 0 || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int sb_bonnie_latency(const char *s, double *ms)
+{
+	static const struct {
+		const char *unit;
+		double to_ms;
+	} units[] = {{"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
+	const char *end;
+	double v;
+	if (!*s)
+		return 1;
+	if (decimal(s, &end, &v) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcmp(end, units[i].unit) == 0)
+			return *ms = v * units[i].to_ms, 0;
+	return -EINVAL;
+}
+
+int sb_bonnie_csv_import(const char *text, struct sb_wl_result *r_)
 {
 	char *copy = strdup(text), *fld[F_COUNT + 1], *p;
-	int n = 0;
+	int n = 0, r = 0;
 
 	if (!copy)
 		return -ENOMEM;
@@ -214,29 +250,32 @@ int sb_bonnie_csv_import(const char *text, struct sb_wl_result *r)
 		free(copy);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(rate_map); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rate_map) && r == 0; i++) {
 		const char *v = fld[rate_map[i].field], *cpu = fld[rate_map[i].field + 1];
 		const char *unit = rate_map[i].field < F_SEEKS_RATE    ? "KB/s"
 				   : rate_map[i].field == F_SEEKS_RATE ? "seeks/s"
 								       : "ops/s";
-		char cname[64], *end;
-		double x;
-		if (!*v || v[0] == '+')
+		char cname[64];
+		double x, c, ms;
+		int kx = sb_bonnie_figure(v, &x), kc = sb_bonnie_figure(cpu, &c);
+		int kl = sb_bonnie_latency(fld[rate_map[i].lat_field], &ms);
+		if (kx < 0 || kc < 0 || kl < 0) {
+			r = -EINVAL;
+			break;
+		}
+		if (kx > 0)
 			continue;
-		x = strtod(v, &end);
-		if (*end)
-			continue;
-		sb_wl_add_metric(r, rate_map[i].metric, unit, SB_BETTER_HIGHER, x);
+		if ((r = sb_wl_add_metric(r_, rate_map[i].metric, unit, SB_BETTER_HIGHER, x)) < 0)
+			break;
 		snprintf(cname, sizeof(cname), "%s_cpu", rate_map[i].metric);
-		if (*cpu && cpu[0] != '+')
-			sb_wl_add_metric(r, cname, "%CPU", SB_BETTER_LOWER, strtod(cpu, NULL));
-		double ms = parse_latency(fld[rate_map[i].lat_field]);
-		if (!isnan(ms) && rate_map[i].lat_op) {
+		if (kc == 0 && (r = sb_wl_add_metric(r_, cname, "%CPU", SB_BETTER_LOWER, c)) < 0)
+			break;
+		if (kl == 0 && rate_map[i].lat_op) {
 			/* bonnie++ reports only the worst latency of each test. */
 			struct sb_latency l = {.op = (char *)rate_map[i].lat_op, .max_ms = ms};
-			sb_wl_add_latency(r, &l);
+			r = sb_wl_add_latency(r_, &l);
 		}
 	}
 	free(copy);
-	return 0;
+	return r;
 }

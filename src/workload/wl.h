@@ -349,6 +349,9 @@ void sb_wl_free_words(char **argv);
 /* Adapters' parsers (bonnie.c, fio.c): 0 (or a count) or -EINVAL. */
 int sb_iozone_import(struct sb_wl_result *r, const char *out);
 int sb_fio_import(struct sb_wl_ctx *c, const char *text);
+/* The same, with *err naming what is wrong ("jobs[3].read.iops: expected a
+ * number, got null"; allocated) when err is not NULL. */
+int sb_fio_import_json(struct sb_wl_ctx *c, const char *text, char **err);
 /* One fio per-interval log (write_iops_log / write_bw_log with log_avg_msec):
  * lines "MSEC, VALUE, DDIR, BS, OFFSET[, ...]". Pure; 0 or -EINVAL on a line
  * of another shape. *out (malloc'ed) holds n points. */

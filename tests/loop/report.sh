@@ -72,8 +72,8 @@ bad=(
 	"$B/zero.json|$B/zero.json: empty file"
 	"$B/other.json|$B/other.json: not a stackbench result"
 	"$B/v99.json|$B/v99.json: result format version 99 is not supported"
-	"$B/novariants.json|$B/novariants.json: expected a \"variants\" array"
-	"$B/noname.json|$B/noname.json: variant 'ext4' repeat 0: seq: metric 0: expected \"name\""
+	"$B/novariants.json|$B/novariants.json: variants: expected an array, got an integer"
+	"$B/noname.json|$B/noname.json: variants[0].repeats[0].workloads[0].metrics[0].name: expected a string, got null or nothing"
 )
 for c in "${bad[@]}"; do
 	path=${c%%|*}
