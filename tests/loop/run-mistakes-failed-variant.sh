@@ -25,7 +25,7 @@ run = command:true
 CONF
 
 expect_exit 1 "$STACKBENCH" run "$prof" --loop --quick --yes --results "$SB_TMP/res"
-assert_contains "$OUT" "variant 2/2 (repeat 1): fs.type=ext4" "the second variant ran"
+assert_contains "$OUT" "variant 2 of 2, repeat 1 of 1: fs.type=ext4" "the second variant ran"
 assert_contains "$OUT" "1 variant run failed" "the closing line"
 assert_contains "$OUT" "FAILED: fs.type=xfs: repeat 1, step 3 mkfs" "run's report"
 j=$SB_TMP/res/result.json
@@ -43,7 +43,7 @@ assert_contains "$rep" "Filesystem must be larger than 300MB" "report's reason"
 nothing_left "without --fail-fast"
 
 expect_exit 1 "$STACKBENCH" run "$prof" --loop --quick --yes --fail-fast --results "$SB_TMP/res2"
-assert_not_contains "$OUT" "variant 2/2 (repeat 1)" "--fail-fast: the second variant ran"
+assert_not_contains "$OUT" "variant 2 of 2" "--fail-fast: the second variant ran"
 assert_contains "$OUT" "Filesystem must be larger than 300MB" "--fail-fast: mkfs.xfs's reason"
 assert_eq "$(jq -r '.variants[1].repeats | length' "$SB_TMP/res2/result.json")" "0" "--fail-fast: ext4 repeats"
 nothing_left "with --fail-fast"

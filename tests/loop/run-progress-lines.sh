@@ -44,6 +44,6 @@ assert_eq "$(grep -c 'repeat [12] of 2: .*(about [0-9hms]* left)$' <<<"$err")" 3
 ! grep -q $'\r' "$SB_TMP/err" || fail "carriage returns on a log"
 # Stdout: results only.
 ! grep -q "variant [0-9] of\|seq: block write:" "$SB_TMP/out" || fail "progress on stdout"
-head -1 "$SB_TMP/out" | grep -q "^METRIC" || fail "stdout does not start with the report: $(head -1 "$SB_TMP/out")"
+head -1 "$SB_TMP/out" | grep -q "^verdict$" || fail "stdout does not start with the report: $(head -1 "$SB_TMP/out")"
 tail -1 "$SB_TMP/out" | grep -q "^results: " || fail "stdout does not end with the results path"
 pass_msg "per-phase and per-run progress on stderr, results alone on stdout"

@@ -23,7 +23,7 @@ if [ "${1:-}" = --guest ]; then
 		fail "no reason given: $out"
 	grep -q -- "--loop-dir" <<<"$out" || fail "no way out named: $out"
 	! grep -q "Failed to write metadata" <<<"$out" || fail "mdadm ran: $out"
-	! grep -q "variant 2/2 (repeat" <<<"$out" || fail "the run went on to the next variant after a refusal: $out"
+	! grep -q "variant 2 of 2, repeat" <<<"$out" || fail "the run went on to the next variant after a refusal: $out"
 	[ -z "$(losetup -a)" ] || fail "loop devices left: $(losetup -a)"
 	! grep -q '^md' /proc/mdstat || fail "arrays left: $(cat /proc/mdstat)"
 	[ -z "$(ls -A /var/tmp/stackbench 2>/dev/null)" ] || fail "images left: $(ls -A /var/tmp/stackbench)"
