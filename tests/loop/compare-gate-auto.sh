@@ -31,10 +31,14 @@ r = json.load(open(sys.argv[1]))
 print(" ".join(str(len(v["repeats"])) for v in r["variants"]))' "$1/result.json"
 }
 run_auto "$SB_TMP/ab" 6 "matrix.mount.options=noatime|noatime,sync"
-assert_contains "$OUT" "repeat auto: stopped after 3 rounds: every headline row resolved" "A/B"
+# 3 rounds on a quiet machine; a loaded one may need a round or two more
+grep -qE "repeat auto: stopped after [3-6] rounds: every headline row resolved" <<<"$OUT" ||
+	fail "A/B: not stopped once resolved: $OUT"
 assert_contains "$OUT" "mount.options=noatime,sync: command:$SB_TMP/wl.sh: Wall time: resolved, worse" \
 	"A/B row"
-assert_eq "$(repeats "$SB_TMP/ab")" "3 3" "A/B repeats"
+read -r ra rb <<<"$(repeats "$SB_TMP/ab")"
+assert_eq "$ra" "$rb" "A/B: whole rounds"
+grep -qF "stopped after $ra rounds" <<<"$OUT" || fail "A/B: $ra repeats, not the rounds it said"
 
 run_auto "$SB_TMP/aa" 4 "matrix.workloads.time-limit=20m|21m"
 if grep -qF "stopped at the limit of 4 rounds" <<<"$OUT"; then

@@ -28,9 +28,11 @@ expect_exit 3 "$STACKBENCH" run single-disk --devices "$empty" --yes --wipe "${W
 assert_contains "$OUT" "$empty: refusing: empty (0 bytes)" "run: 0-byte device"
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$small" --yes -o workloads.run=command:true -o fs.type=xfs
 assert_contains "$OUT" "$small: refusing: too small: 64M (67108864 bytes), xfs needs at least 300M (314572800 bytes)" "run: below xfs's minimum"
-# plan says so too, before anything runs
-expect_exit 0 "$STACKBENCH" plan single-disk --devices "$small" -o workloads.run=command:true -o fs.type=xfs
+# plan says so too, before anything runs (and mkfs.xfs's own dry run
+# refuses the size: exit 2, with its words)
+expect_exit 2 "$STACKBENCH" plan single-disk --devices "$small" -o workloads.run=command:true -o fs.type=xfs
 assert_contains "$OUT" "run would refuse it: too small" "plan: below xfs's minimum"
+assert_contains "$OUT" "Filesystem must be larger than 300MB" "plan: mkfs.xfs's dry run"
 [ -z "$(blkid -p "$small" 2>/dev/null)" ] || fail "a refused run wrote $small"
 # A detached loop device (the next free one), without --yes: whatever
 # happens to it meanwhile, nothing is written.

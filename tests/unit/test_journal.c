@@ -10,6 +10,7 @@
 #include "stack/stack.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,7 @@ static void test_damaged(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char dir[] = "/tmp/sbjournal-XXXXXX", out[] = "/tmp/sboutside-XXXXXX";
-		char path[300], mnt[300], victim[300], rdir[300];
+		char path[300], mnt[300], victim[300], rdir[PATH_MAX];
 		struct sb_exec x;
 		struct stat st;
 		FILE *f;
