@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for shell tests (sourced). Each test creates and removes its
 # own loop devices and files under a private directory; it never touches a
 # device it did not create.
@@ -81,6 +82,7 @@ dio_ext4() {
 # Every shipped profile the host kernel can build (md and dm ones: the VM
 # tier), each in one variant, chosen to have the most steps (the steps are
 # numbered per variant): "PROFILE|OVERRIDE|OVERRIDE...", each OVERRIDE an -o.
+# shellcheck disable=SC2034 # used by the tests that source this file
 SB_HOST_PROFILE_CASES=(
 	"single-disk|fs.type=xfs"
 	"btrfs-raid1-partitions|mount.options=ssd"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for test scripts running inside the VM runner's guest (sourced):
 # disks by role, and the "nothing left" checks for md, dm, LVM and signatures.
 

@@ -68,7 +68,7 @@ if [ "${1:-}" = --guest ]; then
 			i=$((i + 1))
 			for w in $1; do
 				# WANT words are regexes, bounded like words or options.
-				[[ " $l " =~ [\ ,=]$w[\ ,:] ]] || vm_fail "$what variant $i: want '$w' in: $l"
+				[[ " $l " =~ [\ ,=]${w}[\ ,:] ]] || vm_fail "$what variant $i: want '$w' in: $l"
 			done
 			shift
 		done <"$facts"
