@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for shell tests (sourced). Each test creates and removes its
 # own loop devices and files under a private directory; it never touches a
 # device it did not create.
@@ -44,9 +45,10 @@ sb_cleanup() {
 }
 trap sb_cleanup EXIT
 
+# fail, pass_msg, assert_*, expect_exit: shared with the VM guest's helpers
+# shellcheck source=tests/common.sh
+. "$SB_TOP/tests/common.sh"
 skip() { echo "skipped: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass_msg() { echo "ok: $*"; }
 
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
 need_loop() {
@@ -84,6 +86,7 @@ dio_ext4() {
 # Every shipped profile the host kernel can build (md and dm ones: the VM
 # tier), each in one variant, chosen to have the most steps (the steps are
 # numbered per variant): "PROFILE|OVERRIDE|OVERRIDE...", each OVERRIDE an -o.
+# shellcheck disable=SC2034 # used by the tests that source this file
 SB_HOST_PROFILE_CASES=(
 	"single-disk|fs.type=xfs"
 	"btrfs-raid1-partitions|mount.options=ssd"
@@ -149,29 +152,38 @@ kill_mid_run() {
 	! findmnt -rn -o TARGET | grep -F "$KILLED_MNT" >/dev/null || fail "could not unmount $KILLED_MNT"
 }
 
-# assert_eq GOT WANT MSG
-assert_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
-assert_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: '$2' not found in: $1"; }
-assert_not_contains() { ! grep -qF -- "$2" <<<"$1" || fail "$3: '$2' unexpectedly found"; }
-
-# expect_exit CODE CMD...: runs CMD, fails unless it exits CODE; output in $OUT
-expect_exit() {
-	local want=$1 rc=0
-	shift
-	OUT=$("$@" 2>&1) || rc=$?
-	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, want $want; output: $OUT"
-}
-
 # nothing_left: no loop devices backed by our files, no mounts of ours, no journal
 nothing_left() {
 	local what=${1:-}
 	# (grep without -q: an early exit would SIGPIPE the writer, and under
 	# pipefail the negated pipeline would then pass whatever was found)
 	! losetup -a | grep -F "$SB_TMP" >/dev/null || fail "$what: loop devices left: $(losetup -a | grep "$SB_TMP")"
-	! findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP" >/dev/null || fail "$what: mounts left: $(findmnt -rn -o TARGET,SOURCE | grep -F "$SB_TMP")"
-	if [ -d "$STACKBENCH_STATE_DIR" ]; then
-		local j
-		j=$(find "$STACKBENCH_STATE_DIR" -name 'journal*' 2>/dev/null | head -1)
-		[ -z "$j" ] || fail "$what: journal left: $j"
+	no_mount_left "$what" "$SB_TMP"
+	no_journal_left "$what" "$STACKBENCH_STATE_DIR"
+}
+
+# vm_guest RUNNER-ARG... -- COMMAND...: runs COMMAND in a guest of the VM
+# runner (contrib/vm/run with the RUNNER-ARGs: disks, throttling, --udev,
+# -t) from the current directory; fails unless it exits 0 and the runner
+# removed its files. The runner's stderr is also kept in $SB_TMP/vm.err.
+# Under the vm tier of tools/run-tests (SB_VM_SHARE set), records the guest
+# part instead and ends the test: contrib/vm/tier runs the recorded guest
+# parts of all scenarios in one boot.
+vm_guest() {
+	local rc=0
+	if [ -n "${SB_VM_SHARE:-}" ]; then
+		# the scenario's SB_* and STACKBENCH* variables, less its private
+		# directories (the guest gives it its own)
+		local n vm_envs=() vm_args=("$@") vm_cwd=$PWD
+		for n in $(compgen -e | grep -E '^(SB_|STACKBENCH)' |
+			grep -vxE 'SB_TMP|SB_VM_SHARE|SB_VM_TEST|SB_RUN_TAG|STACKBENCH_STATE_DIR|STACKBENCH_LOOP_DIR'); do
+			vm_envs+=("$n=${!n}")
+		done
+		declare -p vm_cwd vm_envs vm_args >"$SB_VM_SHARE/${SB_VM_TEST//\//_}.req"
+		exit 0
 	fi
+	TMPDIR=$SB_TMP "$SB_TOP/contrib/vm/run" "$@" 2>"$SB_TMP/vm.err" || rc=$?
+	cat "$SB_TMP/vm.err" >&2
+	[ $rc -eq 0 ] || fail "guest exited $rc"
+	[ -z "$(find "$SB_TMP" -maxdepth 1 -name 'sbvm-*')" ] || fail "runner left its files: $(ls "$SB_TMP")"
 }

@@ -1,15 +1,28 @@
+# shellcheck shell=bash
 # Helpers for test scripts running inside the VM runner's guest (sourced):
 # disks by role, and the "nothing left" checks for md, dm, LVM and signatures.
+# fail, assert_* and the journal and mount checks are tests/common.sh's, the
+# host tests' own; vm_fail is fail.
 
-vm_fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tests/common.sh"
+vm_fail() { fail "$@"; }
+
+# vm_serial DEV: the SCSI serial of /sys/block/DEV (VPD page 0x80)
+vm_serial() { tail -c +5 "/sys/block/$1/device/vpd_pg80" 2>/dev/null | tr -d '\0 '; }
 
 # The runner's scratch disks by probed role (SCSI names do not follow the
 # runner's command line): sets VM_SSDS and VM_HDDS (arrays of /dev/sdX).
+# In the vm tier's one guest (SBVM_DISK_SET set by contrib/vm/tier-guest),
+# only the disks of this scenario's set: serial sbvm-SET-*.
 vm_disks() {
 	local b
 	VM_SSDS=() VM_HDDS=()
 	for b in /sys/block/sd*; do
 		[ -e "$b" ] || continue
+		if [ -n "${SBVM_DISK_SET:-}" ]; then
+			[[ "$(vm_serial "${b##*/}")" == "sbvm-$SBVM_DISK_SET-"* ]] || continue
+		fi
 		if [ "$(cat "$b/queue/rotational")" = 0 ]; then
 			VM_SSDS+=("/dev/${b##*/}")
 		else
@@ -21,6 +34,7 @@ vm_disks() {
 # vm_want_disks NSSD NHDD: vm_disks, failing unless it found exactly NSSD
 # SSDs and NHDD HDDs. Sets ALL (every one of them) and DEVS, a --devices list
 # that is never in role order (an HDD first): roles must come from probing.
+# shellcheck disable=SC2034 # ALL and DEVS are for the caller
 vm_want_disks() {
 	vm_disks
 	[ ${#VM_SSDS[@]} = "$1" ] && [ ${#VM_HDDS[@]} = "$2" ] ||
@@ -43,17 +57,14 @@ vm_nothing_left() {
 	[ -z "$d" ] || vm_fail "$what: LVM PVs left: $d"
 	for d in "$@"; do
 		findmnt -rn -S "$d" >/dev/null && vm_fail "$what: $d still mounted"
-		ls "/sys/block/${d#/dev/}/holders" | grep . >/dev/null && vm_fail "$what: $d still has holders"
+		compgen -G "/sys/block/${d#/dev/}/holders/*" >/dev/null && vm_fail "$what: $d still has holders"
 		sig=$(wipefs -n "$d" 2>/dev/null | tail -n +2)
 		[ -z "$sig" ] || vm_fail "$what: signatures left on $d: $sig"
 		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "$what: md superblock left on $d"
-		ls "/sys/block/${d#/dev/}/" | grep "^${d#/dev/}[0-9]" >/dev/null && vm_fail "$what: partitions left on $d"
+		compgen -G "/sys/block/${d#/dev/}/${d#/dev/}[0-9]*" >/dev/null && vm_fail "$what: partitions left on $d"
 	done
-	if [ -d "${STACKBENCH_STATE_DIR:-/var/lib/stackbench}" ]; then
-		d=$(find "${STACKBENCH_STATE_DIR:-/var/lib/stackbench}" -name journal 2>/dev/null)
-		[ -z "$d" ] || vm_fail "$what: journal left: $d"
-	fi
-	findmnt -rn -o TARGET | grep stackbench >/dev/null && vm_fail "$what: stackbench mounts left: $(findmnt -rn -o TARGET | grep stackbench)"
+	no_journal_left "$what" "${STACKBENCH_STATE_DIR:-/var/lib/stackbench}"
+	no_mount_left "$what" stackbench TARGET
 	return 0
 }
 

@@ -95,7 +95,7 @@ args='["--quick", "-o", "workloads.run=seq,size=8M,chunk=64k,seeks=100", "-o", "
 left_on() { # HOST: what stackbench left on that host
 	losetup -a | grep -F "$SB_TMP/state-$1" || true
 	findmnt -rn -o TARGET | grep -F "$SB_TMP/state-$1" || true
-	ls -A "$SB_TMP/state-$1" 2>/dev/null | grep -v '^lock$' || true
+	find "$SB_TMP/state-$1" -mindepth 1 -maxdepth 1 ! -name lock -printf '%f\n' 2>/dev/null || true
 }
 
 # 1. Both hosts, together.
@@ -150,7 +150,7 @@ for _ in $(seq 300); do
 done
 findmnt -rn -o TARGET | grep -F "$SB_TMP/state-h2" >/dev/null || fail "h2 never mounted: $(tail -20 "$SB_TMP/kill.log")"
 # The host is lost: its sshd goes away.
-kill -9 "$sshd_h2"
+kill -9 "${sshd_h2:?}"
 # The run's own process: killed as a lost host's would be, no teardown.
 # (pgrep -x: ansible's own processes carry the same words in their argv.)
 runs=$(pgrep -f "^$SB_TMP/root-h2/usr/sbin/stackbench run" || true)

@@ -20,7 +20,6 @@ for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 	done
 done
 state=$STACKBENCH_STATE_DIR
-before=$(losetup -a | sort)
 cd "$SB_TOP"
 
 check_untouched() {

@@ -39,8 +39,8 @@ sed -n 1p "$LOG" | grep -q '\bssd\b' || fail "variant 1 not mounted ssd: $(sed -
 sed -n 2p "$LOG" | grep -q 'compress=zstd' || fail "variant 2 not compressed: $(sed -n 2p "$LOG")"
 nothing_left "two variants"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
-ls /dev | grep -q "^loop[0-9]*p[0-9]" && ! grep -q "loop[0-9]*p[0-9]" /proc/partitions &&
-	fail "stale partition nodes left: $(ls /dev | grep 'loop[0-9]*p')"
+compgen -G "/dev/loop[0-9]*p[0-9]*" >/dev/null && ! grep -q "loop[0-9]*p[0-9]" /proc/partitions &&
+	fail "stale partition nodes left: $(compgen -G '/dev/loop[0-9]*p[0-9]*' | tr '\n' ' ')"
 pass_msg "two variants: ssd, compress=zstd"
 
 # Sizes instead of a count: the first partition exactly 288M, the second the rest.

@@ -11,7 +11,7 @@ need_prog mkfs.btrfs
 need_prog mkfs.xfs
 cd "$SB_TOP"
 
-STACKBENCH_STATE_DIR= STACKBENCH_KILL_STEP=1 expect_exit 2 "$STACKBENCH" run single-disk --loop --quick --yes
+STACKBENCH_STATE_DIR='' STACKBENCH_KILL_STEP=1 expect_exit 2 "$STACKBENCH" run single-disk --loop --quick --yes
 assert_contains "$OUT" "STACKBENCH_KILL_STEP is a test hook" "hook refused for a real run"
 
 total=0

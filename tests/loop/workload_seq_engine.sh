@@ -52,5 +52,5 @@ for m in block_write rewrite block_read; do
 done
 n=$(q "$SB_TMP/r" '.latency[] | select(.op == "block read") | .count')
 assert_eq "$n" $((size / chunk)) "every block read timed"
-[ -z "$(ls -A "$mnt" | grep -v lost+found)" ] || fail "files left: $(ls -A "$mnt")"
+[ -z "$(find "$mnt" -mindepth 1 -maxdepth 1 ! -name lost+found)" ] || fail "files left: $(ls -A "$mnt")"
 pass_msg "seq io_uring qd=8 direct: $(metric "$SB_TMP/r" block_write) KB/s write, $(metric "$SB_TMP/r" block_read) KB/s read, all verified"

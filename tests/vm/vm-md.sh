@@ -195,7 +195,7 @@ if [ "${1:-}" = --guest ]; then
 	[ $rc = 0 ] || { cat /run/out; vm_fail "run beside a foreign md127: exit $rc"; }
 	grep -q -- '--create /dev/md/sb-[-0-9]* --name=sb-' /run/res-name/run.log || vm_fail "our array had no name of its own"
 	[ "$(uuid_of /dev/md127)" = "$fuuid" ] || vm_fail "the foreign md127 was stopped or changed: $(cat /proc/mdstat)"
-	[ -z "$(ls /dev/md/ 2>/dev/null | grep '^sb-')" ] || vm_fail "name links left: $(ls -l /dev/md/)"
+	! compgen -G '/dev/md/sb-*' >/dev/null || vm_fail "name links left: $(ls -l /dev/md/)"
 	echo "ok: a foreign md127 stays running through a run and its teardown"
 	KILL=(-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=0 -o "workloads.run=command:sleep 600")
 	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${KILL[@]}" --results /run/res-kill2 \
@@ -297,10 +297,6 @@ why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 [ -f "$SB_TOP/$PROFILE" ] || skip "$PROFILE missing: needs the stack engine (issue 3)"
 "$STACKBENCH" plan "$SB_TOP/$PROFILE" --loop -o workloads.run=command:true >/dev/null 2>&1 ||
 	skip "stackbench plan cannot read $PROFILE: needs the stack engine (issue 3)"
-export TMPDIR=$SB_TMP
 cd "$SB_TOP"
-rc=0
-"$RUN" -v -t 1500 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest || rc=$?
-[ $rc -eq 0 ] || fail "guest exited $rc"
-[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+vm_guest -v -t 1500 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-md.sh --guest
 pass_msg "md-raid1-ssd-2hdd in the VM"

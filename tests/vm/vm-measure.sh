@@ -68,12 +68,8 @@ fi
 RUN="$SB_TOP/contrib/vm/run"
 why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 need_prog jq
-export TMPDIR=$SB_TMP
 cd "$SB_TOP"
-rc=0
 # HDDs at 30 MB/s: the initial resync of 1G outlasts mkfs, mount and the
 # bounded wait (2 s with --quick).
-"$RUN" -v -t 1500 --hdd-bps $((30 * 1024 * 1024)) ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-measure.sh --guest || rc=$?
-[ $rc -eq 0 ] || fail "guest exited $rc"
-[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+vm_guest -v -t 1500 --hdd-bps $((30 * 1024 * 1024)) ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-measure.sh --guest
 pass_msg "md demo: the SSD serves the reads; a phase during the resync waits or is flagged"

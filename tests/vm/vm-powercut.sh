@@ -19,13 +19,13 @@ BYSTANDER_SECTORS=131072 # 64M
 # guest_disks: MEMBERS (the 1G disks), STATE_DISK, BYSTANDER.
 guest_disks() {
 	local b s
-	MEMBERS=() STATE_DISK= BYSTANDER=
+	MEMBERS=() STATE_DISK='' BYSTANDER=''
 	for b in /sys/block/sd*; do
 		s=$(cat "$b/size")
 		case $s in
-		$MEMBER_SECTORS) MEMBERS+=("/dev/${b##*/}") ;;
-		$STATE_SECTORS) STATE_DISK=/dev/${b##*/} ;;
-		$BYSTANDER_SECTORS) BYSTANDER=/dev/${b##*/} ;;
+		"$MEMBER_SECTORS") MEMBERS+=("/dev/${b##*/}") ;;
+		"$STATE_SECTORS") STATE_DISK=/dev/${b##*/} ;;
+		"$BYSTANDER_SECTORS") BYSTANDER=/dev/${b##*/} ;;
 		esac
 	done
 }
@@ -169,5 +169,5 @@ rm -f "$D"/*.img
 rc=0
 "$RUN" -v -t 900 --twice 0 ssd:1G hdd:64M -- bash tests/vm/vm-powercut.sh --twice || rc=$?
 [ $rc = 0 ] || fail "boot 3 (one disk attached twice) exited $rc"
-[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+[ -z "$(find "$SB_TMP" -maxdepth 1 -name 'sbvm-*')" ] || fail "runner left its files: $(ls "$SB_TMP")"
 pass_msg "power cut, reboot, teardown --all; one disk under two names refused"

@@ -36,5 +36,5 @@ assert_eq "$rc" 124 "exit status after the timeout"
 assert_contains "$OUTPUT" "timed out" "timeout message"
 pgrep -f "$SB_TMP/sbvm-" >/dev/null && fail "qemu still running"
 
-[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+[ -z "$(find "$SB_TMP" -maxdepth 1 -name 'sbvm-*')" ] || fail "runner left its files: $(ls "$SB_TMP")"
 pass_msg "runner: status, cwd, share, env, udev, timeout"

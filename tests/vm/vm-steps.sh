@@ -76,10 +76,6 @@ fi
 . "$SB_TOP/tests/lib.sh"
 RUN="$SB_TOP/contrib/vm/run"
 why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
-export TMPDIR=$SB_TMP
 cd "$SB_TOP"
-rc=0
-"$RUN" -v -t 1500 -- bash tests/vm/vm-steps.sh --guest || rc=$?
-[ $rc -eq 0 ] || fail "guest exited $rc"
-[ -z "$(ls "$SB_TMP" | grep sbvm-)" ] || fail "runner left its files: $(ls "$SB_TMP")"
+vm_guest -v -t 1500 -- bash tests/vm/vm-steps.sh --guest
 pass_msg "kill -9 and failure at every step of the md and LVM replication variants"
