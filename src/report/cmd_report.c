@@ -159,13 +159,15 @@ static size_t print_unresolved(const struct sb_report *r)
 			if (r->cols[c].base == c || !row->headline || row->lat != SB_LAT_NONE ||
 			    sb_report_cell_resolved(row, c))
 				continue;
+			char what[48];
 			sb_report_need_str(&row->cells[c], need, sizeof(need));
 			fprintf(stderr,
 				"stackbench: check: not resolved: %s: %s: %s (%+.1f%% [%+.1f, "
-				"%+.1f], %s): %s would resolve +-%g%%\n",
+				"%+.1f], %s): %s would resolve %s\n",
 				row->spec, row->label, r->cols[c].label, row->cells[c].change,
 				row->cells[c].change_lo, row->cells[c].change_hi,
-				sb_test_name(row->cells[c].cmp.test), need, r->resolve_pct);
+				sb_test_name(row->cells[c].cmp.test), need,
+				sb_report_need_what(r, &row->cells[c], "+-", what, sizeof(what)));
 			n++;
 		}
 	return n;

@@ -911,9 +911,24 @@ static void decide(const struct sb_report *r, const struct sb_report_row *row,
 		bool equal = testable(base, cell) && cell->change_lo > -r->resolve_pct &&
 			     cell->change_hi < r->resolve_pct;
 		cell->verdict = equal ? SB_VERDICT_SAME : SB_VERDICT_UNRESOLVED;
-		if (!equal)
+		if (!equal) {
 			cell->need = sb_cmp_repeats_needed(&cell->cmp, r->resolve_pct, alpha_row,
 							   SB_STATS_POWER);
+			/* A change well beyond +-X% (at least 2X: a 5x slowdown seen in 3
+			 * noisy rounds) is marked with far fewer repeats than
+			 * +-X% takes to show: the fewer of the two, named. The
+			 * change seen may be an overestimate; the repeats are a
+			 * first guess, which --repeat auto refines. */
+			double seen = fabs(log1p(cell->change / 100));
+			if (isfinite(seen) && seen > log1p(2 * r->resolve_pct / 100)) {
+				size_t n = sb_cmp_repeats_needed(&cell->cmp, expm1(seen) * 100,
+								 alpha_row, SB_STATS_POWER);
+				if (n < cell->need) {
+					cell->need = n;
+					cell->need_seen = true;
+				}
+			}
+		}
 	} else if (row->better == SB_BETTER_NONE)
 		cell->verdict = SB_VERDICT_DIFFERENT;
 	else if ((cell->change > 0) == (row->better == SB_BETTER_HIGHER))

@@ -67,7 +67,9 @@ struct sb_report_cell {
 				logarithms, for the same cells (what sets that did not
 				run together would get); percent */
 	size_t need;	     /* unresolved: the repeats that would resolve +-resolve_pct
-				(SB_CMP_N_MAX + 1: more than that; 0: not estimated) */
+				(SB_CMP_N_MAX + 1: more than that; 0: not estimated),
+				or the change seen when that takes fewer (need_seen) */
+	bool need_seen;
 	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
 	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
 	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
@@ -275,6 +277,9 @@ const char *sb_report_untested_why(const struct sb_report *r, const struct sb_re
 				   size_t c, char *buf, size_t size);
 /* "about 12 repeats" / "more than 1000 repeats" for a cell's estimate. */
 char *sb_report_need_str(const struct sb_report_cell *x, char *buf, size_t size);
+/* What those repeats resolve: "+-5%" or "the change seen". */
+const char *sb_report_need_what(const struct sb_report *r, const struct sb_report_cell *x,
+				const char *pm, char *buf, size_t size);
 /* The tests a row's compared cells used, "/"-joined ("paired-t-log",
  * "paired-t-log/welch-log"); "-" when none was tested. */
 char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,

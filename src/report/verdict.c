@@ -65,6 +65,16 @@ const char *sb_report_untested_why(const struct sb_report *r, const struct sb_re
 static const struct sb_report *sort_r;
 static size_t sort_col;
 
+const char *sb_report_need_what(const struct sb_report *r, const struct sb_report_cell *x,
+				const char *pm, char *buf, size_t size)
+{
+	if (x->need_seen)
+		snprintf(buf, size, "a change of the size seen");
+	else
+		snprintf(buf, size, "%s%g%%", pm, r->resolve_pct);
+	return buf;
+}
+
 static int by_size(const void *a, const void *b)
 {
 	double x = fabs(sort_r->rows[*(const size_t *)a].cells[sort_col].change);
@@ -132,42 +142,85 @@ static void change_line(const struct sb_report *r, FILE *f, const struct sb_repo
 		sb_test_name(x->cmp.test), x->p_adj);
 }
 
+/* How many lines of each list the text verdict shows: the headline rows
+ * always, then the cost rows up to the cap; the rest are counted (the
+ * table and the JSON verdict have them all). A verdict of a hundred lines
+ * is a wall again. */
+enum { VERDICT_CAP = 8, EQUAL_CAP = 6 };
+
+static void unresolved_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
+			    size_t c, const char *pm)
+{
+	char buf[48], what[48];
+	fputs("    not resolved: ", f);
+	row_name(f, row);
+	fputs(" ", f);
+	change_line(r, f, row, c);
+	fprintf(f, ": %s would resolve %s\n", sb_report_need_str(&row->cells[c], buf, sizeof(buf)),
+		sb_report_need_what(r, &row->cells[c], pm, what, sizeof(what)));
+}
+
+static void changed_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
+			 size_t c)
+{
+	fprintf(f, "    %-7s ", sb_verdict_name(row->cells[c].verdict));
+	row_name(f, row);
+	fputs(" ", f);
+	change_line(r, f, row, c);
+	fputs("\n", f);
+}
+
+/* Lines of list, headline rows first (in their order), then the others up
+ * to the cap; returns how many were left out. */
+static size_t list_lines(const struct sb_report *r, FILE *f, const size_t *list, size_t n, size_t c,
+			 const char *pm, bool unresolved)
+{
+	size_t shown = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < n; k++) {
+			const struct sb_report_row *row = &r->rows[list[k]];
+			if (row->headline != (pass == 0) || (pass == 1 && shown >= VERDICT_CAP))
+				continue;
+			if (unresolved)
+				unresolved_line(r, f, row, c, pm);
+			else
+				changed_line(r, f, row, c);
+			shown++;
+		}
+	return n - shown;
+}
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
 {
 	struct sb_report_verdict v;
-	char buf[48];
-	(void)pm;
+	size_t left;
 
 	if (sb_report_verdict_build(r, c, &v) < 0)
 		return;
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
 		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
-	for (size_t k = 0; k < v.n_changed; k++) {
-		const struct sb_report_row *row = &r->rows[v.changed[k]];
-		fprintf(f, "    %-7s ", sb_verdict_name(row->cells[c].verdict));
-		row_name(f, row);
-		fputs(" ", f);
-		change_line(r, f, row, c);
-		fputs("\n", f);
-	}
+	if ((left = list_lines(r, f, v.changed, v.n_changed, c, pm, false)))
+		fprintf(f, "    ... and %zu more cost row%s changed (in the table below)\n", left,
+			left == 1 ? "" : "s");
 	if (v.n_equal) {
+		size_t shown = 0;
 		fprintf(f, "    equal within %s%g%%: ", pm, r->resolve_pct);
-		for (size_t k = 0; k < v.n_equal; k++) {
-			fputs(k ? ", " : "", f);
-			row_name(f, &r->rows[v.equal[k]]);
-		}
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t k = 0; k < v.n_equal; k++) {
+				const struct sb_report_row *row = &r->rows[v.equal[k]];
+				if (row->headline != (pass == 0) || (pass == 1 && shown >= EQUAL_CAP))
+					continue;
+				fputs(shown++ ? ", " : "", f);
+				row_name(f, row);
+			}
+		if (shown < v.n_equal)
+			fprintf(f, " and %zu more", v.n_equal - shown);
 		fputs("\n", f);
 	}
-	for (size_t k = 0; k < v.n_unresolved; k++) {
-		const struct sb_report_row *row = &r->rows[v.unresolved[k]];
-		fputs("    not resolved: ", f);
-		row_name(f, row);
-		fputs(" ", f);
-		change_line(r, f, row, c);
-		fprintf(f, ": %s would resolve %s%g%%\n",
-			sb_report_need_str(&row->cells[c], buf, sizeof(buf)), pm, r->resolve_pct);
-	}
+	if ((left = list_lines(r, f, v.unresolved, v.n_unresolved, c, pm, true)))
+		fprintf(f, "    ... and %zu more cost row%s not resolved (marked ? below)\n", left,
+			left == 1 ? "" : "s");
 	for (size_t k = 0; k < v.n_untested; k++) {
 		char why[160];
 		fputs("    untested: ", f);
@@ -201,7 +254,7 @@ void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
 static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 {
 	size_t n = 0;
-	char need[48];
+	char need[48], what[48];
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t i = 0; i < r->n_rows && r->cols[c].base != c; i++) {
 			const struct sb_report_row *row = &r->rows[i];
@@ -220,9 +273,10 @@ static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 			else
 				fprintf(log,
 					"not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
-					"+-%g%%\n",
+					"%s\n",
 					x->change, x->change_lo, x->change_hi,
-					sb_report_need_str(x, need, sizeof(need)), r->resolve_pct);
+					sb_report_need_str(x, need, sizeof(need)),
+					sb_report_need_what(r, x, "+-", what, sizeof(what)));
 		}
 	return n;
 }
