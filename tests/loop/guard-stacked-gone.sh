@@ -66,7 +66,7 @@ pass_msg "a journal whose loop devices and images are gone is cleared"
 # one mkfs step on DEV that began and never finished.
 journal() {
 	local d=$STACKBENCH_STATE_DIR/$1
-	mkdir -p -m 0700 "$STACKBENCH_STATE_DIR" "$d"
+	mkdir -p "$STACKBENCH_STATE_DIR" "$d" && chmod 0700 "$STACKBENCH_STATE_DIR" "$d"
 	: >"$d/lock"
 	printf '%s\n' \
 		"{\"journal\":\"stackbench\",\"version\":1,\"run\":\"$1\",\"pid\":1,\"created\":\"2026-01-01T00:00:00Z\"}" \

@@ -29,7 +29,7 @@ ls "$db".new-* 2>/dev/null && fail "temporary database left"
 db2=$SB_TMP/bench.db
 mkdir -p w1 w2
 for w in w1 w2; do
-	(for i in 1 2 3 4 5; do
+	(for _ in 1 2 3 4 5; do
 		"$STACKBENCH" bench "$SB_TMP/$w" --quick --workload command:true --json --db "$db2" \
 			--label "writer=$w" >/dev/null 2>>"$w.log" || echo "exit $?" >>"$w.log"
 	done) &

@@ -28,11 +28,11 @@ EOP
 
 M='d["variants"][0]["repeats"][0]["workloads"][0]["metrics"][0]'
 P='variants[0].repeats[0].workloads[0].metrics[0]'
-mutate $R1 "$T/nan.json" "$M[\"value\"] = float(\"nan\")"
-mutate $R1 "$T/inf.json" "$M[\"value\"] = float(\"inf\")"
-mutate $R1 "$T/ninf.json" "$M[\"value\"] = float(\"-inf\")"
-mutate $R1 "$T/huge.json" "$M[\"value\"] = 1e300"
-mutate $R1 "$T/str.json" "$M[\"value\"] = \"111000\""
+mutate $R1 "$T/nan.json" "${M}[\"value\"] = float(\"nan\")"
+mutate $R1 "$T/inf.json" "${M}[\"value\"] = float(\"inf\")"
+mutate $R1 "$T/ninf.json" "${M}[\"value\"] = float(\"-inf\")"
+mutate $R1 "$T/huge.json" "${M}[\"value\"] = 1e300"
+mutate $R1 "$T/str.json" "${M}[\"value\"] = \"111000\""
 mutate $R1 "$T/lat.json" 'd["variants"][1]["repeats"][0]["workloads"][0].setdefault("latency", []).append({"op": "x", "max_ms": -3})'
 mutate $R1 "$T/dup.json" 'd["variants"][2]["name"] = d["variants"][0]["name"]'
 mutate $R1 "$T/host.json" 'd["host"]["hostname"] = ["a"]'
@@ -40,11 +40,11 @@ mutate $R1 "$T/host.json" 'd["host"]["hostname"] = ["a"]'
 sed 's/"value":111000/"value":1e999/' $R1 >"$T/e999.json"
 grep -q 1e999 "$T/e999.json" || fail "fixture: 1e999 not written"
 J='d["jobs"][0]'
-mutate $FIO "$T/jobnull.json" "$J[\"jobname\"] = None"
-mutate $FIO "$T/jobnum.json" "$J[\"jobname\"] = 5"
-mutate $FIO "$T/iopsnull.json" "$J[\"read\"][\"iops\"] = None"
-mutate $FIO "$T/iopsnan.json" "$J[\"read\"][\"iops\"] = float(\"nan\")"
-mutate $FIO "$T/clat.json" "$J[\"read\"][\"clat_ns\"] = \"fast\""
+mutate $FIO "$T/jobnull.json" "${J}[\"jobname\"] = None"
+mutate $FIO "$T/jobnum.json" "${J}[\"jobname\"] = 5"
+mutate $FIO "$T/iopsnull.json" "${J}[\"read\"][\"iops\"] = None"
+mutate $FIO "$T/iopsnan.json" "${J}[\"read\"][\"iops\"] = float(\"nan\")"
+mutate $FIO "$T/clat.json" "${J}[\"read\"][\"clat_ns\"] = \"fast\""
 line=$(grep -v '^#' $CSV | head -1)
 bonnie() { # NAME FIELD VALUE: the 1.96 line with field FIELD (1-based) set
 	awk -F, -v OFS=, -v f="$2" -v v="$3" '{$f = v; print}' <<<"$line" >"$T/$1.csv"
@@ -91,6 +91,6 @@ for f in nan.json inf.json dup.json; do
 done
 
 # What we write for a figure not measured (null) still reads.
-mutate $R1 "$T/null.json" "$M[\"value\"] = None"
+mutate $R1 "$T/null.json" "${M}[\"value\"] = None"
 expect_exit 0 "$STACKBENCH" report "$T/null.json"
 echo "ok: wrong types, NaN, Infinity and duplicate names refused with the member named"
