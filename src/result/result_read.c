@@ -173,10 +173,10 @@ static int lat_parse(struct sb_wl_result *r, json_object *l, const char *path, c
 	    sb_jm_object(l, path, "hist", SB_J_OPT | SB_J_NULL, &ho, err) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(ms); i++) {
-		double *d = (double *)((char *)&lat + ms[i].off);
-		*d = NAN;
-		if (sb_jm_num(l, path, ms[i].key, SB_J_OPT | SB_J_NULL, 0, LAT_MAX_MS, d, err) < 0)
+		double d = NAN;
+		if (sb_jm_num(l, path, ms[i].key, SB_J_OPT | SB_J_NULL, 0, LAT_MAX_MS, &d, err) < 0)
 			return -EINVAL;
+		memcpy((char *)&lat + ms[i].off, &d, sizeof(d));
 	}
 	lat.op = (char *)op;
 	if (ho) {
@@ -573,8 +573,10 @@ static int variants_parse(struct sb_resultset *rs, json_object *vars, char **err
 		size_t other;
 		sb_jpath(p, sizeof(p), "variants[%zu]", i);
 		r = variant_parse(rs, json_object_array_get_idx(vars, i), p, err);
-		if (r == 0 && name_add(&ns, rs->var[rs->n_var - 1].name, i, &other) < 0) {
-			_cleanup_free_ char *e = sb_escape(rs->var[i].name);
+		/* variant_parse added one on success: its name */
+		const char *name = r == 0 && rs->var && rs->n_var ? rs->var[rs->n_var - 1].name : NULL;
+		if (name && name_add(&ns, name, i, &other) < 0) {
+			_cleanup_free_ char *e = sb_escape(name);
 			/* merged, they would pass for more repeats of one variant */
 			r = fail(err, NULL,
 				 "variants[%zu] and variants[%zu] are both named '%s' (refused: "

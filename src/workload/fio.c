@@ -122,7 +122,8 @@ static int import_clat(struct sb_wl_ctx *c, const char *op, json_object *clat, c
 	for (size_t i = 0; i < ARRAY_SIZE(pcts); i++) {
 		if (pc && num_at(pc, p, pcts[i].key, &v, err) < 0)
 			return -EINVAL;
-		*(double *)((char *)&l + pcts[i].off) = pc ? v / 1e6 : 0;
+		double ms = pc ? v / 1e6 : 0;
+		memcpy((char *)&l + pcts[i].off, &ms, sizeof(ms));
 	}
 	_cleanup_free_ struct sb_hist *h = malloc(sizeof(*h));
 	if (!h)
