@@ -171,7 +171,7 @@ int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_op
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(x[i].mean) || !(x[i].var >= 0))
 			return -EINVAL;
-	if (n < 2 * o.min_seg)
+	if (n == 0 || n < 2 * o.min_seg)
 		return 0;
 	/* On the heap: a history can be long. */
 	_cleanup_free_ bool *split = calloc(n, sizeof(*split));

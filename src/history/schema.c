@@ -59,6 +59,8 @@ int sb_history_migrate(sqlite3 *db, int from, char **err)
 
 	if (from < 0)
 		from = 0;
+	if (from >= SB_HISTORY_SCHEMA)
+		return 0;
 	for (int v = from + 1; v <= SB_HISTORY_SCHEMA; v++) {
 		/* The version is read again under the write lock: another writer
 		 * may have migrated while this one waited. */

@@ -722,7 +722,7 @@ int sb_ft_fio_check(const char *text, const char *file, struct sb_ft_paths *path
 			val[n - 1] = '\0';
 		/* A key alone is a boolean (write_bw_log alone: a log named after
 		 * the job, in the work directory). */
-		if (!eq && strcmp(key, "exec_prerun") && strcmp(key, "exec_postrun"))
+		if (!eq && strcmp(key, "exec_prerun") != 0 && strcmp(key, "exec_postrun") != 0)
 			continue;
 		/* fio fills ${VAR} from the environment in any value: what it
 		 * would become is not what was checked (ioengine=${E}). */
@@ -764,7 +764,7 @@ static void pop(char *cur)
 	if (s && s != cur)
 		*s = '\0';
 	else
-		strcpy(cur, "/");
+		memcpy(cur, "/", 2);
 }
 
 /* Walks path component by component as the kernel would, following every
@@ -776,7 +776,7 @@ static int resolve(const char *path, char *cur)
 	unsigned hops = 0;
 
 	snprintf(todo, sizeof(todo), "%s", path);
-	strcpy(cur, "/");
+	memcpy(cur, "/", 2);
 	for (size_t off = 0; todo[off];) {
 		const char *c = todo + off + strspn(todo + off, "/");
 		size_t n = strcspn(c, "/");
@@ -788,7 +788,7 @@ static int resolve(const char *path, char *cur)
 			continue;
 		}
 		char cand[PATH_MAX], link[PATH_MAX];
-		strcpy(cand, cur);
+		snprintf(cand, sizeof(cand), "%s", cur);
 		push(cand, c, n);
 		struct stat st;
 		ssize_t ll;
@@ -802,10 +802,10 @@ static int resolve(const char *path, char *cur)
 			snprintf(todo, sizeof(todo), "%s", rest);
 			off = 0;
 			if (link[0] == '/')
-				strcpy(cur, "/");
+				memcpy(cur, "/", 2);
 			continue;
 		}
-		strcpy(cur, cand);
+		memcpy(cur, cand, strlen(cand) + 1); /* both PATH_MAX */
 	}
 	return 0;
 }

@@ -45,7 +45,7 @@ static int prepare(void *args, struct sb_exec *x)
 	struct stat st;
 	int r;
 
-	if (strchr(a->name, '/') || strncmp(a->name, SB_MEMCG_PREFIX, strlen(SB_MEMCG_PREFIX)))
+	if (strchr(a->name, '/') || strncmp(a->name, SB_MEMCG_PREFIX, strlen(SB_MEMCG_PREFIX)) != 0)
 		return sb_exec_fail(x, -EINVAL, "memory cgroup name '%s' is not one of ours",
 				    a->name);
 	r = sb_memcap_parent(&parent, &v2, &why);

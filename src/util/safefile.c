@@ -51,7 +51,7 @@ int sb_dir_open_nofollow(const char *path, bool create, mode_t mode)
 		return negerrno();
 	for (char *c = strtok_r(p, "/", &save); c; c = next) {
 		next = strtok_r(NULL, "/", &save);
-		if (create && strcmp(c, ".") && strcmp(c, "..") &&
+		if (create && strcmp(c, ".") != 0 && strcmp(c, "..") != 0 &&
 		    mkdirat(fd, c, next ? 0755 : mode) < 0 && errno != EEXIST) {
 			r = negerrno();
 			close(fd);

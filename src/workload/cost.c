@@ -95,7 +95,7 @@ int sb_kw_snap(const char *procroot, const struct sb_devstack *st, struct sb_kws
 		if (read_at(procroot, de->d_name, "schedstat", line, sizeof(line)) <= 0 ||
 		    sscanf(line, "%llu", &ns) != 1)
 			ns = tck > 0 ? ticks * (1000000000ull / (unsigned long long)tck) : 0;
-		s->t[s->n].tid = atoi(de->d_name);
+		s->t[s->n].tid = (int)strtol(de->d_name, NULL, 10);
 		s->t[s->n].ours = sb_kw_comm_matches(comm, st);
 		s->t[s->n++].ns = ns;
 	}
@@ -132,7 +132,9 @@ int sb_perf_paranoid(void)
 	if (n <= 0)
 		return INT32_MIN;
 	buf[n] = '\0';
-	return atoi(buf);
+	char *end;
+	long v = strtol(buf, &end, 10);
+	return end == buf || v < INT32_MIN || v > INT32_MAX ? INT32_MIN : (int)v;
 }
 
 int sb_perf_open(int paranoid, bool *user_only, char *why, size_t len)
