@@ -41,10 +41,10 @@ RUN="$SB_TOP/contrib/vm/run"
 why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 export TMPDIR=$SB_TMP
 rc=0
-# 3 GiB: the guest's tmpfs (the overlay's upper layer and /run, half its
-# memory each) must hold the md profile's three quick images (960M) when
-# they fill, or the loop directory's space check refuses first.
-"$RUN" -t 600 -m 3072 -C "$SB_TOP" -- bash "$SB_TOP/tests/vm/run-mistakes-vm-loop.sh" --guest 2>"$SB_TMP/err" || rc=$?
+# The runner's guest memory (4 GiB) leaves its tmpfs (the overlay's upper
+# layer, half of it) room for the md profile's three quick images (960M)
+# when they fill: else the loop directory's space check refuses first.
+"$RUN" -t 600 -C "$SB_TOP" -- bash "$SB_TOP/tests/vm/run-mistakes-vm-loop.sh" --guest 2>"$SB_TMP/err" || rc=$?
 cat "$SB_TMP/err"
 [ $rc -eq 0 ] || fail "guest exited $rc"
 pass_msg "--loop in the VM runner: refused early with the reason, runs on a named tmpfs"
