@@ -141,6 +141,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 		if (!c->o.repeat && c->n_var > 1 && more && !code)
 			more = sb_report_auto_more(set, rep + 1, n_rep, stderr);
 	}
+	sb_progress_done();
 	return code;
 }
 

@@ -53,6 +53,13 @@ void sb_progress_duration(double secs, char *buf, size_t len)
 		snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
 }
 
+void sb_progress_done(void)
+{
+	free(g.secs);
+	free(g.runs);
+	memset(&g, 0, sizeof(g));
+}
+
 void sb_progress_plan(size_t n_var, unsigned n_rep, bool up_to)
 {
 	free(g.secs);

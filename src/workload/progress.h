@@ -13,6 +13,8 @@
 /* A run of n_var variants, n_rep repeats each (up_to: --repeat auto, at
  * most n_rep). Resets the state. */
 void sb_progress_plan(size_t n_var, unsigned n_rep, bool up_to);
+/* Forgets the plan (its tables freed): the run is over. */
+void sb_progress_done(void);
 /* Variant index (0-based) starts its repeat rep (0-based): says so on
  * stderr, with the estimate of the time left once a run has been timed. */
 void sb_progress_variant_begin(size_t index, unsigned rep, const char *name);

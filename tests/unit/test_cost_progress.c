@@ -56,6 +56,8 @@ static void test_where(void **state)
 	sb_progress_variant_begin(0, 4, "y");
 	assert_string_equal(sb_progress_where(), "variant 1 of 2, repeat 5 of at most 10");
 	sb_progress_variant_end();
+	sb_progress_done();
+	assert_string_equal(sb_progress_where(), "");
 }
 
 int main(void)

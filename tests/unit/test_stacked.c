@@ -148,7 +148,7 @@ static void test_inherit(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_device devs[NDEV];
-		struct sb_probe all = {devs, 0};
+		struct sb_probe all = {devs, 0, NULL, 0};
 		size_t k;
 
 		for (k = 0; k < NDEV && cases[i].dev[k].name; k++)
