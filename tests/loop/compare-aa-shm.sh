@@ -24,8 +24,12 @@ cat >"$SB_TMP/wl.sh" <<'EOS'
 dd if=/dev/zero of=f bs=64k count=16 conv=fsync status=none && cat f >/dev/null && rm -f f
 EOS
 chmod +x "$SB_TMP/wl.sh"
-pairs=0 marked=0 alltests=
-for ((i = 1; i <= 10; i++)); do
+pairs=0 marked=0 alltests='' limit=10
+# Sequential: at most 1 of 10 marked, or, when exactly 2 are, at most 2 of
+# 20 (10 more pairs). A test of 10 alone fails a correct report 8.6% of the
+# time at a 5% rate; this one 4%, and a report marking 10% of A/A pairs
+# still fails it 51% of the time (26% + 74% x the second stage).
+for ((i = 1; i <= limit; i++)); do
 	expect_exit 0 "$STACKBENCH" run single-disk --loop --loop-dir "$SHM" --quick --repeat 3 \
 		--yes -o fs.type=ext4 -o "fs.mkfs=-E lazy_itable_init=0,lazy_journal_init=0" \
 		-o "workloads.run=command:$SB_TMP/wl.sh" -o "matrix.workloads.time-limit=20m|21m" \
@@ -44,10 +48,14 @@ print(len(marks), ",".join(sorted({c["test"] for m, c in cells if c["n"] >= 3}))
 	pairs=$((pairs + 1))
 	[ "$m" -gt 0 ] && marked=$((marked + 1))
 	alltests+=",$tests"
+	if [ "$i" -eq 10 ] && [ "$marked" -eq 2 ]; then
+		limit=20
+		echo "A/A: 2 of 10 marked: 10 more pairs, at most 2 of 20 may be" >&2
+	fi
 done
 # every row paired its rounds (raw differences where a CPU time was 0)
 [[ "$alltests," == *,paired-t-log,* ]] || fail "no row on log ratios: $alltests"
 [ -z "$(tr ',' '\n' <<<"$alltests" | grep -v '^$' | grep -vx 'paired-t-log\|paired-t\|signed-rank-log')" ] ||
 	fail "a row not paired: $alltests"
-[ "$marked" -le 1 ] || fail "A/A: $marked of $pairs pairs marked somewhere"
+[ "$marked" -le $((pairs / 10)) ] || [ "$marked" -le 1 ] || fail "A/A: $marked of $pairs pairs marked somewhere"
 pass_msg "A/A over real runs: $marked of $pairs paired comparisons marked anywhere"
