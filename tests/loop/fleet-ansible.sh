@@ -90,7 +90,10 @@ export ANSIBLE_LOCAL_TEMP="$SB_TMP/ansible-local" ANSIBLE_REMOTE_TEMP="$SB_TMP/a
 # at the next task, as a lost host is.
 export ANSIBLE_SSH_ARGS="-o ControlMaster=no -o ControlPersist=no -o ConnectTimeout=5"
 export ANSIBLE_NOCOLOR=1 ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False
-args='["--quick", "-o", "workloads.run=seq,size=8M,chunk=64k,seeks=100", "-o", "matrix.fs.type=ext4|xfs"]'
+# --no-db: the "hosts" are this machine over ssh, whose environment the
+# test cannot set: without it their runs would write the machine's own
+# history database.
+args='["--quick", "--no-db", "-o", "workloads.run=seq,size=8M,chunk=64k,seeks=100", "-o", "matrix.fs.type=ext4|xfs"]'
 
 left_on() { # HOST: what stackbench left on that host
 	losetup -a | grep -F "$SB_TMP/state-$1" || true
@@ -140,7 +143,7 @@ assert_contains "$out" "bare /dev/sdX" "refusal names the reason"
 
 # 3. Kill h2 mid-run: h1 finishes; teardown.yml cleans h2.
 rm -rf "$play/results"
-slow='["--quick", "-o", "workloads.run=command:sleep 15", "-o", "matrix.fs.type=ext4"]'
+slow='["--quick", "--no-db", "-o", "workloads.run=command:sleep 15", "-o", "matrix.fs.type=ext4"]'
 timeout 600 ansible-playbook -i "$inv" "$play/run.yml" -e profile=single-disk -e report=false \
 	-e "{\"stackbench_args\": $slow}" >"$SB_TMP/kill.log" 2>&1 &
 apid=$!
