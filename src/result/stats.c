@@ -6,8 +6,6 @@
 #include "result/stats.h"
 
 #include <errno.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,33 +114,7 @@ double sb_t_cdf(double t, double df)
 	return t_upper_tail(-t, df);
 }
 
-static double t_quantile_bisect(double p, double df);
-
-/* A report asks for the same few quantiles (0.975 and 0.8 at the same df)
- * thousands of times, and each one is a bisection over the incomplete beta
- * function: the answers are kept, per thread, in a small direct-mapped
- * table. */
 double sb_t_quantile(double p, double df)
-{
-	static _Thread_local struct {
-		double p, df, q;
-		bool set;
-	} memo[512];
-	uint64_t bp, bd;
-	memcpy(&bp, &p, sizeof(bp));
-	memcpy(&bd, &df, sizeof(bd));
-	size_t h = (size_t)(((bp * 0x9E3779B97F4A7C15ull) ^ (bd * 0xC2B2AE3D27D4EB4Full)) >> 55);
-	if (memo[h].set && memo[h].p == p && memo[h].df == df)
-		return memo[h].q;
-	double q = t_quantile_bisect(p, df);
-	memo[h].p = p;
-	memo[h].df = df;
-	memo[h].q = q;
-	memo[h].set = true;
-	return q;
-}
-
-static double t_quantile_bisect(double p, double df)
 {
 	double lo = 0, hi = 1, tail;
 
