@@ -914,13 +914,17 @@ static void decide(const struct sb_report *r, const struct sb_report_row *row,
 		if (!equal) {
 			cell->need = sb_cmp_repeats_needed(&cell->cmp, r->resolve_pct, alpha_row,
 							   SB_STATS_POWER);
-			/* A change well beyond +-X% (at least 2X: a 5x slowdown seen in 3
-			 * noisy rounds) is marked with far fewer repeats than
-			 * +-X% takes to show: the fewer of the two, named. The
-			 * change seen may be an overestimate; the repeats are a
-			 * first guess, which --repeat auto refines. */
+			/* A change well beyond +-X% (at least 2X) whose interval
+			 * is clear of zero, so that only the correction held it
+			 * back (a 5x slowdown seen in 3 noisy rounds), is marked
+			 * with far fewer repeats than +-X% takes to show: the
+			 * fewer of the two, named. An A/A's noisy +40% [-26, +170]
+			 * keeps the +-X% figure. The change seen may be an
+			 * overestimate; the repeats are a first guess, which
+			 * --repeat auto refines. */
 			double seen = fabs(log1p(cell->change / 100));
-			if (isfinite(seen) && seen > log1p(2 * r->resolve_pct / 100)) {
+			bool sign_known = cell->change_lo > 0 || cell->change_hi < 0;
+			if (sign_known && isfinite(seen) && seen > log1p(2 * r->resolve_pct / 100)) {
 				size_t n = sb_cmp_repeats_needed(&cell->cmp, expm1(seen) * 100,
 								 alpha_row, SB_STATS_POWER);
 				if (n < cell->need) {
