@@ -1,5 +1,5 @@
 /* `stackbench run`: check, confirm, lock, then build, measure and tear down
- * every variant (src/stack/variant.c) and write the result set. */
+ * every variant (src/session/variant.c) and write the result set. */
 #include "cmd/stack-cmd.h"
 #include "history/history.h"
 #include "report/report.h"
@@ -7,7 +7,7 @@
 #include "stack/devlock.h"
 #include "stack/sha256.h"
 #include "stack/state.h"
-#include "stack/variant.h"
+#include "session/variant.h"
 #include "workload/progress.h"
 #include "util/log.h"
 #include "util/macro.h"

@@ -10,7 +10,7 @@
 
 #include "stack/devlock.h"
 #include "stack/state.h"
-#include "stack/variant.h"
+#include "session/variant.h"
 #include "util/safefile.h"
 
 #include <errno.h>

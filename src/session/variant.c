@@ -1,7 +1,7 @@
 /* Running one variant once: journal open, steps, workloads (with the time
  * limit), and the teardown from the journal, the same way `teardown` does
  * it. Whatever happens after the journal is open ends in that teardown. */
-#include "stack/variant.h"
+#include "session/variant.h"
 #include "cmd.h"
 #include "probe/probe.h"
 #include "util/log.h"
