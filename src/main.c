@@ -3,7 +3,9 @@
 #include "cmd.h"
 #include "util/log.h"
 #include "util/opt.h"
+#include "profile/profile.h"
 #include "util/suggest.h"
+#include "workload/workload.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* `report --history N`: the baseline set pooled from the last N runs in the
  * history that measured the same stack with the same workloads on the same
  * host fingerprint; report compares with it as with --baseline-set. */
-#include "cmd.h"
+#include "util/exitcode.h"
 #include "history/store.h"
 #include "result/result.h"
 #include "util/log.h"

@@ -229,3 +229,6 @@ size_t sb_profile_dirs(const char *dirs[], size_t max);
 /* "./profiles, /usr/share/stackbench/profiles" for messages; static buffer. */
 const char *sb_profile_dirs_text(void);
 char *sb_profile_find(const char *name_or_path);
+
+/* `list profiles`: the shipped profiles (exit code). */
+int sb_list_profiles(void);

@@ -1,6 +1,6 @@
 /* `stackbench list profiles`: the shipped profiles (./profiles, then
  * SB_DATADIR/profiles), each with the first line of its comment block. */
-#include "cmd.h"
+#include "util/exitcode.h"
 #include "profile/profile.h"
 #include "util/log.h"
 #include "util/macro.h"

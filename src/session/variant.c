@@ -2,7 +2,7 @@
  * limit), and the teardown from the journal, the same way `teardown` does
  * it. Whatever happens after the journal is open ends in that teardown. */
 #include "session/variant.h"
-#include "cmd.h"
+#include "util/exitcode.h"
 #include "probe/probe.h"
 #include "util/log.h"
 #include "util/macro.h"

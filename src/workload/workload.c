@@ -8,7 +8,7 @@
 #include "workload/effconf.h"
 #include "workload/memcap.h"
 #include "workload/progress.h"
-#include "cmd.h"
+#include "util/exitcode.h"
 #include "util/parse.h"
 #include "util/log.h"
 #include "util/strutil.h"

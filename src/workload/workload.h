@@ -60,3 +60,6 @@ int sb_wl_result_describe(struct sb_wl_result *r);
  * workload created in env->dir is removed before returning. */
 int sb_workload_run(const char *spec, const struct sb_wl_env *env, struct sb_wl_result **out,
 		    char **err);
+
+/* `list workloads`: the registry with each workload's options (exit code). */
+int sb_list_workloads(void);
