@@ -7,7 +7,7 @@
  * (pe_start per PV). */
 #include "fuzz.h"
 #include "report/measure.h"
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 #include "workload/effconf.h"
 
 #include <errno.h>

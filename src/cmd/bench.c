@@ -9,7 +9,7 @@
 #include "util/opt.h"
 #include "util/safefile.h"
 #include "util/size.h"
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 #include "workload/cpulist.h"
 #include "workload/workload.h"
 

@@ -3,7 +3,7 @@
  * bon_csv2html / bon_csv2txt. The line itself comes from the workload
  * engine (sb_bonnie_csv_line), the one place that knows the field order. */
 #include "report/report.h"
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include "util/macro.h"
 #include "util/safefile.h"
 #include "util/strutil.h"
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 #include "workload/wl.h"
 
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * and its JSON form (result.json, documented in doc/result-format.md). */
 #pragma once
 
-#include "workload/hist.h"
+#include "result/hist.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>

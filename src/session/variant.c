@@ -7,7 +7,7 @@
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 #include "workload/progress.h"
 #include "workload/workload.h"
 

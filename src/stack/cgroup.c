@@ -2,11 +2,11 @@
  * after the mount with the cap as its limit, journaled like any step, so
  * that the undo (and `teardown --all` after a kill) removes it together
  * with whatever of the workload is still inside. The cgroup facts live in
- * workload/memcap.c; this is the journal's view of them. */
+ * util/memcap.c; this is the journal's view of them. */
 #include "stack/layers.h"
 #include "util/macro.h"
 #include "util/strutil.h"
-#include "workload/memcap.h"
+#include "util/memcap.h"
 
 #include <errno.h>
 #include <string.h>

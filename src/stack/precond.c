@@ -10,7 +10,7 @@
 #include "stack/layers.h"
 #include "stack/precond.h"
 #include "util/macro.h"
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>

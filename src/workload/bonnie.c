@@ -1,7 +1,7 @@
 /* bonnie++[:ARGS] and iozone[:ARGS]: the classic tools, run in the work
  * directory with their results imported (bonnie++'s CSV line into the same
  * metrics as seq and meta; iozone's table into KB/s figures). */
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 #include "workload/wl.h"
 #include "profile/freetext.h"
 #include "util/macro.h"

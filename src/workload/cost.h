@@ -8,7 +8,7 @@
 #pragma once
 
 #include "result/result.h"
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,7 +7,7 @@
  * fuzzed on captured text). */
 #pragma once
 
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 
 #include "workload/cost.h"
 #include "workload/data.h"
-#include "workload/hist.h"
+#include "result/hist.h"
 #include "workload/workload.h"
 
 #include <errno.h>

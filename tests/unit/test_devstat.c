@@ -1,4 +1,4 @@
-/* Per-device accounting (src/workload/devstat.c): stat lines as the kernel
+/* Per-device accounting (src/probe/devstat.c): stat lines as the kernel
  * writes them (17, 15 and 11 fields), the stack under a mount discovered on
  * a captured sysfs tree (md over a partition and a loop device; btrfs with
  * two members) from a captured mountinfo, and the per-phase deltas. */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "workload/hist.h"
+#include "result/hist.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
-#include "workload/hist.h"
+#include "result/hist.h"
 #include "workload/workload.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 #include "workload/tree.h"
 #include "workload/wl.h"
 

@@ -1,5 +1,5 @@
 /* See hist.h: the log-linear latency histogram, cold-path functions. */
-#include "workload/hist.h"
+#include "result/hist.h"
 
 #include <math.h>
 #include <string.h>

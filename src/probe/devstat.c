@@ -1,7 +1,7 @@
 /* The block devices under a mount and their I/O counters (see devstat.h).
  * Everything reads below a sysfs root so the unit tests can walk a captured
  * tree; helpers return -errno and do not print. */
-#include "workload/devstat.h"
+#include "probe/devstat.h"
 #include "util/macro.h"
 
 #include <ctype.h>

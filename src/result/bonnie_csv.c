@@ -1,6 +1,6 @@
 /* See bonnie_csv.h. Field order from bonnie++ 2.00's bon_csv2html.cpp
  * (format_version 1.98): 50 fields. */
-#include "workload/bonnie_csv.h"
+#include "result/bonnie_csv.h"
 #include "util/macro.h"
 
 #include <math.h>

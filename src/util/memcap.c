@@ -8,7 +8,7 @@
  * that holds the stack and its journal. `run` makes the cgroup as a step of
  * the plan (stack/cgroup.c: journaled, so teardown removes one a kill left);
  * `bench`, which has no journal, makes its own here. */
-#include "workload/memcap.h"
+#include "util/memcap.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 
