@@ -1,5 +1,6 @@
 /* stackbench: build a storage stack, benchmark it, tear it down, compare.
- * This file holds the command table; each command lives with its subsystem. */
+ * This file holds the command table, and enforces its flags in one place;
+ * every command lives in src/cmd/. */
 #include "cmd.h"
 #include "util/log.h"
 #include "util/opt.h"
@@ -10,11 +11,6 @@
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
-
-enum {
-	CMD_NEEDS_ROOT = 1 << 0,  /* refuse early, with a clear message, when not root */
-	CMD_DESTRUCTIVE = 1 << 1, /* writes to block devices */
-};
 
 struct cmd {
 	const char *name;
@@ -28,7 +24,7 @@ static const struct cmd commands[] = {
 	{"plan", cmd_plan, 0, "print every step a run would take, touching nothing"},
 	{"run", cmd_run, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
 	 "build the stack, run the workloads, tear down, for every variant"},
-	{"bench", cmd_bench, 0, "run workloads in an existing directory"},
+	{"bench", cmd_bench, CMD_STOPPABLE, "run workloads in an existing directory"},
 	{"teardown", cmd_teardown, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
 	 "undo what an interrupted run left behind, from its journal"},
 	{"report", cmd_report, 0, "compare result sets side by side with statistics"},
@@ -92,6 +88,31 @@ static int close_stdout(int code)
 	return code;
 }
 
+/* As git's run_builtin: what a command's flags ask for is done here, in
+ * this order, and the command itself does none of it. --help is answered
+ * by anyone, anywhere. The hooks come before the state directory is even
+ * looked at: a refused run must not touch the default one. */
+static int run_command(const struct cmd *c, int argc, char **argv)
+{
+	bool help = wants_help(argc, argv);
+	int r;
+
+	if ((c->flags & CMD_NEEDS_ROOT) && geteuid() != 0 && !help) {
+		sb_error("%s: must be run as root (it builds and destroys block devices)", c->name);
+		return SB_EXIT_USAGE;
+	}
+	if ((c->flags & CMD_DESTRUCTIVE) && !help) {
+		r = sb_cmd_check_hooks(c->name);
+		if (r == 0)
+			r = sb_cmd_check_state_dir();
+		if (r)
+			return r;
+	}
+	/* From here on an interruption ends in a teardown, not a dead process. */
+	sb_cmd_catch_signals(c->flags);
+	return c->fn(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	const char *names[ARRAY_SIZE(commands)];
@@ -112,16 +133,9 @@ int main(int argc, char **argv)
 	}
 
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		const struct cmd *c = &commands[i];
-		names[i] = c->name;
-		if (strcmp(argv[1], c->name) != 0)
-			continue;
-		if ((c->flags & CMD_NEEDS_ROOT) && geteuid() != 0 && !wants_help(argc - 1, argv + 1)) {
-			sb_error("%s: must be run as root (it builds and destroys block devices)",
-				 c->name);
-			return SB_EXIT_USAGE;
-		}
-		return close_stdout(c->fn(argc - 1, argv + 1));
+		names[i] = commands[i].name;
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return close_stdout(run_command(&commands[i], argc - 1, argv + 1));
 	}
 
 	sug = sb_suggest(argv[1], names, ARRAY_SIZE(commands));

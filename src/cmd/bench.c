@@ -120,13 +120,6 @@ static int on_opt(int key, const char *arg, void *ud)
 	return SB_EXIT_USAGE;
 }
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	stop_flag = 1;
-}
-
 /* The directory's file system, from libmount: {dir, fstype, options, source}. */
 static json_object *target_facts(const char *dir)
 {
@@ -392,7 +385,6 @@ int cmd_bench(int argc, char **argv)
 	static const char *const defaults[] = {"seq", "meta"};
 	struct sb_wl_result **wl = NULL;
 	struct sb_resultset *rs = NULL;
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	size_t n_wl = 0;
 	char **rest;
 	int n, r, code = SB_EXIT_OK;
@@ -460,9 +452,6 @@ int cmd_bench(int argc, char **argv)
 		return SB_EXIT_USAGE;
 	}
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	wl = calloc(a.n_specs, sizeof(*wl));
 	if (!wl) {
 		code = SB_EXIT_FAILED;
@@ -470,14 +459,14 @@ int cmd_bench(int argc, char **argv)
 	}
 	struct sb_wl_env env = {
 	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .cap_cache = a.cap_cache, .log_fd = -1,
-	    .stop = &stop_flag, .cpus = a.cpus};
-	for (size_t i = 0; i < a.n_specs && !stop_flag; i++) {
+	    .stop = &sb_cmd_stop, .cpus = a.cpus};
+	for (size_t i = 0; i < a.n_specs && !sb_cmd_stop; i++) {
 		char *err = NULL;
 		sb_info("running %s in %s", a.specs[i], rest[0]);
 		r = sb_workload_run(a.specs[i], &env, &wl[n_wl], &err);
 		if (wl[n_wl])
 			n_wl++;
-		if (r == -EINTR || stop_flag) {
+		if (r == -EINTR || sb_cmd_stop) {
 			code = SB_EXIT_INTERRUPTED;
 		} else if (r < 0) {
 			sb_error("%s", err ? err : a.specs[i]);
@@ -487,7 +476,7 @@ int cmd_bench(int argc, char **argv)
 		}
 		free(err);
 	}
-	if (stop_flag)
+	if (sb_cmd_stop)
 		code = SB_EXIT_INTERRUPTED;
 
 	if (!a.json)
@@ -550,8 +539,6 @@ int cmd_bench(int argc, char **argv)
 	if (code == SB_EXIT_OK && sb_history_record_set(&a.hist, rs))
 		code = SB_EXIT_FAILED;
 out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	for (size_t i = 0; i < n_wl; i++)
 		sb_wl_result_free(wl[i]);
 	free(wl);

@@ -53,7 +53,6 @@ static const struct sb_opt run_opts[] = {
     {0},
 };
 
-static volatile sig_atomic_t g_stop, g_wl_stop;
 static struct sb_history_rec g_hist; /* --db, --no-db, --label */
 static bool g_fail_fast;
 
@@ -145,17 +144,6 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 	return code;
 }
 
-static void on_signal(int sig)
-{
-	g_stop = 1;
-	g_wl_stop = 1;
-}
-
-static void on_alarm(int sig)
-{
-	g_wl_stop = 1;
-}
-
 /* On a terminal: type the device names to go on. */
 static int confirm(struct ctx *c)
 {
@@ -182,7 +170,7 @@ static int confirm(struct ctx *c)
 	}
 	fprintf(stderr, "Type the device names to confirm (e.g. %s): ", c->dev[0]->path);
 	if (!fgets(line, sizeof(line), stdin))
-		return g_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_REFUSED;
+		return sb_cmd_stop ? SB_EXIT_INTERRUPTED : SB_EXIT_REFUSED;
 	char *save = NULL;
 	for (char *w = strtok_r(line, " \t\n,", &save); w; w = strtok_r(NULL, " \t\n,", &save)) {
 		bool ok = false;
@@ -206,7 +194,7 @@ static int lock_devices(struct ctx *c, struct sb_devlock *l)
 {
 	for (size_t k = 0; k < c->n_slots; k++) {
 		const char *path = c->dev[k]->path;
-		int r = sb_devlock_take(l, c->dev[k], sb_state_dir(), SB_DEVLOCK_WAIT_MS, &g_stop,
+		int r = sb_devlock_take(l, c->dev[k], sb_state_dir(), SB_DEVLOCK_WAIT_MS, &sb_cmd_stop,
 					&path);
 		switch (r) {
 		case 0:
@@ -333,7 +321,7 @@ static int check_words(struct ctx *c, char **notes)
 	int r;
 	if (!f)
 		return SB_EXIT_FAILED;
-	r = sb_ctx_check_words(c, &g_stop, f);
+	r = sb_ctx_check_words(c, &sb_cmd_stop, f);
 	fclose(f);
 	return r;
 }
@@ -424,10 +412,6 @@ int cmd_run(int argc, char **argv)
 	_cleanup_close_ int res_fd = -1;
 
 	sb_devlock_init(&locks);
-	/* Before the probe: a fake tree must not even be read for a run. */
-	r = sb_cmd_check_hooks("run");
-	if (r)
-		return r;
 	r = sb_ctx_setup(&c, &cl, argc, argv, true);
 	if (r) {
 		sb_ctx_free(&c);
@@ -442,16 +426,6 @@ int cmd_run(int argc, char **argv)
 		return sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
 	}
 
-	/* From here on an interruption ends in a teardown, not a dead process. */
-	struct sigaction sa = {.sa_handler = on_signal}, sal = {.sa_handler = on_alarm};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A closed terminal, a closed pipe (run ... | head), SIGQUIT: tear down too. */
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGALRM, &sal, NULL);
 	r = check_programs(&c);
 	if (r == 0)
 		r = check_words(&c, &checks);
@@ -556,8 +530,8 @@ int cmd_run(int argc, char **argv)
 				     .before_first_write = recheck,
 				     .ud = &c,
 				     .rs = &rs,
-				     .stop = &g_stop,
-				     .wl_stop = &g_wl_stop};
+				     .stop = &sb_cmd_stop,
+				     .wl_stop = &sb_cmd_wl_stop};
 		for (size_t k = 0; k < c.n_slots && k < SB_DEVLOCK_MAX; k++) {
 			names[k] = c.slots[k].name;
 			devs[k] = c.dev ? c.dev[k]->path : NULL;

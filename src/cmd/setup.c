@@ -349,41 +349,6 @@ int sb_ctx_recheck(struct ctx *c)
 	return r;
 }
 
-int sb_cmd_check_hooks(const char *cmd)
-{
-	const char *root = getenv("STACKBENCH_PROBE_ROOT");
-	const char *sd = getenv("STACKBENCH_STATE_DIR");
-	char real[PATH_MAX] = "";
-
-	/* The probe would take its facts from a fake tree while the steps act
-	 * on the real devices: a mounted device would pass every check. */
-	if (root && *root) {
-		sb_error("%s: refusing: STACKBENCH_PROBE_ROOT is set (%s); it is a test hook of "
-			 "'probe' only (unset it)",
-			 cmd, root);
-		return SB_EXIT_USAGE;
-	}
-	/* Fault injection makes a step fail and the run tear down: tests need
-	 * it (on loop devices and in the VM), a real run never. A test is told
-	 * by its own state directory. */
-	if (sd && !realpath(sd, real)) /* not there yet: its name as given */
-		snprintf(real, sizeof(real), "%.*s", (int)strcspn(sd, "\0"), sd);
-	for (size_t n = strlen(real); sd && n > 1 && real[n - 1] == '/'; n--)
-		real[n - 1] = '\0';
-	static const char *const hooks[] = {"STACKBENCH_FAIL_STEP", "STACKBENCH_KILL_STEP"};
-	for (size_t k = 0; k < ARRAY_SIZE(hooks); k++) {
-		const char *v = getenv(hooks[k]);
-		if (strcmp(cmd, "run") == 0 && v && *v &&
-		    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
-			sb_error("run: refusing: %s is a test hook, honoured only with a test's own "
-				 "STACKBENCH_STATE_DIR (unset it)",
-				 hooks[k]);
-			return SB_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
 /* devices.precondition = trim on a device that cannot discard would fail
  * mid-run, after the stack below it was built: refused here instead, with
  * the other verdicts (plan only warns). steady writes such a device

@@ -111,7 +111,3 @@ void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x);
 /* Right before the first write: probe the devices again, check that they
  * are the ones confirmed, and run every check again (exit code, reported). */
 int sb_ctx_recheck(struct ctx *c);
-/* Test hooks never weaken a real run: STACKBENCH_PROBE_ROOT is refused by
- * run and teardown, STACKBENCH_FAIL_STEP by run unless the state directory
- * is a test's own. 0, or the exit code after saying why. */
-int sb_cmd_check_hooks(const char *cmd);

