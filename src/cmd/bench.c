@@ -372,130 +372,110 @@ static int write_bonnie(const char *path, struct sb_wl_result **wl, size_t n, co
 	return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* Everything about the arguments that can be wrong, found before any
+ * workload runs: the directory, every spec, the cap, the --bonnie file, the
+ * results directory. 0, or the exit code after reporting. */
+static int check_args(struct bench_args *a, const char *dir)
 {
-	struct bench_args a = {0};
-	struct sb_cmdline cl = {"bench",
-				"DIR [--workload SPEC]... [--quick] [--results DIR] [--json]",
-				"Run workloads in an existing directory (no building) and print a "
-				"summary.",
-				bench_opts,
-				on_opt,
-				&a};
 	static const char *const defaults[] = {"seq", "meta"};
-	struct sb_wl_result **wl = NULL;
-	struct sb_resultset *rs = NULL;
-	size_t n_wl = 0;
-	char **rest;
-	int n, r, code = SB_EXIT_OK;
 	struct stat st;
+	char *err = NULL;
+	int r;
 
-	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
-	if (r) {
-		free(a.specs);
-		return r < 0 ? 0 : r;
-	}
-	if (n != 1) {
-		free(a.specs);
-		return sb_usage_error("bench", "expected one directory");
-	}
-	if (a.cap_cache && !a.ram) {
-		free(a.specs);
+	if (a->cap_cache && !a->ram)
 		return sb_usage_error("bench", "--cap-cache needs --ram SIZE (the size to cap at)");
-	}
-	if (stat(rest[0], &st) < 0 || !S_ISDIR(st.st_mode)) {
-		free(a.specs);
-		sb_error("%s: not an existing directory", rest[0]);
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		sb_error("%s: not an existing directory", dir);
 		return SB_EXIT_USAGE;
 	}
-	if (!a.n_specs) {
-		a.specs = malloc(sizeof(defaults));
-		if (!a.specs)
+	if (!a->n_specs) {
+		a->specs = malloc(sizeof(defaults));
+		if (!a->specs)
 			return SB_EXIT_FAILED;
-		memcpy(a.specs, defaults, sizeof(defaults));
-		a.n_specs = 2;
+		memcpy(a->specs, defaults, sizeof(defaults));
+		a->n_specs = 2;
 	}
-	/* All specs are checked before anything runs. */
-	for (size_t i = 0; i < a.n_specs; i++) {
-		char *err = NULL;
-		if (sb_workload_check(a.specs[i], &err) < 0) {
-			sb_error("%s", err ? err : a.specs[i]);
+	for (size_t i = 0; i < a->n_specs; i++) {
+		if (sb_workload_check(a->specs[i], &err) < 0) {
+			sb_error("%s", err ? err : a->specs[i]);
 			free(err);
-			free(a.specs);
 			return SB_EXIT_USAGE;
 		}
 	}
-	if (a.cap_cache) {
-		char *err = NULL;
-		if (sb_workload_check_cap(a.specs, a.n_specs, a.quick, a.ram, &err) < 0) {
-			sb_error("%s", err ? err : "--cap-cache: the cap is too small");
-			free(err);
-			free(a.specs);
-			return SB_EXIT_USAGE;
-		}
+	if (a->cap_cache && sb_workload_check_cap(a->specs, a->n_specs, a->quick, a->ram, &err) < 0) {
+		sb_error("%s", err ? err : "--cap-cache: the cap is too small");
+		free(err);
+		return SB_EXIT_USAGE;
 	}
 	/* The --bonnie file is made new at the end (sb_create_new): one that is
 	 * there already is refused now, not after the workloads ran. */
-	if (a.bonnie && (r = bonnie_check(a.bonnie)) < 0) {
+	if (a->bonnie && (r = bonnie_check(a->bonnie)) < 0) {
 		if (r == -EEXIST)
 			sb_error("%s: refusing: it exists (a file or a link; give a new name)",
-				 a.bonnie);
+				 a->bonnie);
 		else
-			sb_error("%s: refusing: its directory %s", a.bonnie,
+			sb_error("%s: refusing: its directory %s", a->bonnie,
 				 r == -ELOOP ? sb_trust_text(r) : strerror(-r));
-		free(a.specs);
 		return SB_EXIT_USAGE;
 	}
-	if (a.results && mkdir(a.results, 0755) < 0 && errno != EEXIST) {
-		sb_error_errno(-errno, "%s", a.results);
-		free(a.specs);
+	if (a->results && mkdir(a->results, 0755) < 0 && errno != EEXIST) {
+		sb_error_errno(-errno, "%s", a->results);
 		return SB_EXIT_USAGE;
 	}
+	return 0;
+}
 
-	wl = calloc(a.n_specs, sizeof(*wl));
-	if (!wl) {
-		code = SB_EXIT_FAILED;
-		goto out;
-	}
-	struct sb_wl_env env = {
-	    .dir = rest[0], .quick = a.quick, .ram_bytes = a.ram, .cap_cache = a.cap_cache, .log_fd = -1,
-	    .stop = &sb_cmd_stop, .cpus = a.cpus};
-	for (size_t i = 0; i < a.n_specs && !sb_cmd_stop; i++) {
+/* The workloads in dir, in order, until a signal (main.c catches SIGINT
+ * and SIGTERM for bench: sb_cmd_stop); their results appended to wl. The
+ * exit code. */
+static int run_specs(const struct bench_args *a, const char *dir, struct sb_wl_result **wl,
+		     size_t *n_wl)
+{
+	struct sb_wl_env env = {.dir = dir,
+				.quick = a->quick,
+				.ram_bytes = a->ram,
+				.cap_cache = a->cap_cache,
+				.log_fd = -1,
+				.stop = &sb_cmd_stop,
+				.cpus = a->cpus};
+	int code = SB_EXIT_OK;
+
+	for (size_t i = 0; i < a->n_specs && !sb_cmd_stop; i++) {
 		char *err = NULL;
-		sb_info("running %s in %s", a.specs[i], rest[0]);
-		r = sb_workload_run(a.specs[i], &env, &wl[n_wl], &err);
-		if (wl[n_wl])
-			n_wl++;
+		sb_info("running %s in %s", a->specs[i], dir);
+		int r = sb_workload_run(a->specs[i], &env, &wl[*n_wl], &err);
+		if (wl[*n_wl])
+			(*n_wl)++;
 		if (r == -EINTR || sb_cmd_stop) {
 			code = SB_EXIT_INTERRUPTED;
 		} else if (r < 0) {
-			sb_error("%s", err ? err : a.specs[i]);
+			sb_error("%s", err ? err : a->specs[i]);
 			/* -EXDEV: a path outside the directory, refused */
 			if (code != SB_EXIT_REFUSED)
 				code = r == -EXDEV ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
 		}
 		free(err);
 	}
-	if (sb_cmd_stop)
-		code = SB_EXIT_INTERRUPTED;
+	return sb_cmd_stop ? SB_EXIT_INTERRUPTED : code;
+}
 
-	if (!a.json)
+/* The summary on stdout (unless --json), FsOpBench's lines, the --bonnie
+ * file: false when that file could not be written. */
+static bool print_all(const struct bench_args *a, struct sb_wl_result **wl, size_t n_wl)
+{
+	if (!a->json)
 		for (size_t i = 0; i < n_wl; i++)
 			print_summary(wl[i]);
-	for (size_t i = 0; a.fsopbench && !a.json && i < n_wl; i++)
+	for (size_t i = 0; a->fsopbench && !a->json && i < n_wl; i++)
 		if (wl[i] && strcmp(wl[i]->workload, "mixed") == 0)
-			sb_fsopbench_print(stdout, a.name ? a.name : "bench", wl[i]);
-	if (a.bonnie && write_bonnie(a.bonnie, wl, n_wl, a.name ? a.name : "stackbench") < 0 &&
-	    code == SB_EXIT_OK)
-		code = SB_EXIT_FAILED;
+			sb_fsopbench_print(stdout, a->name ? a->name : "bench", wl[i]);
+	return !a->bonnie ||
+	       write_bonnie(a->bonnie, wl, n_wl, a->name ? a->name : "stackbench") == 0;
+}
 
-	rs = sb_resultset_new("bench");
-	if (!rs) {
-		code = SB_EXIT_FAILED;
-		goto out;
-	}
-	rs->target = target_facts(rest[0]);
-	/* Versions of the external programs whose figures are in here. */
+/* Versions of the external programs whose figures are in the set. */
+static void add_tool_versions(struct sb_resultset *rs, struct sb_wl_result **wl, size_t n_wl)
+{
 	for (size_t i = 0; i < n_wl; i++) {
 		json_object *v;
 		if (wl[i]->extra && json_object_object_get_ex(wl[i]->extra, "fio_version", &v))
@@ -509,36 +489,91 @@ int cmd_bench(int argc, char **argv)
 				    json_object_new_string_len(c1 + 1, (int)(c2 - c1 - 1)));
 		}
 	}
-	{
-		json_object *params = json_object_new_object();
-		json_object_object_add(params, "dir", json_object_new_string(rest[0]));
-		struct sb_variant *v = sb_resultset_variant(rs, a.name ? a.name : "bench", params);
-		if (!v || sb_variant_add_repeat(v, 0, wl, n_wl) < 0) {
-			code = SB_EXIT_FAILED;
-			goto out;
-		}
-		/* The result set owns them now. */
-		n_wl = 0;
+}
+
+/* The result set of one variant of one repeat; it takes the results over
+ * (*n_wl set to 0). NULL when out of memory. */
+static struct sb_resultset *bench_set(const struct bench_args *a, const char *dir,
+				      struct sb_wl_result **wl, size_t *n_wl)
+{
+	struct sb_resultset *rs = sb_resultset_new("bench");
+	json_object *params = json_object_new_object();
+	struct sb_variant *v;
+
+	if (!rs) {
+		json_object_put(params);
+		return NULL;
 	}
-	if (a.json) {
+	rs->target = target_facts(dir);
+	add_tool_versions(rs, wl, *n_wl);
+	json_object_object_add(params, "dir", json_object_new_string(dir));
+	v = sb_resultset_variant(rs, a->name ? a->name : "bench", params);
+	if (!v || sb_variant_add_repeat(v, 0, wl, *n_wl) < 0) {
+		sb_resultset_free(rs);
+		return NULL;
+	}
+	*n_wl = 0;
+	return rs;
+}
+
+/* --json on stdout, --results DIR/result.json, the history: the exit code
+ * given, or 1 when one of them failed. */
+static int save_set(struct bench_args *a, struct sb_resultset *rs, int code)
+{
+	if (a->json) {
 		json_object *o = sb_resultset_to_json(rs);
 		printf("%s\n", json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	}
-	if (a.results) {
-		r = sb_resultset_write(rs, a.results);
+	if (a->results) {
+		int r = sb_resultset_write(rs, a->results);
 		if (r == -ELOOP || r == -EPERM || r == -EACCES) {
-			sb_error("%s: refusing to write result.json: %s", a.results, sb_trust_text(r));
+			sb_error("%s: refusing to write result.json: %s", a->results, sb_trust_text(r));
 			code = SB_EXIT_FAILED;
 		} else if (r < 0) {
-			sb_error_errno(r, "%s: cannot write result.json", a.results);
+			sb_error_errno(r, "%s: cannot write result.json", a->results);
 			code = SB_EXIT_FAILED;
 		}
 	}
-	if (code == SB_EXIT_OK && sb_history_record_set(&a.hist, rs))
+	if (code == SB_EXIT_OK && sb_history_record_set(&a->hist, rs))
 		code = SB_EXIT_FAILED;
-out:
+	return code;
+}
+
+/* The signals are main.c's (CMD_STOPPABLE). */
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_args a = {0};
+	struct sb_cmdline cl = {"bench",
+				"DIR [--workload SPEC]... [--quick] [--results DIR] [--json]",
+				"Run workloads in an existing directory (no building) and print a "
+				"summary.",
+				bench_opts,
+				on_opt,
+				&a};
+	struct sb_wl_result **wl = NULL;
+	struct sb_resultset *rs = NULL;
+	size_t n_wl = 0;
+	char **rest;
+	int n, r, code;
+
+	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
+	if (r == 0 && n != 1)
+		r = sb_usage_error("bench", "expected one directory");
+	if (r == 0)
+		r = check_args(&a, rest[0]);
+	if (r == 0 && !(wl = calloc(a.n_specs, sizeof(*wl))))
+		r = SB_EXIT_FAILED;
+	if (r) {
+		free(a.specs);
+		return r < 0 ? 0 : r;
+	}
+	code = run_specs(&a, rest[0], wl, &n_wl);
+	if (!print_all(&a, wl, n_wl) && code == SB_EXIT_OK)
+		code = SB_EXIT_FAILED;
+	rs = bench_set(&a, rest[0], wl, &n_wl);
+	code = rs ? save_set(&a, rs, code) : SB_EXIT_FAILED;
 	for (size_t i = 0; i < n_wl; i++)
 		sb_wl_result_free(wl[i]);
 	free(wl);

@@ -390,6 +390,158 @@ static int recheck(void *ud)
 	return sb_ctx_recheck(ud);
 }
 
+/* State: <state>/<run-id>/{lock,journal,*.img,mnt}, and the test hooks
+ * (main.c refused them already unless the state directory is a test's). 0,
+ * or the exit code after reporting. */
+static int open_state(struct sb_runstate *rs)
+{
+	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *ks = getenv("STACKBENCH_KILL_STEP");
+	const char *what = NULL;
+	int r;
+
+	rs->fail_step = fs ? (unsigned)strtoul(fs, NULL, 10) : 0;
+	rs->kill_step = ks ? (unsigned)strtoul(ks, NULL, 10) : 0;
+	rs->udev = sb_udev_running();
+	r = sb_runstate_create(rs, &what);
+	if (r < 0) {
+		bool trust = r == -ELOOP || r == -EPERM || r == -EACCES;
+		sb_error("%s: %s", what, trust ? sb_trust_text(r) : strerror(-r));
+		return trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* Results directory (its fd in *res_fd), run log, the plan: written as
+ * root, so never through a symlink, in a directory only we can write. 0, or
+ * the exit code after reporting. */
+static int open_results(struct ctx *c, struct sb_runstate *rs, const char *checks, int *res_fd)
+{
+	_cleanup_free_ char *plan_text = NULL;
+	size_t plan_len = 0;
+	int r;
+
+	if (c->o.results) {
+		rs->results = strdup(c->o.results);
+	} else {
+		_cleanup_free_ char *stamp = sb_utc_stamp(1);
+		if (asprintf(&rs->results, "results/%s-%s", stamp, c->prof->name) < 0)
+			rs->results = NULL;
+	}
+	*res_fd = rs->results ? sb_dir_open_trusted(rs->results, true, 0755) : -ENOMEM;
+	if (*res_fd < 0) {
+		bool trust = *res_fd == -ELOOP || *res_fd == -EPERM || *res_fd == -EACCES;
+		sb_error("%s: cannot use it for the results: %s", rs->results ? rs->results : "?",
+			 sb_trust_text(*res_fd));
+		return trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	}
+	rs->log_fd = sb_open_append_at(*res_fd, "run.log", 0644);
+	if (rs->log_fd < 0) {
+		sb_error_errno(rs->log_fd, "%s/run.log: cannot create", rs->results);
+		return SB_EXIT_FAILED;
+	}
+	FILE *pf = open_memstream(&plan_text, &plan_len);
+	if (pf) {
+		sb_ctx_print_plans(c, pf);
+		fputs(checks ? checks : "", pf);
+		fclose(pf);
+		r = sb_write_at(*res_fd, "plan.txt", plan_text, plan_len, 0644);
+		if (r < 0)
+			sb_warn("%s/plan.txt: not written: %s", rs->results, strerror(-r));
+		if (sb_log_level >= SB_LOG_NORMAL)
+			fputs(plan_text, stderr);
+	}
+	dprintf(rs->log_fd, "stackbench %s run %s, profile %s, run id %s\n", SB_VERSION,
+		c->o.loop ? "--loop" : c->o.devices, c->profile_path, rs->run_id);
+	return 0;
+}
+
+/* The result set before any variant ran: host, tools, devices, profile,
+ * one variant per matrix row. NULL when out of memory. */
+static struct sb_resultset *new_set(struct ctx *c)
+{
+	struct sb_resultset *set = sb_resultset_new("run");
+
+	if (!set)
+		return NULL;
+	json_object_put(set->host);
+	json_object_put(set->tools);
+	json_object_put(set->devices);
+	set->host = sb_host_facts();
+	set->tools = tool_versions(c);
+	set->devices = json_object_new_array();
+	for (size_t k = 0; c->dev && k < c->n_slots; k++) {
+		json_object *d = sb_device_to_json(c->dev[k]);
+		if (d)
+			json_object_object_add(d, "role", json_object_new_string(c->slots[k].name));
+		json_object_array_add(set->devices, d);
+	}
+	profile_json(c, set);
+	for (size_t i = 0; i < c->n_var; i++)
+		if (!sb_resultset_variant(set, c->var[i].name, json_object_get(c->var[i].params))) {
+			sb_resultset_free(set);
+			return NULL;
+		}
+	return set;
+}
+
+/* Every variant through the session (src/session/), stopped by the signals
+ * main.c catches for a destructive command. The code that ended the run
+ * early, else 0; *failed as run_rounds. */
+static int run_variants(struct ctx *c, struct sb_runstate *rs, struct sb_resultset *set,
+			int *failed)
+{
+	const char *names[SB_DEVLOCK_MAX], *devs[SB_DEVLOCK_MAX];
+	json_object *loop_devices = c->o.loop ? set->devices : NULL;
+	struct sb_vrun vr = {.n_var = c->n_var,
+			     .quick = c->o.quick,
+			     .ram = c->o.ram,
+			     .cap_cache = c->o.cap_cache,
+			     .slot_names = names,
+			     .slot_devs = c->dev ? devs : NULL,
+			     .n_slots = c->n_slots,
+			     .cpus = c->o.cpus,
+			     .loop_devices = &loop_devices,
+			     .before_first_write = recheck,
+			     .ud = c,
+			     .rs = rs,
+			     .stop = &sb_cmd_stop,
+			     .wl_stop = &sb_cmd_wl_stop};
+
+	for (size_t k = 0; k < c->n_slots && k < SB_DEVLOCK_MAX; k++) {
+		names[k] = c->slots[k].name;
+		devs[k] = c->dev ? c->dev[k]->path : NULL;
+	}
+	return run_rounds(c, set, &vr, failed);
+}
+
+/* result.json, the history, the report on stdout, and the run's exit code
+ * from code (what ended it early) and the failed variant runs. */
+static int finish(struct sb_resultset *set, const struct sb_runstate *rs, int res_fd,
+		  int code, int failed)
+{
+	int r = write_results(set, res_fd);
+
+	if (r < 0)
+		sb_error_errno(r, "%s: cannot write result.json", rs->results);
+	else if (!code && sb_history_record_set(&g_hist, set))
+		code = SB_EXIT_FAILED;
+	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
+		printf("\nresults: %s\n", rs->results);
+	else if (!code)
+		printf("%s\n", rs->results);
+	/* Failed variants the run went past: the report showed them; exit 1. */
+	if (!code && failed)
+		code = SB_EXIT_FAILED;
+	if (code == SB_EXIT_INTERRUPTED)
+		sb_error("interrupted: torn down");
+	if (failed && !g_fail_fast && code == SB_EXIT_FAILED)
+		sb_error("%d variant run%s failed (see result.json and run.log)", failed,
+			 failed == 1 ? "" : "s");
+	return code ? code : (r < 0 ? SB_EXIT_FAILED : 0);
+}
+
+/* Root, the test hooks, the state directory and the signals are main.c's
+ * (CMD_NEEDS_ROOT | CMD_DESTRUCTIVE). */
 int cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.o = {.cmd = "run", .repeat = 1}};
@@ -405,160 +557,39 @@ int cmd_run(int argc, char **argv)
 	struct sb_runstate rs = SB_RUNSTATE_INIT;
 	struct sb_resultset *set = NULL;
 	struct sb_devlock locks;
-	int r, code = 0, failed = 0;
-	_cleanup_free_ char *plan_text = NULL, *checks = NULL;
-	size_t plan_len = 0;
-	const char *fs = getenv("STACKBENCH_FAIL_STEP"), *what = NULL;
+	int r, code, failed = 0;
+	_cleanup_free_ char *checks = NULL;
 	_cleanup_close_ int res_fd = -1;
 
 	sb_devlock_init(&locks);
 	r = sb_ctx_setup(&c, &cl, argc, argv, true);
+	if (r == 0 && !c.o.loop && !c.o.devices)
+		r = sb_usage_error("run", "give --devices A,B,C or --loop");
+	if (r == 0 && c.o.cap_cache && !c.o.ram)
+		r = sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
 	if (r) {
 		sb_ctx_free(&c);
 		return r < 0 ? 0 : r;
 	}
-	if (!c.o.loop && !c.o.devices) {
-		sb_ctx_free(&c);
-		return sb_usage_error("run", "give --devices A,B,C or --loop");
-	}
-	if (c.o.cap_cache && !c.o.ram) {
-		sb_ctx_free(&c);
-		return sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
-	}
-
 	r = check_programs(&c);
 	if (r == 0)
 		r = check_words(&c, &checks);
-	if (r)
-		goto out;
-	if (c.o.devices) {
+	if (r == 0 && c.o.devices) {
 		r = confirm(&c);
 		if (r == 0)
 			r = lock_devices(&c, &locks);
-		if (r)
-			goto out;
 	}
-	rs.fail_step = fs ? (unsigned)strtoul(fs, NULL, 10) : 0;
-	{
-		const char *ks = getenv("STACKBENCH_KILL_STEP");
-		rs.kill_step = ks ? (unsigned)strtoul(ks, NULL, 10) : 0;
-	}
-	rs.udev = sb_udev_running();
-
-	/* State: <state>/<run-id>/{lock,journal,*.img,mnt}. */
-	r = sb_runstate_create(&rs, &what);
-	if (r < 0) {
-		bool trust = r == -ELOOP || r == -EPERM || r == -EACCES;
-		sb_error("%s: %s", what, trust ? sb_trust_text(r) : strerror(-r));
-		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	if (r == 0)
+		r = open_state(&rs);
+	if (r)
 		goto out;
-	}
-
-	/* Results directory, run log, the plan: written as root, so never
-	 * through a symlink, in a directory only we can write. */
-	if (c.o.results) {
-		rs.results = strdup(c.o.results);
-	} else {
-		_cleanup_free_ char *stamp = sb_utc_stamp(1);
-		if (asprintf(&rs.results, "results/%s-%s", stamp, c.prof->name) < 0)
-			rs.results = NULL;
-	}
-	res_fd = rs.results ? sb_dir_open_trusted(rs.results, true, 0755) : -ENOMEM;
-	if (res_fd < 0) {
-		bool trust = res_fd == -ELOOP || res_fd == -EPERM || res_fd == -EACCES;
-		sb_error("%s: cannot use it for the results: %s", rs.results ? rs.results : "?",
-			 sb_trust_text(res_fd));
-		r = trust ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
-		goto out_dir;
-	}
-	rs.log_fd = sb_open_append_at(res_fd, "run.log", 0644);
-	if (rs.log_fd < 0) {
-		sb_error_errno(rs.log_fd, "%s/run.log: cannot create", rs.results);
+	r = open_results(&c, &rs, checks, &res_fd);
+	if (r == 0 && !(set = new_set(&c)))
 		r = SB_EXIT_FAILED;
-		goto out_dir;
+	if (r == 0) {
+		code = run_variants(&c, &rs, set, &failed);
+		r = finish(set, &rs, res_fd, code, failed);
 	}
-	FILE *pf = open_memstream(&plan_text, &plan_len);
-	if (pf) {
-		sb_ctx_print_plans(&c, pf);
-		fputs(checks ? checks : "", pf);
-		fclose(pf);
-		r = sb_write_at(res_fd, "plan.txt", plan_text, plan_len, 0644);
-		if (r < 0)
-			sb_warn("%s/plan.txt: not written: %s", rs.results, strerror(-r));
-		if (sb_log_level >= SB_LOG_NORMAL)
-			fputs(plan_text, stderr);
-	}
-	dprintf(rs.log_fd, "stackbench %s run %s, profile %s, run id %s\n", SB_VERSION,
-		c.o.loop ? "--loop" : c.o.devices, c.profile_path, rs.run_id);
-
-	set = sb_resultset_new("run");
-	if (!set) {
-		r = SB_EXIT_FAILED;
-		goto out_dir;
-	}
-	json_object_put(set->host);
-	json_object_put(set->tools);
-	json_object_put(set->devices);
-	set->host = sb_host_facts();
-	set->tools = tool_versions(&c);
-	set->devices = json_object_new_array();
-	for (size_t k = 0; c.dev && k < c.n_slots; k++) {
-		json_object *d = sb_device_to_json(c.dev[k]);
-		if (d)
-			json_object_object_add(d, "role", json_object_new_string(c.slots[k].name));
-		json_object_array_add(set->devices, d);
-	}
-	profile_json(&c, set);
-
-	for (size_t i = 0; i < c.n_var; i++)
-		if (!sb_resultset_variant(set, c.var[i].name, json_object_get(c.var[i].params))) {
-			r = SB_EXIT_FAILED;
-			goto out_dir;
-		}
-	{
-		const char *names[SB_DEVLOCK_MAX], *devs[SB_DEVLOCK_MAX];
-		json_object *loop_devices = c.o.loop ? set->devices : NULL;
-		struct sb_vrun vr = {.n_var = c.n_var,
-				     .quick = c.o.quick,
-				     .ram = c.o.ram,
-				     .cap_cache = c.o.cap_cache,
-				     .slot_names = names,
-				     .slot_devs = c.dev ? devs : NULL,
-				     .n_slots = c.n_slots,
-				     .cpus = c.o.cpus,
-				     .loop_devices = &loop_devices,
-				     .before_first_write = recheck,
-				     .ud = &c,
-				     .rs = &rs,
-				     .stop = &sb_cmd_stop,
-				     .wl_stop = &sb_cmd_wl_stop};
-		for (size_t k = 0; k < c.n_slots && k < SB_DEVLOCK_MAX; k++) {
-			names[k] = c.slots[k].name;
-			devs[k] = c.dev ? c.dev[k]->path : NULL;
-		}
-		code = run_rounds(&c, set, &vr, &failed);
-	}
-
-	r = write_results(set, res_fd);
-	if (r < 0)
-		sb_error_errno(r, "%s: cannot write result.json", rs.results);
-	else if (!code && sb_history_record_set(&g_hist, set))
-		code = SB_EXIT_FAILED;
-	else if (!code && sb_report_print(set, "text", stdout, NULL) == 0)
-		printf("\nresults: %s\n", rs.results);
-	else if (!code)
-		printf("%s\n", rs.results);
-	/* Failed variants the run went past: the report showed them; exit 1. */
-	if (!code && failed)
-		code = SB_EXIT_FAILED;
-	if (code == SB_EXIT_INTERRUPTED)
-		sb_error("interrupted: torn down");
-	if (failed && !g_fail_fast && code == SB_EXIT_FAILED)
-		sb_error("%d variant run%s failed (see result.json and run.log)", failed,
-			 failed == 1 ? "" : "s");
-	r = code ? code : (r < 0 ? SB_EXIT_FAILED : 0);
-
-out_dir:
 	/* Keep the run directory while its journal says something is left. */
 	code = sb_runstate_remove_dir(&rs);
 	if (code < 0)
