@@ -223,6 +223,78 @@ static int check_gate(const struct sb_report *rep, bool require_resolved)
 	return SB_EXIT_UNRESOLVED;
 }
 
+/* The --help text of --format, from the registry itself. */
+static void format_help_fill(char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "output format (default text):");
+	for (size_t i = 0; sb_report_formats[i] && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "\n%32s%-7s %s", "",
+					sb_report_formats[i]->name, sb_report_formats[i]->help);
+}
+
+/* Every result set, read and checked before anything is printed: the
+ * history's baseline (--history N), --baseline-set, then the arguments.
+ * *sets (allocated even on failure, for the caller to free) holds *n_sets
+ * of them. 0, or the exit code after reporting. */
+static int read_sets(struct report_args *a, char **rest, int n, struct sb_resultset ***sets,
+		     size_t *n_sets)
+{
+	struct sb_resultset **s = calloc((size_t)n + 1, sizeof(*s));
+	char *err = NULL;
+	int r, code;
+
+	*sets = s;
+	if (!s)
+		return sb_error_errno(-ENOMEM, "report"), SB_EXIT_FAILED;
+	/* --history N: the baseline set comes from the history database. */
+	if (a->hist.n && (a->baseline_set || n != 1))
+		return sb_usage_error("report", "--history takes one result set and no "
+						"--baseline-set");
+	if (a->hist.n) {
+		code = sb_history_baseline(&a->hist, rest[0], &s[*n_sets]);
+		if (code)
+			return code;
+		(*n_sets)++;
+		a->opts.baseline_set = true;
+	}
+	for (int i = a->baseline_set ? -1 : 0; i < n; i++) {
+		const char *path = i < 0 ? a->baseline_set : rest[i];
+		r = sb_report_read_set(path, &s[*n_sets], &err);
+		if (r < 0) {
+			if (err)
+				sb_error("%s", err);
+			else
+				sb_error_errno(r, "%s", path);
+			free(err);
+			return r == -ENOMEM ? SB_EXIT_FAILED : SB_EXIT_USAGE;
+		}
+		(*n_sets)++;
+	}
+	return SB_EXIT_OK;
+}
+
+/* The report on stdout in its format, checked to have reached it. */
+static int emit(const struct sb_report_format *fmt, const struct sb_report *rep)
+{
+	int r = fmt->emit(rep, stdout);
+
+	if (r == -EINVAL) {
+		/* A format that cannot show these results (bonnie without seq or meta). */
+		sb_error("report: %s format: %s", fmt->name,
+			 "no seq or meta workload results to write as bonnie++ CSV");
+		return SB_EXIT_USAGE;
+	}
+	if (r < 0) {
+		sb_error_errno(r, "report: %s format", fmt->name);
+		return SB_EXIT_FAILED;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		sb_error_errno(-EIO, "report: stdout");
+		return SB_EXIT_FAILED;
+	}
+	return SB_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static char format_help[1024];
@@ -276,16 +348,10 @@ int cmd_report(int argc, char **argv)
 	struct sb_resultset **sets = NULL;
 	struct sb_report *rep = NULL;
 	char **rest, *err = NULL;
-	int n, r, code = SB_EXIT_OK;
-	size_t n_sets = 0, len;
+	int n, r, code;
+	size_t n_sets = 0;
 
-	/* The --help text of --format comes from the registry itself. */
-	len = (size_t)snprintf(format_help, sizeof(format_help), "output format (default text):");
-	for (size_t i = 0; sb_report_formats[i] && len < sizeof(format_help); i++)
-		len +=
-		    (size_t)snprintf(format_help + len, sizeof(format_help) - len, "\n%32s%-7s %s",
-				     "", sb_report_formats[i]->name, sb_report_formats[i]->help);
-
+	format_help_fill(format_help, sizeof(format_help));
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -293,55 +359,18 @@ int cmd_report(int argc, char **argv)
 		return sb_usage_error("report", "expected at least one result set");
 	setlocale(LC_CTYPE, "");
 
-	sets = calloc((size_t)n + 1, sizeof(*sets));
-	if (!sets)
-		return sb_error_errno(-ENOMEM, "report"), SB_EXIT_FAILED;
-	/* --history N: the baseline set comes from the history database. */
-	if (a.hist.n && (a.baseline_set || n != 1))
-		return free(sets), sb_usage_error("report", "--history takes one result set and no "
-							    "--baseline-set");
-	if (a.hist.n && (code = sb_history_baseline(&a.hist, rest[0], &sets[n_sets])) == 0)
-		n_sets++, a.opts.baseline_set = true;
-	else if (a.hist.n)
-		goto out;
-	for (int i = a.baseline_set ? -1 : 0; i < n; i++) {
-		const char *path = i < 0 ? a.baseline_set : rest[i];
-		r = sb_report_read_set(path, &sets[n_sets], &err);
-		if (r < 0) {
-			if (err)
-				sb_error("%s", err);
-			else
-				sb_error_errno(r, "%s", path);
-			code = r == -ENOMEM ? SB_EXIT_FAILED : SB_EXIT_USAGE;
-			goto out;
-		}
-		n_sets++;
-	}
-	r = sb_report_build(sets, n_sets, &a.opts, &rep, &err);
-	if (r < 0) {
+	code = read_sets(&a, rest, n, &sets, &n_sets);
+	if (code == SB_EXIT_OK && (r = sb_report_build(sets, n_sets, &a.opts, &rep, &err)) < 0) {
 		if (err)
 			sb_error("report: %s", err);
 		else
 			sb_error_errno(r, "report");
 		code = r == -EINVAL ? SB_EXIT_USAGE : SB_EXIT_FAILED;
-		goto out;
 	}
-	r = a.fmt->emit(rep, stdout);
-	if (r == -EINVAL) {
-		/* A format that cannot show these results (bonnie without seq or meta). */
-		sb_error("report: %s format: %s", a.fmt->name,
-			 "no seq or meta workload results to write as bonnie++ CSV");
-		code = SB_EXIT_USAGE;
-	} else if (r < 0) {
-		sb_error_errno(r, "report: %s format", a.fmt->name);
-		code = SB_EXIT_FAILED;
-	} else if (fflush(stdout) != 0 || ferror(stdout)) {
-		sb_error_errno(-EIO, "report: stdout");
-		code = SB_EXIT_FAILED;
-	}
+	if (code == SB_EXIT_OK)
+		code = emit(a.fmt, rep);
 	if (code == SB_EXIT_OK && a.check)
 		code = check_gate(rep, a.require_resolved);
-out:
 	free(err);
 	sb_report_free(rep);
 	for (size_t i = 0; i < n_sets; i++)
