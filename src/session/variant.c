@@ -189,77 +189,124 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 	return code;
 }
 
+/* An executor for the variant's steps, with the run's variables, and its
+ * journal open. 0, or the exit code after reporting. */
+static int exec_open(struct sb_vrun *vr, struct sb_exec *x)
+{
+	struct sb_runstate *rs = vr->rs;
+	int r;
+
+	sb_exec_init(x);
+	x->log_fd = rs->log_fd;
+	x->stop = vr->stop;
+	x->fail_step = rs->fail_step;
+	x->kill_step = rs->kill_step;
+	x->udev = rs->udev;
+	sb_exec_set_var(x, "run", rs->run_dir);
+	sb_exec_set_var(x, "id", rs->run_id);
+	for (size_t k = 0; vr->slot_devs && k < vr->n_slots; k++)
+		sb_exec_set_var(x, vr->slot_names[k], vr->slot_devs[k]);
+	r = sb_journal_open(rs->journal, rs->run_id, &x->j);
+	if (r < 0) {
+		sb_error_errno(r, "%s: cannot create the journal", rs->journal);
+		sb_exec_release(x);
+		return SB_EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* The checks right before the first write, then the plan's steps: 0, or
+ * the exit code (the failure noted in *failed). */
+static int build(struct sb_vrun *vr, struct sb_exec *x, json_object **failed)
+{
+	int r, code;
+
+	/* The steps' programs: a time limit, and stopped (their process group)
+	 * on a signal; the teardown's only by their time limit. */
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, vr->stop);
+	code = vr->before_first_write ? vr->before_first_write(vr->ud) : 0;
+	if (code)
+		return code;
+	r = sb_exec_plan(x, vr->plan);
+	if (r == 0)
+		return 0;
+	_cleanup_free_ char *step = failed_step(vr->plan, x->steps_done);
+	sb_error("%s: %s", vr->v->name, x->errmsg ? x->errmsg : strerror(-r));
+	code = *vr->stop ? SB_EXIT_INTERRUPTED : x->refused ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
+	note_failure(failed, step ? step : "step", code, x->errmsg ? x->errmsg : strerror(-r));
+	return code;
+}
+
+/* The loop devices the plan made, as the probe sees them, for result.json
+ * (the first variant's only: the others make the same). */
+static void record_loop_devices(struct sb_vrun *vr, struct sb_exec *x)
+{
+	const char *only[65];
+	size_t n = 0;
+	struct sb_probe *p = NULL;
+
+	if (!vr->loop_devices || !*vr->loop_devices)
+		return;
+	for (size_t k = 0; k < vr->n_slots && n < 64; k++) {
+		const char *d = sb_exec_var(x, vr->slot_names[k]);
+		if (d && strncmp(d, "/dev/loop", 9) == 0)
+			only[n++] = d;
+	}
+	only[n] = NULL;
+	if (n && sb_probe_scan(only, &p, NULL) == 0) {
+		for (size_t i = 0; i < p->n; i++)
+			json_object_array_add(*vr->loop_devices, sb_device_to_json(&p->dev[i]));
+		sb_probe_free(p);
+	}
+	*vr->loop_devices = NULL;
+}
+
+/* Teardown from the journal, the same way `teardown` does it: the exit
+ * code after it (a failure noted in *failed, vr->left_behind set). */
+static int teardown(struct sb_vrun *vr, int code, json_object **failed)
+{
+	struct sb_runstate *rs = vr->rs;
+	struct sb_exec u;
+	int r;
+
+	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, NULL);
+	sb_exec_init(&u);
+	u.log_fd = rs->log_fd;
+	u.udev = rs->udev;
+	dprintf(rs->log_fd, "== teardown\n");
+	r = sb_exec_undo_journal(&u, rs->journal);
+	vr->left_behind = r < 0;
+	if (r < 0) {
+		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
+			 vr->v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
+		/* An interruption stays one; anything else is a failure. */
+		if (code != SB_EXIT_INTERRUPTED)
+			code = SB_EXIT_FAILED;
+		note_failure(failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
+	}
+	sb_exec_release(&u);
+	return code;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
-	struct sb_runstate *rs = vr->rs;
-	struct sb_exec x, u;
+	struct sb_exec x;
 	struct sb_wl_result **wl = NULL;
 	json_object *pre = NULL, *failed = NULL;
 	bool fresh = false;
 	size_t n_wl = 0;
-	int r, code = 0;
+	int code;
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
 
 	sb_progress_variant_begin(vr->index, rep, v->name);
-	dprintf(rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
-	sb_exec_init(&x);
-	x.log_fd = rs->log_fd;
-	x.stop = vr->stop;
-	x.fail_step = rs->fail_step;
-	x.kill_step = rs->kill_step;
-	x.udev = rs->udev;
-	sb_exec_set_var(&x, "run", rs->run_dir);
-	sb_exec_set_var(&x, "id", rs->run_id);
-	for (size_t k = 0; vr->slot_devs && k < vr->n_slots; k++)
-		sb_exec_set_var(&x, vr->slot_names[k], vr->slot_devs[k]);
-	r = sb_journal_open(rs->journal, rs->run_id, &x.j);
-	if (r < 0) {
-		sb_error_errno(r, "%s: cannot create the journal", rs->journal);
-		sb_exec_release(&x);
-		return SB_EXIT_FAILED;
-	}
-	/* The steps' programs: a time limit, and stopped (their process group)
-	 * on a signal; the teardown's below only by their time limit. */
-	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, vr->stop);
-	r = vr->before_first_write ? vr->before_first_write(vr->ud) : 0;
-	if (r) {
-		code = r;
-		r = -ECANCELED;
-	} else {
-		r = sb_exec_plan(&x, vr->plan);
-		if (r < 0) {
-			_cleanup_free_ char *step = failed_step(vr->plan, x.steps_done);
-			sb_error("%s: %s", v->name, x.errmsg ? x.errmsg : strerror(-r));
-			code = *vr->stop   ? SB_EXIT_INTERRUPTED
-			       : x.refused ? SB_EXIT_REFUSED
-					   : SB_EXIT_FAILED;
-			note_failure(&failed, step ? step : "step", code,
-				     x.errmsg ? x.errmsg : strerror(-r));
-		}
-	}
-
-	if (r == 0 && vr->loop_devices && *vr->loop_devices) {
-		/* The loop devices as the probe sees them, for result.json. */
-		const char *only[65];
-		size_t n = 0;
-		struct sb_probe *p = NULL;
-		for (size_t k = 0; k < vr->n_slots && n < 64; k++) {
-			const char *d = sb_exec_var(&x, vr->slot_names[k]);
-			if (d && strncmp(d, "/dev/loop", 9) == 0)
-				only[n++] = d;
-		}
-		only[n] = NULL;
-		if (n && sb_probe_scan(only, &p, NULL) == 0) {
-			for (size_t i = 0; i < p->n; i++)
-				json_object_array_add(*vr->loop_devices,
-						      sb_device_to_json(&p->dev[i]));
-			sb_probe_free(p);
-		}
-		*vr->loop_devices = NULL;
-	}
-
-	if (r == 0) {
+	dprintf(vr->rs->log_fd, "\n=== variant %s, repeat %u\n", v->name, rep + 1);
+	code = exec_open(vr, &x);
+	if (code)
+		return code;
+	code = build(vr, &x, &failed);
+	if (code == 0) {
+		record_loop_devices(vr, &x);
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
 		pre = precondition_record(vr, mnt, &fresh);
 		/* Which device plays which role, for the per-member cost rows. */
@@ -274,24 +321,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	sb_journal_close(x.j);
 	x.j = NULL;
 	sb_exec_release(&x);
-
-	/* Teardown from the journal, the same way `teardown` does it. */
-	sb_spawn_defaults(SB_STEP_TIMEOUT_MS, NULL);
-	sb_exec_init(&u);
-	u.log_fd = rs->log_fd;
-	u.udev = rs->udev;
-	dprintf(rs->log_fd, "== teardown\n");
-	r = sb_exec_undo_journal(&u, rs->journal);
-	vr->left_behind = r < 0;
-	if (r < 0) {
-		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
-			 v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);
-		/* An interruption stays one; anything else is a failure. */
-		if (code != SB_EXIT_INTERRUPTED)
-			code = SB_EXIT_FAILED;
-		note_failure(&failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
-	}
-	sb_exec_release(&u);
+	code = teardown(vr, code, &failed);
 	sb_progress_variant_end();
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
 	if (rv->n_rep) {
