@@ -173,16 +173,6 @@ static void fmt_num(char *buf, size_t len, double v)
 /* seq and meta: one row per test, bonnie-like (rate, %CPU, latency). */
 static void print_bonnie_table(const struct sb_wl_result *r)
 {
-	/* Which latency record goes with which rate; the labels come with the
-	 * figures (the workloads' metric tables). */
-	static const struct {
-		const char *metric, *lat;
-	} rows[] = {
-	    {"putc_write", NULL},	 {"block_write", "block write"}, {"rewrite", "rewrite"},
-	    {"getc_read", NULL},	 {"block_read", "block read"},	 {"seeks", "seek"},
-	    {"seq_create", "seq create"}, {"seq_stat", "seq stat"},	 {"seq_delete", "seq delete"},
-	    {"rand_create", "rand create"}, {"rand_stat", "rand stat"}, {"rand_delete", "rand delete"},
-	};
 	struct libscols_table *tb = scols_new_table();
 	if (!tb)
 		return;
@@ -193,12 +183,15 @@ static void print_bonnie_table(const struct sb_wl_result *r)
 	scols_table_new_column(tb, "LAT-MEAN-MS", 0, SCOLS_FL_RIGHT);
 	scols_table_new_column(tb, "LAT-P99-MS", 0, SCOLS_FL_RIGHT);
 	scols_table_new_column(tb, "LAT-MAX-MS", 0, SCOLS_FL_RIGHT);
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct sb_metric *m = sb_wl_find_metric(r, rows[i].metric), *cpu;
+	/* The rows and which latency record goes with which rate: the bonnie++
+	 * mapping's (result/bonnie_csv.c); the labels come with the figures. */
+	for (size_t i = 0; i < SB_BONNIE_TESTS; i++) {
+		const struct sb_bonnie_test *t = &sb_bonnie_tests[i];
+		const struct sb_metric *m = sb_wl_find_metric(r, t->metric), *cpu;
 		char cname[64], b[32];
 		if (!m)
 			continue;
-		snprintf(cname, sizeof(cname), "%s_cpu", rows[i].metric);
+		snprintf(cname, sizeof(cname), "%s_cpu", t->metric);
 		cpu = sb_wl_find_metric(r, cname);
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		scols_line_set_data(ln, 0, m->label ? m->label : m->name);
@@ -209,7 +202,7 @@ static void print_bonnie_table(const struct sb_wl_result *r)
 			snprintf(b, sizeof(b), "%.0f", cpu->value);
 			scols_line_set_data(ln, 3, b);
 		}
-		const struct sb_latency *l = rows[i].lat ? find_lat(r, rows[i].lat) : NULL;
+		const struct sb_latency *l = t->lat_op ? find_lat(r, t->lat_op) : NULL;
 		if (l) {
 			snprintf(b, sizeof(b), "%.3f", l->mean_ms);
 			scols_line_set_data(ln, 4, b);

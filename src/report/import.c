@@ -148,10 +148,7 @@ static int add_variant(struct sb_resultset *rs, struct names *names, const char 
 
 /* ---- bonnie++ CSV ---- */
 
-#define B98_FIELDS 50
-/* 1.98 field indexes the other forms map onto (bonnie_csv.c's order). */
-enum { B_FORMAT = 0, B_VERSION, B_NAME, B_CONC, B_SEED, B_SIZE, B_CHUNK, B_SEEKS, B_PROCS, B_PUTC };
-#define B98_NUM_FILES 21 /* after the 12 rate/%CPU fields from B_PUTC */
+#define B98_FIELDS SB_BF_COUNT
 
 static size_t split(char *line, char **f, size_t max)
 {
@@ -172,42 +169,28 @@ static bool too_fast(const char *s)
 	return *s == '+' && s[strspn(s, "+")] == '\0';
 }
 
-/* The 1.98 fields that hold figures, by name for messages: the 12 rate and
- * %CPU fields, the 12 of the file tests, the 12 latencies. */
-static const char *const figure_names[] = {
-    "putc_write",  "putc_write_cpu",  "block_write", "block_write_cpu", "rewrite",
-    "rewrite_cpu", "getc_read",	      "getc_read_cpu", "block_read",	  "block_read_cpu",
-    "seeks",	   "seeks_cpu",	      "seq_create",  "seq_create_cpu",  "seq_stat",
-    "seq_stat_cpu", "seq_delete",     "seq_delete_cpu", "rand_create",	  "rand_create_cpu",
-    "rand_stat",   "rand_stat_cpu",   "rand_delete", "rand_delete_cpu",
-};
-static const char *const latency_names[] = {
-    "putc_write latency", "block_write latency", "rewrite latency",    "getc_read latency",
-    "block_read latency", "seeks latency",	 "seq_create latency", "seq_stat latency",
-    "seq_delete latency", "rand_create latency", "rand_stat latency",  "rand_delete latency",
-};
-#define B98_LATENCY 38 /* the first latency field */
-
 /* Every figure a plain decimal, empty or +++++ (never nan, inf, 1e999 or a
- * sign, which strtod takes); every latency a decimal with us, ms or s. */
+ * sign, which strtod takes); every latency a decimal with us, ms or s: the
+ * rates and %CPU of every test first, then the latencies. */
 static int check_figures(const char **f98, const char *name, size_t lineno, char **err)
 {
-	for (size_t k = 0; k < 36; k++) {
-		size_t i = k < 12 ? B_PUTC + k : k < 24 ? B98_NUM_FILES + 5 + (k - 12) : 0;
-		const char *what = k < 24 ? figure_names[k] : latency_names[k - 24];
-		double v;
-		int r = k < 24 ? sb_bonnie_figure(f98[i], &v)
-			       : sb_bonnie_latency(f98[B98_LATENCY + k - 24], &v);
+	for (size_t k = 0; k < 3 * SB_BONNIE_TESTS; k++) {
+		bool lat = k >= 2 * SB_BONNIE_TESTS;
+		const struct sb_bonnie_test *t = &sb_bonnie_tests[lat ? k - 2 * SB_BONNIE_TESTS : k / 2];
+		const char *v = f98[lat ? t->lat_field : t->field + k % 2];
+		double x;
+		int r = lat ? sb_bonnie_latency(v, &x) : sb_bonnie_figure(v, &x);
 		if (r >= 0)
 			continue;
-		_cleanup_free_ char *e = sb_escape(k < 24 ? f98[i] : f98[B98_LATENCY + k - 24]);
+		_cleanup_free_ char *e = sb_escape(v);
 		_cleanup_free_ char *n = sb_escape(name);
 		return fail(err,
-			    k < 24 ? "%s: line %zu: '%s' where a figure belongs (%s): expected a "
-				     "number (at most 1e15), empty or +++++"
-				   : "%s: line %zu: '%s' where a latency belongs (%s): expected a "
-				     "number with us, ms or s, or empty",
-			    n ? n : "?", lineno, e ? e : "?", what);
+			    !lat ? "%s: line %zu: '%s' where a figure belongs (%s%s): expected a "
+				   "number (at most 1e15), empty or +++++"
+				 : "%s: line %zu: '%s' where a latency belongs (%s%s): expected a "
+				   "number with us, ms or s, or empty",
+			    n ? n : "?", lineno, e ? e : "?", t->metric,
+			    lat ? " latency" : k % 2 ? "_cpu" : "");
 	}
 	return 0;
 }
@@ -218,11 +201,11 @@ static const char *to_b98(char **in, size_t n, const char **f98)
 	static const char *const empty = "";
 	for (size_t i = 0; i < B98_FIELDS; i++)
 		f98[i] = empty;
-	f98[B_FORMAT] = "1.98";
+	f98[SB_BF_FORMAT] = "1.98";
 	if (n == B98_FIELDS && strncmp(in[0], "1.9", 3) == 0) {
 		for (size_t i = 0; i < B98_FIELDS; i++)
 			f98[i] = in[i];
-		f98[B_FORMAT] = "1.98";
+		f98[SB_BF_FORMAT] = "1.98";
 		return "1.98";
 	}
 	if (n == 48 && strncmp(in[0], "1.9", 3) == 0) {
@@ -231,7 +214,7 @@ static const char *to_b98(char **in, size_t n, const char **f98)
 			f98[i] = in[i];
 		for (size_t i = 7; i < 48; i++)
 			f98[i + 2] = in[i];
-		f98[B_FORMAT] = "1.98";
+		f98[SB_BF_FORMAT] = "1.98";
 		return "1.9x";
 	}
 	/* a trailing comma (16 and 28 fields) is the same line */
@@ -240,14 +223,14 @@ static const char *to_b98(char **in, size_t n, const char **f98)
 	if (n == 27 || n == 15 || n == 14) {
 		/* 1.03: name,size,12 rate/%CPU fields,files,12 create fields
 		 * (15 or 14 when the file tests did not run) */
-		f98[B_VERSION] = "1.03";
-		f98[B_NAME] = in[0];
-		f98[B_SIZE] = in[1];
+		f98[SB_BF_VERSION] = "1.03";
+		f98[SB_BF_NAME] = in[0];
+		f98[SB_BF_FILE_SIZE] = in[1];
 		for (size_t i = 0; i < 12; i++)
-			f98[B_PUTC + i] = in[2 + i];
-		f98[B98_NUM_FILES] = n > 14 ? in[14] : empty;
+			f98[SB_BF_PUTC + i] = in[2 + i];
+		f98[SB_BF_NUM_FILES] = n > 14 ? in[14] : empty;
 		for (size_t i = 0; n == 27 && i < 12; i++)
-			f98[B98_NUM_FILES + 5 + i] = in[15 + i];
+			f98[SB_BF_NUM_FILES + 5 + i] = in[15 + i];
 		return "1.03";
 	}
 	return NULL;
@@ -283,13 +266,13 @@ static int bonnie_results(const char *line98, struct sb_wl_result **seq, struct 
 	r = sb_bonnie_csv_import(line98, all);
 	for (size_t i = 0; r == 0 && i < all->n_metrics; i++) {
 		const struct sb_metric *m = &all->metrics[i];
-		bool is_seq = sb_wl_metric_find(&sb_wl_seq, m->name, NULL, 0) != NULL;
+		const struct sb_bonnie_test *t = sb_bonnie_test_of(m->name);
+		bool is_seq = t && strcmp(t->workload, "seq") == 0;
 		r = sb_wl_add_metric(is_seq ? *seq : *meta, m->name, m->unit, m->better, m->value);
 	}
 	for (size_t i = 0; r == 0 && i < all->n_lat; i++) {
-		const char *op = all->lat[i].op;
-		bool is_seq = strstr(op, "create") == NULL && strstr(op, "stat") == NULL &&
-			      strstr(op, "delete") == NULL;
+		const struct sb_bonnie_test *t = sb_bonnie_test_of(all->lat[i].op);
+		bool is_seq = t && strcmp(t->workload, "seq") == 0;
 		r = sb_wl_add_latency(is_seq ? *seq : *meta, &all->lat[i]);
 	}
 out:
@@ -305,30 +288,15 @@ out:
 /* Which figures bonnie++ printed as +++++, for the notes. */
 static char *too_fast_note(const char **f98)
 {
-	static const struct {
-		int field;
-		const char *what;
-	} rates[] = {{B_PUTC, "putc_write"},
-		     {B_PUTC + 2, "block_write"},
-		     {B_PUTC + 4, "rewrite"},
-		     {B_PUTC + 6, "getc_read"},
-		     {B_PUTC + 8, "block_read"},
-		     {B_PUTC + 10, "seeks"},
-		     {B98_NUM_FILES + 5, "seq_create"},
-		     {B98_NUM_FILES + 7, "seq_stat"},
-		     {B98_NUM_FILES + 9, "seq_delete"},
-		     {B98_NUM_FILES + 11, "rand_create"},
-		     {B98_NUM_FILES + 13, "rand_stat"},
-		     {B98_NUM_FILES + 15, "rand_delete"}};
 	char *s = NULL;
 	size_t len = 0, n = 0;
 	FILE *o = open_memstream(&s, &len);
 	if (!o)
 		return NULL;
 	fputs("bonnie++ printed +++++ (too fast to measure, not a number) for", o);
-	for (size_t i = 0; i < ARRAY_SIZE(rates); i++)
-		if (too_fast(f98[rates[i].field]))
-			fprintf(o, "%s %s", n++ ? "," : "", rates[i].what);
+	for (size_t i = 0; i < SB_BONNIE_TESTS; i++)
+		if (too_fast(f98[sb_bonnie_tests[i].field]))
+			fprintf(o, "%s %s", n++ ? "," : "", sb_bonnie_tests[i].metric);
 	if (fclose(o) != 0 || !n) {
 		free(s);
 		return NULL;
@@ -394,7 +362,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 			wl[wl[1]->n_metrics || !wl[0]->n_metrics ? 1 : 0]->error = note;
 		_cleanup_free_ char *src =
 		    sb_asprintf("%s line %zu (bonnie++ %s CSV)", name, lineno, form);
-		if (!src || (r = add_variant(rs, &names, f98[B_NAME], src, wl, 2)) < 0) {
+		if (!src || (r = add_variant(rs, &names, f98[SB_BF_NAME], src, wl, 2)) < 0) {
 			sb_wl_result_free(wl[0]);
 			sb_wl_result_free(wl[1]);
 			r = r < 0 ? r : -ENOMEM;
