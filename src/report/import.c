@@ -24,17 +24,6 @@
 /* the same bound as result.json */
 #define IMPORT_MAX_BYTES SB_RESULT_MAX_BYTES
 
-static int fail(char **err, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	free(*err);
-	*err = sb_vasprintf(fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static struct sb_resultset *import_set(const char *name, const char *tool)
 {
 	struct sb_resultset *rs = calloc(1, sizeof(*rs));
@@ -184,8 +173,7 @@ static int check_figures(const char **f98, const char *name, size_t lineno, char
 			continue;
 		_cleanup_free_ char *e = sb_escape(v);
 		_cleanup_free_ char *n = sb_escape(name);
-		return fail(err,
-			    !lat ? "%s: line %zu: '%s' where a figure belongs (%s%s): expected a "
+		return sb_set_err(err, -EINVAL, !lat ? "%s: line %zu: '%s' where a figure belongs (%s%s): expected a "
 				   "number (at most 1e15), empty or +++++"
 				 : "%s: line %zu: '%s' where a latency belongs (%s%s): expected a "
 				   "number with us, ms or s, or empty",
@@ -333,7 +321,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 		}
 		line[strcspn(line, "\r")] = '\0';
 		if (memchr(line, '\0', len) != line + strlen(line) && strlen(line) < len) {
-			r = fail(err, "%s: line %zu: not text", name, lineno);
+			r = sb_set_err(err, -EINVAL, "%s: line %zu: not text", name, lineno);
 			break;
 		}
 		if (!line[strspn(line, " \t")] || line[0] == '#')
@@ -341,8 +329,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 		n = split(line, f, B98_FIELDS + 1);
 		form = n <= B98_FIELDS ? to_b98(f, n, f98) : NULL;
 		if (!form) {
-			r = fail(err,
-				 "%s: line %zu: not a bonnie++ CSV line (expected 27 fields of the "
+			r = sb_set_err(err, -EINVAL, "%s: line %zu: not a bonnie++ CSV line (expected 27 fields of the "
 				 "1.03 form (14 to 16 without file tests), 48 of 1.9x or 50 of 1.98 "
 				 "starting \"1.9\"; got %zu)",
 				 name, lineno, n);
@@ -370,7 +357,7 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 	}
 	names_free(&names);
 	if (r == 0 && rs->n_var == 0)
-		r = fail(err, "%s: no bonnie++ CSV lines", name);
+		r = sb_set_err(err, -EINVAL, "%s: no bonnie++ CSV lines", name);
 	if (r < 0) {
 		sb_resultset_free(rs);
 		return r;
@@ -394,7 +381,7 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 	if (!buf)
 		return -ENOMEM;
 	if (strlen(buf) != size)
-		return fail(err, "%s: not a text file (expected fio's JSON output)", name);
+		return sb_set_err(err, -EINVAL, "%s: not a text file (expected fio's JSON output)", name);
 	res = sb_wl_result_new("fio", "fio");
 	if (!res)
 		return -ENOMEM;
@@ -406,9 +393,8 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 		if (r == -ENOMEM)
 			return r;
 		if (why)
-			return fail(err, "%s: not fio JSON output with results: %s", name, why);
-		return fail(err,
-			    "%s: not fio JSON output with results (expected an object with a "
+			return sb_set_err(err, -EINVAL, "%s: not fio JSON output with results: %s", name, why);
+		return sb_set_err(err, -EINVAL, "%s: not fio JSON output with results (expected an object with a "
 			    "\"jobs\" array, as fio --output-format=json writes)",
 			    name);
 	}
@@ -447,15 +433,15 @@ static int read_file(const char *path, char **buf, size_t *len, char **err)
 	_cleanup_free_ char *e = r < 0 ? sb_escape(path) : NULL;
 
 	if (r == -EINVAL)
-		return fail(err, "%s: %s, not a result file (refused)", e ? e : "?",
+		return sb_set_err(err, -EINVAL, "%s: %s, not a result file (refused)", e ? e : "?",
 			    sb_file_kind(mode));
 	if (r == -EFBIG)
-		return fail(err, "%s: too large to be a result (over %u MiB)", e ? e : "?",
+		return sb_set_err(err, -EINVAL, "%s: too large to be a result (over %u MiB)", e ? e : "?",
 			    IMPORT_MAX_BYTES >> 20);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return fail(err, "%s: %s", e ? e : "?", strerror(-r)), r;
+		return sb_set_err(err, -EINVAL, "%s: %s", e ? e : "?", strerror(-r)), r;
 	return 0;
 }
 

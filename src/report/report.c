@@ -96,17 +96,6 @@ const char *sb_report_pm(void)
 	return cs && strcmp(cs, "UTF-8") == 0 ? "±" : "+-";
 }
 
-static int fail(char **err, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	free(*err);
-	*err = sb_vasprintf(fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 char *sb_report_set_name(const char *path)
 {
 	_cleanup_free_ char *p = strdup(path ? path : "result");
@@ -1075,14 +1064,13 @@ static int pick_baseline(struct sb_report *r, const char *name, char **err)
 		return 0;
 	}
 	if (hits > 1)
-		return fail(err,
-			    "baseline '%s' is ambiguous: it is in several result sets; name one "
+		return sb_set_err(err, -EINVAL, "baseline '%s' is ambiguous: it is in several result sets; name one "
 			    "as SET:VARIANT (e.g. '%s')",
 			    name, r->cols[hit].full);
 	const char *sug = sb_suggest(name, labels_, r->n_cols);
 	if (sug)
-		return fail(err, "unknown baseline variant '%s' (did you mean '%s'?)", name, sug);
-	return fail(err, "unknown baseline variant '%s'", name);
+		return sb_set_err(err, -EINVAL, "unknown baseline variant '%s' (did you mean '%s'?)", name, sug);
+	return sb_set_err(err, -EINVAL, "unknown baseline variant '%s'", name);
 }
 
 /* Which column each column is compared with: the baseline; with a stored
@@ -1171,7 +1159,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 				goto out;
 		}
 	if (r->n_cols == 0) {
-		ret = fail(err, "%s: no variants to compare",
+		ret = sb_set_err(err, -EINVAL, "%s: no variants to compare",
 			   n_sets == 1 && sets[0]->path ? sets[0]->path : "result sets");
 		goto out;
 	}
@@ -1502,14 +1490,14 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 	int ret;
 
 	if (!fmt)
-		return fail(err, "unknown report format '%s'", format);
+		return sb_set_err(err, -EINVAL, "unknown report format '%s'", format);
 	ret = sb_report_build(&rs, 1, NULL, &r, err);
 	if (ret < 0)
 		return ret;
 	ret = fmt->emit(r, f);
 	sb_report_free(r);
 	if (ret == -EINVAL)
-		return fail(err, "%s format: no results this format can show", fmt->name);
+		return sb_set_err(err, -EINVAL, "%s format: no results this format can show", fmt->name);
 	return ret;
 }
 
