@@ -251,8 +251,8 @@ static void print_generic(const struct sb_wl_result *r)
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		char b[32];
-		scols_line_set_data(ln, 0, r->metrics[i].label ? r->metrics[i].label
-							       : r->metrics[i].name);
+		scols_line_set_data(ln, 0,
+				    r->metrics[i].label ? r->metrics[i].label : r->metrics[i].name);
 		fmt_num(b, sizeof(b), r->metrics[i].value);
 		scols_line_set_data(ln, 1, b);
 		scols_line_set_data(ln, 2, r->metrics[i].unit);
@@ -395,7 +395,8 @@ static int check_args(struct bench_args *a, const char *dir)
 			return SB_EXIT_USAGE;
 		}
 	}
-	if (a->cap_cache && sb_workload_check_cap(a->specs, a->n_specs, a->quick, a->ram, &err) < 0) {
+	if (a->cap_cache &&
+	    sb_workload_check_cap(a->specs, a->n_specs, a->quick, a->ram, &err) < 0) {
 		sb_error("%s", err ? err : "--cap-cache: the cap is too small");
 		free(err);
 		return SB_EXIT_USAGE;
@@ -522,7 +523,8 @@ static int save_set(struct bench_args *a, struct sb_resultset *rs, int code)
 	if (a->results) {
 		int r = sb_resultset_write(rs, a->results);
 		if (r == -ELOOP || r == -EPERM || r == -EACCES) {
-			sb_error("%s: refusing to write result.json: %s", a->results, sb_trust_text(r));
+			sb_error("%s: refusing to write result.json: %s", a->results,
+				 sb_trust_text(r));
 			code = SB_EXIT_FAILED;
 		} else if (r < 0) {
 			sb_error_errno(r, "%s: cannot write result.json", a->results);

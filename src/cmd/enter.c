@@ -102,12 +102,12 @@ int sb_cmd_check_hooks(const char *cmd)
 		const char *v = getenv(hooks[k]);
 		if (strcmp(cmd, "run") == 0 && v && *v &&
 		    (!sd || !*sd || strcmp(real, SB_STATE_DIR_DEFAULT) == 0)) {
-			sb_error("run: refusing: %s is a test hook, honoured only with a test's own "
-				 "STACKBENCH_STATE_DIR (unset it)",
-				 hooks[k]);
+			sb_error(
+			    "run: refusing: %s is a test hook, honoured only with a test's own "
+			    "STACKBENCH_STATE_DIR (unset it)",
+			    hooks[k]);
 			return SB_EXIT_USAGE;
 		}
 	}
 	return 0;
 }
-

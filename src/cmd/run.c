@@ -194,8 +194,8 @@ static int lock_devices(struct ctx *c, struct sb_devlock *l)
 {
 	for (size_t k = 0; k < c->n_slots; k++) {
 		const char *path = c->dev[k]->path;
-		int r = sb_devlock_take(l, c->dev[k], sb_state_dir(), SB_DEVLOCK_WAIT_MS, &sb_cmd_stop,
-					&path);
+		int r = sb_devlock_take(l, c->dev[k], sb_state_dir(), SB_DEVLOCK_WAIT_MS,
+					&sb_cmd_stop, &path);
 		switch (r) {
 		case 0:
 			continue;
@@ -516,8 +516,8 @@ static int run_variants(struct ctx *c, struct sb_runstate *rs, struct sb_results
 
 /* result.json, the history, the report on stdout, and the run's exit code
  * from code (what ended it early) and the failed variant runs. */
-static int finish(struct sb_resultset *set, const struct sb_runstate *rs, int res_fd,
-		  int code, int failed)
+static int finish(struct sb_resultset *set, const struct sb_runstate *rs, int res_fd, int code,
+		  int failed)
 {
 	int r = write_results(set, res_fd);
 

@@ -163,9 +163,12 @@ static bool too_fast(const char *s)
  * rates and %CPU of every test first, then the latencies. */
 static int check_figures(const char **f98, const char *name, size_t lineno, char **err)
 {
+	static const char *const suffix[] = {"", "_cpu", " latency"};
+
 	for (size_t k = 0; k < 3 * SB_BONNIE_TESTS; k++) {
 		bool lat = k >= 2 * SB_BONNIE_TESTS;
-		const struct sb_bonnie_test *t = &sb_bonnie_tests[lat ? k - 2 * SB_BONNIE_TESTS : k / 2];
+		const struct sb_bonnie_test *t =
+		    &sb_bonnie_tests[lat ? k - 2 * SB_BONNIE_TESTS : k / 2];
 		const char *v = f98[lat ? t->lat_field : t->field + k % 2];
 		double x;
 		int r = lat ? sb_bonnie_latency(v, &x) : sb_bonnie_figure(v, &x);
@@ -173,12 +176,13 @@ static int check_figures(const char **f98, const char *name, size_t lineno, char
 			continue;
 		_cleanup_free_ char *e = sb_escape(v);
 		_cleanup_free_ char *n = sb_escape(name);
-		return sb_set_err(err, -EINVAL, !lat ? "%s: line %zu: '%s' where a figure belongs (%s%s): expected a "
-				   "number (at most 1e15), empty or +++++"
-				 : "%s: line %zu: '%s' where a latency belongs (%s%s): expected a "
-				   "number with us, ms or s, or empty",
-			    n ? n : "?", lineno, e ? e : "?", t->metric,
-			    lat ? " latency" : k % 2 ? "_cpu" : "");
+		return sb_set_err(
+		    err, -EINVAL,
+		    !lat ? "%s: line %zu: '%s' where a figure belongs (%s%s): expected a "
+			   "number (at most 1e15), empty or +++++"
+			 : "%s: line %zu: '%s' where a latency belongs (%s%s): expected a "
+			   "number with us, ms or s, or empty",
+		    n ? n : "?", lineno, e ? e : "?", t->metric, suffix[lat ? 2 : k % 2]);
 	}
 	return 0;
 }
@@ -329,10 +333,12 @@ int sb_import_bonnie_csv(const char *text, size_t size, const char *name, struct
 		n = split(line, f, B98_FIELDS + 1);
 		form = n <= B98_FIELDS ? to_b98(f, n, f98) : NULL;
 		if (!form) {
-			r = sb_set_err(err, -EINVAL, "%s: line %zu: not a bonnie++ CSV line (expected 27 fields of the "
-				 "1.03 form (14 to 16 without file tests), 48 of 1.9x or 50 of 1.98 "
-				 "starting \"1.9\"; got %zu)",
-				 name, lineno, n);
+			r = sb_set_err(
+			    err, -EINVAL,
+			    "%s: line %zu: not a bonnie++ CSV line (expected 27 fields of the "
+			    "1.03 form (14 to 16 without file tests), 48 of 1.9x or 50 of 1.98 "
+			    "starting \"1.9\"; got %zu)",
+			    name, lineno, n);
 			break;
 		}
 		r = check_figures(f98, name, lineno, err);
@@ -381,7 +387,8 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 	if (!buf)
 		return -ENOMEM;
 	if (strlen(buf) != size)
-		return sb_set_err(err, -EINVAL, "%s: not a text file (expected fio's JSON output)", name);
+		return sb_set_err(err, -EINVAL, "%s: not a text file (expected fio's JSON output)",
+				  name);
 	res = sb_wl_result_new("fio", "fio");
 	if (!res)
 		return -ENOMEM;
@@ -393,10 +400,12 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 		if (r == -ENOMEM)
 			return r;
 		if (why)
-			return sb_set_err(err, -EINVAL, "%s: not fio JSON output with results: %s", name, why);
-		return sb_set_err(err, -EINVAL, "%s: not fio JSON output with results (expected an object with a "
-			    "\"jobs\" array, as fio --output-format=json writes)",
-			    name);
+			return sb_set_err(err, -EINVAL, "%s: not fio JSON output with results: %s",
+					  name, why);
+		return sb_set_err(err, -EINVAL,
+				  "%s: not fio JSON output with results (expected an object with a "
+				  "\"jobs\" array, as fio --output-format=json writes)",
+				  name);
 	}
 	/* a string: sb_fio_import_json checked "fio version" */
 	const char *tool = res->extra && json_object_object_get_ex(res->extra, "fio_version", &v) &&
@@ -434,10 +443,10 @@ static int read_file(const char *path, char **buf, size_t *len, char **err)
 
 	if (r == -EINVAL)
 		return sb_set_err(err, -EINVAL, "%s: %s, not a result file (refused)", e ? e : "?",
-			    sb_file_kind(mode));
+				  sb_file_kind(mode));
 	if (r == -EFBIG)
-		return sb_set_err(err, -EINVAL, "%s: too large to be a result (over %u MiB)", e ? e : "?",
-			    IMPORT_MAX_BYTES >> 20);
+		return sb_set_err(err, -EINVAL, "%s: too large to be a result (over %u MiB)",
+				  e ? e : "?", IMPORT_MAX_BYTES >> 20);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)

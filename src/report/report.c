@@ -1064,12 +1064,15 @@ static int pick_baseline(struct sb_report *r, const char *name, char **err)
 		return 0;
 	}
 	if (hits > 1)
-		return sb_set_err(err, -EINVAL, "baseline '%s' is ambiguous: it is in several result sets; name one "
-			    "as SET:VARIANT (e.g. '%s')",
-			    name, r->cols[hit].full);
+		return sb_set_err(
+		    err, -EINVAL,
+		    "baseline '%s' is ambiguous: it is in several result sets; name one "
+		    "as SET:VARIANT (e.g. '%s')",
+		    name, r->cols[hit].full);
 	const char *sug = sb_suggest(name, labels_, r->n_cols);
 	if (sug)
-		return sb_set_err(err, -EINVAL, "unknown baseline variant '%s' (did you mean '%s'?)", name, sug);
+		return sb_set_err(err, -EINVAL,
+				  "unknown baseline variant '%s' (did you mean '%s'?)", name, sug);
 	return sb_set_err(err, -EINVAL, "unknown baseline variant '%s'", name);
 }
 
@@ -1160,7 +1163,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		}
 	if (r->n_cols == 0) {
 		ret = sb_set_err(err, -EINVAL, "%s: no variants to compare",
-			   n_sets == 1 && sets[0]->path ? sets[0]->path : "result sets");
+				 n_sets == 1 && sets[0]->path ? sets[0]->path : "result sets");
 		goto out;
 	}
 	ret = label_cols(r);
@@ -1497,7 +1500,8 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 	ret = fmt->emit(r, f);
 	sb_report_free(r);
 	if (ret == -EINVAL)
-		return sb_set_err(err, -EINVAL, "%s format: no results this format can show", fmt->name);
+		return sb_set_err(err, -EINVAL, "%s format: no results this format can show",
+				  fmt->name);
 	return ret;
 }
 

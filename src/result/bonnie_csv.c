@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 const struct sb_bonnie_test sb_bonnie_tests[SB_BONNIE_TESTS] = {
     {"putc_write", "seq", "KB/s", NULL, SB_BF_PUTC, SB_BF_LAT_PUTC},
     {"block_write", "seq", "KB/s", "block write", SB_BF_PUT_BLOCK, SB_BF_LAT_PUT_BLOCK},

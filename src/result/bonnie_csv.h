@@ -68,7 +68,7 @@ struct sb_bonnie_test {
 	const char *metric;   /* ours; its %CPU is the metric with "_cpu" appended */
 	const char *workload; /* "seq" or "meta": which of ours measures it */
 	const char *unit;
-	const char *lat_op;	/* our latency record; NULL: ours keeps none (per-char) */
+	const char *lat_op;	    /* our latency record; NULL: ours keeps none (per-char) */
 	enum sb_bonnie_field field; /* its rate; its %CPU is the next field */
 	enum sb_bonnie_field lat_field;
 };

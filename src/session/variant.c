@@ -117,8 +117,8 @@ static char *failed_step(const struct sb_plan *p, unsigned began)
  * the limit keeps what it measured and the next one runs; a failure ends
  * the loop (noted in *failed). 0, or the exit code. */
 static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
-			 const char **role_devs, bool fresh, struct sb_wl_result ***wl, size_t *n_wl,
-			 json_object **failed)
+			 const char **role_devs, bool fresh, struct sb_wl_result ***wl,
+			 size_t *n_wl, json_object **failed)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
@@ -313,8 +313,8 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
 			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
-		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl, &n_wl,
-				     &failed);
+		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl,
+				     &n_wl, &failed);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}

@@ -37,12 +37,18 @@ static void test_test_of(void **state)
 	static const struct {
 		const char *name, *want; /* want: the test's metric, or NULL */
 	} cases[] = {
-	    {"block_write", "block_write"}, {"block_write_cpu", "block_write"},
-	    {"block write", "block_write"}, {"seek", "seeks"},
-	    {"seeks_cpu", "seeks"},	    {"rand delete", "rand_delete"},
-	    {"putc_write", "putc_write"},   {"block_writes", NULL},
-	    {"seeks_cpux", NULL},	    {"block", NULL},
-	    {"", NULL},			    {"random write", NULL},
+	    {"block_write", "block_write"},
+	    {"block_write_cpu", "block_write"},
+	    {"block write", "block_write"},
+	    {"seek", "seeks"},
+	    {"seeks_cpu", "seeks"},
+	    {"rand delete", "rand_delete"},
+	    {"putc_write", "putc_write"},
+	    {"block_writes", NULL},
+	    {"seeks_cpux", NULL},
+	    {"block", NULL},
+	    {"", NULL},
+	    {"random write", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct sb_bonnie_test *t = sb_bonnie_test_of(cases[i].name);
