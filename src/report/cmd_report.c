@@ -289,7 +289,7 @@ int cmd_report(int argc, char **argv)
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (n < 1)
+	if (n < 1 && !a.opts.fleet)
 		return sb_usage_error("report", "expected at least one result set");
 	setlocale(LC_CTYPE, "");
 
@@ -304,6 +304,10 @@ int cmd_report(int argc, char **argv)
 		n_sets++, a.opts.baseline_set = true;
 	else if (a.hist.n)
 		goto out;
+	/* --fleet without RESULTS: each host's latest run in the database. */
+	if (n == 0 && (code = sb_history_fleet(&a.hist, &sets, &n_sets)))
+		goto out;
+	a.opts.history_html = a.hist.html;
 	for (int i = a.baseline_set ? -1 : 0; i < n; i++) {
 		const char *path = i < 0 ? a.baseline_set : rest[i];
 		r = sb_report_read_set(path, &sets[n_sets], &err);
@@ -343,6 +347,7 @@ int cmd_report(int argc, char **argv)
 		code = check_gate(rep, a.require_resolved);
 out:
 	free(err);
+	free(a.hist.html);
 	sb_report_free(rep);
 	for (size_t i = 0; i < n_sets; i++)
 		sb_resultset_free(sets[i]);
