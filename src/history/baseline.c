@@ -249,10 +249,10 @@ static char *trend(struct sb_history *h, const struct sb_hist_run *runs, size_t 
 	struct sb_history_filter flt = {.run_ids = ids};
 	if (sb_history_series(h, &flt, &doc) < 0 || !(f = open_memstream(&html, &hlen)))
 		goto out;
-	fprintf(f,
-		"<p class=\"meta\">The last %zu run%s in %s of this stack and these workloads "
-		"on this host fingerprint, the baseline above, ",
-		n, n == 1 ? "" : "s", h->path);
+	fprintf(f, "<p class=\"meta\">The last %zu run%s in ", n, n == 1 ? "" : "s");
+	sb_history_html_esc(f, h->path);
+	fprintf(f, " of this stack and these workloads on this host fingerprint, the baseline "
+		   "above, ");
 	if (self)
 		fprintf(f, "and this result set (run %lld, the last point).</p>\n",
 			(long long)self);

@@ -10,7 +10,7 @@
 
 enum { W = 720, H = 220, ML = 70, MR = 20, MT = 20, MB = 30 };
 
-static void esc(FILE *f, const char *s)
+void sb_history_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++)
 		switch (*s) {
@@ -103,11 +103,11 @@ int sb_history_html_charts(json_object *doc, FILE *f, int level)
 		static const char *const keys[] = {"profile", "variant", "spec", "label"};
 		fprintf(f, "<h%d>", level);
 		for (int k = 0; k < 4; k++) {
-			esc(f, json_object_get_string(json_object_object_get(s, keys[k])));
+			sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, keys[k])));
 			fputs(k < 3 ? " &middot; " : "", f);
 		}
 		fputs(" (", f);
-		esc(f, json_object_get_string(json_object_object_get(s, "unit")));
+		sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, "unit")));
 		fprintf(f, ")</h%d>\n", level);
 		chart(f, s);
 	}
