@@ -237,7 +237,8 @@ int cmd_report(int argc, char **argv)
 	     "there (else with its first variant, or --baseline)"},
 	    {"fleet", OPT_FLEET, NULL,
 	     "one result set per host (results/HOST/): compare each variant with the "
-	     "baseline of its own host, never across hosts, and add a fleet summary"},
+	     "baseline of its own host, never across hosts, and add a fleet summary; without "
+	     "RESULTS, each host's latest run in the history database"},
 	    {"by", OPT_BY, "host|variant",
 	     "with a fleet: 'host' puts one variant's hosts side by side (variant "
 	     "columns otherwise)"},
