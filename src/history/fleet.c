@@ -115,7 +115,11 @@ int sb_history_fleet(const struct sb_history_report *o, struct sb_resultset ***s
 	if (code)
 		return code;
 	const char *profile = o->profile;
-	if (!profile && !(profile = newest = newest_profile(h->db))) {
+	if (!profile) {
+		newest = newest_profile(h->db);
+		profile = newest;
+	}
+	if (!profile) {
 		sb_error("report: --fleet: %s holds no run", db);
 		code = SB_EXIT_USAGE;
 	} else {
