@@ -257,6 +257,11 @@ static int read_sets(struct report_args *a, char **rest, int n, struct sb_result
 		(*n_sets)++;
 		a->opts.baseline_set = true;
 	}
+	/* --fleet without RESULTS: each host's latest run in the database. */
+	if (n == 0 && (code = sb_history_fleet(&a->hist, sets, n_sets)))
+		return code;
+	s = *sets;
+	a->opts.history_html = a->hist.html;
 	for (int i = a->baseline_set ? -1 : 0; i < n; i++) {
 		const char *path = i < 0 ? a->baseline_set : rest[i];
 		r = sb_report_read_set(path, &s[*n_sets], &err);
@@ -309,7 +314,8 @@ int cmd_report(int argc, char **argv)
 	     "there (else with its first variant, or --baseline)"},
 	    {"fleet", OPT_FLEET, NULL,
 	     "one result set per host (results/HOST/): compare each variant with the "
-	     "baseline of its own host, never across hosts, and add a fleet summary"},
+	     "baseline of its own host, never across hosts, and add a fleet summary; without "
+	     "RESULTS, each host's latest run in the history database"},
 	    {"by", OPT_BY, "host|variant",
 	     "with a fleet: 'host' puts one variant's hosts side by side (variant "
 	     "columns otherwise)"},
@@ -355,7 +361,7 @@ int cmd_report(int argc, char **argv)
 	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (n < 1)
+	if (n < 1 && !a.opts.fleet)
 		return sb_usage_error("report", "expected at least one result set");
 	setlocale(LC_CTYPE, "");
 
@@ -372,6 +378,7 @@ int cmd_report(int argc, char **argv)
 	if (code == SB_EXIT_OK && a.check)
 		code = check_gate(rep, a.require_resolved);
 	free(err);
+	free(a.hist.html);
 	sb_report_free(rep);
 	for (size_t i = 0; i < n_sets; i++)
 		sb_resultset_free(sets[i]);

@@ -1,6 +1,7 @@
 /* `report --history N`: the baseline set pooled from the last N runs in the
  * history that measured the same stack with the same workloads on the same
  * host fingerprint; report compares with it as with --baseline-set. */
+#include "history/series.h"
 #include "util/exitcode.h"
 #include "history/store.h"
 #include "result/result.h"
@@ -34,6 +35,9 @@ int sb_history_report_opt(struct sb_history_report *o, int key, const char *arg,
 		return 1;
 	case SB_HISTORY_OPT_DB:
 		o->db = arg;
+		return 1;
+	case SB_HISTORY_OPT_PROFILE:
+		o->profile = arg;
 		return 1;
 	}
 	return 0;
@@ -204,16 +208,87 @@ static int pick(struct sb_history *h, const struct sb_history_report *o, json_ob
 	return code;
 }
 
-int sb_history_baseline(const struct sb_history_report *o, const char *current,
-			struct sb_resultset **out)
+/* The id of the run recorded with that uuid, or 0. */
+static int64_t run_of(struct sb_history *h, const char *uuid)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+
+	if (sqlite3_prepare_v2(h->db, "SELECT id FROM runs WHERE uuid = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	sb_hist_bind(st, 1, uuid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* The HTML report's trend of each headline metric over the pooled runs
+ * and the current one (when recorded), with intervals and change points;
+ * NULL when it cannot be made (the report goes on without it). */
+static char *trend(struct sb_history *h, const struct sb_hist_run *runs, size_t n, json_object *cur)
+{
+	char uuid[65], *ids = NULL, *html = NULL;
+	size_t len = 0, hlen = 0;
+	json_object *doc = NULL;
+	FILE *ids_f = open_memstream(&ids, &len), *f = NULL;
+	int64_t self;
+
+	if (!ids_f)
+		return NULL;
+	sb_json_hash(cur, uuid);
+	self = run_of(h, uuid);
+	fputc(',', ids_f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(ids_f, "%lld,", (long long)runs[i].id);
+	if (self)
+		fprintf(ids_f, "%lld,", (long long)self);
+	if (fclose(ids_f) != 0)
+		goto out;
+	struct sb_history_filter flt = {.run_ids = ids};
+	if (sb_history_series(h, &flt, &doc) < 0 || !(f = open_memstream(&html, &hlen)))
+		goto out;
+	fprintf(f, "<p class=\"meta\">The last %zu run%s in ", n, n == 1 ? "" : "s");
+	sb_history_html_esc(f, h->path);
+	fprintf(f, " of this stack and these workloads on this host fingerprint, the baseline "
+		   "above, ");
+	if (self)
+		fprintf(f, "and this result set (run %lld, the last point).</p>\n",
+			(long long)self);
+	else
+		fprintf(f, "without this result set (it is not recorded there).</p>\n");
+	sb_history_html_charts(doc, f, 3);
+	if (fclose(f) != 0) {
+		free(html);
+		html = NULL;
+	}
+out:
+	json_object_put(doc);
+	free(ids);
+	return html;
+}
+
+int sb_hist_open_report(const char *db, const char *opt, struct sb_history **h)
+{
+	char *err = NULL;
+	int r = sb_history_open(db, false, h, &err);
+
+	if (r >= 0)
+		return 0;
+	sb_error("report: %s: %s", opt, err ? err : db);
+	free(err);
+	return r == -EPROTO ? SB_EXIT_REFUSED : r == -ENOENT ? SB_EXIT_USAGE : SB_EXIT_FAILED;
+}
+
+int sb_history_baseline(struct sb_history_report *o, const char *current, struct sb_resultset **out)
 {
 	const char *db = o->db ? o->db : sb_history_default_path();
 	_cleanup_free_ char *file = NULL;
 	struct sb_history *h = NULL;
 	struct sb_hist_run *runs = NULL;
 	struct stat st;
-	char *err = NULL;
-	int n = 0, code, r;
+	int n = 0, code;
 
 	if (asprintf(&file, "%s%s", current,
 		     stat(current, &st) == 0 && S_ISDIR(st.st_mode) ? "/result.json" : "") < 0)
@@ -223,19 +298,17 @@ int sb_history_baseline(const struct sb_history_report *o, const char *current,
 		sb_error("%s: cannot read it as JSON (expected a stackbench result set)", file);
 		return SB_EXIT_USAGE;
 	}
-	r = sb_history_open(db, false, &h, &err);
-	if (r < 0) {
-		sb_error("report: --history: %s", err ? err : db);
-		free(err);
+	code = sb_hist_open_report(db, "--history", &h);
+	if (code) {
 		json_object_put(cur);
-		return r == -EPROTO   ? SB_EXIT_REFUSED
-		       : r == -ENOENT ? SB_EXIT_USAGE
-				      : SB_EXIT_FAILED;
+		return code;
 	}
 	code = pick(h, o, cur, &runs, &n);
 	if (!code) {
 		*out = pool(runs, (size_t)n, db);
 		code = *out ? 0 : SB_EXIT_FAILED;
+		if (*out)
+			o->html = trend(h, runs, (size_t)n, cur);
 		if (*out)
 			sb_info("report: baseline: the last %d matching run%s in %s", n,
 				n == 1 ? "" : "s", db);

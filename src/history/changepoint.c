@@ -87,7 +87,8 @@ static struct seg seg_of(const struct sb_cp_point *x, size_t lo, size_t hi)
 /* The t of a level shift at k by weighted least squares: the weights say
  * how precise each run is relative to the others, and the scale comes from
  * the residuals (n - 2 degrees of freedom), so that a run whose few repeats
- * happened to agree does not make the test overconfident; with equal
+ * happened to agree does not make the test overconfident, but never below
+ * what the runs' own intervals say (see below); with equal
  * weights this is the two-sample t with the variance pooled over both
  * sides (a step moves the level, not the noise). p two-sided. */
 static void split_test(const struct sb_cp_point *x, size_t lo, size_t k, size_t hi, double *t,
@@ -102,7 +103,13 @@ static void split_test(const struct sb_cp_point *x, size_t lo, size_t k, size_t 
 		double r = x[i].mean - (i < k ? a.mean : b.mean);
 		phi += r * r / fmax(x[i].var + tau2, floor_v);
 	}
-	phi /= df;
+	/* Never below 1 (the modified Hartung-Knapp-Sidik-Jonkman rule): runs
+	 * whose means happen to agree better than their own intervals allow
+	 * must not make the test more confident than those intervals do (12
+	 * real runs, 3 of them agreeing within 2% while each spread +-30%, put
+	 * a change point between them and the next 3). With single repeats
+	 * phi is 1 anyway. */
+	phi = fmax(phi / df, 1);
 	*t = (b.mean - a.mean) / sqrt(phi * (a.v + b.v));
 	*p = isfinite(*t) ? 2 * (1 - sb_t_cdf(fabs(*t), df)) : 0;
 	*rel = a.mean != 0 ? fabs(b.mean - a.mean) / fabs(a.mean) : INFINITY;
@@ -156,6 +163,21 @@ static void segment(const struct sb_cp_point *x, size_t lo, size_t hi, const str
 	segment(x, best, hi, o, split, st, sp);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of the runs' own variances (v: n doubles of scratch). */
+static double median_var(const struct sb_cp_point *x, size_t n, double *v)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = x[i].var;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_opts *opts,
 		    struct sb_cp *out, size_t max)
 {
@@ -177,16 +199,18 @@ int sb_changepoints(const struct sb_cp_point *x, size_t n, const struct sb_cp_op
 	_cleanup_free_ bool *split = calloc(n, sizeof(*split));
 	_cleanup_free_ double *st = calloc(n, sizeof(*st)), *sp = calloc(n, sizeof(*sp));
 	_cleanup_free_ struct sb_cp_point *y = calloc(n, sizeof(*y));
-	double own = 0;
+	_cleanup_free_ double *v = calloc(n, sizeof(*v));
+	double own;
 
-	if (!split || !st || !sp || !y)
+	if (!split || !st || !sp || !y || !v)
 		return -ENOMEM;
 	/* A run's interval from a few repeats is itself noisy (from 3 repeats
 	 * one run in ten looks four times as precise as it is): each is drawn
-	 * towards the sequence's mean interval before it weighs, so that only
-	 * a consistently wider or narrower one moves the weights much. */
-	for (size_t i = 0; i < n; i++)
-		own += x[i].var / (double)n;
+	 * towards the sequence's median interval before it weighs, so that only
+	 * a consistently wider or narrower one moves the weights much. The
+	 * median, not the mean: one run with a wild interval must not widen
+	 * every other's (with phi never below 1, that would hide a step). */
+	own = median_var(x, n, v);
 	for (size_t i = 0; i < n; i++) {
 		y[i] = x[i];
 		y[i].var = (x[i].var + SB_CP_SHRINK * own) / (1 + SB_CP_SHRINK);

@@ -75,8 +75,16 @@ struct sb_history_report {
 	unsigned n;
 	bool any_host;
 	const char *db;
+	const char *profile; /* --fleet from the database: this profile's runs */
+	char *html; /* out: the trend charts of the current run and its history (an HTML
+		       fragment), set by sb_history_baseline; the caller frees it */
 };
-enum { SB_HISTORY_OPT_HISTORY = 0x4800, SB_HISTORY_OPT_ANY_HOST, SB_HISTORY_OPT_DB };
+enum {
+	SB_HISTORY_OPT_HISTORY = 0x4800,
+	SB_HISTORY_OPT_ANY_HOST,
+	SB_HISTORY_OPT_DB,
+	SB_HISTORY_OPT_PROFILE
+};
 #define SB_HISTORY_REPORT_OPTS                                                                     \
 	{"history", SB_HISTORY_OPT_HISTORY, "N",                                                   \
 	 "compare with the last N runs in the history database of the same stack, workloads "      \
@@ -84,9 +92,13 @@ enum { SB_HISTORY_OPT_HISTORY = 0x4800, SB_HISTORY_OPT_ANY_HOST, SB_HISTORY_OPT_
 	    {"any-host", SB_HISTORY_OPT_ANY_HOST, NULL,                                            \
 	     "with --history: also runs with another host fingerprint (the fields that differ "    \
 	     "are named)"},                                                                        \
+	    {"db", SB_HISTORY_OPT_DB, "FILE",                                                      \
+	     "history database (default " SB_HISTORY_DB_DEFAULT "): --history's runs, and with "   \
+	     "--fleet and no RESULTS the latest run of each host"},                                \
 	{                                                                                          \
-		"db", SB_HISTORY_OPT_DB, "FILE",                                                   \
-		    "history database (default " SB_HISTORY_DB_DEFAULT ")"                         \
+		"profile", SB_HISTORY_OPT_PROFILE, "P",                                            \
+		    "with --fleet and no RESULTS: each host's latest run of profile P (default: "  \
+		    "the newest run's profile)"                                                    \
 	}
 /* 1 when key is one of those options (then *ret is the option's result). */
 int sb_history_report_opt(struct sb_history_report *o, int key, const char *arg, int *ret);
@@ -94,8 +106,14 @@ struct sb_resultset;
 /* Reads CURRENT, finds its history, builds the baseline. Reports once on
  * stderr; returns 0 or an exit code (2: no matching history, 3: only other
  * fingerprints, 1: the database). */
-int sb_history_baseline(const struct sb_history_report *o, const char *current,
+int sb_history_baseline(struct sb_history_report *o, const char *current,
 			struct sb_resultset **out);
+/* `report --fleet` without RESULTS (fleet.c): the latest run of each host
+ * in the database (imported from a fleet's results/HOST/ under HOST), of
+ * o->profile or else of the newest run's profile, one set per host named
+ * after it, replacing *sets (allocated, NULL-terminated). Reports once on
+ * stderr; returns 0 or an exit code (2: no such runs, 3: refused file). */
+int sb_history_fleet(const struct sb_history_report *o, struct sb_resultset ***sets, size_t *n);
 
 /* run and bench (record.c): --db FILE, --no-db, --label KEY=VALUE. */
 struct sb_history_rec {

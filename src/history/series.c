@@ -16,6 +16,7 @@ static const char series_sql[] =
     " m.better, m.value FROM metrics m JOIN runs r ON r.id = m.run_id"
     " WHERE (?1 IS NULL OR r.profile = ?1) AND (?2 IS NULL OR m.variant = ?2)"
     " AND ((?3 IS NULL AND m.headline) OR m.metric = ?3 OR m.workload || ':' || m.metric = ?3)"
+    " AND (?4 IS NULL OR instr(?4, ',' || r.id || ',') > 0)"
     " ORDER BY r.profile, m.variant, m.spec, m.metric, r.created, r.id, m.rep";
 
 static json_object *labels_of(sqlite3 *db, int64_t id)
@@ -137,6 +138,7 @@ int sb_history_series(struct sb_history *h, const struct sb_history_filter *f, j
 	sb_hist_bind(st, 1, f->profile);
 	sb_hist_bind(st, 2, f->variant);
 	sb_hist_bind(st, 3, f->metric);
+	sb_hist_bind(st, 4, f->run_ids);
 	for (;;) {
 		int s = sqlite3_step(st);
 		bool same = s == SQLITE_ROW && same_series(ser, st);

@@ -5,6 +5,7 @@
 
 struct sb_history_filter {
 	const char *profile, *variant, *metric; /* NULL: any; metric NULL: the headline ones */
+	const char *run_ids; /* ",3,5,9,": only these runs (NULL: all) */
 };
 
 /* {"database", "series": [{profile, variant, spec, metric, label, unit,
@@ -15,3 +16,7 @@ int sb_history_series(struct sb_history *h, const struct sb_history_filter *f, j
 #include <stdio.h>
 /* The same as an HTML page with one SVG trend chart per sequence (trend_html.c). */
 int sb_history_html(json_object *doc, FILE *f);
+/* The charts alone, headed by <hLEVEL>, for a page of another's (report's). */
+int sb_history_html_charts(json_object *doc, FILE *f, int level);
+/* Text as HTML character data (&<>" escaped). */
+void sb_history_html_esc(FILE *f, const char *s);

@@ -28,3 +28,7 @@ struct sb_hist_run {
 int sb_hist_find(struct sb_history *h, const char *stack, const char *wl, const char *fp,
 		 const char *except, size_t max, struct sb_hist_run **out);
 void sb_hist_runs_free(struct sb_hist_run *r, size_t n);
+
+/* Opens db read-only for report's option opt, saying why not on stderr:
+ * 0, or the exit code (3 refused, 2 missing, 1 otherwise). */
+int sb_hist_open_report(const char *db, const char *opt, struct sb_history **h);

@@ -10,7 +10,7 @@
 
 enum { W = 720, H = 220, ML = 70, MR = 20, MT = 20, MB = 30 };
 
-static void esc(FILE *f, const char *s)
+void sb_history_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++)
 		switch (*s) {
@@ -94,29 +94,36 @@ static void chart(FILE *f, json_object *s)
 	fputs("</svg>\n", f);
 }
 
-int sb_history_html(json_object *doc, FILE *f)
+int sb_history_html_charts(json_object *doc, FILE *f, int level)
 {
 	json_object *all = json_object_object_get(doc, "series");
 
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>stackbench history"
-	      "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>stackbench history</h1>\n",
-	      f);
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		json_object *s = json_object_array_get_idx(all, i);
 		static const char *const keys[] = {"profile", "variant", "spec", "label"};
-		fputs("<h2>", f);
+		fprintf(f, "<h%d>", level);
 		for (int k = 0; k < 4; k++) {
-			esc(f, json_object_get_string(json_object_object_get(s, keys[k])));
+			sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, keys[k])));
 			fputs(k < 3 ? " &middot; " : "", f);
 		}
 		fputs(" (", f);
-		esc(f, json_object_get_string(json_object_object_get(s, "unit")));
-		fputs(")</h2>\n", f);
+		sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, "unit")));
+		fprintf(f, ")</h%d>\n", level);
 		chart(f, s);
 	}
 	fputs("<p>Points: each run's mean over its repeats, bars its 95% interval; grey: the "
 	      "level between change points; red: a change point (binary segmentation, see "
-	      "doc/history.md).</p>\n</body></html>\n",
+	      "doc/history.md).</p>\n",
 	      f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int sb_history_html(json_object *doc, FILE *f)
+{
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>stackbench history"
+	      "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>stackbench history</h1>\n",
+	      f);
+	sb_history_html_charts(doc, f, 2);
+	fputs("</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -780,6 +780,9 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		fprintf(f, "<p class=\"meta\">Headline and cost rows; <code>report --all</code> "
 			   "adds the latency and %%CPU rows.</p>\n");
 	sb_measure_shares_html(r, f);
+	/* report --history: each headline metric's trend, drawn by the history. */
+	if (r->history_html)
+		fprintf(f, "<h2 id=\"history\">History</h2>\n%s", r->history_html);
 	fprintf(f, "<details><summary>Legend</summary><p class=\"legend\">");
 	esc(f, legend);
 	fprintf(f, "</p></details>\n<details><summary>Details: charts per workload, "

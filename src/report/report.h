@@ -121,6 +121,7 @@ struct sb_report {
 			       same-named variant */
 	bool legend_needed; /* some label is not the full name */
 	bool fleet;	    /* columns compared within their own set (host) */
+	const char *history_html; /* --history's trend charts for the HTML report, or NULL */
 	/* Workloads shown in another spec's row: the same test, its length keys
 	 * aside (a published "rand:16k" beside "rand:16k,time=60s"). */
 	struct sb_report_alias {
@@ -146,6 +147,7 @@ struct sb_report_opts {
 	double resolve_pct; /* 0: SB_REPORT_RESOLVE_PCT */
 	double check_pct;   /* 0: SB_REPORT_CHECK_PCT */
 	bool all;	    /* --all: latency and %CPU rows in the tables too */
+	const char *history_html; /* --history: the trend charts (an HTML fragment, borrowed) */
 };
 
 /* The verdict family: headline and cost rows, corrected together (Holm by

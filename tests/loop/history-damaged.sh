@@ -1,7 +1,7 @@
 #!/bin/bash
 # A history database that is damaged or not ours is refused with a message
 # naming the file and what is wrong, by every command that would open it
-# (history list and import, bench, report --history), and is left exactly
+# (history list and import, bench, report --history and --fleet), and is left exactly
 # as it was (sha256sum before and after). Cases: pages overwritten in the
 # middle of a real history, a truncated one, a text file, an empty file,
 # another program's SQLite database, one from a newer schema.
@@ -39,6 +39,8 @@ for c in pages truncated text empty foreign newer; do
 	expect_exit 1 "$STACKBENCH" bench "$SB_TMP" --quick --workload "command:true" --db "$f"
 	assert_contains "$OUT" "refusing" "$c: bench names the refusal"
 	expect_exit 3 "$STACKBENCH" report --history 2 --db "$f" syn/run03
+	expect_exit 3 "$STACKBENCH" report --fleet --db "$f"
+	echo "$OUT" | grep -qE "$f: refusing: .*(${why[$c]})" || fail "$c: report --fleet: $OUT"
 	[ "$(sha256sum "$f")" = "$sum" ] || fail "$c: $f was changed"
 	echo "ok: $c refused and unchanged: $(echo "$OUT" | head -1)"
 done
