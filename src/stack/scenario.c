@@ -29,6 +29,7 @@ static const struct sb_field fields[] = {
     SB_FIELD(A, options, SB_FT_STR, SB_FF_OPTIONAL),
     SB_FIELD(A, devid, SB_FT_U64, 0),
     SB_FIELD(A, limit_ms, SB_FT_U64, 0),
+    SB_FIELD(A, fill, SB_FT_U64, 0),
 };
 #undef A
 
@@ -85,6 +86,12 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	if (asprintf(&a->member, "${%s}", var) < 0)
 		abort();
 	a->limit_ms = sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT);
+	/* The fill goes in where the rebuild will have to copy it: btrfs
+	 * before the member goes, md while it is out. */
+	if (rebuild == (kind == SB_SCEN_MD))
+		a->fill = sb_cfg_u64(c, K_SCEN_FILL);
+	if (dir)
+		a->dir = strdup(dir);
 	if (kind == SB_SCEN_MD) {
 		bool bitmap = strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
 		a->array = strdup("${md}");
@@ -94,7 +101,6 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	}
 	if (rebuild)
 		a->with = strdup("replace");
-	a->dir = strdup(dir);
 	if (options)
 		a->options = strdup(options);
 	for (size_t i = 0; fs_devs && i < fs_devs->n; i++) {
@@ -129,6 +135,14 @@ static int describe(const void *args, char **what, char **undo)
 			     (unsigned long long)a->devid, a->member, a->dir);
 	if (r < 0)
 		return -ENOMEM;
+	if (a->fill) {
+		char *w2 = NULL;
+		if (asprintf(&w2, "write %llu bytes of pattern data in %s; %s",
+			     (unsigned long long)a->fill, a->dir, *what) < 0)
+			return -ENOMEM;
+		free(*what);
+		*what = w2;
+	}
 	r = asprintf(undo, "%s",
 		     is_md(a) ? "nothing of its own (the array's undo stops it and zeroes every "
 				"member)"
@@ -245,6 +259,14 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	const struct sb_scen_args *a = args;
 	int r;
 
+	if (a->fill && a->dir) {
+		r = sb_scen_fill_write(a->dir, a->fill, x->stop);
+		if (r < 0)
+			return sb_exec_fail(x, r, "%s: scenario.fill: cannot write %llu bytes: %s",
+					    a->dir, (unsigned long long)a->fill, strerror(-r));
+		sb_exec_log(x, "scenario: %llu bytes of pattern data written in %s\n",
+			    (unsigned long long)a->fill, a->dir);
+	}
 	if (is_md(a))
 		r = is_rebuild(a) ? md_rebuild(a, x) : md_degrade(a, x);
 	else if (!is_rebuild(a))
@@ -474,7 +496,13 @@ int sb_scen_watch_start(struct sb_scen_watch *w, const char *journal, struct sb_
 	w->active = true;
 	w->wl_begin = now_real();
 	watch_sample(w, &w->done_begin);
+	/* The thread takes no signal: SIGALRM (the workload time limit) and
+	 * SIGINT must interrupt the workload's system calls, not its sleep. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	w->th_on = pthread_create(&w->th, NULL, watch_thread, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 

@@ -23,7 +23,16 @@ struct sb_scen_args {
 	char *options;	     /* btrfs: the profile's mount options, or NULL */
 	uint64_t devid;	     /* btrfs: the member's devid (its place in mkfs's list) */
 	uint64_t limit_ms;   /* md degrade: the wait for the initial resync */
+	uint64_t fill;	     /* bytes of pattern data written first (scenario.fill) */
 };
+
+/* scen_fill.c: scenario.fill's file in the mounted file system, written
+ * with O_DIRECT from a seeded generator and read back the same way. */
+#define SB_SCEN_FILL_NAME ".stackbench-scenario-fill"
+int sb_scen_fill_write(const char *dir, uint64_t bytes, volatile sig_atomic_t *stop);
+/* 0 with *bad (4 KiB blocks that differ) and *checked (bytes read);
+ * -ENOENT when there is no fill file. */
+int sb_scen_fill_verify(const char *dir, uint64_t *bad, uint64_t *checked);
 
 extern const struct sb_layer sb_layer_scen;
 
@@ -88,3 +97,13 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
  * neither; *msg says what could not be checked (malloc'ed) or NULL. */
 json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
 			      uint64_t limit_ms, volatile sig_atomic_t *stop, char **msg);
+
+struct sb_wl_result;
+/* The session's end of a variant: integrity when the variant has it on
+ * (sb_scen_integrity_on), the md check and scrub above plus "data": the
+ * workloads' own verify_errors and verified_bytes summed. Logs a non-zero
+ * count on stderr (once, naming the variant). NULL when off. */
+json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
+				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
+				struct sb_wl_result *const *wl, size_t n_wl,
+				volatile sig_atomic_t *stop);

@@ -2,6 +2,7 @@
  * limit), and the teardown from the journal, the same way `teardown` does
  * it. Whatever happens after the journal is open ends in that teardown. */
 #include "stack/variant.h"
+#include "stack/scenario.h"
 #include "cmd.h"
 #include "probe/probe.h"
 #include "util/log.h"
@@ -195,7 +196,8 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	struct sb_runstate *rs = vr->rs;
 	struct sb_exec x, u;
 	struct sb_wl_result **wl = NULL;
-	json_object *pre = NULL, *failed = NULL;
+	json_object *pre = NULL, *failed = NULL, *scen = NULL, *integ = NULL;
+	struct sb_scen_watch sw = {0};
 	bool fresh = false;
 	size_t n_wl = 0;
 	int r, code = 0;
@@ -266,8 +268,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
 			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
+		sb_scen_watch_start(&sw, rs->journal, &x); /* scenario.rebuild, if any */
 		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl, &n_wl,
 				     &failed);
+		scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
+		integ = sb_integrity_after(&v->cfg, v->name, vr->plan, &x, mnt, wl, n_wl, vr->stop);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}
@@ -299,7 +304,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
 		rv->rep[rv->n_rep - 1].precondition = TAKE_PTR(pre);
 		rv->rep[rv->n_rep - 1].failed = TAKE_PTR(failed);
+		rv->rep[rv->n_rep - 1].scenario = TAKE_PTR(scen);
+		rv->rep[rv->n_rep - 1].integrity = TAKE_PTR(integ);
 	}
+	json_object_put(scen);
+	json_object_put(integ);
 	json_object_put(pre);
 	json_object_put(failed);
 	free(wl);
