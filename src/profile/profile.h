@@ -254,7 +254,7 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
  * with *key the key to blame and *why the reason (malloc'ed). Pure. */
 int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why);
 /* Is the integrity check on for this variant (scenario.integrity, auto:
- * md with redundancy, or btrfs)? */
+ * md with redundancy, or btrfs RAID)? */
 bool sb_scen_integrity_on(const struct sb_config *c);
 
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then

@@ -154,7 +154,7 @@ const struct sb_key sb_keys[SB_KEY_N] = {
     [K_SCEN_INTEGRITY] = {SB_SEC_SCENARIO, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0,
 			  "auto", 0,
 			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
-			  "md arrays with redundancy and btrfs; 'no' turns it off"},
+			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
     [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
 		     "write this much pattern data before the member goes (btrfs) or comes "
 		     "back (md), so that the rebuild has data to copy; read back and checked "

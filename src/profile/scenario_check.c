@@ -163,7 +163,9 @@ bool sb_scen_integrity_on(const struct sb_config *c)
 	const char *v = sb_cfg_str(c, K_SCEN_INTEGRITY);
 	if (strcmp(v, "no") == 0)
 		return false;
-	return sb_scen_kind(c) != SB_SCEN_NONE || strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
+	if (strcmp(v, "yes") == 0)
+		return true;
+	return sb_scen_kind(c) != SB_SCEN_NONE;
 }
 
 /* Why the stack has nothing to degrade (static text), or NULL. */
