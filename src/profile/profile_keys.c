@@ -155,10 +155,10 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 			  "auto", 0,
 			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
 			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
-    [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
-		     "write this much pattern data before the member goes (btrfs) or comes "
-		     "back (md), so that the rebuild has data to copy; read back and checked "
-		     "after the run"},
+    [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,
+		     "write this much pattern data (or this share of the free space) before "
+		     "the member goes (btrfs) or comes back (md), so that the rebuild has data "
+		     "to copy; read back and checked after the run"},
 };
 
 int sb_sec_lookup(const char *name)

@@ -8,12 +8,14 @@
 #include "stack/scenario.h"
 #include "stack/layers.h"
 #include "util/macro.h"
+#include "util/size.h"
 
 #include <fcntl.h>
 #include <linux/btrfs.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@ static const struct sb_field fields[] = {
     SB_FIELD(A, devid, SB_FT_U64, 0),
     SB_FIELD(A, limit_ms, SB_FT_U64, 0),
     SB_FIELD(A, fill, SB_FT_U64, 0),
+    SB_FIELD(A, fill_pct, SB_FT_BOOL, 0),
 };
 #undef A
 
@@ -88,8 +91,9 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	a->limit_ms = sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT);
 	/* The fill goes in where the rebuild will have to copy it: btrfs
 	 * before the member goes, md while it is out. */
-	if (rebuild == (kind == SB_SCEN_MD))
-		a->fill = sb_cfg_u64(c, K_SCEN_FILL);
+	if (rebuild == (kind == SB_SCEN_MD) && c->val[K_SCEN_FILL] &&
+	    sb_parse_size(c->val[K_SCEN_FILL], &a->fill, true, &a->fill_pct) < 0)
+		a->fill = 0;
 	if (dir)
 		a->dir = strdup(dir);
 	if (kind == SB_SCEN_MD) {
@@ -122,9 +126,10 @@ static int describe(const void *args, char **what, char **undo)
 			     "wait for %s's resync; mdadm %s --fail %s; mdadm %s --remove %s",
 			     a->array, a->array, a->member, a->array, a->member);
 	else if (is_md(a))
-		r = asprintf(what, "%smdadm %s --%s %s (the workloads run during the recovery)",
-			     strcmp(a->with, "add") == 0 ? "mdadm --zero-superblock ${member}; " : "",
-			     a->array, a->with, a->member);
+		r = asprintf(what, "%s%s%smdadm %s --%s %s (the workloads run during the recovery)",
+			     strcmp(a->with, "add") == 0 ? "mdadm --zero-superblock " : "",
+			     strcmp(a->with, "add") == 0 ? a->member : "",
+			     strcmp(a->with, "add") == 0 ? "; " : "", a->array, a->with, a->member);
 	else if (!is_rebuild(a))
 		r = asprintf(what, "umount %s; wipefs -a %s; mount -o degraded %s (without %s)",
 			     a->dir, a->member, a->dir, a->member);
@@ -137,8 +142,9 @@ static int describe(const void *args, char **what, char **undo)
 		return -ENOMEM;
 	if (a->fill) {
 		char *w2 = NULL;
-		if (asprintf(&w2, "write %llu bytes of pattern data in %s; %s",
-			     (unsigned long long)a->fill, a->dir, *what) < 0)
+		if (asprintf(&w2, "write %llu%s of pattern data in %s; %s",
+			     (unsigned long long)a->fill, a->fill_pct ? "% of the free space" : " bytes",
+			     a->dir, *what) < 0)
 			return -ENOMEM;
 		free(*what);
 		*what = w2;
@@ -260,12 +266,19 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	int r;
 
 	if (a->fill && a->dir) {
-		r = sb_scen_fill_write(a->dir, a->fill, x->stop);
+		uint64_t bytes = a->fill;
+		struct statvfs sv;
+		if (a->fill_pct)
+			bytes = statvfs(a->dir, &sv) == 0
+				    ? (uint64_t)sv.f_bavail * sv.f_frsize / 100 * a->fill
+				    : 0;
+		r = sb_scen_fill_write(a->dir, bytes, x->stop);
 		if (r < 0)
 			return sb_exec_fail(x, r, "%s: scenario.fill: cannot write %llu bytes: %s",
-					    a->dir, (unsigned long long)a->fill, strerror(-r));
+					    a->dir, (unsigned long long)bytes, strerror(-r));
 		sb_exec_log(x, "scenario: %llu bytes of pattern data written in %s\n",
-			    (unsigned long long)a->fill, a->dir);
+			    (unsigned long long)bytes, a->dir);
+		json_object_object_add(result, "fill_bytes", json_object_new_int64((int64_t)bytes));
 	}
 	if (is_md(a))
 		r = is_rebuild(a) ? md_rebuild(a, x) : md_degrade(a, x);

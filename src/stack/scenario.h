@@ -24,6 +24,7 @@ struct sb_scen_args {
 	uint64_t devid;	     /* btrfs: the member's devid (its place in mkfs's list) */
 	uint64_t limit_ms;   /* md degrade: the wait for the initial resync */
 	uint64_t fill;	     /* bytes of pattern data written first (scenario.fill) */
+	bool fill_pct;	     /* fill is a percentage of the free space then */
 };
 
 /* scen_fill.c: scenario.fill's file in the mounted file system, written
