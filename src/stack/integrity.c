@@ -31,13 +31,16 @@ static int sys_write(const char *path, const char *val)
 	return 0;
 }
 
-/* The md array of the plan (its "md" variable), when it has redundancy. */
-static const char *plan_md(const struct sb_plan *p, struct sb_exec *x)
+/* The md array of the plan (its "md" variable), when it has redundancy;
+ * *clean: made with --assume-clean (never-written blocks may differ). */
+static const char *plan_md(const struct sb_plan *p, struct sb_exec *x, bool *clean)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sb_md_args *a = p->steps[i].args;
-		if (p->steps[i].kind == SB_STEP_MD && strcmp(a->var, "md") == 0 && a->level != 0)
+		if (p->steps[i].kind == SB_STEP_MD && strcmp(a->var, "md") == 0 && a->level != 0) {
+			*clean = a->assume_clean;
 			return sb_exec_var(x, "md");
+		}
 	}
 	return NULL;
 }
@@ -120,7 +123,8 @@ static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char 
 json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
 			      uint64_t limit_ms, volatile sig_atomic_t *stop, char **msg)
 {
-	const char *md = plan_md(p, x);
+	bool assume_clean = false;
+	const char *md = plan_md(p, x, &assume_clean);
 	bool btrfs = plan_btrfs(p) && mnt;
 	json_object *o;
 	int64_t errors = 0;
@@ -131,6 +135,7 @@ json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const 
 	o = json_object_new_object();
 	if (md) {
 		json_object *m = json_object_new_object(), *v;
+		json_object_object_add(m, "assume_clean", json_object_new_boolean(assume_clean));
 		if (md_check(md, limit_ms, stop, m, msg) == 0) {
 			json_object_object_get_ex(m, "mismatch_cnt", &v);
 			errors += json_object_get_int64(v);
