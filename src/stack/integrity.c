@@ -223,6 +223,6 @@ json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
 		sb_warn("%s: integrity: %s", variant, msg);
 	if (errors + data_bad)
 		sb_error("%s: integrity: %lld error(s) after the run (see result.json's integrity)",
-			 variant, (long long)(errors + data_bad));
+			 variant, (long long)errors + (long long)data_bad);
 	return o;
 }

@@ -10,6 +10,7 @@
 #include "util/macro.h"
 #include "util/size.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/btrfs.h>
 #include <stdio.h>
@@ -325,17 +326,33 @@ const struct sb_layer sb_layer_scen = {
 
 /* ---- pure parsers ---- */
 
+/* A decimal number at *s (digits only, no sign), *s moved past it. */
+static bool take_u64(const char **s, uint64_t *v)
+{
+	char *end;
+	if (**s < '0' || **s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(*s, &end, 10);
+	if (errno)
+		return false;
+	*s = end;
+	return true;
+}
+
 int sb_md_parse_sync_completed(const char *s, uint64_t *done, uint64_t *total)
 {
-	unsigned long long d, t;
-	int n = 0;
+	uint64_t d, t;
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (strncmp(s, "none", 4) == 0 && (!s[4] || s[4] == '\n'))
 		return 1;
-	if (sscanf(s, "%llu / %llu%n", &d, &t, &n) != 2 || d > t)
+	if (!take_u64(&s, &d) || strncmp(s, " / ", 3) != 0)
 		return -EINVAL;
-	for (s += n; *s == ' ' || *s == '\n'; s++)
+	s += 3;
+	if (!take_u64(&s, &t) || d > t)
+		return -EINVAL;
+	for (; *s == ' ' || *s == '\n'; s++)
 		;
 	if (*s)
 		return -EINVAL;
@@ -399,20 +416,26 @@ int sb_mdstat_progress(const char *text, const char *name, unsigned *permille, u
 		const char *eq = strstr(l + 1, "% (");
 		const char *nl = strchr(l + 1, '\n');
 		const char *sp;
-		unsigned whole, frac = 0;
 		if (!eq || (nl && eq > nl))
 			continue;
 		const char *p = eq;
 		while (p > l + 1 && (p[-1] == '.' || (p[-1] >= '0' && p[-1] <= '9')))
 			p--;
-		if (sscanf(p, "%u.%1u%%", &whole, &frac) < 1 || whole > 100)
+		uint64_t whole, frac = 0, k;
+		if (!take_u64(&p, &whole) || whole > 100)
 			return -EINVAL;
-		*permille = whole * 10 + frac;
+		if (*p == '.') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			frac = (uint64_t)(*p - '0');
+		}
+		*permille = (unsigned)(whole * 10 + frac);
 		*kbps = 0;
 		sp = strstr(eq, "speed=");
 		if (sp && (!nl || sp < nl)) {
-			unsigned long long k;
-			if (sscanf(sp, "speed=%lluK/sec", &k) == 1)
+			sp += 6;
+			if (take_u64(&sp, &k))
 				*kbps = k;
 		}
 		return 0;
