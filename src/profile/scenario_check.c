@@ -111,10 +111,11 @@ int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max,
 					return -E2BIG;
 				u[k] = (struct sb_scen_unit){.role = r, .slot = s, .part = p};
 				if (cnt == 1)
-					snprintf(u[k].var, sizeof(u[k].var), "%s", sb_role_names[r]);
+					snprintf(u[k].var, sizeof(u[k].var), "%s",
+						 sb_role_names[r]);
 				else
-					snprintf(u[k].var, sizeof(u[k].var), "%s%u", sb_role_names[r],
-						 s);
+					snprintf(u[k].var, sizeof(u[k].var), "%s%u",
+						 sb_role_names[r], s);
 				if (p) {
 					size_t l = strlen(u[k].var);
 					snprintf(u[k].var + l, sizeof(u[k].var) - l, ".p%u", p);
@@ -181,7 +182,8 @@ static const char *no_redundancy(const struct sb_config *c)
 		return "only md arrays and btrfs RAID have members to take out (the stack has "
 		       "neither)";
 	if (!btrfs_redundant(c->val[K_FS_DATA]) || !btrfs_redundant(c->val[K_FS_METADATA]))
-		return "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must both "
+		return "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must "
+		       "both "
 		       "be raid1, raid1c3, raid1c4, raid10, raid5 or raid6)";
 	return NULL;
 }
@@ -214,8 +216,8 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 		return -EINVAL;
 	}
 	if (n < 2) {
-		*why = sb_asprintf("the array has one member: taking %s out leaves nothing",
-				   u[i].var);
+		*why =
+		    sb_asprintf("the array has one member: taking %s out leaves nothing", u[i].var);
 		return -EINVAL;
 	}
 	snprintf(var, len, "%s", u[i].var);
@@ -248,18 +250,20 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 	*why = NULL;
 	for (enum sb_key_id i = K_SCEN_DEGRADE; i <= K_SCEN_REBUILD; i++) {
 		*key = i;
-		if (!is_none(sb_cfg_str(c, i)) && sb_scen_target_parse(sb_cfg_str(c, i), &t, why) < 0)
+		if (!is_none(sb_cfg_str(c, i)) &&
+		    sb_scen_target_parse(sb_cfg_str(c, i), &t, why) < 0)
 			return -EINVAL;
 	}
 	if (!is_none(deg) && !is_none(reb) && strcmp(deg, reb) != 0) {
 		*key = K_SCEN_REBUILD;
-		*why = sb_asprintf("names %s but scenario.degrade names %s: a rebuild adds back the "
-				   "member it took out (give one of them)",
-				   reb, deg);
+		*why =
+		    sb_asprintf("names %s but scenario.degrade names %s: a rebuild adds back the "
+				"member it took out (give one of them)",
+				reb, deg);
 		return -EINVAL;
 	}
-	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 && sb_scen_kind(c) == SB_SCEN_NONE &&
-	    strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") != 0) {
+	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 &&
+	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") != 0) {
 		*key = K_SCEN_INTEGRITY;
 		*why = sb_asprintf("yes needs an md array with redundancy or btrfs (nothing here "
 				   "can be checked against a second copy)");

@@ -75,8 +75,9 @@ void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud)
 		if (loud)
 			continue;
 		if (s.checked && !s.errors)
-			fprintf(f, "integrity: %s: clean in %u repeat(s) (md check, btrfs scrub, data "
-				   "read back)\n",
+			fprintf(f,
+				"integrity: %s: clean in %u repeat(s) (md check, btrfs scrub, data "
+				"read back)\n",
 				r->cols[c].label, s.checked);
 		if (s.rebuilds) {
 			fprintf(f, "rebuild: %s: ", r->cols[c].label);
@@ -90,8 +91,9 @@ void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud)
 			if (s.n_rate)
 				fprintf(f, ", %.1f MB/s", s.rate / s.n_rate);
 			if (s.outlasted)
-				fprintf(f, "; outlasted the workloads in %u (their rates are all "
-					   "under the rebuild)",
+				fprintf(f,
+					"; outlasted the workloads in %u (their rates are all "
+					"under the rebuild)",
 					s.outlasted);
 			fprintf(f, "\n");
 		}
@@ -111,7 +113,8 @@ json_object *sb_report_scen_json(const struct sb_report_col *col)
 		json_object_object_add(i, "repeats", json_object_new_int((int)s.checked));
 		json_object_object_add(i, "errors", json_object_new_int64(s.errors));
 		json_object_object_add(i, "md_mismatch_cnt", json_object_new_int64(s.md_mismatch));
-		json_object_object_add(i, "btrfs_scrub_errors", json_object_new_int64(s.scrub_errors));
+		json_object_object_add(i, "btrfs_scrub_errors",
+				       json_object_new_int64(s.scrub_errors));
 		json_object_object_add(i, "data_errors", json_object_new_int64(s.data_errors));
 		json_object_object_add(o, "integrity", i);
 	}
@@ -127,7 +130,8 @@ json_object *sb_report_scen_json(const struct sb_report_col *col)
 		if (s.n_rate)
 			json_object_object_add(b, "rate_under_load_mbps_mean",
 					       json_object_new_double(s.rate / s.n_rate));
-		json_object_object_add(b, "outlasted_workloads", json_object_new_int((int)s.outlasted));
+		json_object_object_add(b, "outlasted_workloads",
+				       json_object_new_int((int)s.outlasted));
 		json_object_object_add(o, "rebuild", b);
 	}
 	return o;

@@ -56,8 +56,8 @@ static bool plan_btrfs(const struct sb_plan *p)
 
 /* md check: mismatch_cnt counts the sectors whose copies (or parity)
  * disagree. 0 with *o filled, -errno with *msg. */
-static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *stop,
-		    json_object *o, char **msg)
+static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *stop, json_object *o,
+		    char **msg)
 {
 	_cleanup_free_ char *name = sb_sys_name(md);
 	char p[200], buf[64];
@@ -112,7 +112,8 @@ static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char 
 		return r < 0 ? r : -EIO;
 	}
 	json_object_object_add(o, "errors", json_object_new_int64((int64_t)sc.errors));
-	json_object_object_add(o, "uncorrectable", json_object_new_int64((int64_t)sc.uncorrectable));
+	json_object_object_add(o, "uncorrectable",
+			       json_object_new_int64((int64_t)sc.uncorrectable));
 	json_object_object_add(o, "corrected", json_object_new_int64((int64_t)sc.corrected));
 	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)sc.bytes));
 	json_object_object_add(o, "exit", json_object_new_int(st));

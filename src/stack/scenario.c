@@ -101,7 +101,9 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 		bool bitmap = strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
 		a->array = strdup("${md}");
 		if (rebuild)
-			a->with = strdup(strcmp(with, "auto") != 0 ? with : bitmap ? "re-add" : "add");
+			a->with = strdup(strcmp(with, "auto") != 0 ? with
+					 : bitmap		   ? "re-add"
+								   : "add");
 		return 1;
 	}
 	if (rebuild)
@@ -123,8 +125,7 @@ static int describe(const void *args, char **what, char **undo)
 	const struct sb_scen_args *a = args;
 	int r;
 	if (is_md(a) && !is_rebuild(a))
-		r = asprintf(what,
-			     "wait for %s's resync; mdadm %s --fail %s; mdadm %s --remove %s",
+		r = asprintf(what, "wait for %s's resync; mdadm %s --fail %s; mdadm %s --remove %s",
 			     a->array, a->array, a->member, a->array, a->member);
 	else if (is_md(a))
 		r = asprintf(what, "%s%s%smdadm %s --%s %s (the workloads run during the recovery)",
@@ -144,8 +145,8 @@ static int describe(const void *args, char **what, char **undo)
 	if (a->fill) {
 		char *w2 = NULL;
 		if (asprintf(&w2, "write %llu%s of pattern data in %s; %s",
-			     (unsigned long long)a->fill, a->fill_pct ? "% of the free space" : " bytes",
-			     a->dir, *what) < 0)
+			     (unsigned long long)a->fill,
+			     a->fill_pct ? "% of the free space" : " bytes", a->dir, *what) < 0)
 			return -ENOMEM;
 		free(*what);
 		*what = w2;
@@ -288,7 +289,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	else {
 		char id[24];
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->devid);
-		const char *rep[] = {"btrfs", "replace", "start", "-f", id, a->member, a->dir, NULL};
+		const char *rep[] = {"btrfs", "replace", "start", "-f",
+				     id,      a->member, a->dir,  NULL};
 		r = sb_exec_cmd(x, rep);
 	}
 	if (r < 0)
@@ -367,9 +369,9 @@ int sb_btrfs_parse_scrub(const char *text, struct sb_scrub_counts *out)
 		const char *name;
 		unsigned what; /* 1 error, 2 uncorrectable, 4 corrected, 8 bytes */
 	} keys[] = {
-	    {"read_errors", 1},		 {"csum_errors", 1},	   {"verify_errors", 1},
-	    {"super_errors", 1},	 {"malloc_errors", 1},	   {"uncorrectable_errors", 3},
-	    {"unverified_errors", 0},	 {"corrected_errors", 4},  {"data_bytes_scrubbed", 8},
+	    {"read_errors", 1},		{"csum_errors", 1},	 {"verify_errors", 1},
+	    {"super_errors", 1},	{"malloc_errors", 1},	 {"uncorrectable_errors", 3},
+	    {"unverified_errors", 0},	{"corrected_errors", 4}, {"data_bytes_scrubbed", 8},
 	    {"tree_bytes_scrubbed", 8},
 	};
 	*out = (struct sb_scrub_counts){0};
@@ -568,7 +570,8 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
 	if (w->finished)
 		json_object_object_add(o, "seconds",
 				       json_object_new_double(w->finished - w->started));
-	json_object_object_add(o, "under_load_seconds", json_object_new_double(under > 0 ? under : 0));
+	json_object_object_add(o, "under_load_seconds",
+			       json_object_new_double(under > 0 ? under : 0));
 	json_object_object_add(o, "outlasted_workloads", json_object_new_boolean(outlasted));
 	if (strcmp(w->kind, "md") == 0 && under > 0.05) {
 		/* sectors of 512 bytes recovered while the workloads ran */

@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 struct sb_scen_args {
-	char *action; /* "degrade" or "rebuild" */
-	char *kind;   /* "md" or "btrfs" */
-	char *array;  /* md: the array (${md}) */
-	char *member; /* the unit taken out and added back (${hdd1}) */
-	char *with;   /* rebuild: "re-add", "add" or "replace" */
-	char *dir;    /* btrfs: the mount point */
+	char *action;	     /* "degrade" or "rebuild" */
+	char *kind;	     /* "md" or "btrfs" */
+	char *array;	     /* md: the array (${md}) */
+	char *member;	     /* the unit taken out and added back (${hdd1}) */
+	char *with;	     /* rebuild: "re-add", "add" or "replace" */
+	char *dir;	     /* btrfs: the mount point */
 	struct sb_list devs; /* btrfs: the file system's devices, in mkfs order */
 	char *options;	     /* btrfs: the profile's mount options, or NULL */
 	uint64_t devid;	     /* btrfs: the member's devid (its place in mkfs's list) */
@@ -66,8 +66,8 @@ int sb_mdstat_progress(const char *text, const char *name, unsigned *permille, u
 /* ---- the rebuild's watch (session side) ---- */
 struct sb_scen_watch {
 	char kind[8];
-	char sys[128]; /* md: /sys/block/mdX/md */
-	char dir[512]; /* btrfs: the mount point */
+	char sys[128];	 /* md: /sys/block/mdX/md */
+	char dir[512];	 /* btrfs: the mount point */
 	double started;	 /* CLOCK_REALTIME when the rebuild began (the step's record) */
 	double wl_begin; /* the workloads' start */
 	double wl_end;	 /* and end */

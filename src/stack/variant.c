@@ -190,6 +190,23 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 	return code;
 }
 
+/* The workloads, with a rebuild (scenario.rebuild) watched while they run
+ * and the integrity checked after them: both records for result.json. */
+static int run_watched(struct sb_vrun *vr, struct sb_exec *x, const char *mnt,
+		       const char **role_devs, bool fresh, struct sb_wl_result ***wl, size_t *n_wl,
+		       json_object **failed, json_object **scen, json_object **integ)
+{
+	const struct sb_pvariant *v = vr->v;
+	struct sb_scen_watch sw;
+	int code;
+
+	sb_scen_watch_start(&sw, vr->rs->journal, x);
+	code = run_workloads(vr, mnt, sb_exec_var(x, "memcg"), role_devs, fresh, wl, n_wl, failed);
+	*scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
+	*integ = sb_integrity_after(&v->cfg, v->name, vr->plan, x, mnt, *wl, *n_wl, vr->stop);
+	return code;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
@@ -197,7 +214,6 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	struct sb_exec x, u;
 	struct sb_wl_result **wl = NULL;
 	json_object *pre = NULL, *failed = NULL, *scen = NULL, *integ = NULL;
-	struct sb_scen_watch sw = {0};
 	bool fresh = false;
 	size_t n_wl = 0;
 	int r, code = 0;
@@ -268,11 +284,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
 			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
-		sb_scen_watch_start(&sw, rs->journal, &x); /* scenario.rebuild, if any */
-		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl, &n_wl,
-				     &failed);
-		scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
-		integ = sb_integrity_after(&v->cfg, v->name, vr->plan, &x, mnt, wl, n_wl, vr->stop);
+		code = run_watched(vr, &x, mnt, role_devs, fresh, &wl, &n_wl, &failed, &scen, &integ);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}

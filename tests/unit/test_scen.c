@@ -16,8 +16,9 @@
 #include <string.h>
 
 #define MD1 "[devices]\nssd = 1\nhdd = 2\n[md]\nlevel = 1\n[fs]\ntype = xfs\n"
-#define BTR                                                                                         \
-	"[devices]\nssd = 1\n[partition]\ncount = 2\n[fs]\ntype = btrfs\ndata = raid1\nmetadata = " \
+#define BTR                                                                                        \
+	"[devices]\nssd = 1\n[partition]\ncount = 2\n[fs]\ntype = btrfs\ndata = raid1\nmetadata "  \
+	"= "                                                                                       \
 	"raid1\n"
 
 /* The variants of text, or the error (NULL when it parses). */
@@ -67,10 +68,12 @@ static void test_refusals(void **state)
 	     "p.conf:10: scenario.rebuild: names hdd2 but scenario.degrade names hdd1: a rebuild "
 	     "adds back the member it took out (give one of them)"},
 	    {MD1 "[scenario]\nrebuild = hdd\nrebuild-with = replace\n",
-	     "p.conf:10: scenario.rebuild-with: replace is btrfs's: md rebuilds with re-add or add"},
+	     "p.conf:10: scenario.rebuild-with: replace is btrfs's: md rebuilds with re-add or "
+	     "add"},
 	    {"[devices]\nssd = 1\nhdd = 1\n[md]\nlevel = 1\nbitmap = none\n[fs]\ntype = xfs\n"
 	     "[scenario]\nrebuild = hdd\nrebuild-with = re-add\n",
-	     "p.conf:11: scenario.rebuild-with: re-add needs md.bitmap = internal (without a bitmap "
+	     "p.conf:11: scenario.rebuild-with: re-add needs md.bitmap = internal (without a "
+	     "bitmap "
 	     "md cannot tell what changed: use add)"},
 	    {"[devices]\nssd = 1\n[fs]\ntype = xfs\n[scenario]\ndegrade = ssd\n",
 	     "p.conf:6: scenario.degrade: only md arrays and btrfs RAID have members to take out "
@@ -166,11 +169,15 @@ static void test_sync_completed(void **state)
 		int r;
 		uint64_t done, total;
 	} cases[] = {
-	    {"none\n", 1, 0, 0},	 {"none", 1, 0, 0},
+	    {"none\n", 1, 0, 0},
+	    {"none", 1, 0, 0},
 	    {"1024 / 2097152\n", 0, 1024, 2097152},
-	    {"0 / 8\n", 0, 0, 8},	 {"9 / 8\n", -EINVAL, 0, 0},
-	    {"12 /\n", -EINVAL, 0, 0},	 {"", -EINVAL, 0, 0},
-	    {"12 / 34 x\n", -EINVAL, 0, 0}, {"nonex", -EINVAL, 0, 0},
+	    {"0 / 8\n", 0, 0, 8},
+	    {"9 / 8\n", -EINVAL, 0, 0},
+	    {"12 /\n", -EINVAL, 0, 0},
+	    {"", -EINVAL, 0, 0},
+	    {"12 / 34 x\n", -EINVAL, 0, 0},
+	    {"nonex", -EINVAL, 0, 0},
 	    {"-1 / 5", -EINVAL, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -199,8 +206,9 @@ static void test_scrub(void **state)
 	    "\tcsum_discards: 0\n\tsuper_errors: 0\n\tmalloc_errors: 0\n"
 	    "\tuncorrectable_errors: 0\n\tunverified_errors: 0\n\tcorrected_errors: 0\n"
 	    "\tlast_physical: 336592896\n";
-	static const char bad[] = "\tdata_bytes_scrubbed: 4096\n\tread_errors: 2\n\tcsum_errors: 7\n"
-				  "\tuncorrectable_errors: 1\n\tcorrected_errors: 8\n";
+	static const char bad[] =
+	    "\tdata_bytes_scrubbed: 4096\n\tread_errors: 2\n\tcsum_errors: 7\n"
+	    "\tuncorrectable_errors: 1\n\tcorrected_errors: 8\n";
 	struct sb_scrub_counts c;
 	assert_int_equal(sb_btrfs_parse_scrub(clean, &c), 0);
 	assert_int_equal(c.errors, 0);
@@ -248,8 +256,8 @@ static void test_target(void **state)
 	assert_int_equal(t.role, SB_ROLE_HDD);
 	assert_int_equal(t.slot, 2);
 	assert_int_equal(t.part, 3);
-	static const char *const bad[] = {"", "hdd0", "hdd.p0", "hd", "ssd.q1", "ssd.p", "hdd2x",
-					  "ssd.p1.p2", "nvme65"};
+	static const char *const bad[] = {"",	   "hdd0",  "hdd.p0",	 "hd",	  "ssd.q1",
+					  "ssd.p", "hdd2x", "ssd.p1.p2", "nvme65"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (sb_scen_target_parse(bad[i], &t, &why) != -EINVAL)
 			fail_msg("'%s' accepted", bad[i]);

@@ -87,7 +87,9 @@ sys.exit(0 if s["seconds"] > 0 and s["rate_under_load_mbps"] > 0 and s["under_lo
 			vm_fail "$v: integrity errors: $(field /run/scen-res "$v" integrity)"
 	done
 	grep -q -- "--add /dev/" /run/scen-res/run.log || vm_fail "no --add in run.log"
-	$SB report /run/scen-res >/run/rep 2>&1 || { cat /run/rep; vm_fail "report failed"; }
+	rc=0
+	$SB report /run/scen-res >/run/rep 2>/run/rep.err || rc=$?
+	[ $rc = 0 ] || { head -30 /run/rep; cat /run/rep.err; vm_fail "report exited $rc"; }
 	grep -q "^rebuild: .*MB/s" /run/rep || vm_fail "report lacks the rebuild line: $(grep -i rebuild /run/rep)"
 	grep -q "INTEGRITY ERRORS" /run/rep && vm_fail "a clean run reported integrity errors"
 	left "after the three variants"
