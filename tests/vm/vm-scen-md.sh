@@ -136,5 +136,5 @@ RUN="$SB_TOP/contrib/vm/run"
 why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 cd "$SB_TOP"
 "$STACKBENCH" plan "$PROFILE" --loop --quick >/dev/null || fail "$PROFILE does not plan"
-vm_guest -v -t 1500 --throttle ${SB_VM_UDEV:+--udev} ssd:1G hdd:1G hdd:1G -- bash tests/vm/vm-scen-md.sh --guest
+vm_guest -v -t 1500 --throttle ${SB_VM_UDEV:+--udev} ssd:512M hdd:512M hdd:512M -- bash tests/vm/vm-scen-md.sh --guest
 pass_msg "md RAID1 degraded, rebuilt under load, checked, killed at the scenario steps in the VM"
