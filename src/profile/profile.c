@@ -1119,6 +1119,12 @@ static int check_config(struct vctx *v)
 				    c->val[K_FS_METADATA], btrfs_min_devices(c->val[K_FS_METADATA]),
 				    fsdev);
 	}
+	enum sb_key_id sk;
+	if (sb_scen_check_config(c, &sk, &why) < 0) {
+		int r = verr(v, sk, "scenario.%s: %s", sb_keys[sk].name, why ? why : "refused");
+		free(why);
+		return r;
+	}
 	return check_log(v, nparts);
 }
 

@@ -18,6 +18,7 @@ enum sb_sec {
 	SB_SEC_QUEUE,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
+	SB_SEC_SCENARIO,
 	SB_SEC_N,
 };
 
@@ -86,6 +87,13 @@ enum sb_key_id {
 	K_QUEUE_READ_AHEAD,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
+	/* scenario (profile/scenario_check.c, stack/scenario.c) */
+	K_SCEN_DEGRADE,
+	K_SCEN_REBUILD,
+	K_SCEN_REBUILD_WITH,
+	K_SCEN_REBUILD_LIMIT,
+	K_SCEN_INTEGRITY,
+	K_SCEN_FILL,
 	SB_KEY_N,
 };
 
@@ -218,6 +226,36 @@ char *sb_key_check_value(enum sb_key_id k, const char *v);
  * device, directly or through an option that takes one: the message, or
  * NULL when the value is fine. */
 char *sb_check_free_text(enum sb_key_id k, const char *v);
+
+/* scenario_check.c. A member named by scenario.degrade / rebuild: a role,
+ * optionally its device number (hdd2) and partition (ssd.p2); 0: any. */
+struct sb_scen_target {
+	enum sb_role role;
+	unsigned slot, part;
+};
+int sb_scen_target_parse(const char *v, struct sb_scen_target *t, char **why);
+/* A unit of the array (an md member, a btrfs device), named as the plan's
+ * variable ("hdd1", "ssd.p2"). */
+struct sb_scen_unit {
+	enum sb_role role;
+	unsigned slot, part;
+	char var[40];
+};
+/* The units of the variant's array, in the plan's order. */
+int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n);
+enum sb_scen_kind { SB_SCEN_NONE, SB_SCEN_MD, SB_SCEN_BTRFS };
+/* What the scenario acts on: md with redundancy, btrfs RAID, or nothing. */
+enum sb_scen_kind sb_scen_kind(const struct sb_config *c);
+/* The plan variable of the member the scenario takes out, in var: 0; 1 when
+ * the variant has no scenario; -EINVAL with *why (malloc'ed). */
+int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why);
+/* The scenario keys of one variant against its stack
+ * (degrade only what has redundancy and holds that member). 0, or -EINVAL
+ * with *key the key to blame and *why the reason (malloc'ed). Pure. */
+int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why);
+/* Is the integrity check on for this variant (scenario.integrity, auto:
+ * md with redundancy, or btrfs RAID)? */
+bool sb_scen_integrity_on(const struct sb_config *c);
 
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then
  * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */

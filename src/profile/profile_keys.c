@@ -11,6 +11,7 @@ const char *const sb_sec_names[SB_SEC_N] = {
     [SB_SEC_FS] = "fs",		  [SB_SEC_MOUNT] = "mount",
     [SB_SEC_QUEUE] = "queue",	  [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
+    [SB_SEC_SCENARIO] = "scenario",
 };
 
 const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
@@ -130,6 +131,34 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 		  "for more"},
     [K_WL_TIME_LIMIT] = {SB_SEC_WORKLOADS, "time-limit", SB_KT_DURATION, NULL, 0, 0, NULL, 0,
 			 "stop each workload after this long ('10m'); teardown still runs"},
+
+    /* scenario: degraded and rebuilding arrays, integrity after the run */
+    [K_SCEN_DEGRADE] = {SB_SEC_SCENARIO, "degrade", SB_KT_STRING, NULL, 0, 0, "none", 0,
+			"before the workloads, take this member out of the md array (fail, "
+			"remove) or mount btrfs RAID degraded without it: 'none', a role "
+			"(its first unit in the array: hdd is hdd1), a slot (hdd2) or a "
+			"partition (ssd.p2)"},
+    [K_SCEN_REBUILD] = {SB_SEC_SCENARIO, "rebuild", SB_KT_STRING, NULL, 0, 0, "none", 0,
+			"degrade this member, then add it back right before the workloads, "
+			"which run during the resync; result.json records the rebuild's time "
+			"and rate"},
+    [K_SCEN_REBUILD_WITH] = {SB_SEC_SCENARIO, "rebuild-with", SB_KT_CHOICE,
+			     "auto|re-add|add|replace", 0, 0, "auto", 0,
+			     "md: 're-add' (with a bitmap: resyncs only what changed while "
+			     "degraded) or 'add' (superblock zeroed: full recovery); btrfs: "
+			     "'replace'; auto: re-add with a bitmap, else add; replace on btrfs"},
+    [K_SCEN_REBUILD_LIMIT] = {SB_SEC_SCENARIO, "rebuild-limit", SB_KT_DURATION, NULL, 0, 0,
+			      "10m", 0,
+			      "after the workloads, wait this long at most for the rebuild to end "
+			      "(result.json says whether it did)"},
+    [K_SCEN_INTEGRITY] = {SB_SEC_SCENARIO, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0,
+			  "auto", 0,
+			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
+			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
+    [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,
+		     "write this much pattern data (or this share of the free space) before "
+		     "the member goes (btrfs) or comes back (md), so that the rebuild has data "
+		     "to copy; read back and checked after the run"},
 };
 
 int sb_sec_lookup(const char *name)

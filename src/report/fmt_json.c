@@ -149,6 +149,9 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(vo, "set", json_object_new_string(r->set_names[col->set]));
 		json_object_object_add(vo, "repeats", json_object_new_uint64(col->n_rep));
 		json_object_object_add(vo, "params", ref(col->vars[0]->params));
+		json_object *sc = sb_report_scen_json(col);
+		if (sc)
+			json_object_object_add(vo, "scenario", sc);
 		json_object_array_add(vars, vo);
 	}
 	json_object_object_add(o, "variants", vars);

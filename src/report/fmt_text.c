@@ -116,6 +116,7 @@ static int text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
 			r->alpha, t.unresolved);
 	}
 	print_notes(r, f);
+	sb_report_scen_text(r, f, false);
 	sb_measure_text(r, f);
 	sb_report_fleet_summary(r, f);
 	_cleanup_free_ char *legend = sb_report_legend(r, pm);
@@ -127,6 +128,7 @@ static int text_lines_raw(const struct sb_report *r, FILE *f, const char *pm)
 
 static int verdict_raw(const struct sb_report *r, FILE *f, const char *pm)
 {
+	sb_report_scen_text(r, f, true); /* integrity errors come first */
 	sb_report_verdict_text(r, f, pm);
 	return 0;
 }

@@ -296,3 +296,16 @@ bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *
  * within +-SB_REPORT_RESOLVE_PCT). When it stops, says on log which of the
  * two happened, row by row (verdict.c). */
 bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log);
+
+/* scen_report.c: integrity and rebuild facts of a column's repeats. */
+struct sb_report_scen {
+	unsigned checked, rebuilds, finished, outlasted, n_rate;
+	int64_t errors, md_mismatch, scrub_errors, data_errors;
+	double seconds, under, rate;
+};
+void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *s);
+/* loud: only the integrity errors (the report's first lines); else the
+ * rebuild figures and the clean checks (among the notes). */
+void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud);
+/* {"integrity": {...}, "rebuild": {...}} or NULL when the column has neither. */
+json_object *sb_report_scen_json(const struct sb_report_col *col);

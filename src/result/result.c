@@ -469,6 +469,12 @@ json_object *sb_resultset_to_json(const struct sb_resultset *rs)
 			if (v->rep[k].failed)
 				json_object_object_add(ro, "failed",
 						       json_object_get(v->rep[k].failed));
+			if (v->rep[k].scenario)
+				json_object_object_add(ro, "scenario",
+						       json_object_get(v->rep[k].scenario));
+			if (v->rep[k].integrity)
+				json_object_object_add(ro, "integrity",
+						       json_object_get(v->rep[k].integrity));
 			for (size_t w = 0; w < v->rep[k].n_wl; w++)
 				json_object_array_add(wls, sb_wl_result_to_json(v->rep[k].wl[w]));
 			json_object_object_add(ro, "workloads", wls);
@@ -518,6 +524,8 @@ void sb_resultset_free(struct sb_resultset *rs)
 			free(v->rep[k].started);
 			json_object_put(v->rep[k].precondition);
 			json_object_put(v->rep[k].failed);
+			json_object_put(v->rep[k].scenario);
+			json_object_put(v->rep[k].integrity);
 		}
 		free(v->rep);
 		free(v->name);

@@ -71,6 +71,14 @@ struct sb_repeat {
 	/* The variant failed in this repeat (run without --fail-fast goes on
 	 * with the others): {"step", "exit", "message"}; NULL when it did not. */
 	json_object *failed;
+	/* scenario.rebuild: the rebuild's time and rate under the workloads
+	 * ({"kind", "finished", "seconds", "under_load_seconds",
+	 * "outlasted_workloads", "rate_under_load_mbps"}); NULL without one. */
+	json_object *scenario;
+	/* Integrity after the run: {"md": {"mismatch_cnt"...}, "btrfs":
+	 * {"errors"...}, "data": {"verify_errors"...}, "errors": N}; N > 0 is
+	 * loud in every report. NULL when not checked. */
+	json_object *integrity;
 	struct sb_wl_result **wl;
 	size_t n_wl;
 };

@@ -470,7 +470,7 @@ static int name_add(struct name_set *ns, const char *name, size_t index, size_t 
 static int repeat_parse(struct sb_variant *var, json_object *ro, const char *path, size_t k,
 			char **err)
 {
-	json_object *wls, *pre = NULL, *failed = NULL;
+	json_object *wls, *pre = NULL, *failed = NULL, *scen = NULL, *integ = NULL;
 	const char *started = NULL, *fmsg = NULL;
 	int64_t index = (int64_t)k;
 	size_t n;
@@ -481,8 +481,18 @@ static int repeat_parse(struct sb_variant *var, json_object *ro, const char *pat
 	    sb_jm_int(ro, path, "index", SB_J_OPT, 0, REPEAT_MAX, &index, err) < 0 ||
 	    sb_jm_str(ro, path, "started", SB_J_OPT | SB_J_NULL, &started, err) < 0 ||
 	    sb_jm_object(ro, path, "precondition", SB_J_OPT | SB_J_NULL, &pre, err) < 0 ||
-	    sb_jm_object(ro, path, "failed", SB_J_OPT | SB_J_NULL, &failed, err) < 0)
+	    sb_jm_object(ro, path, "failed", SB_J_OPT | SB_J_NULL, &failed, err) < 0 ||
+	    sb_jm_object(ro, path, "scenario", SB_J_OPT | SB_J_NULL, &scen, err) < 0 ||
+	    sb_jm_object(ro, path, "integrity", SB_J_OPT | SB_J_NULL, &integ, err) < 0)
 		return -EINVAL;
+	/* the integrity count is what reports shout about: a number */
+	if (integ) {
+		char ip[300];
+		int64_t ie = 0;
+		sb_jpath(ip, sizeof(ip), "%s.integrity", path);
+		if (sb_jm_int(integ, ip, "errors", SB_J_REQ, 0, INT64_MAX, &ie, err) < 0)
+			return -EINVAL;
+	}
 	/* a failed variant (run went on with the others): its message is text */
 	if (failed) {
 		char fp[300];
@@ -520,6 +530,10 @@ static int repeat_parse(struct sb_variant *var, json_object *ro, const char *pat
 		rep->precondition = json_object_get(pre);
 	if (failed)
 		rep->failed = json_object_get(failed);
+	if (scen)
+		rep->scenario = json_object_get(scen);
+	if (integ)
+		rep->integrity = json_object_get(integ);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * limit), and the teardown from the journal, the same way `teardown` does
  * it. Whatever happens after the journal is open ends in that teardown. */
 #include "session/variant.h"
+#include "stack/scenario.h"
 #include "util/exitcode.h"
 #include "probe/probe.h"
 #include "util/log.h"
@@ -288,12 +289,29 @@ static int teardown(struct sb_vrun *vr, int code, json_object **failed)
 	return code;
 }
 
+/* The workloads, with a rebuild (scenario.rebuild) watched while they run
+ * and the integrity checked after them: both records for result.json. */
+static int run_watched(struct sb_vrun *vr, struct sb_exec *x, const char *mnt,
+		       const char **role_devs, bool fresh, struct sb_wl_result ***wl, size_t *n_wl,
+		       json_object **failed, json_object **scen, json_object **integ)
+{
+	const struct sb_pvariant *v = vr->v;
+	struct sb_scen_watch sw;
+	int code;
+
+	sb_scen_watch_start(&sw, vr->rs->journal, x);
+	code = run_workloads(vr, mnt, sb_exec_var(x, "memcg"), role_devs, fresh, wl, n_wl, failed);
+	*scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
+	*integ = sb_integrity_after(&v->cfg, v->name, vr->plan, x, mnt, *wl, *n_wl, vr->stop);
+	return code;
+}
+
 int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_exec x;
 	struct sb_wl_result **wl = NULL;
-	json_object *pre = NULL, *failed = NULL;
+	json_object *pre = NULL, *failed = NULL, *scen = NULL, *integ = NULL;
 	bool fresh = false;
 	size_t n_wl = 0;
 	int code;
@@ -313,8 +331,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
 			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
-		code = run_workloads(vr, mnt, sb_exec_var(&x, "memcg"), role_devs, fresh, &wl,
-				     &n_wl, &failed);
+		code = run_watched(vr, &x, mnt, role_devs, fresh, &wl, &n_wl, &failed, &scen, &integ);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}
@@ -329,7 +346,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		rv->rep[rv->n_rep - 1].started = TAKE_PTR(started);
 		rv->rep[rv->n_rep - 1].precondition = TAKE_PTR(pre);
 		rv->rep[rv->n_rep - 1].failed = TAKE_PTR(failed);
+		rv->rep[rv->n_rep - 1].scenario = TAKE_PTR(scen);
+		rv->rep[rv->n_rep - 1].integrity = TAKE_PTR(integ);
 	}
+	json_object_put(scen);
+	json_object_put(integ);
 	json_object_put(pre);
 	json_object_put(failed);
 	free(wl);

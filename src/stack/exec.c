@@ -4,6 +4,7 @@
  * holds it (an O_EXCL open) and journals who the device is; undo acts only
  * on what still is that device. */
 #include "stack/devlock.h"
+#include "stack/scenario.h"
 #include "stack/stack.h"
 #include "util/kmsg.h"
 #include "util/strutil.h"
@@ -25,6 +26,7 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
     [SB_STEP_VG] = &sb_layer_vg,	   [SB_STEP_LV] = &sb_layer_lv,
     [SB_STEP_MKFS] = &sb_layer_mkfs,	   [SB_STEP_MOUNT] = &sb_layer_mount,
     [SB_STEP_MEMCG] = &sb_layer_memcg,
+    [SB_STEP_SCEN] = &sb_layer_scen,
 };
 
 /* External programs get this long before they are stopped (mkfs.ext4

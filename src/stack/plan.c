@@ -3,6 +3,7 @@
  * mount. Pure: devices appear as variables ("${ssd}") that the executor
  * fills in. */
 #include "stack/layers.h"
+#include "stack/scenario.h"
 #include "util/macro.h"
 #include "util/size.h"
 
@@ -129,6 +130,18 @@ static void md_step(struct pb *b, const struct sb_stack_cfg *s, const char *var,
 	for (size_t i = 0; i < n_mem; i++)
 		if ((int)mem[i].role == wm_role)
 			addv(&a->write_mostly, mem[i].var);
+}
+
+/* scenario.degrade / rebuild (stack/scenario.c decides where each goes). */
+static void scen_steps(struct pb *b, const struct sb_config *c, bool after_mount,
+		       const struct sb_mount_args *mnt)
+{
+	static const char *const acts[] = {"degrade", "rebuild"};
+	for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
+		if (sb_scen_plan_step(c, acts[i], after_mount, NULL, NULL, NULL, NULL))
+			sb_scen_plan_step(c, acts[i], after_mount, mnt ? &mnt->devs : NULL,
+					  mnt ? mnt->dir : NULL, mnt ? mnt->options : NULL,
+					  add_step(b, SB_STEP_SCEN));
 }
 
 static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loop_dir,
@@ -318,6 +331,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 			if (sb_sel_match(&s->md.members, b->u[i].role, b->u[i].part))
 				mem[nm++] = b->u[i];
 		md_step(b, s, "md", s->md.level, mem, nm, false);
+		scen_steps(b, c, false, NULL);
 		free(mem);
 		b->n_u = 0;
 		add_unit(b, SB_ROLE_ANY, "md");
@@ -392,12 +406,12 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		mnt->options = fmt("%s", s->mount_options);
 	if (*logvar)
 		mnt->log = fmt("${%s}", logvar);
+	scen_steps(b, c, true, mnt);
 	if (in->cap_bytes) {
 		struct sb_memcg_args *cg = add_step(b, SB_STEP_MEMCG);
 		cg->name = fmt("stackbench-${id}");
 		cg->bytes = in->cap_bytes;
 	}
-	(void)c;
 	return 0;
 }
 

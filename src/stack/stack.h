@@ -28,6 +28,7 @@ enum sb_step_kind {
 	SB_STEP_MKFS,
 	SB_STEP_MOUNT,
 	SB_STEP_MEMCG,
+	SB_STEP_SCEN, /* scenario.c: degrade, rebuild */
 	SB_STEP_KIND_N,
 };
 

@@ -20,6 +20,7 @@
 #include "../../fuzz/fuzz_import_fio.c"
 #include "../../fuzz/fuzz_history.c"
 #include "../../fuzz/fuzz_cpulist.c"
+#include "../../fuzz/fuzz_scen.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -46,6 +47,7 @@ static const struct {
 	{"import_fio", sb_fuzz_import_fio},
 	{"history", sb_fuzz_history},
 	{"cpulist", sb_fuzz_cpulist},
+	{"scen", sb_fuzz_scen},
 };
 
 static char *read_all(const char *path, size_t *len)

@@ -1,0 +1,229 @@
+/* Integrity after the run: md's own check of the array (sync_action =
+ * check, then mismatch_cnt), btrfs scrub of the file system. The data the
+ * workloads wrote is verified against its pattern by the workloads
+ * themselves (their verify_errors); the session adds those up. */
+#include "result/result.h"
+#include "stack/layers.h"
+#include "stack/scenario.h"
+#include "util/log.h"
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int sys_write(const char *path, const char *val)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The md array of the plan (its "md" variable), when it has redundancy;
+ * *clean: made with --assume-clean (never-written blocks may differ). */
+static const char *plan_md(const struct sb_plan *p, struct sb_exec *x, bool *clean)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_md_args *a = p->steps[i].args;
+		if (p->steps[i].kind == SB_STEP_MD && strcmp(a->var, "md") == 0 && a->level != 0) {
+			*clean = a->assume_clean;
+			return sb_exec_var(x, "md");
+		}
+	}
+	return NULL;
+}
+
+static bool plan_btrfs(const struct sb_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->steps[i].kind == SB_STEP_MKFS &&
+		    strcmp(((const struct sb_mkfs_args *)p->steps[i].args)->type, "btrfs") == 0)
+			return true;
+	return false;
+}
+
+/* md check: mismatch_cnt counts the sectors whose copies (or parity)
+ * disagree. 0 with *o filled, -errno with *msg. */
+static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *stop, json_object *o,
+		    char **msg)
+{
+	_cleanup_free_ char *name = sb_sys_name(md);
+	char p[200], buf[64];
+	double t0 = now_mono();
+	bool done = false;
+	int r;
+
+	if (!name)
+		return -ENOENT;
+	snprintf(p, sizeof(p), "/sys/block/%s/md/degraded", name);
+	bool degraded = sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "0") != 0;
+	snprintf(p, sizeof(p), "/sys/block/%s/md/sync_action", name);
+	r = sys_write(p, "check");
+	if (r < 0) {
+		if (asprintf(msg, "%s: md check could not start (%s)", md, strerror(-r)) < 0)
+			*msg = NULL;
+		return r;
+	}
+	usleep(200000);
+	while (!(stop && *stop) && (!limit_ms || (now_mono() - t0) * 1000 < (double)limit_ms)) {
+		if (sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "idle") == 0) {
+			done = true;
+			break;
+		}
+		usleep(200000);
+	}
+	if (!done)
+		sys_write(p, "idle"); /* the limit, or a signal: stop the check */
+	snprintf(p, sizeof(p), "/sys/block/%s/md/mismatch_cnt", name);
+	if (sb_sys_read(p, buf, sizeof(buf)) < 0)
+		return -EIO;
+	json_object_object_add(o, "mismatch_cnt", json_object_new_int64(strtoll(buf, NULL, 10)));
+	json_object_object_add(o, "seconds", json_object_new_double(now_mono() - t0));
+	json_object_object_add(o, "finished", json_object_new_boolean(done));
+	json_object_object_add(o, "degraded", json_object_new_boolean(degraded));
+	return 0;
+}
+
+static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char **msg)
+{
+	const char *argv[] = {"btrfs", "scrub", "start", "-B", "-R", mnt, NULL};
+	_cleanup_free_ char *out = NULL;
+	struct sb_scrub_counts sc;
+	double t0 = now_mono();
+	int st = 0, r;
+
+	/* Exit 3: uncorrectable errors found; the counters say how many. */
+	r = sb_exec_cmd_output(x, argv, &st, &out);
+	if (r < 0 || sb_btrfs_parse_scrub(out ? out : "", &sc) < 0) {
+		if (asprintf(msg, "%s: btrfs scrub gave no counters (exit %d)", mnt, st) < 0)
+			*msg = NULL;
+		return r < 0 ? r : -EIO;
+	}
+	json_object_object_add(o, "errors", json_object_new_int64((int64_t)sc.errors));
+	json_object_object_add(o, "uncorrectable",
+			       json_object_new_int64((int64_t)sc.uncorrectable));
+	json_object_object_add(o, "corrected", json_object_new_int64((int64_t)sc.corrected));
+	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)sc.bytes));
+	json_object_object_add(o, "exit", json_object_new_int(st));
+	json_object_object_add(o, "seconds", json_object_new_double(now_mono() - t0));
+	return 0;
+}
+
+json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
+			      uint64_t limit_ms, volatile sig_atomic_t *stop, char **msg)
+{
+	bool assume_clean = false;
+	const char *md = plan_md(p, x, &assume_clean);
+	bool btrfs = plan_btrfs(p) && mnt;
+	json_object *o;
+	int64_t errors = 0;
+
+	*msg = NULL;
+	if (!md && !btrfs)
+		return NULL;
+	o = json_object_new_object();
+	if (md) {
+		json_object *m = json_object_new_object(), *v;
+		json_object_object_add(m, "assume_clean", json_object_new_boolean(assume_clean));
+		if (md_check(md, limit_ms, stop, m, msg) == 0) {
+			json_object_object_get_ex(m, "mismatch_cnt", &v);
+			errors += json_object_get_int64(v);
+		}
+		json_object_object_add(o, "md", m);
+	}
+	if (btrfs) {
+		json_object *b = json_object_new_object(), *v;
+		char *m2 = NULL;
+		if (btrfs_scrub(x, mnt, b, &m2) == 0) {
+			json_object_object_get_ex(b, "errors", &v);
+			errors += json_object_get_int64(v);
+		}
+		if (m2 && !*msg)
+			*msg = m2;
+		else
+			free(m2);
+		json_object_object_add(o, "btrfs", b);
+	}
+	json_object_object_add(o, "errors", json_object_new_int64(errors));
+	if (*msg)
+		json_object_object_add(o, "incomplete", json_object_new_string(*msg));
+	return o;
+}
+
+/* The workloads' checks of what they read back against the pattern they
+ * wrote: every extra named *verify_errors, and verified_bytes. */
+static json_object *data_verify(struct sb_wl_result *const *wl, size_t n_wl, int64_t *errors)
+{
+	json_object *o = json_object_new_object();
+	int64_t bad = 0, bytes = 0;
+	unsigned n = 0;
+	for (size_t i = 0; i < n_wl; i++) {
+		if (!wl[i]->extra || !json_object_is_type(wl[i]->extra, json_type_object))
+			continue;
+		json_object_object_foreach(wl[i]->extra, k, v)
+		{
+			size_t l = strlen(k);
+			if (!json_object_is_type(v, json_type_int))
+				continue;
+			if (l >= 13 && strcmp(k + l - 13, "verify_errors") == 0) {
+				bad += json_object_get_int64(v);
+				n++;
+			} else if (strcmp(k, "verified_bytes") == 0) {
+				bytes += json_object_get_int64(v);
+			}
+		}
+	}
+	json_object_object_add(o, "verify_errors", json_object_new_int64(bad));
+	*errors = bad;
+	json_object_object_add(o, "verified_bytes", json_object_new_int64(bytes));
+	json_object_object_add(o, "checks", json_object_new_int((int)n));
+	return o;
+}
+
+json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
+				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
+				struct sb_wl_result *const *wl, size_t n_wl,
+				volatile sig_atomic_t *stop)
+{
+	_cleanup_free_ char *msg = NULL;
+	json_object *o, *e;
+	int64_t data_bad = 0, errors = 0;
+
+	if (!sb_scen_integrity_on(c) || (stop && *stop))
+		return NULL;
+	sb_info("integrity check");
+	o = sb_integrity_run(p, x, mnt, sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT), stop, &msg);
+	if (!o)
+		o = json_object_new_object();
+	if (json_object_object_get_ex(o, "errors", &e))
+		errors = json_object_get_int64(e);
+	json_object *d = data_verify(wl, n_wl, &data_bad);
+	uint64_t fbad, fchecked;
+	/* scenario.fill's file, read back from the array after it all */
+	if (mnt && sb_scen_fill_verify(mnt, &fbad, &fchecked) == 0) {
+		json_object_object_add(d, "fill_bad_blocks", json_object_new_int64((int64_t)fbad));
+		json_object_object_add(d, "fill_checked_bytes",
+				       json_object_new_int64((int64_t)fchecked));
+		data_bad += (int64_t)fbad;
+	}
+	json_object_object_add(o, "data", d);
+	json_object_object_add(o, "errors", json_object_new_int64(errors + data_bad));
+	if (msg)
+		sb_warn("%s: integrity: %s", variant, msg);
+	if (errors + data_bad)
+		sb_error("%s: integrity: %lld error(s) after the run (see result.json's integrity)",
+			 variant, (long long)errors + (long long)data_bad);
+	return o;
+}
