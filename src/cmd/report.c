@@ -176,9 +176,28 @@ static size_t print_unresolved(const struct sb_report *r)
 /* --check: exit 1 for a headline row significantly worse beyond the
  * threshold, and for one the candidate gives nothing to test against
  * (silence must not pass); --require-resolved: 4 for one not resolved. */
+/* Integrity errors after a run (md mismatch_cnt, scrub, data read back) in
+ * any column: data not as written fails the gate whatever the figures say. */
+static size_t integrity_failures(const struct sb_report *rep)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < rep->n_cols; c++) {
+		struct sb_report_scen s;
+		sb_report_scen_sum(&rep->cols[c], &s);
+		if (!s.errors)
+			continue;
+		fprintf(stderr, "stackbench: check: integrity: %s: %lld error(s) after the run\n",
+			rep->cols[c].label, (long long)s.errors);
+		n++;
+	}
+	return n;
+}
+
 static int check_gate(const struct sb_report *rep, bool require_resolved)
 {
 	size_t bad = sb_report_failures(rep), untested = unmatched_baselines(rep);
+	size_t broken = integrity_failures(rep);
 	char why[160];
 
 	for (size_t i = 0; i < rep->n_rows; i++)
@@ -206,7 +225,11 @@ static int check_gate(const struct sb_report *rep, bool require_resolved)
 			"stackbench: check: %zu headline figure%s of the baseline not tested: the "
 			"gate fails closed\n",
 			untested, untested > 1 ? "s" : "");
-	if (bad || untested)
+	if (broken)
+		fprintf(stderr,
+			"stackbench: check: %zu variant%s with integrity errors: the gate fails\n",
+			broken, broken > 1 ? "s" : "");
+	if (bad || untested || broken)
 		return SB_EXIT_FAILED;
 	fprintf(stderr,
 		"stackbench: check: no headline figure significantly worse than the baseline by "
