@@ -132,7 +132,7 @@ static char *check_roles(const char *v, bool allow_all)
 	return NULL;
 }
 
-char *sb_key_check_value(enum sb_key_id k, const char *v)
+char *sb_key_check_value(int k, const char *v)
 {
 	const struct sb_key *key = &sb_keys[k];
 	uint64_t u;
@@ -203,7 +203,7 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 		/* md.write-mostly may name the partition its members are: hdd.p2 */
 		char role[32];
 		const char *dot = strchr(v, '.');
-		if (k == K_MD_WRITE_MOSTLY && dot) {
+		if ((key->flags & SB_KF_ROLE_PART) && dot) {
 			struct sb_sel s;
 			char *why = NULL;
 			if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
@@ -253,10 +253,10 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 /* "did you mean" among the keys of one section. */
 static const char *suggest_key(enum sb_sec sec, const char *word)
 {
-	const char *names[SB_KEY_N];
+	const char *names[SB_KEY_MAX];
 	size_t n = 0;
-	for (int i = 0; i < SB_KEY_N; i++)
-		if (sb_keys[i].sec == sec)
+	for (int i = 0; i < (int)sb_key_n; i++)
+		if (sb_keys[i].sec == (int)sec)
 			names[n++] = sb_keys[i].name;
 	return sb_suggest(word, names, n);
 }
@@ -272,12 +272,25 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 
 static char *unknown_sec_msg(const char *name)
 {
-	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
+	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, sb_sec_n);
+	char *list = NULL, *m;
+	size_t len = 0;
+	FILE *f;
+
 	if (s)
 		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
-	return sb_asprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
-			 "[lvm], [fs], [mount], [queue], [workloads], [matrix]",
-			 name);
+	/* The sections from the tables, [matrix] last. */
+	f = open_memstream(&list, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < sb_sec_n; i++)
+		if (i != SB_SEC_MATRIX)
+			fprintf(f, "[%s], ", sb_sec_names[i]);
+	fprintf(f, "[%s]", sb_sec_names[SB_SEC_MATRIX]);
+	fclose(f);
+	m = list ? sb_asprintf("unknown section '[%s]': expected one of %s", name, list) : NULL;
+	free(list);
+	return m;
 }
 
 /* "section.key" -> key id, or a message. */
@@ -795,15 +808,19 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 
 /* ---- whole-variant checks ---- */
 
-struct vctx {
+struct sb_vctx {
 	const struct sb_profile *p;
 	const struct sb_config *c;
 	const char *variant; /* NULL for the base */
 	char **err;
 };
 
-static int verr(struct vctx *v, int k, const char *fmt, ...) _printf_(3, 4);
-static int verr(struct vctx *v, int k, const char *fmt, ...)
+const struct sb_config *sb_vctx_config(const struct sb_vctx *v)
+{
+	return v->c;
+}
+
+int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 {
 	va_list ap;
 	_cleanup_free_ char *m = NULL, *where = NULL;
@@ -859,10 +876,7 @@ static unsigned btrfs_min_devices(const char *prof)
 	return 1;
 }
 
-/* How many units (devices, or partitions of partitioned ones) a selector
- * takes; -1 with *why when it names a role without devices or a partition
- * that no device of the role has. */
-static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, char **why)
+int sb_cfg_sel_units(const struct sb_config *c, const char *v, unsigned nparts, char **why)
 {
 	struct sb_sel s;
 	int n = 0;
@@ -901,12 +915,11 @@ static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
  * log elsewhere. The device is a slot like the others (matched, probed,
  * confirmed, locked); what must not happen is that the data stack takes it
  * too, since mkfs would then write both over the same blocks. */
-static int check_log(struct vctx *v, unsigned nparts)
+static int check_log(struct sb_vctx *v, const struct sb_vstate *st)
 {
 	const struct sb_config *c = v->c;
-	int lr = sb_cfg_log_role(c);
+	int lr = sb_cfg_log_role(c), sk = st->taker;
 	const char *type = sb_cfg_str(c, K_FS_TYPE), *name;
-	enum sb_key_id sk;
 	struct sb_sel s;
 	char *why = NULL;
 	bool taken;
@@ -915,30 +928,29 @@ static int check_log(struct vctx *v, unsigned nparts)
 		return 0;
 	name = sb_role_names[lr];
 	if (strcmp(type, "btrfs") == 0)
-		return verr(v, K_FS_LOG,
-			    "fs.log: btrfs has no external log (its metadata lives on its own "
-			    "devices): use xfs, ext3 or ext4, or leave fs.log out");
+		return sb_verr(v, K_FS_LOG,
+			       "fs.log: btrfs has no external log (its metadata lives on its own "
+			       "devices): use xfs, ext3 or ext4, or leave fs.log out");
 	if (strcmp(type, "ext2") == 0)
-		return verr(v, K_FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
+		return sb_verr(v, K_FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
 	if (sb_cfg_role_count(c, (enum sb_role)lr) == 0)
-		return verr(v, K_FS_LOG, "fs.log: no %s device in [devices]", name);
+		return sb_verr(v, K_FS_LOG, "fs.log: no %s device in [devices]", name);
 	if (sb_cfg_role_count(c, (enum sb_role)lr) > 1)
-		return verr(v, K_FS_LOG,
-			    "fs.log: the log takes exactly one device, [devices] has %u %s "
-			    "devices: give the log a role of its own",
-			    sb_cfg_role_count(c, (enum sb_role)lr), name);
-	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)lr))
-		return verr(v, K_FS_LOG,
-			    "fs.log: the %s device is partitioned (partition.on = %s) but the "
-			    "log takes a whole device: leave %s out of partition.on",
-			    name, sb_cfg_str(c, K_PART_ON), name);
+		return sb_verr(v, K_FS_LOG,
+			       "fs.log: the log takes exactly one device, [devices] has %u %s "
+			       "devices: give the log a role of its own",
+			       sb_cfg_role_count(c, (enum sb_role)lr), name);
+	if (st->nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)lr))
+		return sb_verr(v, K_FS_LOG,
+			       "fs.log: the %s device is partitioned (partition.on = %s) but the "
+			       "log takes a whole device: leave %s out of partition.on",
+			       name, sb_cfg_str(c, K_PART_ON), name);
 	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 && lr == SB_ROLE_ANY)
-		return verr(v, K_FS_LOG,
-			    "fs.log: 'any' devices are emulated arrays with --loop "
-			    "(devices.loop.emulate): give the log another role");
+		return sb_verr(v, K_FS_LOG,
+			       "fs.log: 'any' devices are emulated arrays with --loop "
+			       "(devices.loop.emulate): give the log another role");
 	/* The layer that takes the data devices. */
-	sk = sb_cfg_md_on(c) ? K_MD_MEMBERS : sb_cfg_lvm_on(c) ? K_LVM_PVS : K_FS_ON;
-	if (sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
+	if (sk < 0 || sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
 		free(why);
 		return 0; /* said by the layer's own check */
 	}
@@ -946,180 +958,162 @@ static int check_log(struct vctx *v, unsigned nparts)
 	for (size_t i = 0; i < s.n; i++)
 		taken |= s.item[i].role == (enum sb_role)lr;
 	if (taken)
-		return verr(v, K_FS_LOG,
-			    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
-			    "the log device must be the file system's log alone; name the data "
-			    "devices in %s.%s",
-			    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name,
-			    sb_cfg_str(c, sk), sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
+		return sb_verr(
+		    v, K_FS_LOG,
+		    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
+		    "the log device must be the file system's log alone; name the data "
+		    "devices in %s.%s",
+		    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name, sb_cfg_str(c, sk),
+		    sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
 	return 0;
 }
 
-static int check_config(struct vctx *v)
+/* [devices] and [partition]: the units the first layer sees. */
+static int check_devices(struct sb_vctx *v, struct sb_vstate *st)
 {
 	const struct sb_config *c = v->c;
-	unsigned total = 0, nparts = 0, units = 0;
-	bool md = sb_cfg_md_on(c);
-	char *why = NULL;
+	unsigned total = 0, nparts = 0;
 
 	for (int r = 0; r < SB_ROLE_N; r++)
 		total += sb_cfg_role_count(c, r);
 	if (total == 0)
-		return verr(v, -1, "[devices]: the stack needs at least one device (ssd = 1, say)");
+		return sb_verr(v, -1,
+			       "[devices]: the stack needs at least one device (ssd = 1, say)");
 	if (total > 64)
-		return verr(v, -1, "[devices]: %u devices, at most 64", total);
+		return sb_verr(v, -1, "[devices]: %u devices, at most 64", total);
 
 	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
-		return verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
+		return sb_verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
 	if (is_set(c, K_PART_COUNT))
 		nparts = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
 	else if (is_set(c, K_PART_SIZES))
 		nparts = count_sizes(sb_cfg_str(c, K_PART_SIZES));
 	else if (c->has_sec[SB_SEC_PARTITION])
-		return verr(v, -1, "[partition]: needs count or sizes");
+		return sb_verr(v, -1, "[partition]: needs count or sizes");
 	for (int r = 0; nparts && r < SB_ROLE_N; r++)
 		if (strcmp(sb_cfg_str(c, K_PART_ON), "all") != 0 &&
 		    sb_roles_has(sb_cfg_str(c, K_PART_ON), r) && !sb_cfg_role_count(c, r))
-			return verr(v, K_PART_ON, "partition.on: no %s device in [devices]",
-				    sb_role_names[r]);
+			return sb_verr(v, K_PART_ON, "partition.on: no %s device in [devices]",
+				       sb_role_names[r]);
+	st->nparts = nparts;
 	for (int r = 0; r < SB_ROLE_N; r++)
-		units += role_units(c, r, nparts);
+		st->units += role_units(c, r, nparts);
 
 	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 &&
 	    !sb_cfg_role_count(c, SB_ROLE_ANY))
-		return verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
+		return sb_verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
+	return 0;
+}
 
-	if (!md && !is_set(c, K_MD_LEVEL)) {
-		for (int k = K_MD_MEMBERS; k <= K_MD_METADATA; k++)
-			if (is_set(c, k))
-				return verr(v, k, "md.%s: [md] needs a level", sb_keys[k].name);
-		if (c->has_sec[SB_SEC_MD])
-			return verr(v, -1, "[md]: needs a level");
-	} else if (md) {
-		const char *lvl = sb_cfg_str(c, K_MD_LEVEL), *mem = sb_cfg_str(c, K_MD_MEMBERS);
-		unsigned min = 2;
-		int nm = sel_units(c, mem, nparts, &why);
-		if (nm < 0) {
-			int r = verr(v, K_MD_MEMBERS, "md.members: %s", why ? why : mem);
-			free(why);
+/* The registered layers' own rules, bottom up, each on its typed config. */
+static int check_keytabs(struct sb_vctx *v, struct sb_vstate *st)
+{
+	for (size_t t = 0; t < sb_keytab_n; t++) {
+		const struct sb_keytab *kt = sb_keytabs[t];
+		void *cfg;
+		int r;
+		if (!kt->validate)
+			continue;
+		cfg = calloc(1, kt->cfg_size ? kt->cfg_size : 1);
+		if (!cfg)
+			return -ENOMEM;
+		sb_keytab_fill(kt, v->c, cfg);
+		r = kt->validate(v, cfg, st);
+		free(cfg);
+		if (r < 0)
 			return r;
-		}
-		unsigned nmem = (unsigned)nm;
-		if (strcmp(lvl, "4") == 0 || strcmp(lvl, "5") == 0)
-			min = 3;
-		else if (strcmp(lvl, "6") == 0)
-			min = 4;
-		if (nmem < min)
-			return verr(v, K_MD_LEVEL,
-				    "md.level: RAID%s needs at least %u members, the "
-				    "profile gives %u",
-				    lvl, min, nmem);
-		if (strcmp(lvl, "0") == 0 && c->val[K_MD_BITMAP] &&
-		    strcmp(c->val[K_MD_BITMAP], "internal") == 0)
-			return verr(v, K_MD_BITMAP,
-				    "md.bitmap: RAID0 has no redundancy to track: use none");
-		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
-			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
-		if (sb_cfg_write_mostly(c) >= 0) {
-			int r = sb_cfg_write_mostly(c);
-			if (strcmp(lvl, "1") != 0)
-				return verr(v, K_MD_WRITE_MOSTLY,
-					    "md.write-mostly: only RAID1 has write-mostly members");
-			struct sb_sel ms;
-			char *w2 = NULL;
-			bool has = sb_sel_parse(mem, &ms, &w2) == 0 &&
-				   (ms.all || sb_sel_match(&ms, (enum sb_role)r, 0));
-			for (size_t i = 0; !has && i < ms.n; i++)
-				has = ms.item[i].role == (enum sb_role)r;
-			free(w2);
-			if (!has || !sb_cfg_role_count(c, r))
-				return verr(v, K_MD_WRITE_MOSTLY,
-					    "md.write-mostly: no %s member in the array",
-					    sb_role_names[r]);
-		}
-		if (sb_cfg_u64(c, K_MD_WRITE_BEHIND) > 0) {
-			if (sb_cfg_write_mostly(c) < 0)
-				return verr(v, K_MD_WRITE_BEHIND,
-					    "md.write-behind: needs md.write-mostly");
-			if (strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
-				return verr(v, K_MD_WRITE_BEHIND,
-					    "md.write-behind: needs md.bitmap = internal");
-		}
-		if (is_set(c, K_MD_BITMAP_CHUNK) &&
-		    strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
-			return verr(v, K_MD_BITMAP_CHUNK,
-				    "md.bitmap-chunk: needs md.bitmap = internal");
-		units = 1;
 	}
+	return 0;
+}
 
-	if (!md && !sb_cfg_lvm_on(c)) {
-		/* fs.on picks the units the file system goes on. */
-		int n = sel_units(c, sb_cfg_str(c, K_FS_ON), nparts, &why);
-		if (n <= 0) {
-			int r = verr(v, K_FS_ON, "fs.on: %s", why ? why : "selects no device");
-			free(why);
-			return r;
-		}
-		units = (unsigned)n;
+/* The selector that takes units from the devices: lvm.pvs, else fs.on,
+ * when no layer below took them. */
+static int check_select(struct sb_vctx *v, struct sb_vstate *st, int key)
+{
+	char *why = NULL;
+	int n = sb_cfg_sel_units(v->c, sb_cfg_str(v->c, key), st->nparts, &why);
+	if (n <= 0) {
+		int r = sb_verr(v, key, "%s.%s: %s", sb_sec_names[sb_keys[key].sec],
+				sb_keys[key].name, why ? why : "selects no device");
+		free(why);
+		return r;
 	}
-	if (sb_cfg_lvm_on(c)) {
-		if (!md) {
-			int n = sel_units(c, sb_cfg_str(c, K_LVM_PVS), nparts, &why);
-			if (n <= 0) {
-				int r = verr(v, K_LVM_PVS, "lvm.pvs: %s", why ? why : "selects no device");
-				free(why);
-				return r;
-			}
-			units = (unsigned)n;
-		}
-		if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > units)
-			return verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
-				    (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), units);
-		units = 1;
-	}
+	st->units = (unsigned)n;
+	st->taker = key;
+	return 0;
+}
+
+static int check_lvm(struct sb_vctx *v, struct sb_vstate *st)
+{
+	const struct sb_config *c = v->c;
+	int r;
+
+	if (!sb_cfg_lvm_on(c))
+		return st->taker < 0 ? check_select(v, st, K_FS_ON) : 0;
+	if (st->taker < 0 && (r = check_select(v, st, K_LVM_PVS)) < 0)
+		return r;
+	if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > st->units)
+		return sb_verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
+			       (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), st->units);
+	st->units = 1;
+	return 0;
+}
+
+static int check_fs(struct sb_vctx *v, const struct sb_vstate *st)
+{
+	const struct sb_config *c = v->c;
+	unsigned units = st->units, fsdev = units;
+	bool btrfs, type_varies = false;
+	const char *fd = sb_cfg_str(c, K_FS_DEVICES);
 
 	if (!is_set(c, K_FS_TYPE))
-		return verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
-	bool btrfs = strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
-	unsigned fsdev = units;
-	const char *fd = sb_cfg_str(c, K_FS_DEVICES);
+		return sb_verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
+	btrfs = strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
 	if (strcmp(fd, "all") != 0) {
 		uint64_t n;
 		if (!parse_uint(fd, &n) || n == 0)
-			return verr(v, K_FS_DEVICES,
-				    "fs.devices: expected 'all' or a number, got '%s'", fd);
+			return sb_verr(v, K_FS_DEVICES,
+				       "fs.devices: expected 'all' or a number, got '%s'", fd);
 		if (n > units)
-			return verr(v, K_FS_DEVICES,
-				    "fs.devices: %llu devices but the layer below "
-				    "gives %u",
-				    (unsigned long long)n, units);
+			return sb_verr(v, K_FS_DEVICES,
+				       "fs.devices: %llu devices but the layer below gives %u",
+				       (unsigned long long)n, units);
 		fsdev = (unsigned)n;
 	}
 	/* With the type varied in the matrix, btrfs-only keys apply to its
 	 * btrfs variants and are simply not used by the others. */
-	bool type_varies = false;
 	for (size_t d = 0; d < v->p->n_dims; d++)
 		type_varies |= dim_has(&v->p->dims[d], K_FS_TYPE);
 	if (!btrfs && !type_varies) {
 		if (is_set(c, K_FS_DATA))
-			return verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
+			return sb_verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
 		if (is_set(c, K_FS_METADATA))
-			return verr(v, K_FS_METADATA,
-				    "fs.metadata: only btrfs has metadata profiles");
+			return sb_verr(v, K_FS_METADATA,
+				       "fs.metadata: only btrfs has metadata profiles");
 	} else if (btrfs) {
-		if (btrfs_min_devices(c->val[K_FS_DATA]) > fsdev)
-			return verr(v, K_FS_DATA,
-				    "fs.data: %s needs at least %u devices, the stack "
-				    "gives %u",
-				    c->val[K_FS_DATA], btrfs_min_devices(c->val[K_FS_DATA]), fsdev);
-		if (btrfs_min_devices(c->val[K_FS_METADATA]) > fsdev)
-			return verr(v, K_FS_METADATA,
-				    "fs.metadata: %s needs at least %u devices, "
-				    "the stack gives %u",
-				    c->val[K_FS_METADATA], btrfs_min_devices(c->val[K_FS_METADATA]),
-				    fsdev);
+		static const enum sb_key_id prof[] = {K_FS_DATA, K_FS_METADATA};
+		for (size_t i = 0; i < ARRAY_SIZE(prof); i++) {
+			const char *pv = c->val[prof[i]];
+			if (btrfs_min_devices(pv) > fsdev)
+				return sb_verr(v, prof[i],
+					       "fs.%s: %s needs at least %u devices, the stack "
+					       "gives %u",
+					       sb_keys[prof[i]].name, pv, btrfs_min_devices(pv),
+					       fsdev);
+		}
 	}
-	return check_log(v, nparts);
+	return 0;
+}
+
+static int check_config(struct sb_vctx *v)
+{
+	struct sb_vstate st = {.taker = -1};
+	int r;
+
+	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0 ||
+	    (r = check_lvm(v, &st)) < 0 || (r = check_fs(v, &st)) < 0)
+		return r;
+	return check_log(v, &st);
 }
 
 static void free_one(struct sb_pvariant *v)
@@ -1224,7 +1218,7 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 		r = make_variant(p, i, v);
 		if (r < 0)
 			goto fail;
-		struct vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
+		struct sb_vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
 		r = check_config(&vc);
 		if (r == 0) {
 			kept++;
@@ -1318,18 +1312,6 @@ uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 	}
 }
 
-/* "hdd" or "hdd.p2": the members are chosen by md.members, so only the
- * role counts here. */
-int sb_cfg_write_mostly(const struct sb_config *c)
-{
-	const char *v = c->val[K_MD_WRITE_MOSTLY];
-	char role[16];
-	if (!v)
-		return -1;
-	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
-	return sb_role_lookup(role);
-}
-
 int sb_cfg_log_role(const struct sb_config *c)
 {
 	return sb_role_lookup(sb_cfg_str(c, K_FS_LOG));
@@ -1398,12 +1380,6 @@ bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part)
 	return false;
 }
 
-bool sb_cfg_md_on(const struct sb_config *c)
-{
-	const char *v = c->val[K_MD_LEVEL];
-	return v && strcmp(v, "none") != 0;
-}
-
 bool sb_cfg_lvm_on(const struct sb_config *c)
 {
 	return c->has_sec[SB_SEC_LVM] && sb_cfg_bool(c, K_LVM_ENABLE);
@@ -1445,7 +1421,7 @@ bool sb_roles_has(const char *roles, enum sb_role r)
 json_object *sb_config_to_json(const struct sb_config *c)
 {
 	json_object *o = json_object_new_object();
-	for (int k = 0; k < SB_KEY_N; k++) {
+	for (int k = 0; k < (int)sb_key_n; k++) {
 		char full[128];
 		const char *v = sb_cfg_str(c, k);
 		if (sb_keys[k].flags & SB_KF_REPEAT)

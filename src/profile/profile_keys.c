@@ -1,15 +1,23 @@
-/* The one table of profile keys: parsing, validation, overrides, the matrix,
- * suggestions and doc/profile-format.md (checked by test_profile) follow it. */
+/* The table of profile keys: the core rows here, then the rows the layers
+ * register (sb_keytabs[]) appended at start. Parsing, validation, overrides,
+ * the matrix, suggestions and doc/profile-format.md (checked by
+ * test_profile) follow it. */
 #include "profile/profile.h"
+#include "util/parse.h"
+#include "util/size.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-const char *const sb_sec_names[SB_SEC_N] = {
-    [SB_SEC_DEVICES] = "devices", [SB_SEC_PARTITION] = "partition",
-    [SB_SEC_MD] = "md",		  [SB_SEC_LVM] = "lvm",
-    [SB_SEC_FS] = "fs",		  [SB_SEC_MOUNT] = "mount",
-    [SB_SEC_QUEUE] = "queue",	  [SB_SEC_WORKLOADS] = "workloads",
+const char *sb_sec_names[SB_SEC_MAX] = {
+    [SB_SEC_DEVICES] = "devices",
+    [SB_SEC_PARTITION] = "partition",
+    [SB_SEC_LVM] = "lvm",
+    [SB_SEC_FS] = "fs",
+    [SB_SEC_MOUNT] = "mount",
+    [SB_SEC_QUEUE] = "queue",
+    [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
 };
 
@@ -17,7 +25,7 @@ const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
 
 #define BTRFS_PROFILES "single|dup|raid0|raid1|raid1c3|raid1c4|raid10|raid5|raid6"
 
-const struct sb_key sb_keys[SB_KEY_N] = {
+struct sb_key sb_keys[SB_KEY_MAX] = {
     [K_DEV_SSD] = {SB_SEC_DEVICES, "ssd", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
 		   "number of non-rotational SATA/SAS devices the stack needs"},
     [K_DEV_HDD] = {SB_SEC_DEVICES, "hdd", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
@@ -48,8 +56,8 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 			    "starting state of every member device before mkfs: 'trim' discards "
 			    "it all, 'steady' also writes it past its capacity until a steady "
 			    "state (SNIA PTS); both make the file system with discard off"},
-    [K_DEV_PRECONDITION_LIMIT] = {SB_SEC_DEVICES, "precondition-limit", SB_KT_DURATION, NULL, 0,
-				  0, "30m", 0,
+    [K_DEV_PRECONDITION_LIMIT] = {SB_SEC_DEVICES, "precondition-limit", SB_KT_DURATION, NULL, 0, 0,
+				  "30m", 0,
 				  "steady: stop writing a device after this long, steady or not "
 				  "(result.json says which)"},
 
@@ -59,29 +67,6 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 		      "partition sizes instead of count: '50%,50%', '10G,rest'"},
     [K_PART_ON] = {SB_SEC_PARTITION, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
 		   "roles whose devices are partitioned ('all' or 'ssd,hdd')"},
-
-    [K_MD_LEVEL] = {SB_SEC_MD, "level", SB_KT_CHOICE, "none|0|1|4|5|6|10", 0, 0, NULL, 0,
-		    "RAID level; setting it builds an md array ('none' leaves md out, e.g. "
-		    "as the baseline of a matrix)"},
-    [K_MD_MEMBERS] = {SB_SEC_MD, "members", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		      "roles whose devices (or partitions) become members, or partitions by "
-		      "role and number: 'ssd.p2, hdd.p2'"},
-    [K_MD_WRITE_MOSTLY] = {SB_SEC_MD, "write-mostly", SB_KT_ROLE, NULL, 0, 0, NULL, 0,
-			   "role whose members get --write-mostly (reads avoid them), or none; "
-			   "'hdd.p2' is taken as its role"},
-    [K_MD_WRITE_BEHIND] = {SB_SEC_MD, "write-behind", SB_KT_UINT, NULL, 0, 16383, "0", 0,
-			   "--write-behind=N for write-mostly members (0: off; needs the "
-			   "internal bitmap)"},
-    [K_MD_BITMAP] = {SB_SEC_MD, "bitmap", SB_KT_CHOICE, "internal|none", 0, 0, "internal", 0,
-		     "write-intent bitmap (always passed explicitly)"},
-    [K_MD_BITMAP_CHUNK] = {SB_SEC_MD, "bitmap-chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
-			   "--bitmap-chunk"},
-    [K_MD_CHUNK] = {SB_SEC_MD, "chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
-		    "--chunk for striped levels (never passed for RAID1)"},
-    [K_MD_ASSUME_CLEAN] = {SB_SEC_MD, "assume-clean", SB_KT_BOOL, NULL, 0, 0, "no", 0,
-			   "--assume-clean: skip the initial resync"},
-    [K_MD_METADATA] = {SB_SEC_MD, "metadata", SB_KT_CHOICE, "0.90|1.0|1.1|1.2", 0, 0, "1.2", 0,
-		       "superblock format"},
 
     [K_LVM_VG] = {SB_SEC_LVM, "vg", SB_KT_NAME, NULL, 0, 0, "sbvg", 0,
 		  "volume group name (the run id is appended, so that it cannot clash)"},
@@ -132,9 +117,125 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 			 "stop each workload after this long ('10m'); teardown still runs"},
 };
 
+size_t sb_key_n = SB_KEY_CORE_N, sb_sec_n = SB_SEC_CORE_N, sb_keytab_n;
+const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
+static int keytab_base[SB_SEC_MAX];
+
+/* The registered tables' sections and keys after the core ones, in
+ * registry order. Before main: every lookup needs them, and a table too
+ * large for the arrays is a build mistake, not a user's. */
+__attribute__((constructor)) static void keys_register(void)
+{
+	sb_keytab_n = sb_layer_keytabs(sb_keytabs, SB_SEC_MAX - SB_SEC_CORE_N);
+	for (size_t t = 0; t < sb_keytab_n; t++) {
+		const struct sb_keytab *kt = sb_keytabs[t];
+		if (sb_sec_n == SB_SEC_MAX || sb_key_n + kt->n > SB_KEY_MAX)
+			abort();
+		keytab_base[t] = (int)sb_key_n;
+		sb_sec_names[sb_sec_n] = kt->section;
+		for (size_t i = 0; i < kt->n; i++) {
+			sb_keys[sb_key_n] = kt->keys[i];
+			sb_keys[sb_key_n++].sec = (int)sb_sec_n;
+		}
+		sb_sec_n++;
+	}
+}
+
+int sb_keytab_base(const struct sb_keytab *t)
+{
+	for (size_t i = 0; i < sb_keytab_n; i++)
+		if (sb_keytabs[i] == t)
+			return keytab_base[i];
+	return -1;
+}
+
+int sb_key_find(const char *dotted)
+{
+	const char *dot = strchr(dotted, '.');
+	char sec[32];
+	int s;
+	if (!dot || (size_t)(dot - dotted) >= sizeof(sec))
+		return -1;
+	snprintf(sec, sizeof(sec), "%.*s", (int)(dot - dotted), dotted);
+	s = sb_sec_lookup(sec);
+	return s < 0 ? -1 : sb_key_lookup(s, dot + 1);
+}
+
+/* "hdd" or "hdd.p2" (SB_KF_ROLE_PART): the role, or -1 (none). */
+static int role_of(const char *v)
+{
+	char role[16];
+	if (!v)
+		return -1;
+	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
+	return sb_role_lookup(role);
+}
+
+/* One value into its typed field, by key type: numbers, sizes (bytes) and
+ * durations (ms) as uint64_t, yes/no as bool, a role as int (-1: none),
+ * roles as a bit set (unsigned), members as struct sb_sel, the rest as the
+ * text itself (const char *, owned by the profile). Values were checked on
+ * the way in; a member list that still fails is left empty for validate. */
+static void fill_one(const struct sb_key *k, const char *v, void *field)
+{
+	uint64_t u = 0;
+	bool b = false;
+	char *why = NULL;
+
+	switch (k->type) {
+	case SB_KT_COUNT:
+	case SB_KT_UINT:
+		if (v)
+			sb_parse_uint(v, 0, UINT64_MAX, &u);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_SIZE:
+		if (v)
+			sb_parse_size(v, &u, false, NULL);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_DURATION:
+		if (v)
+			sb_parse_duration_ms(v, &u);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_BOOL:
+		if (v)
+			sb_parse_bool(v, &b);
+		*(bool *)field = b;
+		return;
+	case SB_KT_ROLE:
+		*(int *)field = role_of(v);
+		return;
+	case SB_KT_ROLES: {
+		unsigned bits = 0;
+		for (int r = 0; r < SB_ROLE_N; r++)
+			if (sb_roles_has(v, (enum sb_role)r))
+				bits |= 1u << r;
+		*(unsigned *)field = bits;
+		return;
+	}
+	case SB_KT_MEMBERS:
+		if (sb_sel_parse(v, field, &why) < 0)
+			*(struct sb_sel *)field = (struct sb_sel){0};
+		free(why);
+		return;
+	default:
+		*(const char **)field = v;
+		return;
+	}
+}
+
+void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *cfg)
+{
+	int base = sb_keytab_base(t);
+	for (size_t i = 0; base >= 0 && i < t->n; i++)
+		fill_one(&t->keys[i], sb_cfg_str(c, base + (int)i), (char *)cfg + t->keys[i].off);
+}
+
 int sb_sec_lookup(const char *name)
 {
-	for (int i = 0; i < SB_SEC_N; i++)
+	for (int i = 0; i < (int)sb_sec_n; i++)
 		if (strcmp(sb_sec_names[i], name) == 0)
 			return i;
 	return -1;
@@ -142,8 +243,8 @@ int sb_sec_lookup(const char *name)
 
 int sb_key_lookup(enum sb_sec sec, const char *name)
 {
-	for (int i = 0; i < SB_KEY_N; i++)
-		if (sb_keys[i].sec == sec && strcmp(sb_keys[i].name, name) == 0)
+	for (int i = 0; i < (int)sb_key_n; i++)
+		if (sb_keys[i].sec == (int)sec && strcmp(sb_keys[i].name, name) == 0)
 			return i;
 	return -1;
 }

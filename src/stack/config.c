@@ -175,31 +175,6 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		}
 	}
 
-	if (sb_cfg_md_on(c)) {
-		char *why = NULL;
-		v = c->val[K_MD_LEVEL];
-		s->md.on = true;
-		s->md.level = (unsigned)strtoul(v, NULL, 10);
-		if (sb_sel_parse(sb_cfg_str(c, K_MD_MEMBERS), &s->md.members, &why) < 0) {
-			sb_stack_cfg_free(s);
-			r = cerr(err, -EINVAL, "md.members: %s", why ? why : "bad value");
-			free(why);
-			return r;
-		}
-		s->md.write_mostly = sb_cfg_write_mostly(c);
-		s->md.write_behind = s->md.write_mostly >= 0 ? sb_cfg_u64(c, K_MD_WRITE_BEHIND) : 0;
-		/* RAID0 has nothing for a bitmap to track: mdadm refuses one. */
-		s->md.bitmap_internal =
-		    s->md.level != 0 && strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
-		if (c->val[K_MD_BITMAP_CHUNK])
-			s->md.bitmap_chunk = sb_cfg_u64(c, K_MD_BITMAP_CHUNK);
-		/* Never --chunk for RAID1: it has no stripes. */
-		if (c->val[K_MD_CHUNK] && s->md.level != 1)
-			s->md.chunk = sb_cfg_u64(c, K_MD_CHUNK);
-		s->md.assume_clean = sb_cfg_bool(c, K_MD_ASSUME_CLEAN);
-		s->md.metadata = sb_cfg_str(c, K_MD_METADATA);
-	}
-
 	if (sb_cfg_lvm_on(c)) {
 		char *why = NULL;
 		s->lvm.on = true;

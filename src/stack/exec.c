@@ -6,6 +6,7 @@
 #include "stack/devlock.h"
 #include "stack/stack.h"
 #include "util/kmsg.h"
+#include "workload/effconf.h"
 #include "util/strutil.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -31,6 +32,24 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
  * initialising the inode tables of a large array is the slowest). */
 #define SB_CMD_TIMEOUT_MS (60u * 60 * 1000)
 #define SB_SETTLE_MS 2000
+
+size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
+		if (layers[k]->keytab && n < max)
+			out[n++] = layers[k]->keytab;
+	return n;
+}
+
+size_t sb_layer_captures(const struct sb_capture **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
+		if (layers[k]->capture && n < max)
+			out[n++] = layers[k]->capture;
+	return n;
+}
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
 {

@@ -41,6 +41,9 @@ struct sb_part_args {
 	struct sb_list sizes; /* "50%", "1G", "rest" */
 };
 
+/* md.c: [md]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_md;
+
 struct sb_md_args {
 	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
 	char *var;

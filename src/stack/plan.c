@@ -3,26 +3,64 @@
  * mount. Pure: devices appear as variables ("${ssd}") that the executor
  * fills in. */
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "util/macro.h"
 #include "util/size.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-struct unit {
-	enum sb_role role;
-	unsigned part; /* partition number, 0 for a whole device */
-	char var[40];
+/* The layers' typed configs, by step kind (NULL: the layer has no keys). */
+struct lcfgs {
+	void *v[SB_STEP_KIND_N];
 };
 
-struct pb {
-	struct sb_plan *p;
-	struct unit *u;
-	size_t n_u;
-	int err;
-};
+static int lcfgs_fill(const struct sb_config *c, struct lcfgs *l)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_keytab *t = sb_layer_get((enum sb_step_kind)k)->keytab;
+		if (!t)
+			continue;
+		l->v[k] = calloc(1, t->cfg_size);
+		if (!l->v[k])
+			return -ENOMEM;
+		sb_keytab_fill(t, c, l->v[k]);
+	}
+	return 0;
+}
 
-static void *add_step(struct pb *b, enum sb_step_kind kind)
+static void lcfgs_free(struct lcfgs *l)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++)
+		free(l->v[k]);
+}
+
+/* The lowest layer that is on and takes its units from the devices. */
+static const struct sb_sel *lcfgs_takes(const struct lcfgs *l)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		const struct sb_sel *sel = ly->takes && l->v[k] ? ly->takes(l->v[k]) : NULL;
+		if (sel)
+			return sel;
+	}
+	return NULL;
+}
+
+/* The registered layers of kinds [from, to), in stack order. */
+static int plan_layers(struct sb_pctx *b, const struct lcfgs *l, enum sb_step_kind from,
+		       enum sb_step_kind to)
+{
+	for (int k = from; k < (int)to; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		int r = ly->plan && l->v[k] ? ly->plan(l->v[k], b) : 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void *sb_plan_add_step(struct sb_pctx *b, enum sb_step_kind kind)
 {
 	const struct sb_layer *l = sb_layer_get(kind);
 	struct sb_step *ns = realloc(b->p->steps, (b->p->n + 1) * sizeof(*ns));
@@ -34,8 +72,7 @@ static void *add_step(struct pb *b, enum sb_step_kind kind)
 	return a;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+char *sb_plan_fmt(const char *f, ...)
 {
 	va_list ap;
 	char *s;
@@ -46,22 +83,16 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-static void addv(struct sb_list *v, const char *var)
+void sb_plan_addv(struct sb_list *v, const char *var)
 {
-	char *s = fmt("${%s}", var);
+	char *s = sb_plan_fmt("${%s}", var);
 	sb_list_add(v, s);
 	free(s);
 }
 
-static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var);
-static void add_unit(struct pb *b, enum sb_role role, const char *var)
+void sb_plan_add_unit(struct sb_pctx *b, enum sb_role role, unsigned part, const char *var)
 {
-	add_unit_part(b, role, 0, var);
-}
-
-static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var)
-{
-	struct unit *nu = realloc(b->u, (b->n_u + 1) * sizeof(*nu));
+	struct sb_unit *nu = realloc(b->u, (b->n_u + 1) * sizeof(*nu));
 	if (!nu) {
 		b->err = -ENOMEM;
 		return;
@@ -71,6 +102,11 @@ static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const 
 	nu[b->n_u].part = part;
 	snprintf(nu[b->n_u].var, sizeof(nu[b->n_u].var), "%s", var);
 	b->n_u++;
+}
+
+static void add_unit(struct sb_pctx *b, enum sb_role role, const char *var)
+{
+	sb_plan_add_unit(b, role, 0, var);
 }
 
 int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
@@ -102,45 +138,16 @@ int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
 	return 0;
 }
 
-/* The md step: level, members in order, write-mostly ones last so that
- * --write-mostly precedes them on mdadm's command line. The array's name is
- * the run's own, so that it never takes a number someone else's array may
- * want and undo can tell it from any other. */
-static void md_step(struct pb *b, const struct sb_stack_cfg *s, const char *var, unsigned level,
-		    const struct unit *mem, size_t n_mem, bool emulate)
-{
-	struct sb_md_args *a = add_step(b, SB_STEP_MD);
-	int wm_role = emulate ? -1 : s->md.write_mostly;
-
-	a->name = strcmp(var, "md") == 0 ? fmt("sb-${id}") : fmt("sb-${id}-%s", var);
-	a->var = fmt("%s", var);
-	a->level = level;
-	a->metadata = fmt("%s", emulate ? "1.2" : s->md.metadata);
-	a->bitmap = emulate || s->md.bitmap_internal;
-	if (!emulate) {
-		a->bitmap_chunk = s->md.bitmap_chunk;
-		a->chunk = s->md.chunk;
-		a->write_behind = wm_role >= 0 ? s->md.write_behind : 0;
-	}
-	a->assume_clean = emulate || s->md.assume_clean;
-	for (size_t i = 0; i < n_mem; i++)
-		if ((int)mem[i].role != wm_role)
-			addv(&a->members, mem[i].var);
-	for (size_t i = 0; i < n_mem; i++)
-		if ((int)mem[i].role == wm_role)
-			addv(&a->write_mostly, mem[i].var);
-}
-
-static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loop_dir,
+static void loop_step(struct sb_pctx *b, const struct sb_plan_in *in, const char *loop_dir,
 		      const char *var, uint64_t size, bool rot)
 {
-	struct sb_loop_args *a = add_step(b, SB_STEP_LOOP);
-	a->file = fmt("${run}/images/%s.img", var);
-	a->dir = fmt("%s/${id}", loop_dir);
+	struct sb_loop_args *a = sb_plan_add_step(b, SB_STEP_LOOP);
+	a->file = sb_plan_fmt("${run}/images/%s.img", var);
+	a->dir = sb_plan_fmt("%s/${id}", loop_dir);
 	a->size = size;
 	a->rotational = rot;
 	a->allow_tmpfs = in->loop_dir_forced;
-	a->var = fmt("%s", var);
+	a->var = sb_plan_fmt("%s", var);
 }
 
 /* devices.precondition: each whole device as soon as it is there, before
@@ -149,14 +156,14 @@ static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loo
  * no discard (trim would refuse every md demo with HDD members). --quick
  * keeps steady to a short bound, like its workloads. */
 #define SB_PRECOND_QUICK_MS 30000u
-static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const struct sb_plan_in *in,
-			 enum sb_role role, const char *var)
+static void precond_step(struct sb_pctx *b, const struct sb_stack_cfg *s,
+			 const struct sb_plan_in *in, enum sb_role role, const char *var)
 {
 	if (s->dev.precond == SB_PRECOND_NONE || role == SB_ROLE_HDD)
 		return;
-	struct sb_precond_args *a = add_step(b, SB_STEP_PRECOND);
-	a->dev = fmt("${%s}", var);
-	a->mode = fmt("%s", sb_precond_names[s->dev.precond]);
+	struct sb_precond_args *a = sb_plan_add_step(b, SB_STEP_PRECOND);
+	a->dev = sb_plan_fmt("${%s}", var);
+	a->mode = sb_plan_fmt("%s", sb_precond_names[s->dev.precond]);
 	a->limit_ms = s->dev.precond_limit_ms;
 	if (in->quick && a->limit_ms > SB_PRECOND_QUICK_MS)
 		a->limit_ms = SB_PRECOND_QUICK_MS;
@@ -201,9 +208,11 @@ static uint64_t loop_fit(const struct sb_stack_cfg *s, const struct sb_config *c
 /* Does the variant use this slot at all? A device whose units md.members
  * (or, without md and LVM, fs.on) does not select gets no step: "SSD
  * alone" leaves the HDDs untouched. */
-static bool slot_used(const struct sb_stack_cfg *s, const struct sb_slot *sl)
+static bool slot_used(const struct sb_stack_cfg *s, const struct lcfgs *l, const struct sb_slot *sl)
 {
-	const struct sb_sel *sel = s->md.on ? &s->md.members : s->lvm.on ? &s->lvm.pvs : &s->fs.on;
+	const struct sb_sel *sel = lcfgs_takes(l);
+	if (!sel)
+		sel = s->lvm.on ? &s->lvm.pvs : &s->fs.on;
 	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
 
 	if (!sel || (int)sl->role == s->fs.log)
@@ -216,11 +225,13 @@ static bool slot_used(const struct sb_stack_cfg *s, const struct sb_slot *sl)
 	return false;
 }
 
-static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
-		 const struct sb_plan_in *in, struct pb *b, const struct sb_slot *slots,
+static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const struct sb_config *c,
+		 const struct sb_plan_in *in, struct sb_pctx *b, const struct sb_slot *slots,
 		 size_t n_slots)
 {
-	struct unit *whole = NULL; /* devices whose queue is tuned */
+	bool taken;
+	int r;
+	struct sb_unit *whole = NULL; /* devices whose queue is tuned */
 	size_t n_whole = 0;
 	bool emulate = in->loop && s->dev.emulate_raid6;
 	unsigned em_members = s->dev.emulate_members;
@@ -239,7 +250,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		uint64_t size = in->quick ? s->dev.loop_quick
 					  : loop_fit(s, c, in, sl->role, s->dev.loop_size[sl->role]);
 
-		if (!slot_used(s, sl))
+		if (!slot_used(s, l, sl))
 			continue;
 		if (!in->loop) {
 			whole[n_whole].role = sl->role;
@@ -248,7 +259,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 			continue;
 		}
 		if (emulate && sl->role == SB_ROLE_ANY) {
-			struct unit mem[16];
+			struct sb_unit mem[16];
 			/* The array is about as large as the role's size. */
 			uint64_t msize = in->quick ? size
 						   : (size / (em_members - 2) + (1 << 20) - 1) &
@@ -260,7 +271,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 				precond_step(b, s, in, sl->role, mem[m].var);
 				whole[n_whole++] = mem[m];
 			}
-			md_step(b, s, sl->name, 6, mem, em_members, true);
+			sb_md_plan_emulated(b, sl->name, 6, mem, em_members);
 			continue;
 		}
 		loop_step(b, in, loop_dir, sl->name, size, sl->role == SB_ROLE_HDD);
@@ -272,10 +283,10 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	/* Queue settings on every whole device, restored at undo. */
 	if (s->queue.scheduler || s->queue.read_ahead) {
 		for (size_t i = 0; i < n_whole; i++) {
-			struct sb_queue_args *a = add_step(b, SB_STEP_QUEUE);
-			a->dev = fmt("${%s}", whole[i].var);
+			struct sb_queue_args *a = sb_plan_add_step(b, SB_STEP_QUEUE);
+			a->dev = sb_plan_fmt("${%s}", whole[i].var);
 			if (s->queue.scheduler)
-				a->scheduler = fmt("%s", s->queue.scheduler);
+				a->scheduler = sb_plan_fmt("%s", s->queue.scheduler);
 			a->read_ahead = s->queue.read_ahead;
 			a->read_ahead_kb = s->queue.read_ahead_kb;
 		}
@@ -286,7 +297,7 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	 * The log device is no unit: only mkfs and mount get it. */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
-		if (!slot_used(s, sl))
+		if (!slot_used(s, l, sl))
 			continue;
 		if ((int)sl->role == s->fs.log) {
 			snprintf(logvar, sizeof(logvar), "%s", sl->name);
@@ -296,36 +307,27 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 			add_unit(b, sl->role, sl->name);
 			continue;
 		}
-		struct sb_part_args *a = add_step(b, SB_STEP_PART);
-		a->dev = fmt("${%s}", sl->name);
-		a->var = fmt("%s", sl->name);
-		a->label = fmt("gpt");
+		struct sb_part_args *a = sb_plan_add_step(b, SB_STEP_PART);
+		a->dev = sb_plan_fmt("${%s}", sl->name);
+		a->var = sb_plan_fmt("%s", sl->name);
+		a->label = sb_plan_fmt("gpt");
 		for (size_t k = 0; k < s->part.sizes.n; k++) {
 			char v[40];
 			sb_list_add(&a->sizes, s->part.sizes.v[k]);
 			snprintf(v, sizeof(v), "%s.p%zu", sl->name, k + 1);
-			add_unit_part(b, sl->role, (unsigned)(k + 1), v);
+			sb_plan_add_unit(b, sl->role, (unsigned)(k + 1), v);
 		}
 	}
 
-	/* md: the chosen members become one device. */
-	if (s->md.on) {
-		struct unit *mem = calloc(b->n_u + 1, sizeof(*mem));
-		size_t nm = 0;
-		if (!mem)
-			return -ENOMEM;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->md.members, b->u[i].role, b->u[i].part))
-				mem[nm++] = b->u[i];
-		md_step(b, s, "md", s->md.level, mem, nm, false);
-		free(mem);
-		b->n_u = 0;
-		add_unit(b, SB_ROLE_ANY, "md");
-	}
+	/* The registered layers: md. */
+	r = plan_layers(b, l, SB_STEP_MD, SB_STEP_PV);
+	if (r < 0)
+		return r;
+	taken = lcfgs_takes(l) != NULL;
 
 	/* LVM: every unit a PV, one VG (named per run), one LV; every command
 	 * is told the PVs, so that it sees no other device. */
-	if (s->lvm.on && !s->md.on && !s->lvm.pvs.all) {
+	if (s->lvm.on && !taken && !s->lvm.pvs.all) {
 		size_t k = 0;
 		for (size_t i = 0; i < b->n_u; i++)
 			if (sb_sel_match(&s->lvm.pvs, b->u[i].role, b->u[i].part))
@@ -333,30 +335,30 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 		b->n_u = k;
 	}
 	if (s->lvm.on) {
-		char *vgname = fmt("%s_${id}", s->lvm.vg);
+		char *vgname = sb_plan_fmt("%s_${id}", s->lvm.vg);
 		for (size_t i = 0; i < b->n_u; i++) {
-			struct sb_pv_args *a = add_step(b, SB_STEP_PV);
-			a->dev = fmt("${%s}", b->u[i].var);
+			struct sb_pv_args *a = sb_plan_add_step(b, SB_STEP_PV);
+			a->dev = sb_plan_fmt("${%s}", b->u[i].var);
 		}
-		struct sb_vg_args *vg = add_step(b, SB_STEP_VG);
-		vg->vg = fmt("%s", vgname);
+		struct sb_vg_args *vg = sb_plan_add_step(b, SB_STEP_VG);
+		vg->vg = sb_plan_fmt("%s", vgname);
 		for (size_t i = 0; i < b->n_u; i++)
-			addv(&vg->pvs, b->u[i].var);
-		struct sb_lv_args *lv = add_step(b, SB_STEP_LV);
+			sb_plan_addv(&vg->pvs, b->u[i].var);
+		struct sb_lv_args *lv = sb_plan_add_step(b, SB_STEP_LV);
 		lv->vg = vgname;
-		lv->lv = fmt("%s", s->lvm.lv);
+		lv->lv = sb_plan_fmt("%s", s->lvm.lv);
 		lv->size = s->lvm.lv_size;
 		lv->pct = s->lvm.lv_pct;
 		lv->stripes = s->lvm.stripes;
-		lv->var = fmt("lv");
+		lv->var = sb_plan_fmt("lv");
 		for (size_t i = 0; i < b->n_u; i++)
-			addv(&lv->pvs, b->u[i].var);
+			sb_plan_addv(&lv->pvs, b->u[i].var);
 		b->n_u = 0;
 		add_unit(b, SB_ROLE_ANY, "lv");
 	}
 
 	/* Without md and LVM, fs.on picks the units (ssd.p1: one partition). */
-	if (!s->md.on && !s->lvm.on && !s->fs.on.all) {
+	if (!taken && !s->lvm.on && !s->fs.on.all) {
 		size_t k = 0;
 		for (size_t i = 0; i < b->n_u; i++)
 			if (sb_sel_match(&s->fs.on, b->u[i].role, b->u[i].part))
@@ -365,36 +367,36 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 	}
 
 	/* mkfs: btrfs over all (or N) units, other file systems on the first. */
-	struct sb_mkfs_args *fs = add_step(b, SB_STEP_MKFS);
+	struct sb_mkfs_args *fs = sb_plan_add_step(b, SB_STEP_MKFS);
 	size_t nfs = s->fs.devices ? s->fs.devices : b->n_u;
 	if (nfs > b->n_u)
 		nfs = b->n_u;
-	fs->type = fmt("%s", sb_fs_names[s->fs.type]);
+	fs->type = sb_plan_fmt("%s", sb_fs_names[s->fs.type]);
 	if (s->fs.data)
-		fs->data = fmt("%s", s->fs.data);
+		fs->data = sb_plan_fmt("%s", s->fs.data);
 	if (s->fs.metadata)
-		fs->metadata = fmt("%s", s->fs.metadata);
+		fs->metadata = sb_plan_fmt("%s", s->fs.metadata);
 	for (size_t i = 0; i < nfs; i++)
-		addv(&fs->devs, b->u[i].var);
+		sb_plan_addv(&fs->devs, b->u[i].var);
 	for (size_t i = 0; i < s->fs.mkfs.n; i++)
 		sb_list_add(&fs->opts, s->fs.mkfs.v[i]);
 	if (*logvar)
-		fs->log = fmt("${%s}", logvar);
+		fs->log = sb_plan_fmt("${%s}", logvar);
 
-	struct sb_mount_args *mnt = add_step(b, SB_STEP_MOUNT);
+	struct sb_mount_args *mnt = sb_plan_add_step(b, SB_STEP_MOUNT);
 	for (size_t i = 0; i < nfs; i++)
-		addv(&mnt->devs, b->u[i].var);
+		sb_plan_addv(&mnt->devs, b->u[i].var);
 	if (!nfs)
-		addv(&mnt->devs, "none");
-	mnt->dir = fmt("${run}/mnt");
-	mnt->type = fmt("%s", sb_fs_names[s->fs.type]);
+		sb_plan_addv(&mnt->devs, "none");
+	mnt->dir = sb_plan_fmt("${run}/mnt");
+	mnt->type = sb_plan_fmt("%s", sb_fs_names[s->fs.type]);
 	if (s->mount_options)
-		mnt->options = fmt("%s", s->mount_options);
+		mnt->options = sb_plan_fmt("%s", s->mount_options);
 	if (*logvar)
-		mnt->log = fmt("${%s}", logvar);
+		mnt->log = sb_plan_fmt("${%s}", logvar);
 	if (in->cap_bytes) {
-		struct sb_memcg_args *cg = add_step(b, SB_STEP_MEMCG);
-		cg->name = fmt("stackbench-${id}");
+		struct sb_memcg_args *cg = sb_plan_add_step(b, SB_STEP_MEMCG);
+		cg->name = sb_plan_fmt("stackbench-${id}");
 		cg->bytes = in->cap_bytes;
 	}
 	(void)c;
@@ -404,7 +406,8 @@ static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
 int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct sb_plan *out,
 		  char **err)
 {
-	struct pb b = {.p = out};
+	struct sb_pctx b = {.p = out, .in = in};
+	struct lcfgs l = {0};
 	_cleanup_free_ struct sb_slot *slots = NULL;
 	struct sb_stack_cfg s;
 	size_t n_slots = 0;
@@ -415,6 +418,9 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 	r = sb_stack_cfg_resolve(c, &s, err);
 	if (r < 0)
 		return r;
+	r = lcfgs_fill(c, &l);
+	if (r < 0)
+		goto out;
 	r = sb_plan_slots(c, &slots, &n_slots);
 	if (r < 0)
 		goto out;
@@ -425,13 +431,14 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 		r = -EINVAL;
 		goto out;
 	}
-	r = build(&s, c, in, &b, slots, n_slots);
+	r = build(&s, &l, c, in, &b, slots, n_slots);
 	if (r == 0 && b.err)
 		r = b.err;
 	if (r == 0 && !(out->mountpoint = strdup("${run}/mnt")))
 		r = -ENOMEM;
 out:
 	free(b.u);
+	lcfgs_free(&l);
 	sb_stack_cfg_free(&s);
 	if (r < 0)
 		sb_plan_free(out);

@@ -96,6 +96,8 @@ bool sb_path_inside(const char *path, const char *dir);
 /* ---- layers ---- */
 
 struct sb_exec;
+struct sb_pctx;
+struct sb_capture;
 
 struct sb_prog {
 	const char *prog, *package; /* "mdadm", "mdadm" */
@@ -136,6 +138,21 @@ struct sb_layer {
 	/* Idempotent undo; result is NULL when the step began but never finished. */
 	int (*undo)(const void *args, json_object *result, struct sb_exec *x);
 	unsigned flags; /* SB_LF_* */
+
+	/* ---- the layer's profile facts (NULL for a step with none) ---- */
+	/* Its section, key table (offsetof into its typed config) and
+	 * validate(): registered with the profile through this row. */
+	const struct sb_keytab *keytab;
+	/* Is the layer in this variant? The devices' units it selects when it
+	 * takes them from the devices (md.members), or NULL when it is off.
+	 * The lowest layer that is on decides which devices the plan uses. */
+	const struct sb_sel *(*takes)(const void *cfg);
+	/* Its steps, in stack order: b's units in (those of the layers below),
+	 * the units it makes out. cfg is its typed config. 0 or -errno. */
+	int (*plan)(const void *cfg, struct sb_pctx *b);
+	/* Its reading of the effective state of its devices, for result.json
+	 * (workload/effconf.h). */
+	const struct sb_capture *capture;
 };
 
 enum {
@@ -288,23 +305,11 @@ struct sb_stack_cfg {
 	} part;
 	struct {
 		bool on;
-		unsigned level; /* 0 1 4 5 6 10 */
-		struct sb_sel members; /* roles, or partitions by role and number */
-		int write_mostly; /* a role, or -1 */
-		uint64_t write_behind;
-		bool bitmap_internal;
-		uint64_t bitmap_chunk; /* bytes, 0: mdadm's default */
-		uint64_t chunk;	       /* bytes, 0: mdadm's default */
-		bool assume_clean;
-		const char *metadata; /* "1.2" */
-	} md;
-	struct {
-		bool on;
 		const char *vg, *lv;
 		uint64_t lv_size; /* bytes, or a percentage when lv_pct */
 		bool lv_pct;
 		unsigned stripes; /* 0: not given */
-		struct sb_sel pvs; /* without md: what becomes a PV */
+		struct sb_sel pvs; /* without a layer below taking units: what becomes a PV */
 	} lvm;
 	struct {
 		enum sb_fs_type type;

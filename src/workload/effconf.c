@@ -337,56 +337,25 @@ static json_object *geometry(const char *fstype, const char *dir, const char *so
 	return o;
 }
 
-static json_object *md_state(const struct sb_devstack *st)
+/* What each layer reads of its own devices: {"md": {"md127": {...}}}. */
+static void layer_states(json_object *o, const struct sb_devstack *st)
 {
-	static const char *const files[] = {"level",
-					    "raid_disks",
-					    "chunk_size",
-					    "layout",
-					    "array_state",
-					    "sync_action",
-					    "bitmap/location",
-					    "bitmap/chunksize",
-					    "bitmap/backlog",
-					    "consistency_policy",
-					    NULL};
-	json_object *all = NULL;
-	for (size_t i = 0; st && i < st->n; i++) {
-		if (strcmp(st->dev[i].type, "md") != 0)
-			continue;
-		json_object *o = json_object_new_object(), *mem = json_object_new_object();
-		char p[PATH_MAX];
-		for (size_t k = 0; files[k]; k++) {
-			char key[64];
-			snprintf(p, sizeof(p), "%s/class/block/%s/md/%s", st->sysroot,
-				 st->dev[i].name, files[k]);
-			snprintf(key, sizeof(key), "%s", files[k]);
-			for (char *s = key; *s; s++)
-				if (*s == '/')
-					*s = '_';
-			add_file(o, key, p);
-		}
-		/* Members: md/dev-X/state ("in_sync,write_mostly"), and what md
-		 * calls write-behind is bitmap/backlog above. */
-		snprintf(p, sizeof(p), "%s/class/block/%s/md", st->sysroot, st->dev[i].name);
-		DIR *d = opendir(p);
-		struct dirent *de;
-		while (d && (de = readdir(d))) {
-			if (strncmp(de->d_name, "dev-", 4) != 0)
+	const struct sb_capture *caps[16];
+	size_t n = sb_layer_captures(caps, ARRAY_SIZE(caps));
+
+	for (size_t c = 0; c < n; c++) {
+		json_object *all = NULL, *v;
+		for (size_t i = 0; st && i < st->n; i++) {
+			if (strcmp(st->dev[i].type, caps[c]->type) != 0 ||
+			    !(v = caps[c]->fn(st->sysroot, st->dev[i].name)))
 				continue;
-			char sp[PATH_MAX + 300], buf[256];
-			snprintf(sp, sizeof(sp), "%s/%s/state", p, de->d_name);
-			if (read_small(sp, buf, sizeof(buf)) >= 0)
-				add_str(mem, de->d_name + 4, buf);
+			if (!all)
+				all = json_object_new_object();
+			json_object_object_add(all, st->dev[i].name, v);
 		}
-		if (d)
-			closedir(d);
-		json_object_object_add(o, "members", mem);
-		if (!all)
-			all = json_object_new_object();
-		json_object_object_add(all, st->dev[i].name, o);
+		if (all)
+			json_object_object_add(o, caps[c]->key, all);
 	}
-	return all;
 }
 
 /* LVM: where each PV's first extent starts (pe_start), which decides the
@@ -501,8 +470,7 @@ json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, i
 		json_object_object_add(o, "kmsg", v);
 	if ((v = geometry(fstype, dir, source, log_fd)))
 		json_object_object_add(o, "geometry", v);
-	if ((v = md_state(st)))
-		json_object_object_add(o, "md", v);
+	layer_states(o, st);
 	if ((v = lvm_state(st, log_fd)))
 		json_object_object_add(o, "lvm", v);
 	json_object_object_add(o, "queue", queues(st));

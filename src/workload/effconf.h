@@ -17,6 +17,17 @@
  * Never fails as a whole: what could not be read is left out. */
 json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, int log_fd);
 
+/* A stack layer's reading of the effective state of its devices, declared
+ * in the layer's file beside its other facts (struct sb_layer.capture). */
+struct sb_capture {
+	const char *key;  /* "md": its object in extra.config */
+	const char *type; /* the devices it reads (sb_devstack's type: "md") */
+	/* The state of device name under sysroot (/sys), or NULL. */
+	json_object *(*fn)(const char *sysroot, const char *name);
+};
+/* The layers' captures in stack order (stack/exec.c's registry). */
+size_t sb_layer_captures(const struct sb_capture **out, size_t max);
+
 /* xfs_info's "section=value key=value, key=value" lines into
  * {"data.bsize": "4096", ...} (values as text; device paths left out). */
 json_object *sb_effconf_parse_xfs_info(const char *text);
