@@ -1026,9 +1026,7 @@ static int check_keytabs(struct sb_vctx *v, struct sb_vstate *st)
 	return 0;
 }
 
-/* The selector that takes units from the devices: lvm.pvs, else fs.on,
- * when no layer below took them. */
-static int check_select(struct sb_vctx *v, struct sb_vstate *st, int key)
+int sb_vselect(struct sb_vctx *v, int key, struct sb_vstate *st)
 {
 	char *why = NULL;
 	int n = sb_cfg_sel_units(v->c, sb_cfg_str(v->c, key), st->nparts, &why);
@@ -1040,22 +1038,6 @@ static int check_select(struct sb_vctx *v, struct sb_vstate *st, int key)
 	}
 	st->units = (unsigned)n;
 	st->taker = key;
-	return 0;
-}
-
-static int check_lvm(struct sb_vctx *v, struct sb_vstate *st)
-{
-	const struct sb_config *c = v->c;
-	int r;
-
-	if (!sb_cfg_lvm_on(c))
-		return st->taker < 0 ? check_select(v, st, K_FS_ON) : 0;
-	if (st->taker < 0 && (r = check_select(v, st, K_LVM_PVS)) < 0)
-		return r;
-	if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > st->units)
-		return sb_verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
-			       (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), st->units);
-	st->units = 1;
 	return 0;
 }
 
@@ -1110,8 +1092,12 @@ static int check_config(struct sb_vctx *v)
 	struct sb_vstate st = {.taker = -1};
 	int r;
 
-	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0 ||
-	    (r = check_lvm(v, &st)) < 0 || (r = check_fs(v, &st)) < 0)
+	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0)
+		return r;
+	/* No layer below took the devices: fs.on picks them. */
+	if (st.taker < 0 && (r = sb_vselect(v, K_FS_ON, &st)) < 0)
+		return r;
+	if ((r = check_fs(v, &st)) < 0)
 		return r;
 	return check_log(v, &st);
 }
@@ -1378,11 +1364,6 @@ bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part)
 		if (s->item[i].role == r && (s->item[i].part == 0 || s->item[i].part == part))
 			return true;
 	return false;
-}
-
-bool sb_cfg_lvm_on(const struct sb_config *c)
-{
-	return c->has_sec[SB_SEC_LVM] && sb_cfg_bool(c, K_LVM_ENABLE);
 }
 
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)

@@ -13,7 +13,6 @@
 enum sb_sec {
 	SB_SEC_DEVICES,
 	SB_SEC_PARTITION,
-	SB_SEC_LVM,
 	SB_SEC_FS,
 	SB_SEC_MOUNT,
 	SB_SEC_QUEUE,
@@ -61,12 +60,6 @@ enum sb_key_id {
 	K_PART_COUNT,
 	K_PART_SIZES,
 	K_PART_ON,
-	K_LVM_VG,
-	K_LVM_LV,
-	K_LVM_LV_SIZE,
-	K_LVM_STRIPES,
-	K_LVM_ENABLE,
-	K_LVM_PVS,
 	K_FS_TYPE,
 	K_FS_MKFS,
 	K_FS_DATA,
@@ -100,6 +93,8 @@ enum {
 	SB_KF_NOMATRIX = 1 << 1,  /* not allowed in [matrix] */
 	SB_KF_ROLE_PART = 1 << 2, /* SB_KT_ROLE: 'hdd.p2' is taken as its role */
 };
+
+#define SB_PRESENT(st, member) (offsetof(st, member) + 1)
 
 /* A row of a registered key table: its section is the table's. */
 #define SB_KEY(st, member, name, type, choices, min, max, def, flags, help)                        \
@@ -213,8 +208,6 @@ struct sb_sel {
 int sb_sel_parse(const char *v, struct sb_sel *out, char **why);
 /* Does a unit of role r (partition part, 0 for a whole device) match? */
 bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part);
-/* [lvm] enable = no: the variant leaves that layer out. */
-bool sb_cfg_lvm_on(const struct sb_config *c);
 /* Parses one value of key k; NULL or a message ("expected a size such as 2G"). */
 char *sb_key_check_value(int k, const char *v);
 /* "md.level" -> the key's id, or -1. */
@@ -236,11 +229,20 @@ struct sb_vstate {
 	int taker;	 /* the selector key that took the devices (md.members), or -1 */
 };
 
+/* SB_KT_SIZEPCT's typed field. */
+struct sb_size_pct {
+	uint64_t v; /* bytes, or a percentage when pct */
+	bool pct;
+};
+
 struct sb_keytab {
 	const char *section; /* "md" */
 	const struct sb_key *keys;
 	size_t n;
 	size_t cfg_size; /* the typed config the keys fill through their offsetof */
+	/* SB_PRESENT(st, member): a bool of the config set when the section
+	 * header appears ([lvm] alone builds LVM); 0: none. */
+	size_t present;
 	/* The rules between its keys and against the layers below (cfg
 	 * filled); 0 or sb_verr()'s -EINVAL. May update st for the layers
 	 * above. */
@@ -261,6 +263,10 @@ void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *
  * takes; -1 with *why (malloc'ed) when it names a role without devices or a
  * partition no device of the role has. */
 int sb_cfg_sel_units(const struct sb_config *c, const char *sel, unsigned nparts, char **why);
+/* Key k (a selector: lvm.pvs) takes the units of the devices: st->units
+ * becomes how many it selects and st->taker k; sb_verr's -EINVAL when it
+ * selects none. */
+int sb_vselect(struct sb_vctx *v, int k, struct sb_vstate *st);
 /* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a
  * device, directly or through an option that takes one: the message, or
  * NULL when the value is fine. */

@@ -11,13 +11,9 @@
 #include <string.h>
 
 const char *sb_sec_names[SB_SEC_MAX] = {
-    [SB_SEC_DEVICES] = "devices",
-    [SB_SEC_PARTITION] = "partition",
-    [SB_SEC_LVM] = "lvm",
-    [SB_SEC_FS] = "fs",
-    [SB_SEC_MOUNT] = "mount",
-    [SB_SEC_QUEUE] = "queue",
-    [SB_SEC_WORKLOADS] = "workloads",
+    [SB_SEC_DEVICES] = "devices", [SB_SEC_PARTITION] = "partition",
+    [SB_SEC_FS] = "fs",		  [SB_SEC_MOUNT] = "mount",
+    [SB_SEC_QUEUE] = "queue",	  [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
 };
 
@@ -68,20 +64,6 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
     [K_PART_ON] = {SB_SEC_PARTITION, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
 		   "roles whose devices are partitioned ('all' or 'ssd,hdd')"},
 
-    [K_LVM_VG] = {SB_SEC_LVM, "vg", SB_KT_NAME, NULL, 0, 0, "sbvg", 0,
-		  "volume group name (the run id is appended, so that it cannot clash)"},
-    [K_LVM_LV] = {SB_SEC_LVM, "lv", SB_KT_NAME, NULL, 0, 0, "sblv", 0, "logical volume name"},
-    [K_LVM_LV_SIZE] = {SB_SEC_LVM, "lv-size", SB_KT_SIZEPCT, NULL, 0, 0, "100%", 0,
-		       "size of the LV: '20G' or a percentage of the VG"},
-    [K_LVM_STRIPES] = {SB_SEC_LVM, "stripes", SB_KT_UINT, NULL, 1, 64, NULL, 0,
-		       "stripe the LV over this many PVs"},
-    [K_LVM_ENABLE] = {SB_SEC_LVM, "enable", SB_KT_BOOL, NULL, 0, 0, "yes", 0,
-		      "build the LVM layer ('no' leaves it out, e.g. as the baseline of a "
-		      "matrix)"},
-    [K_LVM_PVS] = {SB_SEC_LVM, "pvs", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		   "what becomes a PV when there is no md below: roles or partitions "
-		   "('any', 'ssd.p2'); the others are left untouched"},
-
     [K_FS_TYPE] = {SB_SEC_FS, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
 		   "file system (required)"},
     [K_FS_MKFS] = {SB_SEC_FS, "mkfs", SB_KT_WORDS, NULL, 0, 0, NULL, 0,
@@ -131,13 +113,17 @@ __attribute__((constructor)) static void keys_register(void)
 		const struct sb_keytab *kt = sb_keytabs[t];
 		if (sb_sec_n == SB_SEC_MAX || sb_key_n + kt->n > SB_KEY_MAX)
 			abort();
+		/* Two layers may share a section ([devices]: loop, precond). */
+		int sec = sb_sec_lookup(kt->section);
+		if (sec < 0) {
+			sec = (int)sb_sec_n++;
+			sb_sec_names[sec] = kt->section;
+		}
 		keytab_base[t] = (int)sb_key_n;
-		sb_sec_names[sb_sec_n] = kt->section;
 		for (size_t i = 0; i < kt->n; i++) {
 			sb_keys[sb_key_n] = kt->keys[i];
-			sb_keys[sb_key_n++].sec = (int)sb_sec_n;
+			sb_keys[sb_key_n++].sec = sec;
 		}
-		sb_sec_n++;
 	}
 }
 
@@ -173,7 +159,8 @@ static int role_of(const char *v)
 
 /* One value into its typed field, by key type: numbers, sizes (bytes) and
  * durations (ms) as uint64_t, yes/no as bool, a role as int (-1: none),
- * roles as a bit set (unsigned), members as struct sb_sel, the rest as the
+ * roles as a bit set (unsigned), members as struct sb_sel, a size or
+ * percentage as struct sb_size_pct, the rest as the
  * text itself (const char *, owned by the profile). Values were checked on
  * the way in; a member list that still fails is left empty for validate. */
 static void fill_one(const struct sb_key *k, const char *v, void *field)
@@ -199,6 +186,13 @@ static void fill_one(const struct sb_key *k, const char *v, void *field)
 			sb_parse_duration_ms(v, &u);
 		*(uint64_t *)field = u;
 		return;
+	case SB_KT_SIZEPCT: {
+		struct sb_size_pct *sp = field;
+		*sp = (struct sb_size_pct){0};
+		if (v)
+			sb_parse_size(v, &sp->v, true, &sp->pct);
+		return;
+	}
 	case SB_KT_BOOL:
 		if (v)
 			sb_parse_bool(v, &b);
@@ -229,8 +223,12 @@ static void fill_one(const struct sb_key *k, const char *v, void *field)
 void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *cfg)
 {
 	int base = sb_keytab_base(t);
-	for (size_t i = 0; base >= 0 && i < t->n; i++)
+	if (base < 0)
+		return;
+	for (size_t i = 0; i < t->n; i++)
 		fill_one(&t->keys[i], sb_cfg_str(c, base + (int)i), (char *)cfg + t->keys[i].off);
+	if (t->present)
+		*(bool *)((char *)cfg + t->present - 1) = c->has_sec[sb_keys[base].sec];
 }
 
 int sb_sec_lookup(const char *name)

@@ -175,27 +175,6 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 		}
 	}
 
-	if (sb_cfg_lvm_on(c)) {
-		char *why = NULL;
-		s->lvm.on = true;
-		if (sb_sel_parse(sb_cfg_str(c, K_LVM_PVS), &s->lvm.pvs, &why) < 0) {
-			sb_stack_cfg_free(s);
-			r = cerr(err, -EINVAL, "lvm.pvs: %s", why ? why : "bad value");
-			free(why);
-			return r;
-		}
-		s->lvm.vg = sb_cfg_str(c, K_LVM_VG);
-		s->lvm.lv = sb_cfg_str(c, K_LVM_LV);
-		if (sb_parse_size(sb_cfg_str(c, K_LVM_LV_SIZE), &s->lvm.lv_size, true,
-				  &s->lvm.lv_pct) < 0) {
-			sb_stack_cfg_free(s);
-			return cerr(err, -EINVAL, "lvm.lv-size: '%s' is not a size",
-				    sb_cfg_str(c, K_LVM_LV_SIZE));
-		}
-		if (c->val[K_LVM_STRIPES])
-			s->lvm.stripes = (unsigned)sb_cfg_u64(c, K_LVM_STRIPES);
-	}
-
 	v = sb_cfg_str(c, K_FS_TYPE);
 	s->fs.type = SB_FS_N;
 	for (int t = 0; v && t < SB_FS_N; t++)

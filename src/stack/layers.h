@@ -55,6 +55,9 @@ struct sb_md_args {
 	struct sb_list members, write_mostly;
 };
 
+/* lvm.c: [lvm]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_lvm;
+
 struct sb_pv_args {
 	char *dev;
 };

@@ -624,8 +624,9 @@ static void add_file(json_object *o, const char *key, const char *path)
 
 /* The array as md runs it: its sysfs attributes, and each member's state
  * ("in_sync,write_mostly"; what md calls write-behind is bitmap/backlog). */
-static json_object *md_capture(const char *sysroot, const char *name)
+static void md_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
 {
+	const char *sysroot = st->sysroot, *name = st->dev[i].name;
 	static const char *const files[] = {"level",
 					    "raid_disks",
 					    "chunk_size",
@@ -663,7 +664,7 @@ static json_object *md_capture(const char *sysroot, const char *name)
 	if (d)
 		closedir(d);
 	json_object_object_add(o, "members", mem);
-	return o;
+	json_object_object_add(into, name, o);
 }
 
 const struct sb_layer sb_layer_md = {

@@ -56,6 +56,7 @@ static int plan_layers(struct sb_pctx *b, const struct lcfgs *l, enum sb_step_ki
 		int r = ly->plan && l->v[k] ? ly->plan(l->v[k], b) : 0;
 		if (r < 0)
 			return r;
+		b->taken |= ly->takes && l->v[k] && ly->takes(l->v[k]);
 	}
 	return 0;
 }
@@ -212,7 +213,7 @@ static bool slot_used(const struct sb_stack_cfg *s, const struct lcfgs *l, const
 {
 	const struct sb_sel *sel = lcfgs_takes(l);
 	if (!sel)
-		sel = s->lvm.on ? &s->lvm.pvs : &s->fs.on;
+		sel = &s->fs.on;
 	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
 
 	if (!sel || (int)sl->role == s->fs.log)
@@ -319,46 +320,14 @@ static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const stru
 		}
 	}
 
-	/* The registered layers: md. */
-	r = plan_layers(b, l, SB_STEP_MD, SB_STEP_PV);
+	/* The registered layers: md, LVM. */
+	r = plan_layers(b, l, SB_STEP_MD, SB_STEP_MKFS);
 	if (r < 0)
 		return r;
 	taken = lcfgs_takes(l) != NULL;
 
-	/* LVM: every unit a PV, one VG (named per run), one LV; every command
-	 * is told the PVs, so that it sees no other device. */
-	if (s->lvm.on && !taken && !s->lvm.pvs.all) {
-		size_t k = 0;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->lvm.pvs, b->u[i].role, b->u[i].part))
-				b->u[k++] = b->u[i];
-		b->n_u = k;
-	}
-	if (s->lvm.on) {
-		char *vgname = sb_plan_fmt("%s_${id}", s->lvm.vg);
-		for (size_t i = 0; i < b->n_u; i++) {
-			struct sb_pv_args *a = sb_plan_add_step(b, SB_STEP_PV);
-			a->dev = sb_plan_fmt("${%s}", b->u[i].var);
-		}
-		struct sb_vg_args *vg = sb_plan_add_step(b, SB_STEP_VG);
-		vg->vg = sb_plan_fmt("%s", vgname);
-		for (size_t i = 0; i < b->n_u; i++)
-			sb_plan_addv(&vg->pvs, b->u[i].var);
-		struct sb_lv_args *lv = sb_plan_add_step(b, SB_STEP_LV);
-		lv->vg = vgname;
-		lv->lv = sb_plan_fmt("%s", s->lvm.lv);
-		lv->size = s->lvm.lv_size;
-		lv->pct = s->lvm.lv_pct;
-		lv->stripes = s->lvm.stripes;
-		lv->var = sb_plan_fmt("lv");
-		for (size_t i = 0; i < b->n_u; i++)
-			sb_plan_addv(&lv->pvs, b->u[i].var);
-		b->n_u = 0;
-		add_unit(b, SB_ROLE_ANY, "lv");
-	}
-
 	/* Without md and LVM, fs.on picks the units (ssd.p1: one partition). */
-	if (!taken && !s->lvm.on && !s->fs.on.all) {
+	if (!taken && !s->fs.on.all) {
 		size_t k = 0;
 		for (size_t i = 0; i < b->n_u; i++)
 			if (sb_sel_match(&s->fs.on, b->u[i].role, b->u[i].part))

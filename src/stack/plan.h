@@ -18,6 +18,7 @@ struct sb_pctx {
 	const struct sb_plan_in *in;
 	struct sb_unit *u; /* the units the next layer sees */
 	size_t n_u;
+	bool taken; /* a layer below took its units from the devices (md.members) */
 	int err;
 };
 

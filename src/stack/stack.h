@@ -304,14 +304,6 @@ struct sb_stack_cfg {
 		unsigned on;	   /* roles (bit per enum sb_role) that get partitions */
 	} part;
 	struct {
-		bool on;
-		const char *vg, *lv;
-		uint64_t lv_size; /* bytes, or a percentage when lv_pct */
-		bool lv_pct;
-		unsigned stripes; /* 0: not given */
-		struct sb_sel pvs; /* without a layer below taking units: what becomes a PV */
-	} lvm;
-	struct {
 		enum sb_fs_type type;
 		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
 		const char *data, *metadata; /* btrfs profiles or NULL */

@@ -98,6 +98,44 @@ static void test_fill(void **state)
 	sb_profile_free(p);
 }
 
+/* A size or percentage, and the section's presence ([lvm] alone builds
+ * LVM: its keys all have defaults). */
+static void test_fill_lvm(void **state)
+{
+	static const char *const text[] = {
+	    "[devices]\nany = 1\n[lvm]\nlv-size = 20G\n[fs]\ntype = xfs\n",
+	    "[devices]\nany = 1\n[lvm]\n[fs]\ntype = xfs\n",
+	    "[devices]\nany = 1\n[fs]\ntype = xfs\n",
+	};
+	static const struct {
+		bool present;
+		uint64_t v;
+		bool pct;
+	} want[] = {{true, 20ull << 30, false}, {true, 100, true}, {false, 100, true}};
+	const struct sb_keytab *t = &sb_keytab_lvm;
+	size_t off = (size_t)-1;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->keys[i].name, "lv-size") == 0)
+			off = t->keys[i].off;
+	assert_true(off < t->cfg_size && t->present);
+	for (size_t c = 0; c < sizeof(want) / sizeof(want[0]); c++) {
+		struct sb_profile *p = NULL;
+		char *err = NULL, *cfg = calloc(1, t->cfg_size);
+		assert_non_null(cfg);
+		if (sb_profile_parse("l.conf", text[c], &p, &err) < 0)
+			fail_msg("%s", err);
+		sb_keytab_fill(t, &p->base, cfg);
+		const struct sb_size_pct *sp = (const struct sb_size_pct *)(cfg + off);
+		if (*(bool *)(cfg + t->present - 1) != want[c].present || sp->v != want[c].v ||
+		    sp->pct != want[c].pct)
+			fail_msg("case %zu: present %d, %llu%s", c, *(bool *)(cfg + t->present - 1),
+				 (unsigned long long)sp->v, sp->pct ? "%" : "");
+		free(cfg);
+		sb_profile_free(p);
+	}
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[512], *slash;
@@ -137,7 +175,13 @@ static void test_md_capture(void **state)
 	put(root, "class/block/md127/md/bitmap/backlog", "16383\n");
 	put(root, "class/block/md127/md/dev-sdb/state", "in_sync,write_mostly\n");
 	put(root, "class/block/md127/md/dev-sda/state", "in_sync\n");
-	o = md->fn(root, "md127");
+	static struct sb_devstack st = {.n = 1};
+	snprintf(st.sysroot, sizeof(st.sysroot), "%s", root);
+	snprintf(st.dev[0].name, sizeof(st.dev[0].name), "md127");
+	snprintf(st.dev[0].type, sizeof(st.dev[0].type), "md");
+	json_object *all = json_object_new_object();
+	md->fn(all, &st, 0, -1);
+	o = json_object_object_get(all, "md127");
 	assert_non_null(o);
 	assert_string_equal(json_object_get_string(json_object_object_get(o, "level")), "raid1");
 	assert_string_equal(json_object_get_string(json_object_object_get(o, "bitmap_backlog")),
@@ -147,7 +191,7 @@ static void test_md_capture(void **state)
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "sdb")),
 			    "in_sync,write_mostly");
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "sda")), "in_sync");
-	json_object_put(o);
+	json_object_put(all);
 	assert_int_equal(nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
@@ -156,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_registered),
 	    cmocka_unit_test(test_fill),
+	    cmocka_unit_test(test_fill_lvm),
 	    cmocka_unit_test(test_md_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
