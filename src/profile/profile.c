@@ -279,12 +279,16 @@ static char *unknown_sec_msg(const char *name)
 
 	if (s)
 		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
-	/* The sections from the tables, [matrix] last. */
+	/* The sections in stack order: [devices], the layers' in registry
+	 * order, the other core ones, [matrix] last. */
 	f = open_memstream(&list, &len);
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < sb_sec_n; i++)
-		if (i != SB_SEC_MATRIX)
+	fprintf(f, "[%s], ", sb_sec_names[SB_SEC_DEVICES]);
+	for (size_t i = SB_SEC_CORE_N; i < sb_sec_n; i++)
+		fprintf(f, "[%s], ", sb_sec_names[i]);
+	for (size_t i = 0; i < SB_SEC_CORE_N; i++)
+		if (i != SB_SEC_DEVICES && i != SB_SEC_MATRIX)
 			fprintf(f, "[%s], ", sb_sec_names[i]);
 	fprintf(f, "[%s]", sb_sec_names[SB_SEC_MATRIX]);
 	fclose(f);
@@ -786,13 +790,15 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 				p->base.line[k] = 0;
 				p->base.origin[k] = "-o";
 				note_role(&p->base, k);
-				/* Partitions are given one way or the other: -o switches. */
-				if (k == K_PART_COUNT || k == K_PART_SIZES) {
-					enum sb_key_id other =
-					    k == K_PART_COUNT ? K_PART_SIZES : K_PART_COUNT;
-					p->base.val[other] = NULL;
-					drop_dim(p, other, NULL);
-				}
+				/* Keys given one way or the other (partition.count
+				 * or sizes): -o switches. */
+				for (int o = 0;
+				     (sb_keys[k].flags & SB_KF_ONEOF) && o < (int)sb_key_n; o++)
+					if (o != k && sb_keys[o].sec == sb_keys[k].sec &&
+					    (sb_keys[o].flags & SB_KF_ONEOF)) {
+						p->base.val[o] = NULL;
+						drop_dim(p, o, NULL);
+					}
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
 			drop_dim(p, k, v);
@@ -847,19 +853,11 @@ static bool is_set(const struct sb_config *c, enum sb_key_id k)
 }
 
 /* Units a layer sees: devices, or their partitions. */
-static unsigned role_units(const struct sb_config *c, enum sb_role r, unsigned nparts)
+static unsigned role_units(const struct sb_config *c, enum sb_role r, const struct sb_vstate *st)
 {
 	unsigned n = sb_cfg_role_count(c, r);
-	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), r))
-		n *= nparts;
-	return n;
-}
-
-static unsigned count_sizes(const char *s)
-{
-	unsigned n = 1;
-	for (; *s; s++)
-		n += *s == ',';
+	if (st->parted & (1u << r))
+		n *= st->nparts;
 	return n;
 }
 
@@ -876,8 +874,10 @@ static unsigned btrfs_min_devices(const char *prof)
 	return 1;
 }
 
-int sb_cfg_sel_units(const struct sb_config *c, const char *v, unsigned nparts, char **why)
+int sb_cfg_sel_units(const struct sb_config *c, const char *v, const struct sb_vstate *st,
+		     char **why)
 {
+	unsigned nparts = st->nparts;
 	struct sb_sel s;
 	int n = 0;
 
@@ -885,9 +885,9 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
 	if (sb_sel_parse(v, &s, why) < 0)
 		return -1;
 	for (int r = 0; r < SB_ROLE_N; r++) {
-		bool parted = nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)r);
+		bool parted = st->parted & (1u << r);
 		if (s.all) {
-			n += (int)role_units(c, r, nparts);
+			n += (int)role_units(c, r, st);
 			continue;
 		}
 		for (size_t i = 0; i < s.n; i++) {
@@ -905,7 +905,7 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
 				return -1;
 			}
 			n += s.item[i].part ? (int)sb_cfg_role_count(c, r)
-					    : (int)role_units(c, r, nparts);
+					    : (int)role_units(c, r, st);
 		}
 	}
 	return n;
@@ -940,11 +940,11 @@ static int check_log(struct sb_vctx *v, const struct sb_vstate *st)
 			       "fs.log: the log takes exactly one device, [devices] has %u %s "
 			       "devices: give the log a role of its own",
 			       sb_cfg_role_count(c, (enum sb_role)lr), name);
-	if (st->nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)lr))
+	if (st->parted & (1u << lr))
 		return sb_verr(v, K_FS_LOG,
 			       "fs.log: the %s device is partitioned (partition.on = %s) but the "
 			       "log takes a whole device: leave %s out of partition.on",
-			       name, sb_cfg_str(c, K_PART_ON), name);
+			       name, sb_cfg_str(c, sb_key_find("partition.on")), name);
 	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 && lr == SB_ROLE_ANY)
 		return sb_verr(v, K_FS_LOG,
 			       "fs.log: 'any' devices are emulated arrays with --loop "
@@ -968,11 +968,11 @@ static int check_log(struct sb_vctx *v, const struct sb_vstate *st)
 	return 0;
 }
 
-/* [devices] and [partition]: the units the first layer sees. */
+/* [devices]: the units the first layer sees. */
 static int check_devices(struct sb_vctx *v, struct sb_vstate *st)
 {
 	const struct sb_config *c = v->c;
-	unsigned total = 0, nparts = 0;
+	unsigned total = 0;
 
 	for (int r = 0; r < SB_ROLE_N; r++)
 		total += sb_cfg_role_count(c, r);
@@ -982,23 +982,7 @@ static int check_devices(struct sb_vctx *v, struct sb_vstate *st)
 	if (total > 64)
 		return sb_verr(v, -1, "[devices]: %u devices, at most 64", total);
 
-	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
-		return sb_verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
-	if (is_set(c, K_PART_COUNT))
-		nparts = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
-	else if (is_set(c, K_PART_SIZES))
-		nparts = count_sizes(sb_cfg_str(c, K_PART_SIZES));
-	else if (c->has_sec[SB_SEC_PARTITION])
-		return sb_verr(v, -1, "[partition]: needs count or sizes");
-	for (int r = 0; nparts && r < SB_ROLE_N; r++)
-		if (strcmp(sb_cfg_str(c, K_PART_ON), "all") != 0 &&
-		    sb_roles_has(sb_cfg_str(c, K_PART_ON), r) && !sb_cfg_role_count(c, r))
-			return sb_verr(v, K_PART_ON, "partition.on: no %s device in [devices]",
-				       sb_role_names[r]);
-	st->nparts = nparts;
-	for (int r = 0; r < SB_ROLE_N; r++)
-		st->units += role_units(c, r, nparts);
-
+	st->units = total;
 	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 &&
 	    !sb_cfg_role_count(c, SB_ROLE_ANY))
 		return sb_verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
@@ -1029,7 +1013,7 @@ static int check_keytabs(struct sb_vctx *v, struct sb_vstate *st)
 int sb_vselect(struct sb_vctx *v, int key, struct sb_vstate *st)
 {
 	char *why = NULL;
-	int n = sb_cfg_sel_units(v->c, sb_cfg_str(v->c, key), st->nparts, &why);
+	int n = sb_cfg_sel_units(v->c, sb_cfg_str(v->c, key), st, &why);
 	if (n <= 0) {
 		int r = sb_verr(v, key, "%s.%s: %s", sb_sec_names[sb_keys[key].sec],
 				sb_keys[key].name, why ? why : "selects no device");

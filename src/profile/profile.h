@@ -12,7 +12,6 @@
 
 enum sb_sec {
 	SB_SEC_DEVICES,
-	SB_SEC_PARTITION,
 	SB_SEC_FS,
 	SB_SEC_MOUNT,
 	SB_SEC_QUEUE,
@@ -57,9 +56,6 @@ enum sb_key_id {
 	K_DEV_LOOP_EMULATE_MEMBERS,
 	K_DEV_PRECONDITION,
 	K_DEV_PRECONDITION_LIMIT,
-	K_PART_COUNT,
-	K_PART_SIZES,
-	K_PART_ON,
 	K_FS_TYPE,
 	K_FS_MKFS,
 	K_FS_DATA,
@@ -92,6 +88,7 @@ enum {
 	SB_KF_REPEAT = 1 << 0,	  /* may be given several times (a list) */
 	SB_KF_NOMATRIX = 1 << 1,  /* not allowed in [matrix] */
 	SB_KF_ROLE_PART = 1 << 2, /* SB_KT_ROLE: 'hdd.p2' is taken as its role */
+	SB_KF_ONEOF = 1 << 3,	  /* one of the section's ONEOF keys: -o one unsets the others */
 };
 
 #define SB_PRESENT(st, member) (offsetof(st, member) + 1)
@@ -225,6 +222,7 @@ int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...) __attribute__((forma
 /* What the layers below hand up while a variant is checked bottom up. */
 struct sb_vstate {
 	unsigned nparts; /* partitions of each partitioned device, or 0 */
+	unsigned parted; /* roles (bit per enum sb_role) whose devices are partitioned */
 	unsigned units;	 /* the units (devices, partitions, arrays) the next layer sees */
 	int taker;	 /* the selector key that took the devices (md.members), or -1 */
 };
@@ -262,7 +260,8 @@ void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *
 /* How many units (devices, or partitions of partitioned ones) a selector
  * takes; -1 with *why (malloc'ed) when it names a role without devices or a
  * partition no device of the role has. */
-int sb_cfg_sel_units(const struct sb_config *c, const char *sel, unsigned nparts, char **why);
+int sb_cfg_sel_units(const struct sb_config *c, const char *sel, const struct sb_vstate *st,
+		     char **why);
 /* Key k (a selector: lvm.pvs) takes the units of the devices: st->units
  * becomes how many it selects and st->taker k; sb_verr's -EINVAL when it
  * selects none. */

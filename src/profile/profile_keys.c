@@ -11,10 +11,9 @@
 #include <string.h>
 
 const char *sb_sec_names[SB_SEC_MAX] = {
-    [SB_SEC_DEVICES] = "devices", [SB_SEC_PARTITION] = "partition",
-    [SB_SEC_FS] = "fs",		  [SB_SEC_MOUNT] = "mount",
-    [SB_SEC_QUEUE] = "queue",	  [SB_SEC_WORKLOADS] = "workloads",
-    [SB_SEC_MATRIX] = "matrix",
+    [SB_SEC_DEVICES] = "devices",     [SB_SEC_FS] = "fs",
+    [SB_SEC_MOUNT] = "mount",	      [SB_SEC_QUEUE] = "queue",
+    [SB_SEC_WORKLOADS] = "workloads", [SB_SEC_MATRIX] = "matrix",
 };
 
 const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
@@ -56,13 +55,6 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 				  "30m", 0,
 				  "steady: stop writing a device after this long, steady or not "
 				  "(result.json says which)"},
-
-    [K_PART_COUNT] = {SB_SEC_PARTITION, "count", SB_KT_UINT, NULL, 1, 16, NULL, 0,
-		      "split each device into this many equal GPT partitions"},
-    [K_PART_SIZES] = {SB_SEC_PARTITION, "sizes", SB_KT_SIZES, NULL, 0, 0, NULL, 0,
-		      "partition sizes instead of count: '50%,50%', '10G,rest'"},
-    [K_PART_ON] = {SB_SEC_PARTITION, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
-		   "roles whose devices are partitioned ('all' or 'ssd,hdd')"},
 
     [K_FS_TYPE] = {SB_SEC_FS, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
 		   "file system (required)"},

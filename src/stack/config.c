@@ -29,15 +29,6 @@ static int cerr(char **err, int r, const char *fmt, ...)
 	return r;
 }
 
-static unsigned roles_bits(const char *roles)
-{
-	unsigned b = 0;
-	for (int r = 0; r < SB_ROLE_N; r++)
-		if (sb_roles_has(roles, (enum sb_role)r))
-			b |= 1u << r;
-	return b;
-}
-
 static void split_words(const char *s, struct sb_list *out)
 {
 	_cleanup_free_ char *copy = s ? strdup(s) : NULL;
@@ -129,8 +120,6 @@ static int mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, char **err)
 int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char **err)
 {
 	const char *v;
-	uint64_t u;
-	bool pct;
 	int r;
 
 	*s = (struct sb_stack_cfg){0};
@@ -149,31 +138,6 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 	if (s->dev.emulate_raid6 && (s->dev.emulate_members < 4 || s->dev.emulate_members > 16))
 		return cerr(err, -EINVAL, "devices.loop.emulate-members: %s",
 			    "RAID6 emulation needs 4 to 16 members");
-
-	if (c->val[K_PART_COUNT] || c->val[K_PART_SIZES]) {
-		s->part.on = roles_bits(sb_cfg_str(c, K_PART_ON));
-		if (c->val[K_PART_COUNT]) {
-			s->part.count = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
-			for (unsigned k = 0; k < s->part.count; k++) {
-				char w[16];
-				snprintf(w, sizeof(w), "%u%%", 100 / s->part.count);
-				sb_list_add(&s->part.sizes, k + 1 == s->part.count ? "rest" : w);
-			}
-		} else {
-			_cleanup_free_ char *copy = strdup(c->val[K_PART_SIZES]);
-			char *save = NULL;
-			for (char *w = copy ? strtok_r(copy, ", ", &save) : NULL; w;
-			     w = strtok_r(NULL, ", ", &save)) {
-				if (strcmp(w, "rest") != 0 && sb_parse_size(w, &u, true, &pct) < 0) {
-					sb_stack_cfg_free(s);
-					return cerr(err, -EINVAL,
-						    "partition.sizes: '%s' is not a size", w);
-				}
-				sb_list_add(&s->part.sizes, w);
-			}
-			s->part.count = (unsigned)s->part.sizes.n;
-		}
-	}
 
 	v = sb_cfg_str(c, K_FS_TYPE);
 	s->fs.type = SB_FS_N;
@@ -235,6 +199,5 @@ int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *s, char
 
 void sb_stack_cfg_free(struct sb_stack_cfg *s)
 {
-	sb_list_free(&s->part.sizes);
 	sb_list_free(&s->fs.mkfs);
 }

@@ -34,6 +34,9 @@ struct sb_precond_args {
 	uint64_t limit_ms;
 };
 
+/* part.c: [partition]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_part;
+
 struct sb_part_args {
 	char *dev;
 	char *var;

@@ -503,7 +503,7 @@ static int md_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
 
 	if (!md_on(m))
 		return md_check_off(v, base);
-	nm = sb_cfg_sel_units(c, mem, st->nparts, &why);
+	nm = sb_cfg_sel_units(c, mem, st, &why);
 	if (nm < 0) {
 		int r = sb_verr(v, base + MD_MEMBERS, "md.members: %s", why ? why : mem);
 		free(why);

@@ -6,9 +6,10 @@
  * Partition nodes come from udev, or from sysfs when there is none (loop
  * devices on a host without udevd). The table's disk GUID is journaled;
  * undo wipes only a table with that GUID, rereads it and removes the nodes
- * that went stale. */
+ * that went stale. [partition]'s keys, rules and planning are here too. */
 #include "stack/devlock.h"
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "util/macro.h"
 #include "util/size.h"
 
@@ -339,6 +340,167 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* ---- [partition]: keys, rules, plan ---- */
+
+struct part_cfg {
+	bool present;
+	uint64_t count;	   /* 0: not given */
+	const char *sizes; /* "50%,50%", or NULL */
+	unsigned on;	   /* roles (bit per enum sb_role) whose devices are split */
+};
+
+enum { PART_COUNT, PART_SIZES, PART_ON, PART_KEY_N };
+
+#define C struct part_cfg
+static const struct sb_key keys[PART_KEY_N] = {
+    [PART_COUNT] = SB_KEY(C, count, "count", SB_KT_UINT, NULL, 1, 16, NULL, SB_KF_ONEOF,
+			  "split each device into this many equal GPT partitions"),
+    [PART_SIZES] = SB_KEY(C, sizes, "sizes", SB_KT_SIZES, NULL, 0, 0, NULL, SB_KF_ONEOF,
+			  "partition sizes instead of count: '50%,50%', '10G,rest'"),
+    [PART_ON] = SB_KEY(C, on, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
+		       "roles whose devices are partitioned ('all' or 'ssd,hdd')"),
+};
+#undef C
+
+/* Partitions of each partitioned device (0: none). */
+static unsigned part_n(const struct part_cfg *p)
+{
+	unsigned n = 1;
+	if (p->count)
+		return (unsigned)p->count;
+	if (!p->sizes)
+		return 0;
+	for (const char *s = p->sizes; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* The sizes of the partitions in order: count's equal shares, the last
+ * one "rest", or the words of sizes. */
+static void part_sizes(const struct part_cfg *p, struct sb_list *out)
+{
+	if (p->count) {
+		for (unsigned k = 0; k < p->count; k++) {
+			char w[16];
+			snprintf(w, sizeof(w), "%u%%", 100 / (unsigned)p->count);
+			sb_list_add(out, k + 1 == p->count ? "rest" : w);
+		}
+		return;
+	}
+	_cleanup_free_ char *copy = p->sizes ? strdup(p->sizes) : NULL;
+	char *save = NULL;
+	for (char *w = copy ? strtok_r(copy, ", ", &save) : NULL; w;
+	     w = strtok_r(NULL, ", ", &save))
+		sb_list_add(out, w);
+}
+
+static int part_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	const struct sb_config *c = sb_vctx_config(v);
+	const struct part_cfg *p = cfg;
+	int base = sb_keytab_base(&sb_keytab_part);
+	unsigned n = part_n(p);
+
+	if (p->count && p->sizes)
+		return sb_verr(v, base + PART_SIZES,
+			       "partition: give either count or sizes, not both");
+	if (!n && p->present)
+		return sb_verr(v, -1, "[partition]: needs count or sizes");
+	if (!n)
+		return 0;
+	for (int r = 0; r < SB_ROLE_N; r++)
+		if (strcmp(sb_cfg_str(c, base + PART_ON), "all") != 0 && (p->on & (1u << r)) &&
+		    !sb_cfg_role_count(c, (enum sb_role)r))
+			return sb_verr(v, base + PART_ON, "partition.on: no %s device in [devices]",
+				       sb_role_names[r]);
+	st->nparts = n;
+	st->parted = p->on;
+	st->units = 0;
+	for (int r = 0; r < SB_ROLE_N; r++)
+		st->units += sb_cfg_role_count(c, (enum sb_role)r) * ((p->on & (1u << r)) ? n : 1);
+	return 0;
+}
+
+const struct sb_keytab sb_keytab_part = {
+    .section = "partition",
+    .keys = keys,
+    .n = PART_KEY_N,
+    .cfg_size = sizeof(struct part_cfg),
+    .present = SB_PRESENT(struct part_cfg, present),
+    .validate = part_validate,
+};
+
+static unsigned part_splits(const void *cfg, enum sb_role r)
+{
+	const struct part_cfg *p = cfg;
+	return (p->on & (1u << r)) ? part_n(p) : 0;
+}
+
+/* The device size for its smallest partition to hold need: percentages
+ * scale it by the smallest share, fixed sizes come first and whatever is
+ * left ("rest") holds it. */
+static uint64_t part_fit(const void *cfg, enum sb_role r, uint64_t need)
+{
+	const struct part_cfg *p = cfg;
+	uint64_t fixed = 0, pct_sum = 0, min_pct = 100, u;
+	struct sb_list sizes = {0};
+	unsigned loose = 0;
+	bool pct;
+
+	if (!part_splits(cfg, r))
+		return need;
+	part_sizes(p, &sizes);
+	for (size_t k = 0; k < sizes.n; k++) {
+		const char *w = sizes.v[k];
+		if (strcmp(w, "rest") == 0)
+			loose++;
+		else if (sb_parse_size(w, &u, true, &pct) == 0 && pct) {
+			pct_sum += u;
+			min_pct = u && u < min_pct ? u : min_pct;
+		} else if (sb_parse_size(w, &u, true, &pct) == 0)
+			fixed += u;
+	}
+	sb_list_free(&sizes);
+	if (loose && pct_sum < 100 && 100 - pct_sum < min_pct)
+		min_pct = 100 - pct_sum;
+	need = pct_sum ? need * 100 / (min_pct ? min_pct : 1) : need;
+	return need + fixed;
+}
+
+/* Each device of a partitioned role is replaced by its partitions. */
+static int part_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct part_cfg *p = cfg;
+	struct sb_unit *in = b->u;
+	size_t n = b->n_u;
+	struct sb_list sizes = {0};
+
+	if (!part_n(p))
+		return 0;
+	part_sizes(p, &sizes);
+	b->u = NULL;
+	b->n_u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (in[i].part || !(p->on & (1u << in[i].role))) {
+			sb_plan_add_unit(b, in[i].role, in[i].part, in[i].var);
+			continue;
+		}
+		struct sb_part_args *a = sb_plan_add_step(b, SB_STEP_PART);
+		a->dev = sb_plan_fmt("${%s}", in[i].var);
+		a->var = sb_plan_fmt("%s", in[i].var);
+		a->label = sb_plan_fmt("gpt");
+		for (size_t k = 0; k < sizes.n; k++) {
+			char v[40];
+			sb_list_add(&a->sizes, sizes.v[k]);
+			snprintf(v, sizeof(v), "%s.p%zu", in[i].var, k + 1);
+			sb_plan_add_unit(b, in[i].role, (unsigned)(k + 1), v);
+		}
+	}
+	sb_list_free(&sizes);
+	free(in);
+	return 0;
+}
+
 const struct sb_layer sb_layer_part = {
     .kind = "partition",
     .args_size = sizeof(struct sb_part_args),
@@ -350,4 +512,8 @@ const struct sb_layer sb_layer_part = {
     .check = check,
     .undo = undo,
     .flags = SB_LF_CREATES_DEV,
+    .keytab = &sb_keytab_part,
+    .plan = part_plan,
+    .splits = part_splits,
+    .fit = part_fit,
 };

@@ -174,36 +174,33 @@ static void precond_step(struct sb_pctx *b, const struct sb_stack_cfg *s,
  * file system's own share: journal, metadata, ext4's 5% reserve), on the
  * smallest partition the file system may go on. The files are sparse: a
  * generous size costs nothing until written. */
-static uint64_t loop_fit(const struct sb_stack_cfg *s, const struct sb_config *c,
+static uint64_t loop_fit(const struct lcfgs *l, const struct sb_config *c,
 			 const struct sb_plan_in *in, enum sb_role role, uint64_t size)
 {
-	uint64_t need, fixed = 0, pct_sum = 0, min_pct = 100, u;
-	unsigned loose = 0;
-	bool pct;
+	uint64_t need;
 
 	if (!in->loop || in->quick || !in->data_bytes || c->val[K_DEV_LOOP_SSD + role])
 		return size;
 	need = in->data_bytes + in->data_bytes / 8 + (512ull << 20);
-	if (s->part.count && (s->part.on & (1u << role))) {
-		for (size_t k = 0; k < s->part.sizes.n; k++) {
-			const char *w = s->part.sizes.v[k];
-			if (strcmp(w, "rest") == 0)
-				loose++;
-			else if (sb_parse_size(w, &u, true, &pct) == 0 && pct) {
-				pct_sum += u;
-				min_pct = u && u < min_pct ? u : min_pct;
-			} else if (sb_parse_size(w, &u, true, &pct) == 0)
-				fixed += u;
-		}
-		if (loose && pct_sum < 100 && 100 - pct_sum < min_pct)
-			min_pct = 100 - pct_sum;
-		/* percentages: the smallest share must hold it; fixed sizes come
-		 * first, whatever is left ("rest") holds it */
-		need = pct_sum ? need * 100 / (min_pct ? min_pct : 1) : need;
-		need += fixed;
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		if (ly->fit && l->v[k])
+			need = ly->fit(l->v[k], role, need);
 	}
 	need = (need + (1ull << 30) - 1) & ~((1ull << 30) - 1);
 	return need > size ? need : size;
+}
+
+/* How many units a whole device of role r becomes (0: it stays whole). */
+static unsigned lcfgs_splits(const struct lcfgs *l, enum sb_role r)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		unsigned n = ly->splits && l->v[k] ? ly->splits(l->v[k], r) : 0;
+		if (n)
+			return n;
+	}
+	return 0;
 }
 
 /* Does the variant use this slot at all? A device whose units md.members
@@ -214,7 +211,7 @@ static bool slot_used(const struct sb_stack_cfg *s, const struct lcfgs *l, const
 	const struct sb_sel *sel = lcfgs_takes(l);
 	if (!sel)
 		sel = &s->fs.on;
-	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
+	unsigned nparts = lcfgs_splits(l, sl->role);
 
 	if (!sel || (int)sl->role == s->fs.log)
 		return true;
@@ -248,8 +245,9 @@ static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const stru
 	/* Devices: loop files, or the given disks (variables set by the caller). */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
-		uint64_t size = in->quick ? s->dev.loop_quick
-					  : loop_fit(s, c, in, sl->role, s->dev.loop_size[sl->role]);
+		uint64_t size = in->quick
+				    ? s->dev.loop_quick
+				    : loop_fit(l, c, in, sl->role, s->dev.loop_size[sl->role]);
 
 		if (!slot_used(s, l, sl))
 			continue;
@@ -294,34 +292,20 @@ static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const stru
 	}
 	free(whole);
 
-	/* Partitions: each partitioned device is replaced by its partitions.
-	 * The log device is no unit: only mkfs and mount get it. */
+	/* The devices are the first units; the log device is none: only mkfs
+	 * and mount get it. */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
 		if (!slot_used(s, l, sl))
 			continue;
-		if ((int)sl->role == s->fs.log) {
+		if ((int)sl->role == s->fs.log)
 			snprintf(logvar, sizeof(logvar), "%s", sl->name);
-			continue;
-		}
-		if (!s->part.count || !(s->part.on & (1u << sl->role))) {
+		else
 			add_unit(b, sl->role, sl->name);
-			continue;
-		}
-		struct sb_part_args *a = sb_plan_add_step(b, SB_STEP_PART);
-		a->dev = sb_plan_fmt("${%s}", sl->name);
-		a->var = sb_plan_fmt("%s", sl->name);
-		a->label = sb_plan_fmt("gpt");
-		for (size_t k = 0; k < s->part.sizes.n; k++) {
-			char v[40];
-			sb_list_add(&a->sizes, s->part.sizes.v[k]);
-			snprintf(v, sizeof(v), "%s.p%zu", sl->name, k + 1);
-			sb_plan_add_unit(b, sl->role, (unsigned)(k + 1), v);
-		}
 	}
 
-	/* The registered layers: md, LVM. */
-	r = plan_layers(b, l, SB_STEP_MD, SB_STEP_MKFS);
+	/* The registered layers: partitions, md, LVM. */
+	r = plan_layers(b, l, SB_STEP_PART, SB_STEP_MKFS);
 	if (r < 0)
 		return r;
 	taken = lcfgs_takes(l) != NULL;

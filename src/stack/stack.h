@@ -150,6 +150,11 @@ struct sb_layer {
 	/* Its steps, in stack order: b's units in (those of the layers below),
 	 * the units it makes out. cfg is its typed config. 0 or -errno. */
 	int (*plan)(const void *cfg, struct sb_pctx *b);
+	/* A layer that splits devices: how many units a whole device of role r
+	 * becomes (0: it stays whole), and the size such a device needs for
+	 * each of its units to hold need bytes (--loop images). */
+	unsigned (*splits)(const void *cfg, enum sb_role r);
+	uint64_t (*fit)(const void *cfg, enum sb_role r, uint64_t need);
 	/* Its reading of the effective state of its devices, for result.json
 	 * (workload/effconf.h). */
 	const struct sb_capture *capture;
@@ -298,11 +303,6 @@ struct sb_stack_cfg {
 		enum sb_precond precond; /* devices.precondition */
 		uint64_t precond_limit_ms;
 	} dev;
-	struct {
-		unsigned count;	   /* partition.count, or 0 */
-		struct sb_list sizes; /* partition.sizes words, or count's shares */
-		unsigned on;	   /* roles (bit per enum sb_role) that get partitions */
-	} part;
 	struct {
 		enum sb_fs_type type;
 		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
