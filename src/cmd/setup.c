@@ -252,7 +252,8 @@ static int check_size(struct ctx *c, struct sb_device **dev)
 
 	for (size_t i = 0; i < c->n_var; i++)
 		for (size_t k = 0; k < ARRAY_SIZE(fs_min); k++)
-			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_FS_TYPE), fs_min[k].fs) == 0 &&
+			if (strcmp(sb_cfg_str(&c->var[i].cfg, sb_key_find("fs.type")),
+				   fs_min[k].fs) == 0 &&
 			    fs_min[k].min > need) {
 				need = fs_min[k].min;
 				what = fs_min[k].fs;

@@ -826,6 +826,14 @@ const struct sb_config *sb_vctx_config(const struct sb_vctx *v)
 	return v->c;
 }
 
+bool sb_vctx_varies(const struct sb_vctx *v, int k)
+{
+	for (size_t d = 0; d < v->p->n_dims; d++)
+		if (dim_has(&v->p->dims[d], k))
+			return true;
+	return false;
+}
+
 int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 {
 	va_list ap;
@@ -847,11 +855,6 @@ int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool is_set(const struct sb_config *c, enum sb_key_id k)
-{
-	return c->val[k] != NULL;
-}
-
 /* Units a layer sees: devices, or their partitions. */
 static unsigned role_units(const struct sb_config *c, enum sb_role r, const struct sb_vstate *st)
 {
@@ -859,19 +862,6 @@ static unsigned role_units(const struct sb_config *c, enum sb_role r, const stru
 	if (st->parted & (1u << r))
 		n *= st->nparts;
 	return n;
-}
-
-static unsigned btrfs_min_devices(const char *prof)
-{
-	static const struct {
-		const char *name;
-		unsigned min;
-	} t[] = {{"raid0", 2},	{"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
-		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
-	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
-		if (strcmp(prof, t[i].name) == 0)
-			return t[i].min;
-	return 1;
 }
 
 int sb_cfg_sel_units(const struct sb_config *c, const char *v, const struct sb_vstate *st,
@@ -909,63 +899,6 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *v, const struct sb_v
 		}
 	}
 	return n;
-}
-
-/* fs.log: one whole device of its own, for a file system that can keep its
- * log elsewhere. The device is a slot like the others (matched, probed,
- * confirmed, locked); what must not happen is that the data stack takes it
- * too, since mkfs would then write both over the same blocks. */
-static int check_log(struct sb_vctx *v, const struct sb_vstate *st)
-{
-	const struct sb_config *c = v->c;
-	int lr = sb_cfg_log_role(c), sk = st->taker;
-	const char *type = sb_cfg_str(c, K_FS_TYPE), *name;
-	struct sb_sel s;
-	char *why = NULL;
-	bool taken;
-
-	if (lr < 0)
-		return 0;
-	name = sb_role_names[lr];
-	if (strcmp(type, "btrfs") == 0)
-		return sb_verr(v, K_FS_LOG,
-			       "fs.log: btrfs has no external log (its metadata lives on its own "
-			       "devices): use xfs, ext3 or ext4, or leave fs.log out");
-	if (strcmp(type, "ext2") == 0)
-		return sb_verr(v, K_FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
-	if (sb_cfg_role_count(c, (enum sb_role)lr) == 0)
-		return sb_verr(v, K_FS_LOG, "fs.log: no %s device in [devices]", name);
-	if (sb_cfg_role_count(c, (enum sb_role)lr) > 1)
-		return sb_verr(v, K_FS_LOG,
-			       "fs.log: the log takes exactly one device, [devices] has %u %s "
-			       "devices: give the log a role of its own",
-			       sb_cfg_role_count(c, (enum sb_role)lr), name);
-	if (st->parted & (1u << lr))
-		return sb_verr(v, K_FS_LOG,
-			       "fs.log: the %s device is partitioned (partition.on = %s) but the "
-			       "log takes a whole device: leave %s out of partition.on",
-			       name, sb_cfg_str(c, sb_key_find("partition.on")), name);
-	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 && lr == SB_ROLE_ANY)
-		return sb_verr(v, K_FS_LOG,
-			       "fs.log: 'any' devices are emulated arrays with --loop "
-			       "(devices.loop.emulate): give the log another role");
-	/* The layer that takes the data devices. */
-	if (sk < 0 || sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
-		free(why);
-		return 0; /* said by the layer's own check */
-	}
-	taken = s.all;
-	for (size_t i = 0; i < s.n; i++)
-		taken |= s.item[i].role == (enum sb_role)lr;
-	if (taken)
-		return sb_verr(
-		    v, K_FS_LOG,
-		    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
-		    "the log device must be the file system's log alone; name the data "
-		    "devices in %s.%s",
-		    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name, sb_cfg_str(c, sk),
-		    sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
-	return 0;
 }
 
 /* [devices]: the units the first layer sees. */
@@ -1025,65 +958,14 @@ int sb_vselect(struct sb_vctx *v, int key, struct sb_vstate *st)
 	return 0;
 }
 
-static int check_fs(struct sb_vctx *v, const struct sb_vstate *st)
-{
-	const struct sb_config *c = v->c;
-	unsigned units = st->units, fsdev = units;
-	bool btrfs, type_varies = false;
-	const char *fd = sb_cfg_str(c, K_FS_DEVICES);
-
-	if (!is_set(c, K_FS_TYPE))
-		return sb_verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
-	btrfs = strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
-	if (strcmp(fd, "all") != 0) {
-		uint64_t n;
-		if (!parse_uint(fd, &n) || n == 0)
-			return sb_verr(v, K_FS_DEVICES,
-				       "fs.devices: expected 'all' or a number, got '%s'", fd);
-		if (n > units)
-			return sb_verr(v, K_FS_DEVICES,
-				       "fs.devices: %llu devices but the layer below gives %u",
-				       (unsigned long long)n, units);
-		fsdev = (unsigned)n;
-	}
-	/* With the type varied in the matrix, btrfs-only keys apply to its
-	 * btrfs variants and are simply not used by the others. */
-	for (size_t d = 0; d < v->p->n_dims; d++)
-		type_varies |= dim_has(&v->p->dims[d], K_FS_TYPE);
-	if (!btrfs && !type_varies) {
-		if (is_set(c, K_FS_DATA))
-			return sb_verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
-		if (is_set(c, K_FS_METADATA))
-			return sb_verr(v, K_FS_METADATA,
-				       "fs.metadata: only btrfs has metadata profiles");
-	} else if (btrfs) {
-		static const enum sb_key_id prof[] = {K_FS_DATA, K_FS_METADATA};
-		for (size_t i = 0; i < ARRAY_SIZE(prof); i++) {
-			const char *pv = c->val[prof[i]];
-			if (btrfs_min_devices(pv) > fsdev)
-				return sb_verr(v, prof[i],
-					       "fs.%s: %s needs at least %u devices, the stack "
-					       "gives %u",
-					       sb_keys[prof[i]].name, pv, btrfs_min_devices(pv),
-					       fsdev);
-		}
-	}
-	return 0;
-}
-
 static int check_config(struct sb_vctx *v)
 {
 	struct sb_vstate st = {.taker = -1};
 	int r;
 
-	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0)
+	if ((r = check_devices(v, &st)) < 0)
 		return r;
-	/* No layer below took the devices: fs.on picks them. */
-	if (st.taker < 0 && (r = sb_vselect(v, K_FS_ON, &st)) < 0)
-		return r;
-	if ((r = check_fs(v, &st)) < 0)
-		return r;
-	return check_log(v, &st);
+	return check_keytabs(v, &st);
 }
 
 static void free_one(struct sb_pvariant *v)
@@ -1280,11 +1162,6 @@ uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 	default:
 		return parse_uint(v, &u) ? u : 0;
 	}
-}
-
-int sb_cfg_log_role(const struct sb_config *c)
-{
-	return sb_role_lookup(sb_cfg_str(c, K_FS_LOG));
 }
 
 int sb_sel_parse(const char *v, struct sb_sel *out, char **why)

@@ -12,8 +12,6 @@
 
 enum sb_sec {
 	SB_SEC_DEVICES,
-	SB_SEC_FS,
-	SB_SEC_MOUNT,
 	SB_SEC_QUEUE,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
@@ -56,14 +54,6 @@ enum sb_key_id {
 	K_DEV_LOOP_EMULATE_MEMBERS,
 	K_DEV_PRECONDITION,
 	K_DEV_PRECONDITION_LIMIT,
-	K_FS_TYPE,
-	K_FS_MKFS,
-	K_FS_DATA,
-	K_FS_METADATA,
-	K_FS_DEVICES,
-	K_FS_ON,
-	K_FS_LOG,
-	K_MOUNT_OPTIONS,
 	K_QUEUE_SCHEDULER,
 	K_QUEUE_READ_AHEAD,
 	K_WL_RUN,
@@ -184,8 +174,6 @@ json_object *sb_config_to_json(const struct sb_config *c);
 /* Getters: the value, or the key's default. */
 const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);
 uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k);
-/* The role whose device holds the external log (fs.log), or -1 for none. */
-int sb_cfg_log_role(const struct sb_config *c);
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 /* Is role r (or "all") in a SB_KT_ROLES value? */
@@ -216,6 +204,8 @@ int sb_key_find(const char *dotted);
  * (or its -o) and the variant. */
 struct sb_vctx;
 const struct sb_config *sb_vctx_config(const struct sb_vctx *v);
+/* Does key k vary in the profile's [matrix]? */
+bool sb_vctx_varies(const struct sb_vctx *v, int k);
 /* Sets the variant's error for key k (-1: none) and returns -EINVAL. */
 int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -269,7 +259,7 @@ int sb_vselect(struct sb_vctx *v, int k, struct sb_vstate *st);
 /* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a
  * device, directly or through an option that takes one: the message, or
  * NULL when the value is fine. */
-char *sb_check_free_text(enum sb_key_id k, const char *v);
+char *sb_check_free_text(int k, const char *v);
 
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then
  * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */

@@ -11,14 +11,13 @@
 #include <string.h>
 
 const char *sb_sec_names[SB_SEC_MAX] = {
-    [SB_SEC_DEVICES] = "devices",     [SB_SEC_FS] = "fs",
-    [SB_SEC_MOUNT] = "mount",	      [SB_SEC_QUEUE] = "queue",
-    [SB_SEC_WORKLOADS] = "workloads", [SB_SEC_MATRIX] = "matrix",
+    [SB_SEC_DEVICES] = "devices",
+    [SB_SEC_QUEUE] = "queue",
+    [SB_SEC_WORKLOADS] = "workloads",
+    [SB_SEC_MATRIX] = "matrix",
 };
 
 const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
-
-#define BTRFS_PROFILES "single|dup|raid0|raid1|raid1c3|raid1c4|raid10|raid5|raid6"
 
 struct sb_key sb_keys[SB_KEY_MAX] = {
     [K_DEV_SSD] = {SB_SEC_DEVICES, "ssd", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
@@ -55,27 +54,6 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 				  "30m", 0,
 				  "steady: stop writing a device after this long, steady or not "
 				  "(result.json says which)"},
-
-    [K_FS_TYPE] = {SB_SEC_FS, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
-		   "file system (required)"},
-    [K_FS_MKFS] = {SB_SEC_FS, "mkfs", SB_KT_WORDS, NULL, 0, 0, NULL, 0,
-		   "extra mkfs options, split on blanks ('-n 4k', '-i size=512')"},
-    [K_FS_DATA] = {SB_SEC_FS, "data", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
-		   "btrfs: data profile (-d)"},
-    [K_FS_METADATA] = {SB_SEC_FS, "metadata", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
-		       "btrfs: metadata profile (-m)"},
-    [K_FS_DEVICES] = {SB_SEC_FS, "devices", SB_KT_STRING, NULL, 0, 0, "all", 0,
-		      "btrfs: 'all' devices below, or a number; other file systems use "
-		      "the first"},
-    [K_FS_ON] = {SB_SEC_FS, "on", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		 "without md or LVM: the devices or partitions the file system goes on "
-		 "('ssd.p1', 'ssd.p1, ssd.p2'); the others are left untouched"},
-    [K_FS_LOG] = {SB_SEC_FS, "log", SB_KT_ROLE, NULL, 0, 0, "none", 0,
-		  "xfs, ext3, ext4: an external log (journal) on the one device of this role, "
-		  "which the data stack must not use ('ssd'), or none"},
-
-    [K_MOUNT_OPTIONS] = {SB_SEC_MOUNT, "options", SB_KT_STRING, NULL, 0, 0, NULL, 0,
-			 "mount options ('noatime,logbufs=8')"},
 
     [K_QUEUE_SCHEDULER] = {SB_SEC_QUEUE, "scheduler", SB_KT_NAME, NULL, 0, 0, NULL, 0,
 			   "I/O scheduler of every whole device in the stack (restored "

@@ -79,6 +79,9 @@ struct sb_lv_args {
 	struct sb_list pvs; /* the VG's PVs: every LVM command sees only them */
 };
 
+/* fs.c, mount.c: [fs]'s and [mount]'s key tables and rules. */
+extern const struct sb_keytab sb_keytab_fs, sb_keytab_mount;
+
 struct sb_mkfs_args {
 	char *type; /* sb_fs_names */
 	struct sb_list devs; /* btrfs: all; others: the first only */

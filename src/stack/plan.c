@@ -53,12 +53,23 @@ static int plan_layers(struct sb_pctx *b, const struct lcfgs *l, enum sb_step_ki
 {
 	for (int k = from; k < (int)to; k++) {
 		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
-		int r = ly->plan && l->v[k] ? ly->plan(l->v[k], b) : 0;
+		int r = ly->plan && (l->v[k] || !ly->keytab) ? ly->plan(l->v[k], b) : 0;
 		if (r < 0)
 			return r;
 		b->taken |= ly->takes && l->v[k] && ly->takes(l->v[k]);
 	}
 	return 0;
+}
+
+int sb_plan_fail(struct sb_pctx *b, int r, const char *fmt, ...)
+{
+	va_list ap;
+	free(b->errmsg);
+	va_start(ap, fmt);
+	if (vasprintf(&b->errmsg, fmt, ap) < 0)
+		b->errmsg = NULL;
+	va_end(ap);
+	return r;
 }
 
 void *sb_plan_add_step(struct sb_pctx *b, enum sb_step_kind kind)
@@ -203,17 +214,27 @@ static unsigned lcfgs_splits(const struct lcfgs *l, enum sb_role r)
 	return 0;
 }
 
-/* Does the variant use this slot at all? A device whose units md.members
- * (or, without md and LVM, fs.on) does not select gets no step: "SSD
- * alone" leaves the HDDs untouched. */
-static bool slot_used(const struct sb_stack_cfg *s, const struct lcfgs *l, const struct sb_slot *sl)
+/* The role a layer sets aside whole for itself (fs.log), or -1. */
+static int lcfgs_aside(const struct lcfgs *l)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		int r = ly->aside && l->v[k] ? ly->aside(l->v[k]) : -1;
+		if (r >= 0)
+			return r;
+	}
+	return -1;
+}
+
+/* Does the variant use this slot at all? A device whose units the lowest
+ * layer taking units (md.members, lvm.pvs, fs.on) does not select gets no
+ * step: "SSD alone" leaves the HDDs untouched. */
+static bool slot_used(const struct lcfgs *l, const struct sb_slot *sl)
 {
 	const struct sb_sel *sel = lcfgs_takes(l);
-	if (!sel)
-		sel = &s->fs.on;
 	unsigned nparts = lcfgs_splits(l, sl->role);
 
-	if (!sel || (int)sl->role == s->fs.log)
+	if (!sel || (int)sl->role == lcfgs_aside(l))
 		return true;
 	if (!nparts)
 		return sb_sel_match(sel, sl->role, 0);
@@ -223,33 +244,34 @@ static bool slot_used(const struct sb_stack_cfg *s, const struct lcfgs *l, const
 	return false;
 }
 
-static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const struct sb_config *c,
-		 const struct sb_plan_in *in, struct sb_pctx *b, const struct sb_slot *slots,
-		 size_t n_slots)
+/* The devices: loop files (an emulated volume an md array of them), or
+ * the given disks (variables set by the caller); each preconditioned, its
+ * queue tuned; then the first units, the aside device (fs.log) left out. */
+static int build_devices(const struct sb_stack_cfg *s, const struct lcfgs *l,
+			 const struct sb_config *c, struct sb_pctx *b, const struct sb_slot *slots,
+			 size_t n_slots)
 {
-	bool taken;
-	int r;
+	const struct sb_plan_in *in = b->in;
 	struct sb_unit *whole = NULL; /* devices whose queue is tuned */
 	size_t n_whole = 0;
 	bool emulate = in->loop && s->dev.emulate_raid6;
 	unsigned em_members = s->dev.emulate_members;
 	const char *loop_dir = in->loop_dir ? in->loop_dir : getenv("STACKBENCH_LOOP_DIR");
-	char logvar[16] = "";
+	int aside = lcfgs_aside(l);
 
 	if (!loop_dir || !*loop_dir)
 		loop_dir = SB_LOOP_DIR_DEFAULT;
 	whole = calloc(n_slots * (em_members + 1) + 1, sizeof(*whole));
 	if (!whole)
 		return -ENOMEM;
-
-	/* Devices: loop files, or the given disks (variables set by the caller). */
+	b->preconditioned = s->dev.precond != SB_PRECOND_NONE;
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
 		uint64_t size = in->quick
 				    ? s->dev.loop_quick
 				    : loop_fit(l, c, in, sl->role, s->dev.loop_size[sl->role]);
 
-		if (!slot_used(s, l, sl))
+		if (!slot_used(l, sl))
 			continue;
 		if (!in->loop) {
 			whole[n_whole].role = sl->role;
@@ -292,68 +314,25 @@ static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const stru
 	}
 	free(whole);
 
-	/* The devices are the first units; the log device is none: only mkfs
-	 * and mount get it. */
 	for (size_t i = 0; i < n_slots; i++) {
 		const struct sb_slot *sl = &slots[i];
-		if (!slot_used(s, l, sl))
+		if (!slot_used(l, sl))
 			continue;
-		if ((int)sl->role == s->fs.log)
-			snprintf(logvar, sizeof(logvar), "%s", sl->name);
+		if ((int)sl->role == aside)
+			snprintf(b->aside, sizeof(b->aside), "%s", sl->name);
 		else
 			add_unit(b, sl->role, sl->name);
 	}
-
-	/* The registered layers: partitions, md, LVM. */
-	r = plan_layers(b, l, SB_STEP_PART, SB_STEP_MKFS);
-	if (r < 0)
-		return r;
-	taken = lcfgs_takes(l) != NULL;
-
-	/* Without md and LVM, fs.on picks the units (ssd.p1: one partition). */
-	if (!taken && !s->fs.on.all) {
-		size_t k = 0;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->fs.on, b->u[i].role, b->u[i].part))
-				b->u[k++] = b->u[i];
-		b->n_u = k;
-	}
-
-	/* mkfs: btrfs over all (or N) units, other file systems on the first. */
-	struct sb_mkfs_args *fs = sb_plan_add_step(b, SB_STEP_MKFS);
-	size_t nfs = s->fs.devices ? s->fs.devices : b->n_u;
-	if (nfs > b->n_u)
-		nfs = b->n_u;
-	fs->type = sb_plan_fmt("%s", sb_fs_names[s->fs.type]);
-	if (s->fs.data)
-		fs->data = sb_plan_fmt("%s", s->fs.data);
-	if (s->fs.metadata)
-		fs->metadata = sb_plan_fmt("%s", s->fs.metadata);
-	for (size_t i = 0; i < nfs; i++)
-		sb_plan_addv(&fs->devs, b->u[i].var);
-	for (size_t i = 0; i < s->fs.mkfs.n; i++)
-		sb_list_add(&fs->opts, s->fs.mkfs.v[i]);
-	if (*logvar)
-		fs->log = sb_plan_fmt("${%s}", logvar);
-
-	struct sb_mount_args *mnt = sb_plan_add_step(b, SB_STEP_MOUNT);
-	for (size_t i = 0; i < nfs; i++)
-		sb_plan_addv(&mnt->devs, b->u[i].var);
-	if (!nfs)
-		sb_plan_addv(&mnt->devs, "none");
-	mnt->dir = sb_plan_fmt("${run}/mnt");
-	mnt->type = sb_plan_fmt("%s", sb_fs_names[s->fs.type]);
-	if (s->mount_options)
-		mnt->options = sb_plan_fmt("%s", s->mount_options);
-	if (*logvar)
-		mnt->log = sb_plan_fmt("${%s}", logvar);
-	if (in->cap_bytes) {
-		struct sb_memcg_args *cg = sb_plan_add_step(b, SB_STEP_MEMCG);
-		cg->name = sb_plan_fmt("stackbench-${id}");
-		cg->bytes = in->cap_bytes;
-	}
-	(void)c;
 	return 0;
+}
+
+/* The devices, then every registered layer in stack order (partitions,
+ * md, LVM, mkfs, mount, the memory cgroup). */
+static int build(const struct sb_stack_cfg *s, const struct lcfgs *l, const struct sb_config *c,
+		 struct sb_pctx *b, const struct sb_slot *slots, size_t n_slots)
+{
+	int r = build_devices(s, l, c, b, slots, n_slots);
+	return r < 0 ? r : plan_layers(b, l, SB_STEP_PART, SB_STEP_KIND_N);
 }
 
 int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct sb_plan *out,
@@ -384,13 +363,18 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 		r = -EINVAL;
 		goto out;
 	}
-	r = build(&s, &l, c, in, &b, slots, n_slots);
+	r = build(&s, &l, c, &b, slots, n_slots);
 	if (r == 0 && b.err)
 		r = b.err;
+	if (r < 0 && b.errmsg) {
+		*err = b.errmsg;
+		b.errmsg = NULL;
+	}
 	if (r == 0 && !(out->mountpoint = strdup("${run}/mnt")))
 		r = -ENOMEM;
 out:
 	free(b.u);
+	free(b.errmsg);
 	lcfgs_free(&l);
 	sb_stack_cfg_free(&s);
 	if (r < 0)

@@ -19,8 +19,18 @@ struct sb_pctx {
 	struct sb_unit *u; /* the units the next layer sees */
 	size_t n_u;
 	bool taken; /* a layer below took its units from the devices (md.members) */
+	/* The devices were preconditioned (devices.precondition): nothing
+	 * above may discard them again. */
+	bool preconditioned;
+	/* The device a layer set aside for itself (fs.log), or "". */
+	char aside[16];
 	int err;
+	char *errmsg; /* a plan() that fails says why here (sb_plan_fail) */
 };
+
+/* Sets b->errmsg (printf-style) and returns r. */
+int sb_plan_fail(struct sb_pctx *b, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A new step of kind at the plan's end: its zeroed arguments. */
 void *sb_plan_add_step(struct sb_pctx *b, enum sb_step_kind kind);

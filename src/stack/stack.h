@@ -147,8 +147,12 @@ struct sb_layer {
 	 * takes them from the devices (md.members), or NULL when it is off.
 	 * The lowest layer that is on decides which devices the plan uses. */
 	const struct sb_sel *(*takes)(const void *cfg);
+	/* The role whose one device the layer takes whole for itself, kept
+	 * out of the units (fs.log), or -1. */
+	int (*aside)(const void *cfg);
 	/* Its steps, in stack order: b's units in (those of the layers below),
-	 * the units it makes out. cfg is its typed config. 0 or -errno. */
+	 * the units it makes out. cfg is its typed config (NULL for a layer
+	 * without keys). 0 or -errno (b->errmsg says why). */
 	int (*plan)(const void *cfg, struct sb_pctx *b);
 	/* A layer that splits devices: how many units a whole device of role r
 	 * becomes (0: it stays whole), and the size such a device needs for
@@ -303,15 +307,6 @@ struct sb_stack_cfg {
 		enum sb_precond precond; /* devices.precondition */
 		uint64_t precond_limit_ms;
 	} dev;
-	struct {
-		enum sb_fs_type type;
-		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
-		const char *data, *metadata; /* btrfs profiles or NULL */
-		unsigned devices;	     /* btrfs: how many units, 0 = all */
-		struct sb_sel on;	     /* without md and LVM: the units it goes on */
-		int log;		     /* role of the external log device, or -1 */
-	} fs;
-	const char *mount_options; /* or NULL */
 	struct {
 		const char *scheduler; /* or NULL */
 		bool read_ahead;
