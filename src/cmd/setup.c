@@ -397,7 +397,8 @@ static int check_discard(struct ctx *c, bool enforce)
 		/* the plan leaves HDD-role devices alone (stack/plan.c) */
 		for (size_t i = 0; i < c->n_var && !d->discard && c->slots[k].role != SB_ROLE_HDD;
 		     i++) {
-			if (strcmp(sb_cfg_str(&c->var[i].cfg, K_DEV_PRECONDITION), "trim") != 0)
+			if (strcmp(sb_cfg_str(&c->var[i].cfg, sb_key_find("devices.precondition")),
+				   "trim") != 0)
 				continue;
 			if (enforce)
 				sb_error(

@@ -916,9 +916,6 @@ static int check_devices(struct sb_vctx *v, struct sb_vstate *st)
 		return sb_verr(v, -1, "[devices]: %u devices, at most 64", total);
 
 	st->units = total;
-	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 &&
-	    !sb_cfg_role_count(c, SB_ROLE_ANY))
-		return sb_verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
 	return 0;
 }
 

@@ -12,7 +12,6 @@
 
 enum sb_sec {
 	SB_SEC_DEVICES,
-	SB_SEC_QUEUE,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
 	SB_SEC_CORE_N, /* the registered tables' sections follow (sb_sec_n) */
@@ -45,17 +44,6 @@ enum sb_key_id {
 	K_DEV_HDD,
 	K_DEV_NVME,
 	K_DEV_ANY,
-	K_DEV_LOOP_SSD,
-	K_DEV_LOOP_HDD,
-	K_DEV_LOOP_NVME,
-	K_DEV_LOOP_ANY,
-	K_DEV_LOOP_QUICK,
-	K_DEV_LOOP_EMULATE,
-	K_DEV_LOOP_EMULATE_MEMBERS,
-	K_DEV_PRECONDITION,
-	K_DEV_PRECONDITION_LIMIT,
-	K_QUEUE_SCHEDULER,
-	K_QUEUE_READ_AHEAD,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
 	SB_KEY_CORE_N, /* the registered tables' keys follow (sb_key_n) */
@@ -217,6 +205,13 @@ struct sb_vstate {
 	int taker;	 /* the selector key that took the devices (md.members), or -1 */
 };
 
+/* What the profile gave of a table (SB_PRESENT): the section header, and a
+ * bit per key (in table order) that has a value of its own. */
+struct sb_present {
+	bool section;
+	unsigned long keys;
+};
+
 /* SB_KT_SIZEPCT's typed field. */
 struct sb_size_pct {
 	uint64_t v; /* bytes, or a percentage when pct */
@@ -228,8 +223,8 @@ struct sb_keytab {
 	const struct sb_key *keys;
 	size_t n;
 	size_t cfg_size; /* the typed config the keys fill through their offsetof */
-	/* SB_PRESENT(st, member): a bool of the config set when the section
-	 * header appears ([lvm] alone builds LVM); 0: none. */
+	/* SB_PRESENT(st, member): a struct sb_present of the config, filled
+	 * with what the profile gave ([lvm] alone builds LVM); 0: none. */
 	size_t present;
 	/* The rules between its keys and against the layers below (cfg
 	 * filled); 0 or sb_verr()'s -EINVAL. May update st for the layers

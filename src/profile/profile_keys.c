@@ -12,7 +12,6 @@
 
 const char *sb_sec_names[SB_SEC_MAX] = {
     [SB_SEC_DEVICES] = "devices",
-    [SB_SEC_QUEUE] = "queue",
     [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
 };
@@ -28,39 +27,6 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 		    "number of NVMe devices"},
     [K_DEV_ANY] = {SB_SEC_DEVICES, "any", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
 		   "number of devices of any kind (a hardware RAID volume, say)"},
-    [K_DEV_LOOP_SSD] = {SB_SEC_DEVICES, "loop.ssd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each ssd loop device (sparse)"},
-    [K_DEV_LOOP_HDD] = {SB_SEC_DEVICES, "loop.hdd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each hdd loop device (rotational flag set)"},
-    [K_DEV_LOOP_NVME] = {SB_SEC_DEVICES, "loop.nvme", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			 "--loop: size of each nvme loop device"},
-    [K_DEV_LOOP_ANY] = {SB_SEC_DEVICES, "loop.any", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each 'any' loop device"},
-    [K_DEV_LOOP_QUICK] = {SB_SEC_DEVICES, "loop.quick", SB_KT_SIZE, NULL, 0, 0, "320M", 0,
-			  "--loop --quick: size of every loop device (xfs needs 300M)"},
-    [K_DEV_LOOP_EMULATE] = {SB_SEC_DEVICES, "loop.emulate", SB_KT_CHOICE, "none|raid6", 0, 0,
-			    "none", SB_KF_NOMATRIX,
-			    "--loop: build each 'any' device as an md array of this level over "
-			    "loop devices (emulates a hardware RAID volume)"},
-    [K_DEV_LOOP_EMULATE_MEMBERS] = {SB_SEC_DEVICES, "loop.emulate-members", SB_KT_UINT, NULL, 4, 16,
-				    "4", SB_KF_NOMATRIX,
-				    "--loop: loop devices in each emulated array"},
-    [K_DEV_PRECONDITION] = {SB_SEC_DEVICES, "precondition", SB_KT_CHOICE, "none|trim|steady", 0, 0,
-			    "none", 0,
-			    "starting state of every member device before mkfs: 'trim' discards "
-			    "it all, 'steady' also writes it past its capacity until a steady "
-			    "state (SNIA PTS); both make the file system with discard off"},
-    [K_DEV_PRECONDITION_LIMIT] = {SB_SEC_DEVICES, "precondition-limit", SB_KT_DURATION, NULL, 0, 0,
-				  "30m", 0,
-				  "steady: stop writing a device after this long, steady or not "
-				  "(result.json says which)"},
-
-    [K_QUEUE_SCHEDULER] = {SB_SEC_QUEUE, "scheduler", SB_KT_NAME, NULL, 0, 0, NULL, 0,
-			   "I/O scheduler of every whole device in the stack (restored "
-			   "afterwards)"},
-    [K_QUEUE_READ_AHEAD] = {SB_SEC_QUEUE, "read-ahead-kb", SB_KT_UINT, NULL, 0, 1 << 20, NULL, 0,
-			    "read_ahead_kb of every whole device (restored afterwards)"},
-
     [K_WL_RUN] = {SB_SEC_WORKLOADS, "run", SB_KT_WORKLOAD, NULL, 0, 0, NULL,
 		  SB_KF_REPEAT | SB_KF_NOMATRIX,
 		  "a workload to run in the mounted file system, in order; repeat the key "
@@ -197,8 +163,13 @@ void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *
 		return;
 	for (size_t i = 0; i < t->n; i++)
 		fill_one(&t->keys[i], sb_cfg_str(c, base + (int)i), (char *)cfg + t->keys[i].off);
-	if (t->present)
-		*(bool *)((char *)cfg + t->present - 1) = c->has_sec[sb_keys[base].sec];
+	if (t->present) {
+		struct sb_present *pr = (struct sb_present *)((char *)cfg + t->present - 1);
+		pr->section = c->has_sec[sb_keys[base].sec];
+		for (size_t i = 0; i < t->n && i < 8 * sizeof(pr->keys); i++)
+			if (c->val[base + (int)i])
+				pr->keys |= 1ul << i;
+	}
 }
 
 int sb_sec_lookup(const char *name)

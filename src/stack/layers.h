@@ -5,6 +5,10 @@
 
 #include "stack/stack.h"
 
+/* loop.c, queue.c, precond.c: their key tables ([devices]' loop and
+ * precondition keys, [queue]). */
+extern const struct sb_keytab sb_keytab_loop, sb_keytab_queue, sb_keytab_precond;
+
 struct sb_loop_args {
 	char *file;  /* ${run}/images/NAME.img: images links to dir */
 	char *dir;   /* where the backing files really are: LOOP_DIR/${id} */

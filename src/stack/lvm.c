@@ -444,7 +444,7 @@ static int lv_undo(const void *args, json_object *result, struct sb_exec *x)
 
 /* [lvm], typed (filled through the key table's offsetof). */
 struct lvm_cfg {
-	bool present; /* the section appears: [lvm] alone builds LVM */
+	struct sb_present present; /* the section appears: [lvm] alone builds LVM */
 	const char *vg, *lv;
 	struct sb_size_pct lv_size;
 	uint64_t stripes; /* 0: not given */
@@ -474,7 +474,7 @@ static const struct sb_key keys[LVM_KEY_N] = {
 
 static bool lvm_on(const struct lvm_cfg *l)
 {
-	return l->present && l->enable;
+	return l->present.section && l->enable;
 }
 
 /* PVs from the devices when no layer below took them (lvm.pvs), at most one

@@ -343,7 +343,7 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 /* ---- [partition]: keys, rules, plan ---- */
 
 struct part_cfg {
-	bool present;
+	struct sb_present present;
 	uint64_t count;	   /* 0: not given */
 	const char *sizes; /* "50%,50%", or NULL */
 	unsigned on;	   /* roles (bit per enum sb_role) whose devices are split */
@@ -404,7 +404,7 @@ static int part_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *s
 	if (p->count && p->sizes)
 		return sb_verr(v, base + PART_SIZES,
 			       "partition: give either count or sizes, not both");
-	if (!n && p->present)
+	if (!n && p->present.section)
 		return sb_verr(v, -1, "[partition]: needs count or sizes");
 	if (!n)
 		return 0;

@@ -16,6 +16,12 @@ struct sb_unit {
 struct sb_pctx {
 	struct sb_plan *p;
 	const struct sb_plan_in *in;
+	const struct sb_config *c;
+	void *cfg[SB_STEP_KIND_N];   /* each layer's typed config (NULL: no keys) */
+	const struct sb_slot *slots; /* the devices the profile needs, in role order */
+	size_t n_slots;
+	struct sb_unit *whole; /* every whole device made or given (sb_plan_device) */
+	size_t n_whole;
 	struct sb_unit *u; /* the units the next layer sees */
 	size_t n_u;
 	bool taken; /* a layer below took its units from the devices (md.members) */
@@ -24,7 +30,6 @@ struct sb_pctx {
 	bool preconditioned;
 	/* The device a layer set aside for itself (fs.log), or "". */
 	char aside[16];
-	int err;
 	char *errmsg; /* a plan() that fails says why here (sb_plan_fail) */
 };
 
@@ -34,6 +39,21 @@ int sb_plan_fail(struct sb_pctx *b, int r, const char *fmt, ...)
 
 /* A new step of kind at the plan's end: its zeroed arguments. */
 void *sb_plan_add_step(struct sb_pctx *b, enum sb_step_kind kind);
+/* What the layers ask of each other, from the registry: the selector of
+ * the lowest layer that takes the devices' units (or NULL); how many units a
+ * whole device of role r becomes (0: whole); the size such a device needs
+ * for each unit to hold need bytes; the role set aside (fs.log) or -1; is
+ * the slot used at all (a device no layer selects gets no step)? */
+const struct sb_sel *sb_plan_takes(const struct sb_pctx *b);
+unsigned sb_plan_splits(const struct sb_pctx *b, enum sb_role r);
+uint64_t sb_plan_fit(const struct sb_pctx *b, enum sb_role r, uint64_t need);
+int sb_plan_aside(const struct sb_pctx *b);
+bool sb_plan_slot_used(const struct sb_pctx *b, const struct sb_slot *sl);
+/* A whole device is there (a loop device made, a disk given): every
+ * layer's device() hook (precondition) runs on it, and it joins b->whole. */
+void sb_plan_device(struct sb_pctx *b, enum sb_role role, const char *var);
+void sb_unit_list_add(struct sb_unit **u, size_t *n, enum sb_role role, unsigned part,
+		      const char *var);
 /* A unit for the layer above. */
 void sb_plan_add_unit(struct sb_pctx *b, enum sb_role role, unsigned part, const char *var);
 /* printf into a new string (aborts when memory runs out: a few small

