@@ -132,6 +132,53 @@ static char *check_roles(const char *v, bool allow_all)
 	return NULL;
 }
 
+/* "50%,50%" or "10G,rest": sizes, "rest" last, percentages at most 100. */
+static char *check_sizes(const char *v)
+{
+	_cleanup_free_ char *copy = strdup(v);
+	char *save = NULL, *w;
+	uint64_t pct_sum = 0, u;
+	bool rest = false, pct;
+	if (!copy)
+		return NULL;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		w = trim(w);
+		if (rest)
+			return sb_asprintf("'rest' must be the last size, got '%s'", v);
+		if (strcmp(w, "rest") == 0) {
+			rest = true;
+			continue;
+		}
+		if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
+			return sb_asprintf("expected sizes such as '50%%,50%%' or "
+					   "'10G,rest', got '%s'",
+					   w);
+		if (pct)
+			pct_sum += u;
+	}
+	if (pct_sum > 100)
+		return sb_asprintf("percentages add up to %llu%%, more than 100%%",
+				   (unsigned long long)pct_sum);
+	return NULL;
+}
+
+/* One role; with SB_KF_ROLE_PART, the partition a role's members are
+ * (hdd.p2) is taken as its role. */
+static char *check_role(const struct sb_key *key, const char *v)
+{
+	char role[32];
+	const char *dot = strchr(v, '.');
+	if ((key->flags & SB_KF_ROLE_PART) && dot) {
+		struct sb_sel s;
+		char *why = NULL;
+		if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
+			return why ? why : sb_asprintf("expected one role, got '%s'", v);
+		snprintf(role, sizeof(role), "%.*s", (int)(dot - v), v);
+		return check_roles(role, false);
+	}
+	return check_roles(v, false);
+}
+
 char *sb_key_check_value(int k, const char *v)
 {
 	const struct sb_key *key = &sb_keys[k];
@@ -162,33 +209,8 @@ char *sb_key_check_value(int k, const char *v)
 					 "50%%, got '%s'",
 					 v);
 		return NULL;
-	case SB_KT_SIZES: {
-		_cleanup_free_ char *copy = strdup(v);
-		char *save = NULL, *w;
-		uint64_t pct_sum = 0;
-		bool rest = false;
-		if (!copy)
-			return NULL;
-		for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			w = trim(w);
-			if (rest)
-				return sb_asprintf("'rest' must be the last size, got '%s'", v);
-			if (strcmp(w, "rest") == 0) {
-				rest = true;
-				continue;
-			}
-			if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
-				return sb_asprintf("expected sizes such as '50%%,50%%' or "
-						 "'10G,rest', got '%s'",
-						 w);
-			if (pct)
-				pct_sum += u;
-		}
-		if (pct_sum > 100)
-			return sb_asprintf("percentages add up to %llu%%, more than 100%%",
-					 (unsigned long long)pct_sum);
-		return NULL;
-	}
+	case SB_KT_SIZES:
+		return check_sizes(v);
 	case SB_KT_BOOL:
 		if (parse_bool(v) < 0)
 			return sb_asprintf("expected yes or no, got '%s'", v);
@@ -199,20 +221,8 @@ char *sb_key_check_value(int k, const char *v)
 			return sb_asprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
 		}
 		return NULL;
-	case SB_KT_ROLE: {
-		/* md.write-mostly may name the partition its members are: hdd.p2 */
-		char role[32];
-		const char *dot = strchr(v, '.');
-		if ((key->flags & SB_KF_ROLE_PART) && dot) {
-			struct sb_sel s;
-			char *why = NULL;
-			if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
-				return why ? why : sb_asprintf("expected one role, got '%s'", v);
-			snprintf(role, sizeof(role), "%.*s", (int)(dot - v), v);
-			return check_roles(role, false);
-		}
-		return check_roles(v, false);
-	}
+	case SB_KT_ROLE:
+		return check_role(key, v);
 	case SB_KT_ROLES:
 		return check_roles(v, true);
 	case SB_KT_MEMBERS: {
@@ -576,6 +586,72 @@ static char *profile_name(const char *path)
 	return strndup(b, n);
 }
 
+/* "[name]": the section's id, or -EINVAL with *msg. */
+static int parse_section(struct sb_profile *p, char *line, unsigned lineno, char **msg)
+{
+	char *end = strchr(line, ']');
+	int sec;
+
+	if (!end || end[1]) {
+		*msg = sb_asprintf("expected '[section]', got '%s'", line);
+		return -EINVAL;
+	}
+	*end = '\0';
+	sec = sb_sec_lookup(trim(line + 1));
+	if (sec < 0) {
+		*msg = unknown_sec_msg(trim(line + 1));
+		return -EINVAL;
+	}
+	if (p->base.has_sec[sec]) {
+		*msg = sb_asprintf("section [%s] appears twice (first on line %u)",
+				   sb_sec_names[sec], p->base.sec_line[sec]);
+		return -EINVAL;
+	}
+	p->base.has_sec[sec] = true;
+	p->base.sec_line[sec] = lineno;
+	return sec;
+}
+
+/* "key = val" in section sec: checked against its key's row, then kept.
+ * 0, -EINVAL with *msg, or -ENOMEM. */
+static int parse_key(struct sb_profile *p, int sec, const char *key, const char *val,
+		     unsigned lineno, char **msg)
+{
+	int k = sb_key_lookup(sec, key);
+	const char *v;
+	char *m;
+
+	if (k < 0) {
+		*msg = unknown_key_msg(sec, key);
+		return -EINVAL;
+	}
+	if (!*val) {
+		*msg = sb_asprintf("%s.%s: expected a value", sb_sec_names[sec], key);
+		return -EINVAL;
+	}
+	/* Workloads are checked once overrides are in (-o may replace them). */
+	m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
+	if (m) {
+		*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sec], key, m);
+		free(m);
+		return -EINVAL;
+	}
+	if (!(v = pool_add(p, val, strlen(val))))
+		return -ENOMEM;
+	if (sb_keys[k].flags & SB_KF_REPEAT)
+		return add_workload(p, &p->base, v, lineno);
+	if (p->base.val[k]) {
+		*msg = sb_asprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
+				   p->base.line[k]);
+		return -EINVAL;
+	}
+	p->base.val[k] = v;
+	p->base.line[k] = lineno;
+	p->base.origin[k] = "profile";
+	note_role(&p->base, k);
+	return 0;
+}
+
 int sb_profile_parse(const char *path, const char *text, struct sb_profile **out, char **err)
 {
 	struct sb_profile *p = calloc(1, sizeof(*p));
@@ -608,24 +684,8 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			}
 
 		if (*line == '[') {
-			char *end = strchr(line, ']');
-			if (!end || end[1]) {
-				msg = sb_asprintf("expected '[section]', got '%s'", line);
+			if ((sec = parse_section(p, line, lineno, &msg)) < 0)
 				goto bad;
-			}
-			*end = '\0';
-			sec = sb_sec_lookup(trim(line + 1));
-			if (sec < 0) {
-				msg = unknown_sec_msg(trim(line + 1));
-				goto bad;
-			}
-			if (p->base.has_sec[sec]) {
-				msg = sb_asprintf("section [%s] appears twice (first on line %u)",
-						sb_sec_names[sec], p->base.sec_line[sec]);
-				goto bad;
-			}
-			p->base.has_sec[sec] = true;
-			p->base.sec_line[sec] = lineno;
 			continue;
 		}
 		if (sec < 0) {
@@ -652,42 +712,9 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			continue;
 		}
 
-		int k = sb_key_lookup(sec, key);
-		if (k < 0) {
-			msg = unknown_key_msg(sec, key);
+		r = parse_key(p, sec, key, val, lineno, &msg);
+		if (r < 0)
 			goto bad;
-		}
-		if (!*val) {
-			msg = sb_asprintf("%s.%s: expected a value", sb_sec_names[sec], key);
-			goto bad;
-		}
-		/* Workloads are checked once overrides are in (-o may replace them). */
-		char *m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
-		if (m) {
-			msg = sb_asprintf("%s.%s: %s", sb_sec_names[sec], key, m);
-			free(m);
-			goto bad;
-		}
-		const char *v = pool_add(p, val, strlen(val));
-		if (!v) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		if (sb_keys[k].flags & SB_KF_REPEAT) {
-			r = add_workload(p, &p->base, v, lineno);
-			if (r < 0)
-				goto fail;
-			continue;
-		}
-		if (p->base.val[k]) {
-			msg = sb_asprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
-					p->base.line[k]);
-			goto bad;
-		}
-		p->base.val[k] = v;
-		p->base.line[k] = lineno;
-		p->base.origin[k] = "profile";
-		note_role(&p->base, k);
 	}
 	*out = p;
 	return 0;
