@@ -453,6 +453,51 @@ static char *dim_name(const struct sb_dim *d)
 	return out;
 }
 
+/* One value of a dimension ("btrfs; -n 4k"): its parts into row (one per
+ * key, left NULL where empty), each checked against its key. 0, -EINVAL
+ * with *msg, or -ENOMEM. */
+static int dim_parts(struct sb_profile *p, const struct sb_dim *d, char *w, const char *orig,
+		     const char **row, char **msg)
+{
+	char *psave = NULL, *part;
+	size_t c = 0;
+
+	/* strtok_r would merge empty parts: split by hand. */
+	for (part = w; part; part = psave, c++) {
+		psave = strchr(part, ';');
+		if (psave)
+			*psave++ = '\0';
+		char *v = trim(part);
+		int k;
+		if (c >= d->n_keys) {
+			*msg = sb_asprintf("value '%s' has more parts than the %zu keys", orig,
+					   d->n_keys);
+			return -EINVAL;
+		}
+		k = d->keys[c];
+		if (!*v) {
+			if (d->n_keys == 1) {
+				*msg = sb_asprintf("%s.%s: empty value in [matrix]",
+						   sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (sb_keys[k].type != SB_KT_WORKLOAD) {
+			char *m = sb_key_check_value(k, v);
+			if (m) {
+				*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
+						   sb_keys[k].name, m);
+				free(m);
+				return -EINVAL;
+			}
+		}
+		if (!(row[c] = pool_add(p, v, strlen(v))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* "fs.type; fs.mkfs" and "btrfs; -n 4k | xfs" -> a dimension, each value
  * checked against its key. line 0: from -o, which replaces the profile's. */
 static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
@@ -497,8 +542,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 	save = NULL;
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
 		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
-		char *psave = NULL, *part, orig[512];
-		size_t c = 0;
+		char orig[512];
 		snprintf(orig, sizeof(orig), "%s", trim(w));
 		if (!nv) {
 			r = -ENOMEM;
@@ -507,42 +551,10 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 		d.vals = nv;
 		for (size_t k = 0; k < d.n_keys; k++)
 			nv[d.n * d.n_keys + k] = NULL;
-		/* strtok_r would merge empty parts: split by hand. */
-		for (part = w; part; part = psave, c++) {
-			psave = strchr(part, ';');
-			if (psave)
-				*psave++ = '\0';
-			char *v = trim(part);
-			enum sb_key_id k;
-			if (c >= d.n_keys) {
-				*msg = sb_asprintf("value '%s' has more parts than the %zu keys",
-						 orig, d.n_keys);
-				goto fail;
-			}
-			k = d.keys[c];
-			if (!*v) {
-				if (d.n_keys == 1) {
-					*msg = sb_asprintf("%s.%s: empty value in [matrix]",
-							 sb_sec_names[sb_keys[k].sec],
-							 sb_keys[k].name);
-					goto fail;
-				}
-				continue;
-			}
-			if (sb_keys[k].type != SB_KT_WORKLOAD) {
-				char *m = sb_key_check_value(k, v);
-				if (m) {
-					*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
-							 sb_keys[k].name, m);
-					free(m);
-					goto fail;
-				}
-			}
-			if (!(nv[d.n * d.n_keys + c] = pool_add(p, v, strlen(v)))) {
-				r = -ENOMEM;
-				goto fail;
-			}
-		}
+		r = dim_parts(p, &d, w, orig, &nv[d.n * d.n_keys], msg);
+		if (r < 0)
+			goto fail;
+		r = -EINVAL;
 		for (size_t t = 0; t < d.n; t++) {
 			bool same = true;
 			for (size_t k = 0; k < d.n_keys; k++) {
