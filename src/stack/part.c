@@ -134,14 +134,86 @@ static int wipe_ends(struct sb_exec *x, struct fdisk_context *cxt, const char *d
 	return r;
 }
 
+/* The partitions of a's sizes, in order: a percentage of the usable
+ * sectors or a size, each a whole number of grains; the last one (or
+ * "rest") takes what is left. */
+static int add_partitions(struct sb_exec *x, struct fdisk_context *cxt,
+			  const struct sb_part_args *a, const char *dev, fdisk_sector_t ssz,
+			  fdisk_sector_t grain, fdisk_sector_t usable)
+{
+	size_t n = a->sizes.n;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = a->sizes.v[i];
+		struct fdisk_partition *pa = fdisk_new_partition();
+		uint64_t v;
+		bool pct;
+
+		if (!pa)
+			return -ENOMEM;
+		fdisk_partition_partno_follow_default(pa, 1);
+		fdisk_partition_start_follow_default(pa, 1);
+		if (strcmp(s, "rest") == 0 || i + 1 == n) {
+			fdisk_partition_end_follow_default(pa, 1);
+		} else {
+			if (sb_parse_size(s, &v, true, &pct) < 0) {
+				fdisk_unref_partition(pa);
+				return sb_exec_fail(x, -EINVAL, "%s: bad partition size '%s'", dev,
+						    s);
+			}
+			fdisk_sector_t secs = pct ? usable * v / 100 : v / ssz;
+			secs = secs / grain * grain;
+			fdisk_partition_set_size(pa, secs);
+		}
+		r = fdisk_add_partition(cxt, pa, NULL);
+		fdisk_unref_partition(pa);
+		if (r < 0)
+			return sb_exec_fail(x, r, "%s: cannot add partition %zu (%s): %s", dev,
+					    i + 1, s, strerror(-r));
+	}
+	return 0;
+}
+
+/* Some kernels accept the reread yet add no partition to a loop device:
+ * then tell it about each one, as partx -a does. */
+static int blkpg_all(struct sb_exec *x, struct fdisk_context *cxt, const char *dev,
+		     fdisk_sector_t ssz, json_object *result)
+{
+	struct fdisk_table *tb = NULL;
+	struct fdisk_iter *itr = fdisk_new_iter(FDISK_ITER_FORWARD);
+	struct fdisk_partition *pa;
+	int dfd = fdisk_get_devfd(cxt), r;
+
+	if (!itr || fdisk_get_partitions(cxt, &tb) < 0) {
+		fdisk_free_iter(itr);
+		return sb_exec_fail(x, -EIO, "%s: cannot list the new partitions", dev);
+	}
+	while (fdisk_table_next_partition(tb, itr, &pa) == 0) {
+		unsigned pno = (unsigned)fdisk_partition_get_partno(pa) + 1;
+		r = blkpg(dfd, BLKPG_ADD_PARTITION, pno, fdisk_partition_get_start(pa) * ssz,
+			  fdisk_partition_get_size(pa) * ssz);
+		if (r < 0 && r != -EBUSY) {
+			fdisk_free_iter(itr);
+			fdisk_unref_table(tb);
+			return sb_exec_fail(x, r, "%s: cannot add partition %u: %s", dev, pno,
+					    strerror(-r));
+		}
+	}
+	fdisk_free_iter(itr);
+	fdisk_unref_table(tb);
+	json_object_object_add(result, "blkpg", json_object_new_boolean(true));
+	sb_exec_log(x, "%s: partitions added with BLKPG (the reread added none)\n", dev);
+	return 0;
+}
+
 static int write_table(struct sb_exec *x, const struct sb_part_args *a, const char *dev,
 		       json_object *result)
 {
 	/* Declared first, so closed after libfdisk let go of it. */
 	_cleanup_close_ int fd = -1;
 	_cleanup_(fdisk_unrefp) struct fdisk_context *cxt = fdisk_new_context();
-	size_t n = a->sizes.n;
-	fdisk_sector_t first, last, grain, ssz, usable;
+	fdisk_sector_t first, last, grain, ssz;
 	char *id = NULL;
 	int r;
 
@@ -174,35 +246,9 @@ static int write_table(struct sb_exec *x, const struct sb_part_args *a, const ch
 	if (!grain)
 		grain = 1;
 	first = (first + grain - 1) / grain * grain;
-	usable = last - first + 1;
-	for (size_t i = 0; i < n; i++) {
-		const char *s = a->sizes.v[i];
-		struct fdisk_partition *pa = fdisk_new_partition();
-		uint64_t v;
-		bool pct;
-
-		if (!pa)
-			return -ENOMEM;
-		fdisk_partition_partno_follow_default(pa, 1);
-		fdisk_partition_start_follow_default(pa, 1);
-		if (strcmp(s, "rest") == 0 || i + 1 == n) {
-			fdisk_partition_end_follow_default(pa, 1);
-		} else {
-			if (sb_parse_size(s, &v, true, &pct) < 0) {
-				fdisk_unref_partition(pa);
-				return sb_exec_fail(x, -EINVAL, "%s: bad partition size '%s'", dev,
-						    s);
-			}
-			fdisk_sector_t secs = pct ? usable * v / 100 : v / ssz;
-			secs = secs / grain * grain;
-			fdisk_partition_set_size(pa, secs);
-		}
-		r = fdisk_add_partition(cxt, pa, NULL);
-		fdisk_unref_partition(pa);
-		if (r < 0)
-			return sb_exec_fail(x, r, "%s: cannot add partition %zu (%s): %s", dev,
-					    i + 1, s, strerror(-r));
-	}
+	r = add_partitions(x, cxt, a, dev, ssz, grain, last - first + 1);
+	if (r < 0)
+		return r;
 	r = wipe_ends(x, cxt, dev, ssz);
 	if (r < 0)
 		return r;
@@ -224,31 +270,8 @@ static int write_table(struct sb_exec *x, const struct sb_part_args *a, const ch
 	 * then tell it about each one, as partx -a does. */
 	for (int i = 0; i < 25 && !part_in_sysfs(dev, 1); i++)
 		usleep(20000);
-	if (!part_in_sysfs(dev, 1)) {
-		struct fdisk_table *tb = NULL;
-		struct fdisk_iter *itr = fdisk_new_iter(FDISK_ITER_FORWARD);
-		struct fdisk_partition *pa;
-		int dfd = fdisk_get_devfd(cxt);
-		if (!itr || fdisk_get_partitions(cxt, &tb) < 0) {
-			fdisk_free_iter(itr);
-			return sb_exec_fail(x, -EIO, "%s: cannot list the new partitions", dev);
-		}
-		while (fdisk_table_next_partition(tb, itr, &pa) == 0) {
-			unsigned pno = (unsigned)fdisk_partition_get_partno(pa) + 1;
-			r = blkpg(dfd, BLKPG_ADD_PARTITION, pno, fdisk_partition_get_start(pa) * ssz,
-				  fdisk_partition_get_size(pa) * ssz);
-			if (r < 0 && r != -EBUSY) {
-				fdisk_free_iter(itr);
-				fdisk_unref_table(tb);
-				return sb_exec_fail(x, r, "%s: cannot add partition %u: %s", dev,
-						    pno, strerror(-r));
-			}
-		}
-		fdisk_free_iter(itr);
-		fdisk_unref_table(tb);
-		json_object_object_add(result, "blkpg", json_object_new_boolean(true));
-		sb_exec_log(x, "%s: partitions added with BLKPG (the reread added none)\n", dev);
-	}
+	if (!part_in_sysfs(dev, 1) && (r = blkpg_all(x, cxt, dev, ssz, result)) < 0)
+		return r;
 	r = fdisk_deassign_device(cxt, 0);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot close: %s", dev, strerror(-r));
