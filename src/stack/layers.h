@@ -51,17 +51,6 @@ struct sb_part_args {
 /* md.c: [md]'s key table and rules. */
 extern const struct sb_keytab sb_keytab_md;
 
-struct sb_md_args {
-	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
-	char *var;
-	uint64_t level;
-	char *metadata;
-	bool bitmap; /* internal */
-	uint64_t bitmap_chunk, chunk, write_behind; /* 0: not given */
-	bool assume_clean;
-	struct sb_list members, write_mostly;
-};
-
 /* lvm.c: [lvm]'s key table and rules. */
 extern const struct sb_keytab sb_keytab_lvm;
 

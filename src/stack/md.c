@@ -26,6 +26,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The step's typed arguments (its journal record, through fields[]). */
+struct sb_md_args {
+	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
+	char *var;
+	uint64_t level;
+	char *metadata;
+	bool bitmap;				    /* internal */
+	uint64_t bitmap_chunk, chunk, write_behind; /* 0: not given */
+	bool assume_clean;
+	struct sb_list members, write_mostly;
+};
+
 #define A struct sb_md_args
 static const struct sb_field fields[] = {
     SB_FIELD(A, name, SB_FT_STR, SB_FF_REQUIRED),
