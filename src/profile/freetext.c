@@ -528,14 +528,14 @@ int sb_ft_check_string(const struct sb_ft_tool *t, const char *s, struct sb_ft_p
 	return sb_ft_check_words(t, w, n, paths, why);
 }
 
-/* The profile's free-text keys: mkfs words against every mkfs (fs.type is
- * another key; the plan checks them again against its own mkfs), mount
- * options for device names. */
-char *sb_check_free_text(enum sb_key_id k, const char *v)
+/* The profile's free-text keys: words (fs.mkfs) against every mkfs
+ * (fs.type is another key; the plan checks them again against its own
+ * mkfs), text (mount options) for device names. */
+char *sb_check_free_text(int k, const char *v)
 {
 	char *why = NULL;
 
-	if (k == K_FS_MKFS) {
+	if (sb_keys[k].type == SB_KT_WORDS) {
 		if (sb_ft_check_string(&sb_ft_mkfs_any, v, NULL, &why) < 0)
 			return why ? why : strdup("out of memory");
 		return NULL;

@@ -132,7 +132,54 @@ static char *check_roles(const char *v, bool allow_all)
 	return NULL;
 }
 
-char *sb_key_check_value(enum sb_key_id k, const char *v)
+/* "50%,50%" or "10G,rest": sizes, "rest" last, percentages at most 100. */
+static char *check_sizes(const char *v)
+{
+	_cleanup_free_ char *copy = strdup(v);
+	char *save = NULL, *w;
+	uint64_t pct_sum = 0, u;
+	bool rest = false, pct;
+	if (!copy)
+		return NULL;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		w = trim(w);
+		if (rest)
+			return sb_asprintf("'rest' must be the last size, got '%s'", v);
+		if (strcmp(w, "rest") == 0) {
+			rest = true;
+			continue;
+		}
+		if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
+			return sb_asprintf("expected sizes such as '50%%,50%%' or "
+					   "'10G,rest', got '%s'",
+					   w);
+		if (pct)
+			pct_sum += u;
+	}
+	if (pct_sum > 100)
+		return sb_asprintf("percentages add up to %llu%%, more than 100%%",
+				   (unsigned long long)pct_sum);
+	return NULL;
+}
+
+/* One role; with SB_KF_ROLE_PART, the partition a role's members are
+ * (hdd.p2) is taken as its role. */
+static char *check_role(const struct sb_key *key, const char *v)
+{
+	char role[32];
+	const char *dot = strchr(v, '.');
+	if ((key->flags & SB_KF_ROLE_PART) && dot) {
+		struct sb_sel s;
+		char *why = NULL;
+		if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
+			return why ? why : sb_asprintf("expected one role, got '%s'", v);
+		snprintf(role, sizeof(role), "%.*s", (int)(dot - v), v);
+		return check_roles(role, false);
+	}
+	return check_roles(v, false);
+}
+
+char *sb_key_check_value(int k, const char *v)
 {
 	const struct sb_key *key = &sb_keys[k];
 	uint64_t u;
@@ -162,33 +209,8 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 					 "50%%, got '%s'",
 					 v);
 		return NULL;
-	case SB_KT_SIZES: {
-		_cleanup_free_ char *copy = strdup(v);
-		char *save = NULL, *w;
-		uint64_t pct_sum = 0;
-		bool rest = false;
-		if (!copy)
-			return NULL;
-		for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			w = trim(w);
-			if (rest)
-				return sb_asprintf("'rest' must be the last size, got '%s'", v);
-			if (strcmp(w, "rest") == 0) {
-				rest = true;
-				continue;
-			}
-			if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
-				return sb_asprintf("expected sizes such as '50%%,50%%' or "
-						 "'10G,rest', got '%s'",
-						 w);
-			if (pct)
-				pct_sum += u;
-		}
-		if (pct_sum > 100)
-			return sb_asprintf("percentages add up to %llu%%, more than 100%%",
-					 (unsigned long long)pct_sum);
-		return NULL;
-	}
+	case SB_KT_SIZES:
+		return check_sizes(v);
 	case SB_KT_BOOL:
 		if (parse_bool(v) < 0)
 			return sb_asprintf("expected yes or no, got '%s'", v);
@@ -199,20 +221,8 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 			return sb_asprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
 		}
 		return NULL;
-	case SB_KT_ROLE: {
-		/* md.write-mostly may name the partition its members are: hdd.p2 */
-		char role[32];
-		const char *dot = strchr(v, '.');
-		if (k == K_MD_WRITE_MOSTLY && dot) {
-			struct sb_sel s;
-			char *why = NULL;
-			if (sb_sel_parse(v, &s, &why) < 0 || s.n != 1)
-				return why ? why : sb_asprintf("expected one role, got '%s'", v);
-			snprintf(role, sizeof(role), "%.*s", (int)(dot - v), v);
-			return check_roles(role, false);
-		}
-		return check_roles(v, false);
-	}
+	case SB_KT_ROLE:
+		return check_role(key, v);
 	case SB_KT_ROLES:
 		return check_roles(v, true);
 	case SB_KT_MEMBERS: {
@@ -253,10 +263,10 @@ char *sb_key_check_value(enum sb_key_id k, const char *v)
 /* "did you mean" among the keys of one section. */
 static const char *suggest_key(enum sb_sec sec, const char *word)
 {
-	const char *names[SB_KEY_N];
+	const char *names[SB_KEY_MAX];
 	size_t n = 0;
-	for (int i = 0; i < SB_KEY_N; i++)
-		if (sb_keys[i].sec == sec)
+	for (int i = 0; i < (int)sb_key_n; i++)
+		if (sb_keys[i].sec == (int)sec)
 			names[n++] = sb_keys[i].name;
 	return sb_suggest(word, names, n);
 }
@@ -272,12 +282,29 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 
 static char *unknown_sec_msg(const char *name)
 {
-	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, SB_SEC_N);
+	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, sb_sec_n);
+	char *list = NULL, *m;
+	size_t len = 0;
+	FILE *f;
+
 	if (s)
 		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
-	return sb_asprintf("unknown section '[%s]': expected one of [devices], [partition], [md], "
-			 "[lvm], [fs], [mount], [queue], [workloads], [matrix]",
-			 name);
+	/* The sections in stack order: [devices], the layers' in registry
+	 * order, the other core ones, [matrix] last. */
+	f = open_memstream(&list, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "[%s], ", sb_sec_names[SB_SEC_DEVICES]);
+	for (size_t i = SB_SEC_CORE_N; i < sb_sec_n; i++)
+		fprintf(f, "[%s], ", sb_sec_names[i]);
+	for (size_t i = 0; i < SB_SEC_CORE_N; i++)
+		if (i != SB_SEC_DEVICES && i != SB_SEC_MATRIX)
+			fprintf(f, "[%s], ", sb_sec_names[i]);
+	fprintf(f, "[%s]", sb_sec_names[SB_SEC_MATRIX]);
+	fclose(f);
+	m = list ? sb_asprintf("unknown section '[%s]': expected one of %s", name, list) : NULL;
+	free(list);
+	return m;
 }
 
 /* "section.key" -> key id, or a message. */
@@ -426,6 +453,51 @@ static char *dim_name(const struct sb_dim *d)
 	return out;
 }
 
+/* One value of a dimension ("btrfs; -n 4k"): its parts into row (one per
+ * key, left NULL where empty), each checked against its key. 0, -EINVAL
+ * with *msg, or -ENOMEM. */
+static int dim_parts(struct sb_profile *p, const struct sb_dim *d, char *w, const char *orig,
+		     const char **row, char **msg)
+{
+	char *psave = NULL, *part;
+	size_t c = 0;
+
+	/* strtok_r would merge empty parts: split by hand. */
+	for (part = w; part; part = psave, c++) {
+		psave = strchr(part, ';');
+		if (psave)
+			*psave++ = '\0';
+		char *v = trim(part);
+		int k;
+		if (c >= d->n_keys) {
+			*msg = sb_asprintf("value '%s' has more parts than the %zu keys", orig,
+					   d->n_keys);
+			return -EINVAL;
+		}
+		k = d->keys[c];
+		if (!*v) {
+			if (d->n_keys == 1) {
+				*msg = sb_asprintf("%s.%s: empty value in [matrix]",
+						   sb_sec_names[sb_keys[k].sec], sb_keys[k].name);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (sb_keys[k].type != SB_KT_WORKLOAD) {
+			char *m = sb_key_check_value(k, v);
+			if (m) {
+				*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
+						   sb_keys[k].name, m);
+				free(m);
+				return -EINVAL;
+			}
+		}
+		if (!(row[c] = pool_add(p, v, strlen(v))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* "fs.type; fs.mkfs" and "btrfs; -n 4k | xfs" -> a dimension, each value
  * checked against its key. line 0: from -o, which replaces the profile's. */
 static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
@@ -470,8 +542,7 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 	save = NULL;
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
 		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
-		char *psave = NULL, *part, orig[512];
-		size_t c = 0;
+		char orig[512];
 		snprintf(orig, sizeof(orig), "%s", trim(w));
 		if (!nv) {
 			r = -ENOMEM;
@@ -480,42 +551,10 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 		d.vals = nv;
 		for (size_t k = 0; k < d.n_keys; k++)
 			nv[d.n * d.n_keys + k] = NULL;
-		/* strtok_r would merge empty parts: split by hand. */
-		for (part = w; part; part = psave, c++) {
-			psave = strchr(part, ';');
-			if (psave)
-				*psave++ = '\0';
-			char *v = trim(part);
-			enum sb_key_id k;
-			if (c >= d.n_keys) {
-				*msg = sb_asprintf("value '%s' has more parts than the %zu keys",
-						 orig, d.n_keys);
-				goto fail;
-			}
-			k = d.keys[c];
-			if (!*v) {
-				if (d.n_keys == 1) {
-					*msg = sb_asprintf("%s.%s: empty value in [matrix]",
-							 sb_sec_names[sb_keys[k].sec],
-							 sb_keys[k].name);
-					goto fail;
-				}
-				continue;
-			}
-			if (sb_keys[k].type != SB_KT_WORKLOAD) {
-				char *m = sb_key_check_value(k, v);
-				if (m) {
-					*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sb_keys[k].sec],
-							 sb_keys[k].name, m);
-					free(m);
-					goto fail;
-				}
-			}
-			if (!(nv[d.n * d.n_keys + c] = pool_add(p, v, strlen(v)))) {
-				r = -ENOMEM;
-				goto fail;
-			}
-		}
+		r = dim_parts(p, &d, w, orig, &nv[d.n * d.n_keys], msg);
+		if (r < 0)
+			goto fail;
+		r = -EINVAL;
 		for (size_t t = 0; t < d.n; t++) {
 			bool same = true;
 			for (size_t k = 0; k < d.n_keys; k++) {
@@ -559,6 +598,72 @@ static char *profile_name(const char *path)
 	return strndup(b, n);
 }
 
+/* "[name]": the section's id, or -EINVAL with *msg. */
+static int parse_section(struct sb_profile *p, char *line, unsigned lineno, char **msg)
+{
+	char *end = strchr(line, ']');
+	int sec;
+
+	if (!end || end[1]) {
+		*msg = sb_asprintf("expected '[section]', got '%s'", line);
+		return -EINVAL;
+	}
+	*end = '\0';
+	sec = sb_sec_lookup(trim(line + 1));
+	if (sec < 0) {
+		*msg = unknown_sec_msg(trim(line + 1));
+		return -EINVAL;
+	}
+	if (p->base.has_sec[sec]) {
+		*msg = sb_asprintf("section [%s] appears twice (first on line %u)",
+				   sb_sec_names[sec], p->base.sec_line[sec]);
+		return -EINVAL;
+	}
+	p->base.has_sec[sec] = true;
+	p->base.sec_line[sec] = lineno;
+	return sec;
+}
+
+/* "key = val" in section sec: checked against its key's row, then kept.
+ * 0, -EINVAL with *msg, or -ENOMEM. */
+static int parse_key(struct sb_profile *p, int sec, const char *key, const char *val,
+		     unsigned lineno, char **msg)
+{
+	int k = sb_key_lookup(sec, key);
+	const char *v;
+	char *m;
+
+	if (k < 0) {
+		*msg = unknown_key_msg(sec, key);
+		return -EINVAL;
+	}
+	if (!*val) {
+		*msg = sb_asprintf("%s.%s: expected a value", sb_sec_names[sec], key);
+		return -EINVAL;
+	}
+	/* Workloads are checked once overrides are in (-o may replace them). */
+	m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
+	if (m) {
+		*msg = sb_asprintf("%s.%s: %s", sb_sec_names[sec], key, m);
+		free(m);
+		return -EINVAL;
+	}
+	if (!(v = pool_add(p, val, strlen(val))))
+		return -ENOMEM;
+	if (sb_keys[k].flags & SB_KF_REPEAT)
+		return add_workload(p, &p->base, v, lineno);
+	if (p->base.val[k]) {
+		*msg = sb_asprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
+				   p->base.line[k]);
+		return -EINVAL;
+	}
+	p->base.val[k] = v;
+	p->base.line[k] = lineno;
+	p->base.origin[k] = "profile";
+	note_role(&p->base, k);
+	return 0;
+}
+
 int sb_profile_parse(const char *path, const char *text, struct sb_profile **out, char **err)
 {
 	struct sb_profile *p = calloc(1, sizeof(*p));
@@ -591,24 +696,8 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			}
 
 		if (*line == '[') {
-			char *end = strchr(line, ']');
-			if (!end || end[1]) {
-				msg = sb_asprintf("expected '[section]', got '%s'", line);
+			if ((sec = parse_section(p, line, lineno, &msg)) < 0)
 				goto bad;
-			}
-			*end = '\0';
-			sec = sb_sec_lookup(trim(line + 1));
-			if (sec < 0) {
-				msg = unknown_sec_msg(trim(line + 1));
-				goto bad;
-			}
-			if (p->base.has_sec[sec]) {
-				msg = sb_asprintf("section [%s] appears twice (first on line %u)",
-						sb_sec_names[sec], p->base.sec_line[sec]);
-				goto bad;
-			}
-			p->base.has_sec[sec] = true;
-			p->base.sec_line[sec] = lineno;
 			continue;
 		}
 		if (sec < 0) {
@@ -635,42 +724,9 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			continue;
 		}
 
-		int k = sb_key_lookup(sec, key);
-		if (k < 0) {
-			msg = unknown_key_msg(sec, key);
+		r = parse_key(p, sec, key, val, lineno, &msg);
+		if (r < 0)
 			goto bad;
-		}
-		if (!*val) {
-			msg = sb_asprintf("%s.%s: expected a value", sb_sec_names[sec], key);
-			goto bad;
-		}
-		/* Workloads are checked once overrides are in (-o may replace them). */
-		char *m = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
-		if (m) {
-			msg = sb_asprintf("%s.%s: %s", sb_sec_names[sec], key, m);
-			free(m);
-			goto bad;
-		}
-		const char *v = pool_add(p, val, strlen(val));
-		if (!v) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		if (sb_keys[k].flags & SB_KF_REPEAT) {
-			r = add_workload(p, &p->base, v, lineno);
-			if (r < 0)
-				goto fail;
-			continue;
-		}
-		if (p->base.val[k]) {
-			msg = sb_asprintf("%s.%s: already set on line %u", sb_sec_names[sec], key,
-					p->base.line[k]);
-			goto bad;
-		}
-		p->base.val[k] = v;
-		p->base.line[k] = lineno;
-		p->base.origin[k] = "profile";
-		note_role(&p->base, k);
 	}
 	*out = p;
 	return 0;
@@ -773,13 +829,15 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 				p->base.line[k] = 0;
 				p->base.origin[k] = "-o";
 				note_role(&p->base, k);
-				/* Partitions are given one way or the other: -o switches. */
-				if (k == K_PART_COUNT || k == K_PART_SIZES) {
-					enum sb_key_id other =
-					    k == K_PART_COUNT ? K_PART_SIZES : K_PART_COUNT;
-					p->base.val[other] = NULL;
-					drop_dim(p, other, NULL);
-				}
+				/* Keys given one way or the other (partition.count
+				 * or sizes): -o switches. */
+				for (int o = 0;
+				     (sb_keys[k].flags & SB_KF_ONEOF) && o < (int)sb_key_n; o++)
+					if (o != k && sb_keys[o].sec == sb_keys[k].sec &&
+					    (sb_keys[o].flags & SB_KF_ONEOF)) {
+						p->base.val[o] = NULL;
+						drop_dim(p, o, NULL);
+					}
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
 			drop_dim(p, k, v);
@@ -795,15 +853,27 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 
 /* ---- whole-variant checks ---- */
 
-struct vctx {
+struct sb_vctx {
 	const struct sb_profile *p;
 	const struct sb_config *c;
 	const char *variant; /* NULL for the base */
 	char **err;
 };
 
-static int verr(struct vctx *v, int k, const char *fmt, ...) _printf_(3, 4);
-static int verr(struct vctx *v, int k, const char *fmt, ...)
+const struct sb_config *sb_vctx_config(const struct sb_vctx *v)
+{
+	return v->c;
+}
+
+bool sb_vctx_varies(const struct sb_vctx *v, int k)
+{
+	for (size_t d = 0; d < v->p->n_dims; d++)
+		if (dim_has(&v->p->dims[d], k))
+			return true;
+	return false;
+}
+
+int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 {
 	va_list ap;
 	_cleanup_free_ char *m = NULL, *where = NULL;
@@ -824,46 +894,19 @@ static int verr(struct vctx *v, int k, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool is_set(const struct sb_config *c, enum sb_key_id k)
-{
-	return c->val[k] != NULL;
-}
-
 /* Units a layer sees: devices, or their partitions. */
-static unsigned role_units(const struct sb_config *c, enum sb_role r, unsigned nparts)
+static unsigned role_units(const struct sb_config *c, enum sb_role r, const struct sb_vstate *st)
 {
 	unsigned n = sb_cfg_role_count(c, r);
-	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), r))
-		n *= nparts;
+	if (st->parted & (1u << r))
+		n *= st->nparts;
 	return n;
 }
 
-static unsigned count_sizes(const char *s)
+int sb_cfg_sel_units(const struct sb_config *c, const char *v, const struct sb_vstate *st,
+		     char **why)
 {
-	unsigned n = 1;
-	for (; *s; s++)
-		n += *s == ',';
-	return n;
-}
-
-static unsigned btrfs_min_devices(const char *prof)
-{
-	static const struct {
-		const char *name;
-		unsigned min;
-	} t[] = {{"raid0", 2},	{"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
-		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
-	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
-		if (strcmp(prof, t[i].name) == 0)
-			return t[i].min;
-	return 1;
-}
-
-/* How many units (devices, or partitions of partitioned ones) a selector
- * takes; -1 with *why when it names a role without devices or a partition
- * that no device of the role has. */
-static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, char **why)
-{
+	unsigned nparts = st->nparts;
 	struct sb_sel s;
 	int n = 0;
 
@@ -871,9 +914,9 @@ static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
 	if (sb_sel_parse(v, &s, why) < 0)
 		return -1;
 	for (int r = 0; r < SB_ROLE_N; r++) {
-		bool parted = nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)r);
+		bool parted = st->parted & (1u << r);
 		if (s.all) {
-			n += (int)role_units(c, r, nparts);
+			n += (int)role_units(c, r, st);
 			continue;
 		}
 		for (size_t i = 0; i < s.n; i++) {
@@ -891,241 +934,87 @@ static int sel_units(const struct sb_config *c, const char *v, unsigned nparts, 
 				return -1;
 			}
 			n += s.item[i].part ? (int)sb_cfg_role_count(c, r)
-					    : (int)role_units(c, r, nparts);
+					    : (int)role_units(c, r, st);
 		}
 	}
 	return n;
 }
 
-/* fs.log: one whole device of its own, for a file system that can keep its
- * log elsewhere. The device is a slot like the others (matched, probed,
- * confirmed, locked); what must not happen is that the data stack takes it
- * too, since mkfs would then write both over the same blocks. */
-static int check_log(struct vctx *v, unsigned nparts)
+/* [devices]: the units the first layer sees. */
+static int check_devices(struct sb_vctx *v, struct sb_vstate *st)
 {
 	const struct sb_config *c = v->c;
-	int lr = sb_cfg_log_role(c);
-	const char *type = sb_cfg_str(c, K_FS_TYPE), *name;
-	enum sb_key_id sk;
-	struct sb_sel s;
-	char *why = NULL;
-	bool taken;
-
-	if (lr < 0)
-		return 0;
-	name = sb_role_names[lr];
-	if (strcmp(type, "btrfs") == 0)
-		return verr(v, K_FS_LOG,
-			    "fs.log: btrfs has no external log (its metadata lives on its own "
-			    "devices): use xfs, ext3 or ext4, or leave fs.log out");
-	if (strcmp(type, "ext2") == 0)
-		return verr(v, K_FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
-	if (sb_cfg_role_count(c, (enum sb_role)lr) == 0)
-		return verr(v, K_FS_LOG, "fs.log: no %s device in [devices]", name);
-	if (sb_cfg_role_count(c, (enum sb_role)lr) > 1)
-		return verr(v, K_FS_LOG,
-			    "fs.log: the log takes exactly one device, [devices] has %u %s "
-			    "devices: give the log a role of its own",
-			    sb_cfg_role_count(c, (enum sb_role)lr), name);
-	if (nparts && sb_roles_has(sb_cfg_str(c, K_PART_ON), (enum sb_role)lr))
-		return verr(v, K_FS_LOG,
-			    "fs.log: the %s device is partitioned (partition.on = %s) but the "
-			    "log takes a whole device: leave %s out of partition.on",
-			    name, sb_cfg_str(c, K_PART_ON), name);
-	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 && lr == SB_ROLE_ANY)
-		return verr(v, K_FS_LOG,
-			    "fs.log: 'any' devices are emulated arrays with --loop "
-			    "(devices.loop.emulate): give the log another role");
-	/* The layer that takes the data devices. */
-	sk = sb_cfg_md_on(c) ? K_MD_MEMBERS : sb_cfg_lvm_on(c) ? K_LVM_PVS : K_FS_ON;
-	if (sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
-		free(why);
-		return 0; /* said by the layer's own check */
-	}
-	taken = s.all;
-	for (size_t i = 0; i < s.n; i++)
-		taken |= s.item[i].role == (enum sb_role)lr;
-	if (taken)
-		return verr(v, K_FS_LOG,
-			    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
-			    "the log device must be the file system's log alone; name the data "
-			    "devices in %s.%s",
-			    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name,
-			    sb_cfg_str(c, sk), sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
-	return 0;
-}
-
-static int check_config(struct vctx *v)
-{
-	const struct sb_config *c = v->c;
-	unsigned total = 0, nparts = 0, units = 0;
-	bool md = sb_cfg_md_on(c);
-	char *why = NULL;
+	unsigned total = 0;
 
 	for (int r = 0; r < SB_ROLE_N; r++)
 		total += sb_cfg_role_count(c, r);
 	if (total == 0)
-		return verr(v, -1, "[devices]: the stack needs at least one device (ssd = 1, say)");
+		return sb_verr(v, -1,
+			       "[devices]: the stack needs at least one device (ssd = 1, say)");
 	if (total > 64)
-		return verr(v, -1, "[devices]: %u devices, at most 64", total);
+		return sb_verr(v, -1, "[devices]: %u devices, at most 64", total);
 
-	if (is_set(c, K_PART_COUNT) && is_set(c, K_PART_SIZES))
-		return verr(v, K_PART_SIZES, "partition: give either count or sizes, not both");
-	if (is_set(c, K_PART_COUNT))
-		nparts = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
-	else if (is_set(c, K_PART_SIZES))
-		nparts = count_sizes(sb_cfg_str(c, K_PART_SIZES));
-	else if (c->has_sec[SB_SEC_PARTITION])
-		return verr(v, -1, "[partition]: needs count or sizes");
-	for (int r = 0; nparts && r < SB_ROLE_N; r++)
-		if (strcmp(sb_cfg_str(c, K_PART_ON), "all") != 0 &&
-		    sb_roles_has(sb_cfg_str(c, K_PART_ON), r) && !sb_cfg_role_count(c, r))
-			return verr(v, K_PART_ON, "partition.on: no %s device in [devices]",
-				    sb_role_names[r]);
-	for (int r = 0; r < SB_ROLE_N; r++)
-		units += role_units(c, r, nparts);
+	st->units = total;
+	return 0;
+}
 
-	if (strcmp(sb_cfg_str(c, K_DEV_LOOP_EMULATE), "none") != 0 &&
-	    !sb_cfg_role_count(c, SB_ROLE_ANY))
-		return verr(v, K_DEV_LOOP_EMULATE, "devices.loop.emulate: needs 'any' devices");
-
-	if (!md && !is_set(c, K_MD_LEVEL)) {
-		for (int k = K_MD_MEMBERS; k <= K_MD_METADATA; k++)
-			if (is_set(c, k))
-				return verr(v, k, "md.%s: [md] needs a level", sb_keys[k].name);
-		if (c->has_sec[SB_SEC_MD])
-			return verr(v, -1, "[md]: needs a level");
-	} else if (md) {
-		const char *lvl = sb_cfg_str(c, K_MD_LEVEL), *mem = sb_cfg_str(c, K_MD_MEMBERS);
-		unsigned min = 2;
-		int nm = sel_units(c, mem, nparts, &why);
-		if (nm < 0) {
-			int r = verr(v, K_MD_MEMBERS, "md.members: %s", why ? why : mem);
-			free(why);
+/* The registered layers' own rules, bottom up, each on its typed config. */
+static int check_keytabs(struct sb_vctx *v, struct sb_vstate *st)
+{
+	for (size_t t = 0; t < sb_keytab_n; t++) {
+		const struct sb_keytab *kt = sb_keytabs[t];
+		void *cfg;
+		int r;
+		if (!kt->validate)
+			continue;
+		cfg = calloc(1, kt->cfg_size ? kt->cfg_size : 1);
+		if (!cfg)
+			return -ENOMEM;
+		sb_keytab_fill(kt, v->c, cfg);
+		r = kt->validate(v, cfg, st);
+		free(cfg);
+		if (r < 0)
 			return r;
-		}
-		unsigned nmem = (unsigned)nm;
-		if (strcmp(lvl, "4") == 0 || strcmp(lvl, "5") == 0)
-			min = 3;
-		else if (strcmp(lvl, "6") == 0)
-			min = 4;
-		if (nmem < min)
-			return verr(v, K_MD_LEVEL,
-				    "md.level: RAID%s needs at least %u members, the "
-				    "profile gives %u",
-				    lvl, min, nmem);
-		if (strcmp(lvl, "0") == 0 && c->val[K_MD_BITMAP] &&
-		    strcmp(c->val[K_MD_BITMAP], "internal") == 0)
-			return verr(v, K_MD_BITMAP,
-				    "md.bitmap: RAID0 has no redundancy to track: use none");
-		if (strcmp(lvl, "1") == 0 && is_set(c, K_MD_CHUNK))
-			return verr(v, K_MD_CHUNK, "md.chunk: RAID1 has no chunk size");
-		if (sb_cfg_write_mostly(c) >= 0) {
-			int r = sb_cfg_write_mostly(c);
-			if (strcmp(lvl, "1") != 0)
-				return verr(v, K_MD_WRITE_MOSTLY,
-					    "md.write-mostly: only RAID1 has write-mostly members");
-			struct sb_sel ms;
-			char *w2 = NULL;
-			bool has = sb_sel_parse(mem, &ms, &w2) == 0 &&
-				   (ms.all || sb_sel_match(&ms, (enum sb_role)r, 0));
-			for (size_t i = 0; !has && i < ms.n; i++)
-				has = ms.item[i].role == (enum sb_role)r;
-			free(w2);
-			if (!has || !sb_cfg_role_count(c, r))
-				return verr(v, K_MD_WRITE_MOSTLY,
-					    "md.write-mostly: no %s member in the array",
-					    sb_role_names[r]);
-		}
-		if (sb_cfg_u64(c, K_MD_WRITE_BEHIND) > 0) {
-			if (sb_cfg_write_mostly(c) < 0)
-				return verr(v, K_MD_WRITE_BEHIND,
-					    "md.write-behind: needs md.write-mostly");
-			if (strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
-				return verr(v, K_MD_WRITE_BEHIND,
-					    "md.write-behind: needs md.bitmap = internal");
-		}
-		if (is_set(c, K_MD_BITMAP_CHUNK) &&
-		    strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") != 0)
-			return verr(v, K_MD_BITMAP_CHUNK,
-				    "md.bitmap-chunk: needs md.bitmap = internal");
-		units = 1;
 	}
+	return 0;
+}
 
-	if (!md && !sb_cfg_lvm_on(c)) {
-		/* fs.on picks the units the file system goes on. */
-		int n = sel_units(c, sb_cfg_str(c, K_FS_ON), nparts, &why);
-		if (n <= 0) {
-			int r = verr(v, K_FS_ON, "fs.on: %s", why ? why : "selects no device");
-			free(why);
-			return r;
-		}
-		units = (unsigned)n;
-	}
-	if (sb_cfg_lvm_on(c)) {
-		if (!md) {
-			int n = sel_units(c, sb_cfg_str(c, K_LVM_PVS), nparts, &why);
-			if (n <= 0) {
-				int r = verr(v, K_LVM_PVS, "lvm.pvs: %s", why ? why : "selects no device");
-				free(why);
-				return r;
-			}
-			units = (unsigned)n;
-		}
-		if (is_set(c, K_LVM_STRIPES) && sb_cfg_u64(c, K_LVM_STRIPES) > units)
-			return verr(v, K_LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
-				    (unsigned long long)sb_cfg_u64(c, K_LVM_STRIPES), units);
-		units = 1;
-	}
-
-	if (!is_set(c, K_FS_TYPE))
-		return verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
-	bool btrfs = strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0;
-	unsigned fsdev = units;
-	const char *fd = sb_cfg_str(c, K_FS_DEVICES);
-	if (strcmp(fd, "all") != 0) {
-		uint64_t n;
-		if (!parse_uint(fd, &n) || n == 0)
-			return verr(v, K_FS_DEVICES,
-				    "fs.devices: expected 'all' or a number, got '%s'", fd);
-		if (n > units)
-			return verr(v, K_FS_DEVICES,
-				    "fs.devices: %llu devices but the layer below "
-				    "gives %u",
-				    (unsigned long long)n, units);
-		fsdev = (unsigned)n;
-	}
-	/* With the type varied in the matrix, btrfs-only keys apply to its
-	 * btrfs variants and are simply not used by the others. */
-	bool type_varies = false;
-	for (size_t d = 0; d < v->p->n_dims; d++)
-		type_varies |= dim_has(&v->p->dims[d], K_FS_TYPE);
-	if (!btrfs && !type_varies) {
-		if (is_set(c, K_FS_DATA))
-			return verr(v, K_FS_DATA, "fs.data: only btrfs has data profiles");
-		if (is_set(c, K_FS_METADATA))
-			return verr(v, K_FS_METADATA,
-				    "fs.metadata: only btrfs has metadata profiles");
-	} else if (btrfs) {
-		if (btrfs_min_devices(c->val[K_FS_DATA]) > fsdev)
-			return verr(v, K_FS_DATA,
-				    "fs.data: %s needs at least %u devices, the stack "
-				    "gives %u",
-				    c->val[K_FS_DATA], btrfs_min_devices(c->val[K_FS_DATA]), fsdev);
-		if (btrfs_min_devices(c->val[K_FS_METADATA]) > fsdev)
-			return verr(v, K_FS_METADATA,
-				    "fs.metadata: %s needs at least %u devices, "
-				    "the stack gives %u",
-				    c->val[K_FS_METADATA], btrfs_min_devices(c->val[K_FS_METADATA]),
-				    fsdev);
-	}
-	enum sb_key_id sk;
-	if (sb_scen_check_config(c, &sk, &why) < 0) {
-		int r = verr(v, sk, "scenario.%s: %s", sb_keys[sk].name, why ? why : "refused");
+int sb_vselect(struct sb_vctx *v, int key, struct sb_vstate *st)
+{
+	char *why = NULL;
+	int n = sb_cfg_sel_units(v->c, sb_cfg_str(v->c, key), st, &why);
+	if (n <= 0) {
+		int r = sb_verr(v, key, "%s.%s: %s", sb_sec_names[sb_keys[key].sec],
+				sb_keys[key].name, why ? why : "selects no device");
 		free(why);
 		return r;
 	}
-	return check_log(v, nparts);
+	st->units = (unsigned)n;
+	st->taker = key;
+	return 0;
+}
+
+/* scenario.degrade / rebuild against the stack they act on (scenario_check.c). */
+static int check_scenario(struct sb_vctx *v)
+{
+	enum sb_key_id sk;
+	char *why = NULL;
+	int r = 0;
+
+	if (sb_scen_check_config(v->c, &sk, &why) < 0)
+		r = sb_verr(v, sk, "scenario.%s: %s", sb_keys[sk].name, why ? why : "refused");
+	free(why);
+	return r;
+}
+
+static int check_config(struct sb_vctx *v)
+{
+	struct sb_vstate st = {.taker = -1};
+	int r;
+
+	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0)
+		return r;
+	return check_scenario(v);
 }
 
 static void free_one(struct sb_pvariant *v)
@@ -1230,7 +1119,7 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 		r = make_variant(p, i, v);
 		if (r < 0)
 			goto fail;
-		struct vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
+		struct sb_vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
 		r = check_config(&vc);
 		if (r == 0) {
 			kept++;
@@ -1324,23 +1213,6 @@ uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 	}
 }
 
-/* "hdd" or "hdd.p2": the members are chosen by md.members, so only the
- * role counts here. */
-int sb_cfg_write_mostly(const struct sb_config *c)
-{
-	const char *v = c->val[K_MD_WRITE_MOSTLY];
-	char role[16];
-	if (!v)
-		return -1;
-	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
-	return sb_role_lookup(role);
-}
-
-int sb_cfg_log_role(const struct sb_config *c)
-{
-	return sb_role_lookup(sb_cfg_str(c, K_FS_LOG));
-}
-
 int sb_sel_parse(const char *v, struct sb_sel *out, char **why)
 {
 	_cleanup_free_ char *copy = v ? strdup(v) : NULL;
@@ -1404,17 +1276,6 @@ bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part)
 	return false;
 }
 
-bool sb_cfg_md_on(const struct sb_config *c)
-{
-	const char *v = c->val[K_MD_LEVEL];
-	return v && strcmp(v, "none") != 0;
-}
-
-bool sb_cfg_lvm_on(const struct sb_config *c)
-{
-	return c->has_sec[SB_SEC_LVM] && sb_cfg_bool(c, K_LVM_ENABLE);
-}
-
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)
 {
 	const char *v = sb_cfg_str(c, k);
@@ -1451,7 +1312,7 @@ bool sb_roles_has(const char *roles, enum sb_role r)
 json_object *sb_config_to_json(const struct sb_config *c)
 {
 	json_object *o = json_object_new_object();
-	for (int k = 0; k < SB_KEY_N; k++) {
+	for (int k = 0; k < (int)sb_key_n; k++) {
 		char full[128];
 		const char *v = sb_cfg_str(c, k);
 		if (sb_keys[k].flags & SB_KF_REPEAT)

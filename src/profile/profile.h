@@ -1,6 +1,8 @@
-/* Profiles: the INI-style description of a stack and its variants. One key
- * table (profile_keys.c) drives parsing, validation, `-o` overrides, the
- * matrix, "did you mean" and doc/profile-format.md. Pure: no device I/O. */
+/* Profiles: the INI-style description of a stack and its variants. The key
+ * tables drive parsing, validation, `-o` overrides, the matrix, "did you
+ * mean" and doc/profile-format.md: the core keys of profile_keys.c, and the
+ * tables the stack layers register (struct sb_keytab, each in its layer's
+ * file). Pure: no device I/O. */
 #pragma once
 
 #include <json-c/json.h>
@@ -10,17 +12,12 @@
 
 enum sb_sec {
 	SB_SEC_DEVICES,
-	SB_SEC_PARTITION,
-	SB_SEC_MD,
-	SB_SEC_LVM,
-	SB_SEC_FS,
-	SB_SEC_MOUNT,
-	SB_SEC_QUEUE,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
-	SB_SEC_SCENARIO,
-	SB_SEC_N,
+	SB_SEC_SCENARIO, /* the session's: profile/scenario_check.c, stack/scenario.c */
+	SB_SEC_CORE_N, /* the registered tables' sections follow (sb_sec_n) */
 };
+#define SB_SEC_MAX 24
 
 /* Device roles, in the order used when none is given. */
 enum sb_role { SB_ROLE_SSD, SB_ROLE_HDD, SB_ROLE_NVME, SB_ROLE_ANY, SB_ROLE_N };
@@ -48,43 +45,6 @@ enum sb_key_id {
 	K_DEV_HDD,
 	K_DEV_NVME,
 	K_DEV_ANY,
-	K_DEV_LOOP_SSD,
-	K_DEV_LOOP_HDD,
-	K_DEV_LOOP_NVME,
-	K_DEV_LOOP_ANY,
-	K_DEV_LOOP_QUICK,
-	K_DEV_LOOP_EMULATE,
-	K_DEV_LOOP_EMULATE_MEMBERS,
-	K_DEV_PRECONDITION,
-	K_DEV_PRECONDITION_LIMIT,
-	K_PART_COUNT,
-	K_PART_SIZES,
-	K_PART_ON,
-	K_MD_LEVEL,
-	K_MD_MEMBERS,
-	K_MD_WRITE_MOSTLY,
-	K_MD_WRITE_BEHIND,
-	K_MD_BITMAP,
-	K_MD_BITMAP_CHUNK,
-	K_MD_CHUNK,
-	K_MD_ASSUME_CLEAN,
-	K_MD_METADATA,
-	K_LVM_VG,
-	K_LVM_LV,
-	K_LVM_LV_SIZE,
-	K_LVM_STRIPES,
-	K_LVM_ENABLE,
-	K_LVM_PVS,
-	K_FS_TYPE,
-	K_FS_MKFS,
-	K_FS_DATA,
-	K_FS_METADATA,
-	K_FS_DEVICES,
-	K_FS_ON,
-	K_FS_LOG,
-	K_MOUNT_OPTIONS,
-	K_QUEUE_SCHEDULER,
-	K_QUEUE_READ_AHEAD,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
 	/* scenario (profile/scenario_check.c, stack/scenario.c) */
@@ -94,11 +54,12 @@ enum sb_key_id {
 	K_SCEN_REBUILD_LIMIT,
 	K_SCEN_INTEGRITY,
 	K_SCEN_FILL,
-	SB_KEY_N,
+	SB_KEY_CORE_N, /* the registered tables' keys follow (sb_key_n) */
 };
+#define SB_KEY_MAX 128
 
 struct sb_key {
-	enum sb_sec sec;
+	int sec; /* enum sb_sec, or a registered section's id (set at start) */
 	const char *name;
 	enum sb_ktype type;
 	const char *choices; /* SB_KT_CHOICE: "a|b|c" */
@@ -106,15 +67,30 @@ struct sb_key {
 	const char *def;     /* default, as text; NULL: unset */
 	unsigned flags;	     /* SB_KF_* */
 	const char *help;
+	size_t off; /* registered tables: offsetof in the layer's typed config */
 };
 
 enum {
-	SB_KF_REPEAT = 1 << 0,	 /* may be given several times (a list) */
-	SB_KF_NOMATRIX = 1 << 1, /* not allowed in [matrix] */
+	SB_KF_REPEAT = 1 << 0,	  /* may be given several times (a list) */
+	SB_KF_NOMATRIX = 1 << 1,  /* not allowed in [matrix] */
+	SB_KF_ROLE_PART = 1 << 2, /* SB_KT_ROLE: 'hdd.p2' is taken as its role */
+	SB_KF_ONEOF = 1 << 3,	  /* one of the section's ONEOF keys: -o one unsets the others */
 };
 
-extern const struct sb_key sb_keys[SB_KEY_N];
-extern const char *const sb_sec_names[SB_SEC_N];
+#define SB_PRESENT(st, member) (offsetof(st, member) + 1)
+
+/* A row of a registered key table: its section is the table's. */
+#define SB_KEY(st, member, name, type, choices, min, max, def, flags, help)                        \
+	{                                                                                          \
+		0, name, type, choices, min, max, def, flags, help, offsetof(st, member)           \
+	}
+
+/* Every key, core ones first (indexed by enum sb_key_id), then those of
+ * sb_keytabs[] in registry order; sb_key_n of them. */
+extern struct sb_key sb_keys[SB_KEY_MAX];
+extern size_t sb_key_n;
+extern const char *sb_sec_names[SB_SEC_MAX];
+extern size_t sb_sec_n;
 extern const char *const sb_role_names[SB_ROLE_N];
 
 /* The key's row in doc/profile-format.md ("| `md.level` | ... |"). */
@@ -128,11 +104,11 @@ int sb_role_lookup(const char *name);
 /* Resolved values of one variant (or the base profile). Strings are owned by
  * the profile they come from. */
 struct sb_config {
-	const char *val[SB_KEY_N];    /* NULL: unset (getters return the default) */
-	unsigned line[SB_KEY_N];      /* where it was set: 0 default, else the file's line */
-	const char *origin[SB_KEY_N]; /* "profile", "matrix", "-o" */
-	bool has_sec[SB_SEC_N];	      /* the section header appeared */
-	unsigned sec_line[SB_SEC_N];
+	const char *val[SB_KEY_MAX];	/* NULL: unset (getters return the default) */
+	unsigned line[SB_KEY_MAX];	/* where it was set: 0 default, else the file's line */
+	const char *origin[SB_KEY_MAX]; /* "profile", "matrix", "-o" */
+	bool has_sec[SB_SEC_MAX];	/* the section header appeared */
+	unsigned sec_line[SB_SEC_MAX];
 	enum sb_role role_order[SB_ROLE_N]; /* roles in the order [devices] lists them */
 	size_t n_roles;
 	const char **workloads; /* [workloads] run = ..., in order */
@@ -194,10 +170,6 @@ json_object *sb_config_to_json(const struct sb_config *c);
 /* Getters: the value, or the key's default. */
 const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);
 uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k);
-/* The write-mostly role, or -1 for none. */
-int sb_cfg_write_mostly(const struct sb_config *c);
-/* The role whose device holds the external log (fs.log), or -1 for none. */
-int sb_cfg_log_role(const struct sb_config *c);
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k);
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r);
 /* Is role r (or "all") in a SB_KT_ROLES value? */
@@ -217,15 +189,80 @@ struct sb_sel {
 int sb_sel_parse(const char *v, struct sb_sel *out, char **why);
 /* Does a unit of role r (partition part, 0 for a whole device) match? */
 bool sb_sel_match(const struct sb_sel *s, enum sb_role r, unsigned part);
-/* md.level = none, [lvm] enable = no: the variant leaves that layer out. */
-bool sb_cfg_md_on(const struct sb_config *c);
-bool sb_cfg_lvm_on(const struct sb_config *c);
 /* Parses one value of key k; NULL or a message ("expected a size such as 2G"). */
-char *sb_key_check_value(enum sb_key_id k, const char *v);
+char *sb_key_check_value(int k, const char *v);
+/* "md.level" -> the key's id, or -1. */
+int sb_key_find(const char *dotted);
+
+/* ---- registered key tables (a layer's section, keys and rules) ---- */
+
+/* A whole variant being checked: the messages name the key's file and line
+ * (or its -o) and the variant. */
+struct sb_vctx;
+const struct sb_config *sb_vctx_config(const struct sb_vctx *v);
+/* Does key k vary in the profile's [matrix]? */
+bool sb_vctx_varies(const struct sb_vctx *v, int k);
+/* Sets the variant's error for key k (-1: none) and returns -EINVAL. */
+int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What the layers below hand up while a variant is checked bottom up. */
+struct sb_vstate {
+	unsigned nparts; /* partitions of each partitioned device, or 0 */
+	unsigned parted; /* roles (bit per enum sb_role) whose devices are partitioned */
+	unsigned units;	 /* the units (devices, partitions, arrays) the next layer sees */
+	int taker;	 /* the selector key that took the devices (md.members), or -1 */
+};
+
+/* What the profile gave of a table (SB_PRESENT): the section header, and a
+ * bit per key (in table order) that has a value of its own. */
+struct sb_present {
+	bool section;
+	unsigned long keys;
+};
+
+/* SB_KT_SIZEPCT's typed field. */
+struct sb_size_pct {
+	uint64_t v; /* bytes, or a percentage when pct */
+	bool pct;
+};
+
+struct sb_keytab {
+	const char *section; /* "md" */
+	const struct sb_key *keys;
+	size_t n;
+	size_t cfg_size; /* the typed config the keys fill through their offsetof */
+	/* SB_PRESENT(st, member): a struct sb_present of the config, filled
+	 * with what the profile gave ([lvm] alone builds LVM); 0: none. */
+	size_t present;
+	/* The rules between its keys and against the layers below (cfg
+	 * filled); 0 or sb_verr()'s -EINVAL. May update st for the layers
+	 * above. */
+	int (*validate)(struct sb_vctx *v, const void *cfg, struct sb_vstate *st);
+};
+
+/* The layers' tables in stack order, read from the layer registry (one row
+ * per layer, stack/exec.c) at start: sb_keytab_n of them. */
+size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max);
+extern const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
+extern size_t sb_keytab_n;
+/* The id of t's first key (its keys are consecutive). */
+int sb_keytab_base(const struct sb_keytab *t);
+/* Fills cfg (t->cfg_size bytes, zeroed by the caller) from c: each key's
+ * value or default, typed by its key type (see profile_keys.c). */
+void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *cfg);
+/* How many units (devices, or partitions of partitioned ones) a selector
+ * takes; -1 with *why (malloc'ed) when it names a role without devices or a
+ * partition no device of the role has. */
+int sb_cfg_sel_units(const struct sb_config *c, const char *sel, const struct sb_vstate *st,
+		     char **why);
+/* Key k (a selector: lvm.pvs) takes the units of the devices: st->units
+ * becomes how many it selects and st->taker k; sb_verr's -EINVAL when it
+ * selects none. */
+int sb_vselect(struct sb_vctx *v, int k, struct sb_vstate *st);
 /* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a
  * device, directly or through an option that takes one: the message, or
  * NULL when the value is fine. */
-char *sb_check_free_text(enum sb_key_id k, const char *v);
+char *sb_check_free_text(int k, const char *v);
 
 /* scenario_check.c. A member named by scenario.degrade / rebuild: a role,
  * optionally its device number (hdd2) and partition (ssd.p2); 0: any. */

@@ -1,24 +1,25 @@
-/* The one table of profile keys: parsing, validation, overrides, the matrix,
- * suggestions and doc/profile-format.md (checked by test_profile) follow it. */
+/* The table of profile keys: the core rows here, then the rows the layers
+ * register (sb_keytabs[]) appended at start. Parsing, validation, overrides,
+ * the matrix, suggestions and doc/profile-format.md (checked by
+ * test_profile) follow it. */
 #include "profile/profile.h"
+#include "util/parse.h"
+#include "util/size.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-const char *const sb_sec_names[SB_SEC_N] = {
-    [SB_SEC_DEVICES] = "devices", [SB_SEC_PARTITION] = "partition",
-    [SB_SEC_MD] = "md",		  [SB_SEC_LVM] = "lvm",
-    [SB_SEC_FS] = "fs",		  [SB_SEC_MOUNT] = "mount",
-    [SB_SEC_QUEUE] = "queue",	  [SB_SEC_WORKLOADS] = "workloads",
+const char *sb_sec_names[SB_SEC_MAX] = {
+    [SB_SEC_DEVICES] = "devices",
+    [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
     [SB_SEC_SCENARIO] = "scenario",
 };
 
 const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
 
-#define BTRFS_PROFILES "single|dup|raid0|raid1|raid1c3|raid1c4|raid10|raid5|raid6"
-
-const struct sb_key sb_keys[SB_KEY_N] = {
+struct sb_key sb_keys[SB_KEY_MAX] = {
     [K_DEV_SSD] = {SB_SEC_DEVICES, "ssd", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
 		   "number of non-rotational SATA/SAS devices the stack needs"},
     [K_DEV_HDD] = {SB_SEC_DEVICES, "hdd", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
@@ -27,104 +28,6 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 		    "number of NVMe devices"},
     [K_DEV_ANY] = {SB_SEC_DEVICES, "any", SB_KT_COUNT, NULL, 0, 64, NULL, SB_KF_NOMATRIX,
 		   "number of devices of any kind (a hardware RAID volume, say)"},
-    [K_DEV_LOOP_SSD] = {SB_SEC_DEVICES, "loop.ssd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each ssd loop device (sparse)"},
-    [K_DEV_LOOP_HDD] = {SB_SEC_DEVICES, "loop.hdd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each hdd loop device (rotational flag set)"},
-    [K_DEV_LOOP_NVME] = {SB_SEC_DEVICES, "loop.nvme", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			 "--loop: size of each nvme loop device"},
-    [K_DEV_LOOP_ANY] = {SB_SEC_DEVICES, "loop.any", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
-			"--loop: size of each 'any' loop device"},
-    [K_DEV_LOOP_QUICK] = {SB_SEC_DEVICES, "loop.quick", SB_KT_SIZE, NULL, 0, 0, "320M", 0,
-			  "--loop --quick: size of every loop device (xfs needs 300M)"},
-    [K_DEV_LOOP_EMULATE] = {SB_SEC_DEVICES, "loop.emulate", SB_KT_CHOICE, "none|raid6", 0, 0,
-			    "none", SB_KF_NOMATRIX,
-			    "--loop: build each 'any' device as an md array of this level over "
-			    "loop devices (emulates a hardware RAID volume)"},
-    [K_DEV_LOOP_EMULATE_MEMBERS] = {SB_SEC_DEVICES, "loop.emulate-members", SB_KT_UINT, NULL, 4, 16,
-				    "4", SB_KF_NOMATRIX,
-				    "--loop: loop devices in each emulated array"},
-    [K_DEV_PRECONDITION] = {SB_SEC_DEVICES, "precondition", SB_KT_CHOICE, "none|trim|steady", 0, 0,
-			    "none", 0,
-			    "starting state of every member device before mkfs: 'trim' discards "
-			    "it all, 'steady' also writes it past its capacity until a steady "
-			    "state (SNIA PTS); both make the file system with discard off"},
-    [K_DEV_PRECONDITION_LIMIT] = {SB_SEC_DEVICES, "precondition-limit", SB_KT_DURATION, NULL, 0,
-				  0, "30m", 0,
-				  "steady: stop writing a device after this long, steady or not "
-				  "(result.json says which)"},
-
-    [K_PART_COUNT] = {SB_SEC_PARTITION, "count", SB_KT_UINT, NULL, 1, 16, NULL, 0,
-		      "split each device into this many equal GPT partitions"},
-    [K_PART_SIZES] = {SB_SEC_PARTITION, "sizes", SB_KT_SIZES, NULL, 0, 0, NULL, 0,
-		      "partition sizes instead of count: '50%,50%', '10G,rest'"},
-    [K_PART_ON] = {SB_SEC_PARTITION, "on", SB_KT_ROLES, NULL, 0, 0, "all", 0,
-		   "roles whose devices are partitioned ('all' or 'ssd,hdd')"},
-
-    [K_MD_LEVEL] = {SB_SEC_MD, "level", SB_KT_CHOICE, "none|0|1|4|5|6|10", 0, 0, NULL, 0,
-		    "RAID level; setting it builds an md array ('none' leaves md out, e.g. "
-		    "as the baseline of a matrix)"},
-    [K_MD_MEMBERS] = {SB_SEC_MD, "members", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		      "roles whose devices (or partitions) become members, or partitions by "
-		      "role and number: 'ssd.p2, hdd.p2'"},
-    [K_MD_WRITE_MOSTLY] = {SB_SEC_MD, "write-mostly", SB_KT_ROLE, NULL, 0, 0, NULL, 0,
-			   "role whose members get --write-mostly (reads avoid them), or none; "
-			   "'hdd.p2' is taken as its role"},
-    [K_MD_WRITE_BEHIND] = {SB_SEC_MD, "write-behind", SB_KT_UINT, NULL, 0, 16383, "0", 0,
-			   "--write-behind=N for write-mostly members (0: off; needs the "
-			   "internal bitmap)"},
-    [K_MD_BITMAP] = {SB_SEC_MD, "bitmap", SB_KT_CHOICE, "internal|none", 0, 0, "internal", 0,
-		     "write-intent bitmap (always passed explicitly)"},
-    [K_MD_BITMAP_CHUNK] = {SB_SEC_MD, "bitmap-chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
-			   "--bitmap-chunk"},
-    [K_MD_CHUNK] = {SB_SEC_MD, "chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
-		    "--chunk for striped levels (never passed for RAID1)"},
-    [K_MD_ASSUME_CLEAN] = {SB_SEC_MD, "assume-clean", SB_KT_BOOL, NULL, 0, 0, "no", 0,
-			   "--assume-clean: skip the initial resync"},
-    [K_MD_METADATA] = {SB_SEC_MD, "metadata", SB_KT_CHOICE, "0.90|1.0|1.1|1.2", 0, 0, "1.2", 0,
-		       "superblock format"},
-
-    [K_LVM_VG] = {SB_SEC_LVM, "vg", SB_KT_NAME, NULL, 0, 0, "sbvg", 0,
-		  "volume group name (the run id is appended, so that it cannot clash)"},
-    [K_LVM_LV] = {SB_SEC_LVM, "lv", SB_KT_NAME, NULL, 0, 0, "sblv", 0, "logical volume name"},
-    [K_LVM_LV_SIZE] = {SB_SEC_LVM, "lv-size", SB_KT_SIZEPCT, NULL, 0, 0, "100%", 0,
-		       "size of the LV: '20G' or a percentage of the VG"},
-    [K_LVM_STRIPES] = {SB_SEC_LVM, "stripes", SB_KT_UINT, NULL, 1, 64, NULL, 0,
-		       "stripe the LV over this many PVs"},
-    [K_LVM_ENABLE] = {SB_SEC_LVM, "enable", SB_KT_BOOL, NULL, 0, 0, "yes", 0,
-		      "build the LVM layer ('no' leaves it out, e.g. as the baseline of a "
-		      "matrix)"},
-    [K_LVM_PVS] = {SB_SEC_LVM, "pvs", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		   "what becomes a PV when there is no md below: roles or partitions "
-		   "('any', 'ssd.p2'); the others are left untouched"},
-
-    [K_FS_TYPE] = {SB_SEC_FS, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
-		   "file system (required)"},
-    [K_FS_MKFS] = {SB_SEC_FS, "mkfs", SB_KT_WORDS, NULL, 0, 0, NULL, 0,
-		   "extra mkfs options, split on blanks ('-n 4k', '-i size=512')"},
-    [K_FS_DATA] = {SB_SEC_FS, "data", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
-		   "btrfs: data profile (-d)"},
-    [K_FS_METADATA] = {SB_SEC_FS, "metadata", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
-		       "btrfs: metadata profile (-m)"},
-    [K_FS_DEVICES] = {SB_SEC_FS, "devices", SB_KT_STRING, NULL, 0, 0, "all", 0,
-		      "btrfs: 'all' devices below, or a number; other file systems use "
-		      "the first"},
-    [K_FS_ON] = {SB_SEC_FS, "on", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
-		 "without md or LVM: the devices or partitions the file system goes on "
-		 "('ssd.p1', 'ssd.p1, ssd.p2'); the others are left untouched"},
-    [K_FS_LOG] = {SB_SEC_FS, "log", SB_KT_ROLE, NULL, 0, 0, "none", 0,
-		  "xfs, ext3, ext4: an external log (journal) on the one device of this role, "
-		  "which the data stack must not use ('ssd'), or none"},
-
-    [K_MOUNT_OPTIONS] = {SB_SEC_MOUNT, "options", SB_KT_STRING, NULL, 0, 0, NULL, 0,
-			 "mount options ('noatime,logbufs=8')"},
-
-    [K_QUEUE_SCHEDULER] = {SB_SEC_QUEUE, "scheduler", SB_KT_NAME, NULL, 0, 0, NULL, 0,
-			   "I/O scheduler of every whole device in the stack (restored "
-			   "afterwards)"},
-    [K_QUEUE_READ_AHEAD] = {SB_SEC_QUEUE, "read-ahead-kb", SB_KT_UINT, NULL, 0, 1 << 20, NULL, 0,
-			    "read_ahead_kb of every whole device (restored afterwards)"},
-
     [K_WL_RUN] = {SB_SEC_WORKLOADS, "run", SB_KT_WORKLOAD, NULL, 0, 0, NULL,
 		  SB_KF_REPEAT | SB_KF_NOMATRIX,
 		  "a workload to run in the mounted file system, in order; repeat the key "
@@ -161,9 +64,146 @@ const struct sb_key sb_keys[SB_KEY_N] = {
 		     "to copy; read back and checked after the run"},
 };
 
+size_t sb_key_n = SB_KEY_CORE_N, sb_sec_n = SB_SEC_CORE_N, sb_keytab_n;
+const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
+static int keytab_base[SB_SEC_MAX];
+
+/* The registered tables' sections and keys after the core ones, in
+ * registry order. Before main: every lookup needs them, and a table too
+ * large for the arrays is a build mistake, not a user's. */
+__attribute__((constructor)) static void keys_register(void)
+{
+	sb_keytab_n = sb_layer_keytabs(sb_keytabs, SB_SEC_MAX - SB_SEC_CORE_N);
+	for (size_t t = 0; t < sb_keytab_n; t++) {
+		const struct sb_keytab *kt = sb_keytabs[t];
+		if (sb_sec_n == SB_SEC_MAX || sb_key_n + kt->n > SB_KEY_MAX)
+			abort();
+		/* Two layers may share a section ([devices]: loop, precond). */
+		int sec = sb_sec_lookup(kt->section);
+		if (sec < 0) {
+			sec = (int)sb_sec_n++;
+			sb_sec_names[sec] = kt->section;
+		}
+		keytab_base[t] = (int)sb_key_n;
+		for (size_t i = 0; i < kt->n; i++) {
+			sb_keys[sb_key_n] = kt->keys[i];
+			sb_keys[sb_key_n++].sec = sec;
+		}
+	}
+}
+
+int sb_keytab_base(const struct sb_keytab *t)
+{
+	for (size_t i = 0; i < sb_keytab_n; i++)
+		if (sb_keytabs[i] == t)
+			return keytab_base[i];
+	return -1;
+}
+
+int sb_key_find(const char *dotted)
+{
+	const char *dot = strchr(dotted, '.');
+	char sec[32];
+	int s;
+	if (!dot || (size_t)(dot - dotted) >= sizeof(sec))
+		return -1;
+	snprintf(sec, sizeof(sec), "%.*s", (int)(dot - dotted), dotted);
+	s = sb_sec_lookup(sec);
+	return s < 0 ? -1 : sb_key_lookup(s, dot + 1);
+}
+
+/* "hdd" or "hdd.p2" (SB_KF_ROLE_PART): the role, or -1 (none). */
+static int role_of(const char *v)
+{
+	char role[16];
+	if (!v)
+		return -1;
+	snprintf(role, sizeof(role), "%.*s", (int)strcspn(v, "."), v);
+	return sb_role_lookup(role);
+}
+
+/* One value into its typed field, by key type: numbers, sizes (bytes) and
+ * durations (ms) as uint64_t, yes/no as bool, a role as int (-1: none),
+ * roles as a bit set (unsigned), members as struct sb_sel, a size or
+ * percentage as struct sb_size_pct, the rest as the
+ * text itself (const char *, owned by the profile). Values were checked on
+ * the way in; a member list that still fails is left empty for validate. */
+static void fill_one(const struct sb_key *k, const char *v, void *field)
+{
+	uint64_t u = 0;
+	bool b = false;
+	char *why = NULL;
+
+	switch (k->type) {
+	case SB_KT_COUNT:
+	case SB_KT_UINT:
+		if (v)
+			sb_parse_uint(v, 0, UINT64_MAX, &u);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_SIZE:
+		if (v)
+			sb_parse_size(v, &u, false, NULL);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_DURATION:
+		if (v)
+			sb_parse_duration_ms(v, &u);
+		*(uint64_t *)field = u;
+		return;
+	case SB_KT_SIZEPCT: {
+		struct sb_size_pct *sp = field;
+		*sp = (struct sb_size_pct){0};
+		if (v)
+			sb_parse_size(v, &sp->v, true, &sp->pct);
+		return;
+	}
+	case SB_KT_BOOL:
+		if (v)
+			sb_parse_bool(v, &b);
+		*(bool *)field = b;
+		return;
+	case SB_KT_ROLE:
+		*(int *)field = role_of(v);
+		return;
+	case SB_KT_ROLES: {
+		unsigned bits = 0;
+		for (int r = 0; r < SB_ROLE_N; r++)
+			if (sb_roles_has(v, (enum sb_role)r))
+				bits |= 1u << r;
+		*(unsigned *)field = bits;
+		return;
+	}
+	case SB_KT_MEMBERS:
+		if (sb_sel_parse(v, field, &why) < 0)
+			*(struct sb_sel *)field = (struct sb_sel){0};
+		free(why);
+		return;
+	default:
+		*(const char **)field = v;
+		return;
+	}
+}
+
+void sb_keytab_fill(const struct sb_keytab *t, const struct sb_config *c, void *cfg)
+{
+	int base = sb_keytab_base(t);
+	if (base < 0)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		fill_one(&t->keys[i], sb_cfg_str(c, base + (int)i), (char *)cfg + t->keys[i].off);
+	if (t->present) {
+		struct sb_present *pr = (struct sb_present *)((char *)cfg + t->present - 1);
+		pr->section = c->has_sec[sb_keys[base].sec];
+		for (size_t i = 0; i < t->n && i < 8 * sizeof(pr->keys); i++)
+			if (c->val[base + (int)i])
+				pr->keys |= 1ul << i;
+	}
+}
+
 int sb_sec_lookup(const char *name)
 {
-	for (int i = 0; i < SB_SEC_N; i++)
+	for (int i = 0; i < (int)sb_sec_n; i++)
 		if (strcmp(sb_sec_names[i], name) == 0)
 			return i;
 	return -1;
@@ -171,8 +211,8 @@ int sb_sec_lookup(const char *name)
 
 int sb_key_lookup(enum sb_sec sec, const char *name)
 {
-	for (int i = 0; i < SB_KEY_N; i++)
-		if (sb_keys[i].sec == sec && strcmp(sb_keys[i].name, name) == 0)
+	for (int i = 0; i < (int)sb_key_n; i++)
+		if (sb_keys[i].sec == (int)sec && strcmp(sb_keys[i].name, name) == 0)
 			return i;
 	return -1;
 }

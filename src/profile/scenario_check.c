@@ -8,7 +8,29 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <assert.h>
 #include <string.h>
+
+/* The stack layers' keys live in their own tables (stack/LAYER.c): looked
+ * up by name, always registered by the time a profile is checked. */
+static int lkey(const char *dotted)
+{
+	int k = sb_key_find(dotted);
+	assert(k >= 0);
+	return k;
+}
+
+static bool md_on(const struct sb_config *c)
+{
+	const char *v = c->val[lkey("md.level")];
+	return v && strcmp(v, "none") != 0;
+}
+
+static bool lvm_on(const struct sb_config *c)
+{
+	int sec = sb_sec_lookup("lvm");
+	return sec >= 0 && c->has_sec[sec] && sb_cfg_bool(c, lkey("lvm.enable"));
+}
 
 /* btrfs profiles that keep a second copy (or parity) of every block. */
 static bool btrfs_redundant(const char *prof)
@@ -68,40 +90,40 @@ bad:
 static unsigned role_parts(const struct sb_config *c, enum sb_role r)
 {
 	unsigned n = 0;
-	if (c->val[K_PART_COUNT])
-		n = (unsigned)sb_cfg_u64(c, K_PART_COUNT);
-	else if (c->val[K_PART_SIZES]) {
+	if (c->val[lkey("partition.count")])
+		n = (unsigned)sb_cfg_u64(c, lkey("partition.count"));
+	else if (c->val[lkey("partition.sizes")]) {
 		n = 1;
-		for (const char *s = c->val[K_PART_SIZES]; *s; s++)
+		for (const char *s = c->val[lkey("partition.sizes")]; *s; s++)
 			n += *s == ',';
 	}
-	return n && sb_roles_has(sb_cfg_str(c, K_PART_ON), r) ? n : 0;
+	return n && sb_roles_has(sb_cfg_str(c, lkey("partition.on")), r) ? n : 0;
 }
 
 int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n)
 {
-	bool md = sb_cfg_md_on(c);
+	bool md = md_on(c);
 	struct sb_sel sel;
 	char *why = NULL;
 	size_t k = 0;
 	uint64_t fsdev = 0;
 
 	*n = 0;
-	if (!md && sb_cfg_lvm_on(c))
+	if (!md && lvm_on(c))
 		return 0; /* LVM alone: no array to take a member out of */
-	if (sb_sel_parse(sb_cfg_str(c, md ? K_MD_MEMBERS : K_FS_ON), &sel, &why) < 0) {
+	if (sb_sel_parse(sb_cfg_str(c, md ? lkey("md.members") : lkey("fs.on")), &sel, &why) < 0) {
 		free(why);
 		return -EINVAL;
 	}
 	if (!md) {
-		const char *fd = sb_cfg_str(c, K_FS_DEVICES);
+		const char *fd = sb_cfg_str(c, lkey("fs.devices"));
 		if (fd && strcmp(fd, "all") != 0)
 			fsdev = strtoull(fd, NULL, 10);
 	}
 	for (size_t i = 0; i < c->n_roles; i++) {
 		enum sb_role r = c->role_order[i];
 		unsigned cnt = sb_cfg_role_count(c, r), np = role_parts(c, r);
-		if ((int)r == sb_cfg_log_role(c))
+		if ((int)r == sb_role_lookup(sb_cfg_str(c, lkey("fs.log"))))
 			continue;
 		for (unsigned s = 1; s <= cnt; s++)
 			for (unsigned p = np ? 1 : 0; p <= np; p++) {
@@ -151,10 +173,10 @@ static int member_key(const struct sb_config *c)
 
 enum sb_scen_kind sb_scen_kind(const struct sb_config *c)
 {
-	if (sb_cfg_md_on(c))
-		return strcmp(sb_cfg_str(c, K_MD_LEVEL), "0") == 0 ? SB_SCEN_NONE : SB_SCEN_MD;
-	if (!sb_cfg_lvm_on(c) && strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") == 0 &&
-	    btrfs_redundant(c->val[K_FS_DATA]) && btrfs_redundant(c->val[K_FS_METADATA]))
+	if (md_on(c))
+		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0 ? SB_SCEN_NONE : SB_SCEN_MD;
+	if (!lvm_on(c) && strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") == 0 &&
+	    btrfs_redundant(c->val[lkey("fs.data")]) && btrfs_redundant(c->val[lkey("fs.metadata")]))
 		return SB_SCEN_BTRFS;
 	return SB_SCEN_NONE;
 }
@@ -172,16 +194,16 @@ bool sb_scen_integrity_on(const struct sb_config *c)
 /* Why the stack has nothing to degrade (static text), or NULL. */
 static const char *no_redundancy(const struct sb_config *c)
 {
-	if (sb_cfg_md_on(c))
-		return strcmp(sb_cfg_str(c, K_MD_LEVEL), "0") == 0
+	if (md_on(c))
+		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0
 			   ? "RAID0 has no redundancy: without one member the array is gone"
 			   : NULL;
-	if (sb_cfg_lvm_on(c))
+	if (lvm_on(c))
 		return "LVM without md has no redundancy to lose a member from";
-	if (strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") != 0)
+	if (strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0)
 		return "only md arrays and btrfs RAID have members to take out (the stack has "
 		       "neither)";
-	if (!btrfs_redundant(c->val[K_FS_DATA]) || !btrfs_redundant(c->val[K_FS_METADATA]))
+	if (!btrfs_redundant(c->val[lkey("fs.data")]) || !btrfs_redundant(c->val[lkey("fs.metadata")]))
 		return "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must "
 		       "both "
 		       "be raid1, raid1c3, raid1c4, raid10, raid5 or raid6)";
@@ -228,7 +250,7 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 static const char *rebuild_with_why(const struct sb_config *c, enum sb_scen_kind kind)
 {
 	const char *w = sb_cfg_str(c, K_SCEN_REBUILD_WITH);
-	bool bitmap = strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
+	bool bitmap = strcmp(sb_cfg_str(c, lkey("md.bitmap")), "internal") == 0;
 	if (kind == SB_SCEN_MD && strcmp(w, "replace") == 0)
 		return "replace is btrfs's: md rebuilds with re-add or add";
 	if (kind == SB_SCEN_MD && strcmp(w, "re-add") == 0 && !bitmap)
@@ -263,7 +285,7 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 		return -EINVAL;
 	}
 	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 &&
-	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_cfg_str(c, K_FS_TYPE), "btrfs") != 0) {
+	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0) {
 		*key = K_SCEN_INTEGRITY;
 		*why = sb_asprintf("yes needs an md array with redundancy or btrfs (nothing here "
 				   "can be checked against a second copy)");

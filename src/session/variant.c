@@ -41,7 +41,7 @@ void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
  * device was in (after mkfs's own discard, nearly fresh out of the box). */
 static json_object *precondition_record(const struct sb_vrun *vr, const char *mnt, bool *fresh)
 {
-	const char *mode = sb_cfg_str(&vr->v->cfg, K_DEV_PRECONDITION);
+	const char *mode = sb_cfg_str(&vr->v->cfg, sb_key_find("devices.precondition"));
 	json_object *o = json_object_new_object(), *steps = json_object_new_array(),
 		    *nonrot = json_object_new_array();
 	struct sb_jread jr = {0};

@@ -4,6 +4,7 @@
  * with whatever of the workload is still inside. The cgroup facts live in
  * util/memcap.c; this is the journal's view of them. */
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 #include "util/memcap.h"
@@ -110,6 +111,17 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* --cap-cache: the plan's last step, over the mounted file system. */
+static int memcg_plan(const void *cfg, struct sb_pctx *b)
+{
+	if (!b->in->cap_bytes)
+		return 0;
+	struct sb_memcg_args *cg = sb_plan_add_step(b, SB_STEP_MEMCG);
+	cg->name = sb_plan_fmt("stackbench-${id}");
+	cg->bytes = b->in->cap_bytes;
+	return 0;
+}
+
 const struct sb_layer sb_layer_memcg = {
     .kind = "memory-cgroup",
     .args_size = sizeof(struct sb_memcg_args),
@@ -120,4 +132,5 @@ const struct sb_layer sb_layer_memcg = {
     .run = run,
     .check = check,
     .undo = undo,
+    .plan = memcg_plan,
 };

@@ -7,6 +7,7 @@
 #include "stack/scenario.h"
 #include "stack/stack.h"
 #include "util/kmsg.h"
+#include "workload/effconf.h"
 #include "util/strutil.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -33,6 +34,24 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
  * initialising the inode tables of a large array is the slowest). */
 #define SB_CMD_TIMEOUT_MS (60u * 60 * 1000)
 #define SB_SETTLE_MS 2000
+
+size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
+		if (layers[k]->keytab && n < max)
+			out[n++] = layers[k]->keytab;
+	return n;
+}
+
+size_t sb_layer_captures(const struct sb_capture **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
+		if (layers[k]->capture && n < max)
+			out[n++] = layers[k]->capture;
+	return n;
+}
 
 const struct sb_layer *sb_layer_get(enum sb_step_kind k)
 {
@@ -823,6 +842,55 @@ static int relocate(struct sb_exec *x, struct sb_jread *jr, struct urec *u)
 	return r;
 }
 
+/* Undoes one journaled step, after checking that what it made is still
+ * the very object: 0 (done, gone, or left alone with a note in *mismatch),
+ * or the undo's error with *first_msg saying which step. */
+static int undo_one(struct sb_exec *x, const struct sb_jrec *rec, struct urec *u, char **mismatch,
+		    char **first_msg)
+{
+	const struct sb_layer *l = u->l;
+	_cleanup_free_ char *what = NULL, *undo = NULL;
+	int r;
+
+	free(x->errmsg);
+	x->errmsg = NULL;
+	l->describe(u->args, &what, &undo);
+	r = check_rec(x, u);
+	if (r == SB_GONE) {
+		sb_exec_log(x, "== undo step %u (%s): already gone\n", rec->step, l->kind);
+		x->undo_gone++;
+		return 0;
+	}
+	if (r == -ESTALE) {
+		char *m = NULL;
+		x->undo_mismatch++;
+		if (asprintf(&m, "undo of step %u (%s): %s: left alone", rec->step, l->kind,
+			     x->errmsg ? x->errmsg : "not ours") >= 0) {
+			sb_exec_log(x, "!! %s\n", m);
+			append_msg(mismatch, m);
+			free(m);
+		}
+		return 0;
+	}
+	if (r == 0) {
+		sb_exec_log(x, "== undo step %u: %s\n", rec->step, undo ? undo : l->kind);
+		sb_verbose("undo step %u: %s", rec->step, undo ? undo : l->kind);
+		r = l->undo(u->args, rec->result, x);
+		if (r == SB_GONE)
+			x->undo_gone++;
+		else if (r == 0)
+			x->undo_done++;
+	}
+	if (r >= 0)
+		return 0;
+	x->undo_failed++;
+	sb_exec_log(x, "!! undo step %u: %s\n", rec->step, x->errmsg ? x->errmsg : strerror(-r));
+	if (asprintf(first_msg, "undo of step %u (%s): %s", rec->step, rec->kind,
+		     x->errmsg ? x->errmsg : strerror(-r)) < 0)
+		*first_msg = NULL;
+	return r;
+}
+
 int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 {
 	struct sb_jread jr = {0};
@@ -866,53 +934,10 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 		x->run_dir = NULL;
 		return r;
 	}
-	for (size_t i = jr.n; i-- > 0;) {
-		const struct sb_jrec *rec = &jr.rec[i];
-		const struct sb_layer *l = u[i].l;
-		_cleanup_free_ char *what = NULL, *undo = NULL;
-
-		free(x->errmsg);
-		x->errmsg = NULL;
-		l->describe(u[i].args, &what, &undo);
-		r = check_rec(x, &u[i]);
-		if (r == SB_GONE) {
-			sb_exec_log(x, "== undo step %u (%s): already gone\n", rec->step, l->kind);
-			x->undo_gone++;
-			continue;
-		}
-		if (r == -ESTALE) {
-			char *m = NULL;
-			x->undo_mismatch++;
-			if (asprintf(&m, "undo of step %u (%s): %s: left alone", rec->step, l->kind,
-				     x->errmsg ? x->errmsg : "not ours") >= 0) {
-				sb_exec_log(x, "!! %s\n", m);
-				append_msg(&mismatch, m);
-				free(m);
-			}
-			continue;
-		}
-		if (r == 0) {
-			sb_exec_log(x, "== undo step %u: %s\n", rec->step, undo ? undo : l->kind);
-			sb_verbose("undo step %u: %s", rec->step, undo ? undo : l->kind);
-			r = l->undo(u[i].args, rec->result, x);
-			if (r == SB_GONE)
-				x->undo_gone++;
-			else if (r == 0)
-				x->undo_done++;
-		}
-		if (r < 0) {
-			x->undo_failed++;
-			sb_exec_log(x, "!! undo step %u: %s\n", rec->step,
-				    x->errmsg ? x->errmsg : strerror(-r));
-			first = r;
-			if (asprintf(&first_msg, "undo of step %u (%s): %s", rec->step, rec->kind,
-				     x->errmsg ? x->errmsg : strerror(-r)) < 0)
-				first_msg = NULL;
-			/* Layers below still carry this one: stop here, and let a later
-			 * teardown start again from the top (every undo is idempotent). */
-			break;
-		}
-	}
+	for (size_t i = jr.n; i-- > 0;)
+		if ((first = undo_one(x, &jr.rec[i], &u[i], &mismatch, &first_msg)) < 0)
+			break; /* layers below still carry this one: a later teardown
+				* starts again from the top (every undo is idempotent) */
 	free_urecs(u, jr.n);
 	sb_jread_free(&jr);
 	x->run_dir = NULL;

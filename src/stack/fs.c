@@ -6,7 +6,10 @@
  * by a name. The new file system's UUIDs (libblkid) are journaled; undo
  * erases the signatures with libblkid only where those UUIDs are still
  * found. */
+#include "profile/freetext.h"
 #include "stack/layers.h"
+#include "stack/plan.h"
+#include "util/parse.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/spawn.h"
@@ -372,6 +375,354 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+static void split_words(const char *s, struct sb_list *out)
+{
+	_cleanup_free_ char *copy = s ? strdup(s) : NULL;
+	char *save = NULL;
+	if (!copy)
+		return;
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		sb_list_add(out, w);
+}
+
+/* mke2fs's extended options: the word that holds the value of an -E at word
+ * i ("-E" "VALUE" or "-EVALUE"), else NULL. */
+static char **ext_opt_slot(const struct sb_list *w, size_t i)
+{
+	if (!w->v[i])
+		return NULL;
+	if (strcmp(w->v[i], "-E") == 0)
+		return i + 1 < w->n ? &w->v[i + 1] : NULL;
+	if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
+		return &w->v[i];
+	return NULL;
+}
+
+static const char *ext_opt_value(const struct sb_list *w, size_t i)
+{
+	char **slot = ext_opt_slot(w, i);
+	return !slot ? NULL : slot == &w->v[i] ? *slot + 2 : *slot;
+}
+
+/* mke2fs takes only the last -E: opt is joined to it, or added as -E opt. */
+static void ext_opt_add(struct sb_list *w, const char *opt)
+{
+	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
+		char **slot = ext_opt_slot(w, i), *n = NULL;
+		if (!slot)
+			continue;
+		if (asprintf(&n, "%s,%s", *slot, opt) < 0)
+			abort();
+		free(*slot);
+		*slot = n;
+		return;
+	}
+	sb_list_add(w, "-E");
+	sb_list_add(w, opt);
+}
+
+/* ext4's inode tables and journal are otherwise initialised in the
+ * background after mount, writing while the first workload measures: make
+ * mke2fs do it up front, unless the profile's own -E words say otherwise. */
+static void ext4_no_lazy_init(struct sb_list *w)
+{
+	for (size_t i = 0; w->v && i < w->n; i++) {
+		const char *v = ext_opt_value(w, i);
+		if (v && (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init")))
+			return;
+	}
+	ext_opt_add(w, "lazy_itable_init=0,lazy_journal_init=0");
+}
+
+/* A preconditioned device must reach the workload as the precondition left
+ * it: mkfs would otherwise discard it all again (every mkfs here does by
+ * default). xfs and btrfs take -K; mke2fs takes nodiscard inside its -E. A
+ * profile that asks for discard explicitly contradicts the precondition:
+ * refused. */
+static int mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, struct sb_pctx *b)
+{
+	for (size_t i = 0; w->v && i < w->n; i++) {
+		if (t > SB_FS_EXT4) {
+			if (w->v[i] &&
+			    (strcmp(w->v[i], "-K") == 0 || strcmp(w->v[i], "--nodiscard") == 0))
+				return 0;
+			continue;
+		}
+		const char *v = ext_opt_value(w, i);
+		if (v && strstr(v, "nodiscard"))
+			return 0;
+		if (v && strstr(v, "discard"))
+			return sb_plan_fail(b, -EINVAL,
+					    "fs.mkfs: '-E %s' discards the device again after "
+					    "devices.precondition (drop the discard word)",
+					    v);
+	}
+	if (t > SB_FS_EXT4)
+		sb_list_add(w, "-K");
+	else
+		ext_opt_add(w, "nodiscard");
+	return 0;
+}
+
+/* ---- [fs]: keys, rules, plan ---- */
+
+const char *const sb_fs_names[SB_FS_N] = {
+    [SB_FS_EXT2] = "ext2", [SB_FS_EXT3] = "ext3",   [SB_FS_EXT4] = "ext4",
+    [SB_FS_XFS] = "xfs",   [SB_FS_BTRFS] = "btrfs",
+};
+
+struct fs_cfg {
+	const char *type, *mkfs;
+	const char *data, *metadata; /* btrfs profiles or NULL */
+	const char *devices;	     /* "all" or a number */
+	struct sb_sel on;	     /* without a layer below taking units: the units it goes on */
+	int log;		     /* role of the external log device, or -1 */
+};
+
+enum { FS_TYPE, FS_MKFS, FS_DATA, FS_METADATA, FS_DEVICES, FS_ON, FS_LOG, FS_KEY_N };
+
+#define BTRFS_PROFILES "single|dup|raid0|raid1|raid1c3|raid1c4|raid10|raid5|raid6"
+#define C struct fs_cfg
+static const struct sb_key keys[FS_KEY_N] = {
+    [FS_TYPE] = SB_KEY(C, type, "type", SB_KT_CHOICE, "ext2|ext3|ext4|xfs|btrfs", 0, 0, NULL, 0,
+		       "file system (required)"),
+    [FS_MKFS] = SB_KEY(C, mkfs, "mkfs", SB_KT_WORDS, NULL, 0, 0, NULL, 0,
+		       "extra mkfs options, split on blanks ('-n 4k', '-i size=512')"),
+    [FS_DATA] = SB_KEY(C, data, "data", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
+		       "btrfs: data profile (-d)"),
+    [FS_METADATA] = SB_KEY(C, metadata, "metadata", SB_KT_CHOICE, BTRFS_PROFILES, 0, 0, NULL, 0,
+			   "btrfs: metadata profile (-m)"),
+    [FS_DEVICES] = SB_KEY(C, devices, "devices", SB_KT_STRING, NULL, 0, 0, "all", 0,
+			  "btrfs: 'all' devices below, or a number; other file systems use "
+			  "the first"),
+    [FS_ON] = SB_KEY(C, on, "on", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+		     "without md or LVM: the devices or partitions the file system goes on "
+		     "('ssd.p1', 'ssd.p1, ssd.p2'); the others are left untouched"),
+    [FS_LOG] = SB_KEY(C, log, "log", SB_KT_ROLE, NULL, 0, 0, "none", 0,
+		      "xfs, ext3, ext4: an external log (journal) on the one device of this role, "
+		      "which the data stack must not use ('ssd'), or none"),
+};
+#undef C
+
+static enum sb_fs_type fs_type(const struct fs_cfg *f)
+{
+	for (int t = 0; f->type && t < SB_FS_N; t++)
+		if (strcmp(sb_fs_names[t], f->type) == 0)
+			return (enum sb_fs_type)t;
+	return SB_FS_N;
+}
+
+static unsigned btrfs_min_devices(const char *prof)
+{
+	static const struct {
+		const char *name;
+		unsigned min;
+	} t[] = {{"raid0", 2},	{"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
+		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
+	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
+		if (strcmp(prof, t[i].name) == 0)
+			return t[i].min;
+	return 1;
+}
+
+/* fs.devices against the units below, and the btrfs-only keys. */
+static int fs_check_devices(struct sb_vctx *v, const struct fs_cfg *f, unsigned units, int base)
+{
+	const struct sb_config *c = sb_vctx_config(v);
+	bool btrfs = fs_type(f) == SB_FS_BTRFS;
+	unsigned fsdev = units;
+
+	if (strcmp(f->devices, "all") != 0) {
+		uint64_t n;
+		if (sb_parse_uint(f->devices, 0, UINT64_MAX, &n) < 0 || n == 0)
+			return sb_verr(v, base + FS_DEVICES,
+				       "fs.devices: expected 'all' or a number, got '%s'",
+				       f->devices);
+		if (n > units)
+			return sb_verr(v, base + FS_DEVICES,
+				       "fs.devices: %llu devices but the layer below gives %u",
+				       (unsigned long long)n, units);
+		fsdev = (unsigned)n;
+	}
+	/* With the type varied in the matrix, btrfs-only keys apply to its
+	 * btrfs variants and are simply not used by the others. */
+	if (!btrfs && !sb_vctx_varies(v, base + FS_TYPE)) {
+		if (c->val[base + FS_DATA])
+			return sb_verr(v, base + FS_DATA, "fs.data: only btrfs has data profiles");
+		if (c->val[base + FS_METADATA])
+			return sb_verr(v, base + FS_METADATA,
+				       "fs.metadata: only btrfs has metadata profiles");
+	} else if (btrfs) {
+		static const int prof[] = {FS_DATA, FS_METADATA};
+		for (size_t i = 0; i < ARRAY_SIZE(prof); i++) {
+			const char *pv = c->val[base + prof[i]];
+			if (btrfs_min_devices(pv) > fsdev)
+				return sb_verr(v, base + prof[i],
+					       "fs.%s: %s needs at least %u devices, the stack "
+					       "gives %u",
+					       keys[prof[i]].name, pv, btrfs_min_devices(pv),
+					       fsdev);
+		}
+	}
+	return 0;
+}
+
+/* fs.log: one whole device of its own, for a file system that can keep its
+ * log elsewhere. The device is a slot like the others (matched, probed,
+ * confirmed, locked); what must not happen is that the data stack takes it
+ * too, since mkfs would then write both over the same blocks. */
+static int fs_check_log(struct sb_vctx *v, const struct fs_cfg *f, const struct sb_vstate *st,
+			int base)
+{
+	const struct sb_config *c = sb_vctx_config(v);
+	int lr = f->log, sk = st->taker, emu = sb_key_find("devices.loop.emulate");
+	const char *name;
+	struct sb_sel s;
+	char *why = NULL;
+	bool taken;
+
+	if (lr < 0)
+		return 0;
+	name = sb_role_names[lr];
+	if (fs_type(f) == SB_FS_BTRFS)
+		return sb_verr(v, base + FS_LOG,
+			       "fs.log: btrfs has no external log (its metadata lives on its own "
+			       "devices): use xfs, ext3 or ext4, or leave fs.log out");
+	if (fs_type(f) == SB_FS_EXT2)
+		return sb_verr(v, base + FS_LOG, "fs.log: ext2 has no journal: use ext3 or ext4");
+	if (sb_cfg_role_count(c, (enum sb_role)lr) == 0)
+		return sb_verr(v, base + FS_LOG, "fs.log: no %s device in [devices]", name);
+	if (sb_cfg_role_count(c, (enum sb_role)lr) > 1)
+		return sb_verr(v, base + FS_LOG,
+			       "fs.log: the log takes exactly one device, [devices] has %u %s "
+			       "devices: give the log a role of its own",
+			       sb_cfg_role_count(c, (enum sb_role)lr), name);
+	if (st->parted & (1u << lr))
+		return sb_verr(v, base + FS_LOG,
+			       "fs.log: the %s device is partitioned (partition.on = %s) but the "
+			       "log takes a whole device: leave %s out of partition.on",
+			       name, sb_cfg_str(c, sb_key_find("partition.on")), name);
+	if (emu >= 0 && strcmp(sb_cfg_str(c, emu), "none") != 0 && lr == SB_ROLE_ANY)
+		return sb_verr(v, base + FS_LOG,
+			       "fs.log: 'any' devices are emulated arrays with --loop "
+			       "(devices.loop.emulate): give the log another role");
+	/* The layer that takes the data devices. */
+	if (sk < 0 || sb_sel_parse(sb_cfg_str(c, sk), &s, &why) < 0) {
+		free(why);
+		return 0; /* said by the layer's own check */
+	}
+	taken = s.all;
+	for (size_t i = 0; i < s.n; i++)
+		taken |= s.item[i].role == (enum sb_role)lr;
+	if (taken)
+		return sb_verr(
+		    v, base + FS_LOG,
+		    "fs.log: the %s device would also be in the data stack (%s.%s = %s): "
+		    "the log device must be the file system's log alone; name the data "
+		    "devices in %s.%s",
+		    name, sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name, sb_cfg_str(c, sk),
+		    sb_sec_names[sb_keys[sk].sec], sb_keys[sk].name);
+	return 0;
+}
+
+static int fs_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	const struct fs_cfg *f = cfg;
+	int base = sb_keytab_base(&sb_keytab_fs), r;
+
+	/* No layer below took the devices: fs.on picks them. */
+	if (st->taker < 0 && (r = sb_vselect(v, base + FS_ON, st)) < 0)
+		return r;
+	if (!f->type)
+		return sb_verr(v, -1, "[fs]: type is required (ext2, ext3, ext4, xfs or btrfs)");
+	if ((r = fs_check_devices(v, f, st->units, base)) < 0)
+		return r;
+	return fs_check_log(v, f, st, base);
+}
+
+const struct sb_keytab sb_keytab_fs = {
+    .section = "fs",
+    .keys = keys,
+    .n = FS_KEY_N,
+    .cfg_size = sizeof(struct fs_cfg),
+    .validate = fs_validate,
+};
+
+static const struct sb_sel *fs_takes(const void *cfg)
+{
+	return &((const struct fs_cfg *)cfg)->on;
+}
+
+static int fs_aside(const void *cfg)
+{
+	return ((const struct fs_cfg *)cfg)->log;
+}
+
+/* The profile's mkfs words, checked against this file system's own mkfs
+ * (an option that takes a host path means another thing to each: -d, -r),
+ * with what the run needs added: ext4 initialised up front, no discard
+ * after a precondition. */
+static int fs_words(const struct fs_cfg *f, struct sb_pctx *b, struct sb_list *w)
+{
+	enum sb_fs_type t = fs_type(f);
+	char *why = NULL;
+
+	split_words(f->mkfs, w);
+	if (sb_ft_check_words(sb_ft_mkfs_tool(f->type), (const char *const *)w->v, w->n, NULL,
+			      &why) < 0) {
+		int r = sb_plan_fail(b, -EINVAL, "fs.mkfs: %s", why ? why : "refused");
+		free(why);
+		return r;
+	}
+	if (t == SB_FS_EXT4)
+		ext4_no_lazy_init(w);
+	return b->preconditioned ? mkfs_no_discard(t, w, b) : 0;
+}
+
+/* btrfs over all (or N) units, other file systems on the first; without a
+ * layer below taking units, fs.on picks them (ssd.p1: one partition). */
+static int fs_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct fs_cfg *f = cfg;
+	enum sb_fs_type t = fs_type(f);
+	struct sb_list words = {0};
+	size_t nfs;
+	int r;
+
+	if (!b->taken && !f->on.all) {
+		size_t k = 0;
+		for (size_t i = 0; i < b->n_u; i++)
+			if (sb_sel_match(&f->on, b->u[i].role, b->u[i].part))
+				b->u[k++] = b->u[i];
+		b->n_u = k;
+	}
+	if (t == SB_FS_N)
+		return sb_plan_fail(b, -EINVAL, "fs.type: '%s' is not a known file system",
+				    f->type ? f->type : "");
+	if ((r = fs_words(f, b, &words)) < 0) {
+		sb_list_free(&words);
+		return r;
+	}
+	nfs = t != SB_FS_BTRFS		       ? 1
+	      : strcmp(f->devices, "all") == 0 ? b->n_u
+					       : strtoul(f->devices, NULL, 10);
+	if (nfs > b->n_u)
+		nfs = b->n_u;
+	struct sb_mkfs_args *a = sb_plan_add_step(b, SB_STEP_MKFS);
+	a->type = sb_plan_fmt("%s", sb_fs_names[t]);
+	if (t == SB_FS_BTRFS && f->data)
+		a->data = sb_plan_fmt("%s", f->data);
+	if (t == SB_FS_BTRFS && f->metadata)
+		a->metadata = sb_plan_fmt("%s", f->metadata);
+	for (size_t i = 0; i < nfs; i++)
+		sb_plan_addv(&a->devs, b->u[i].var);
+	a->opts = words;
+	if (*b->aside)
+		a->log = sb_plan_fmt("${%s}", b->aside);
+	b->n_u = nfs;
+	return 0;
+}
+
 const struct sb_layer sb_layer_mkfs = {
     .kind = "mkfs",
     .args_size = sizeof(struct sb_mkfs_args),
@@ -384,4 +735,8 @@ const struct sb_layer sb_layer_mkfs = {
     .run = run,
     .check = check,
     .undo = undo,
+    .keytab = &sb_keytab_fs,
+    .takes = fs_takes,
+    .aside = fs_aside,
+    .plan = fs_plan,
 };

@@ -35,14 +35,7 @@ static int sys_write(const char *path, const char *val)
  * *clean: made with --assume-clean (never-written blocks may differ). */
 static const char *plan_md(const struct sb_plan *p, struct sb_exec *x, bool *clean)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const struct sb_md_args *a = p->steps[i].args;
-		if (p->steps[i].kind == SB_STEP_MD && strcmp(a->var, "md") == 0 && a->level != 0) {
-			*clean = a->assume_clean;
-			return sb_exec_var(x, "md");
-		}
-	}
-	return NULL;
+	return sb_md_plan_redundant(p, clean) ? sb_exec_var(x, "md") : NULL;
 }
 
 static bool plan_btrfs(const struct sb_plan *p)

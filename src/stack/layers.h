@@ -5,6 +5,10 @@
 
 #include "stack/stack.h"
 
+/* loop.c, queue.c, precond.c: their key tables ([devices]' loop and
+ * precondition keys, [queue]). */
+extern const struct sb_keytab sb_keytab_loop, sb_keytab_queue, sb_keytab_precond;
+
 struct sb_loop_args {
 	char *file;  /* ${run}/images/NAME.img: images links to dir */
 	char *dir;   /* where the backing files really are: LOOP_DIR/${id} */
@@ -34,6 +38,9 @@ struct sb_precond_args {
 	uint64_t limit_ms;
 };
 
+/* part.c: [partition]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_part;
+
 struct sb_part_args {
 	char *dev;
 	char *var;
@@ -41,16 +48,11 @@ struct sb_part_args {
 	struct sb_list sizes; /* "50%", "1G", "rest" */
 };
 
-struct sb_md_args {
-	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
-	char *var;
-	uint64_t level;
-	char *metadata;
-	bool bitmap; /* internal */
-	uint64_t bitmap_chunk, chunk, write_behind; /* 0: not given */
-	bool assume_clean;
-	struct sb_list members, write_mostly;
-};
+/* md.c: [md]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_md;
+
+/* lvm.c: [lvm]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_lvm;
 
 struct sb_pv_args {
 	char *dev;
@@ -69,6 +71,9 @@ struct sb_lv_args {
 	char *var;
 	struct sb_list pvs; /* the VG's PVs: every LVM command sees only them */
 };
+
+/* fs.c, mount.c: [fs]'s and [mount]'s key tables and rules. */
+extern const struct sb_keytab sb_keytab_fs, sb_keytab_mount;
 
 struct sb_mkfs_args {
 	char *type; /* sb_fs_names */
@@ -107,6 +112,11 @@ int sb_mount_fs_options(const char *options, char **fsopts);
  * -errno: not run (*msg says why). */
 int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
 		    volatile sig_atomic_t *stop, char **msg);
+
+/* md.c: does the plan make an array with redundancy (its "md" variable,
+ * level != 0)? *assume_clean: made with --assume-clean, so never-written
+ * blocks may differ (for integrity.c's md check). */
+bool sb_md_plan_redundant(const struct sb_plan *p, bool *assume_clean);
 
 /* btrfs.c */
 void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);

@@ -6,6 +6,7 @@
  * rotational flag set from the role. The journal keeps the backing file's
  * st_dev/st_ino: undo detaches only loop devices backed by that very file. */
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/size.h"
@@ -491,6 +492,156 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* ---- [devices]' loop keys, rules and plan: the devices themselves ---- */
+
+struct loop_cfg {
+	struct sb_present set;
+	uint64_t size[SB_ROLE_N]; /* devices.loop.ROLE */
+	uint64_t quick;
+	const char *emulate; /* "none" or "raid6" */
+	uint64_t emulate_members;
+};
+
+enum {
+	LOOP_SSD,
+	LOOP_HDD,
+	LOOP_NVME,
+	LOOP_ANY,
+	LOOP_QUICK,
+	LOOP_EMULATE,
+	LOOP_EMULATE_MEMBERS,
+	LOOP_KEY_N
+};
+
+#define C struct loop_cfg
+static const struct sb_key keys[LOOP_KEY_N] = {
+    [LOOP_SSD] = SB_KEY(C, size[SB_ROLE_SSD], "loop.ssd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
+			"--loop: size of each ssd loop device (sparse)"),
+    [LOOP_HDD] = SB_KEY(C, size[SB_ROLE_HDD], "loop.hdd", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
+			"--loop: size of each hdd loop device (rotational flag set)"),
+    [LOOP_NVME] = SB_KEY(C, size[SB_ROLE_NVME], "loop.nvme", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
+			 "--loop: size of each nvme loop device"),
+    [LOOP_ANY] = SB_KEY(C, size[SB_ROLE_ANY], "loop.any", SB_KT_SIZE, NULL, 0, 0, "1G", 0,
+			"--loop: size of each 'any' loop device"),
+    [LOOP_QUICK] = SB_KEY(C, quick, "loop.quick", SB_KT_SIZE, NULL, 0, 0, "320M", 0,
+			  "--loop --quick: size of every loop device (xfs needs 300M)"),
+    [LOOP_EMULATE] =
+	SB_KEY(C, emulate, "loop.emulate", SB_KT_CHOICE, "none|raid6", 0, 0, "none", SB_KF_NOMATRIX,
+	       "--loop: build each 'any' device as an md array of this level over "
+	       "loop devices (emulates a hardware RAID volume)"),
+    [LOOP_EMULATE_MEMBERS] =
+	SB_KEY(C, emulate_members, "loop.emulate-members", SB_KT_UINT, NULL, 4, 16, "4",
+	       SB_KF_NOMATRIX, "--loop: loop devices in each emulated array"),
+};
+#undef C
+
+static int loop_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	const struct loop_cfg *l = cfg;
+	if (strcmp(l->emulate, "none") != 0 && !sb_cfg_role_count(sb_vctx_config(v), SB_ROLE_ANY))
+		return sb_verr(v, sb_keytab_base(&sb_keytab_loop) + LOOP_EMULATE,
+			       "devices.loop.emulate: needs 'any' devices");
+	return 0;
+}
+
+const struct sb_keytab sb_keytab_loop = {
+    .section = "devices",
+    .keys = keys,
+    .n = LOOP_KEY_N,
+    .cfg_size = sizeof(struct loop_cfg),
+    .present = SB_PRESENT(struct loop_cfg, set),
+    .validate = loop_validate,
+};
+
+static void loop_step(struct sb_pctx *b, const char *loop_dir, const char *var, uint64_t size,
+		      bool rot)
+{
+	struct sb_loop_args *a = sb_plan_add_step(b, SB_STEP_LOOP);
+	a->file = sb_plan_fmt("${run}/images/%s.img", var);
+	a->dir = sb_plan_fmt("%s/${id}", loop_dir);
+	a->size = size;
+	a->rotational = rot;
+	a->allow_tmpfs = b->in->loop_dir_forced;
+	a->var = sb_plan_fmt("%s", var);
+}
+
+/* --loop: an image the profile does not size holds the data set (plus a
+ * file system's own share: journal, metadata, ext4's 5% reserve), on the
+ * smallest unit the file system may go on (the layers that split a device
+ * say how large it must be). The files are sparse: a generous size costs
+ * nothing until written. */
+static uint64_t loop_size(const struct loop_cfg *l, struct sb_pctx *b, enum sb_role role)
+{
+	const struct sb_plan_in *in = b->in;
+	uint64_t need, size = l->size[role];
+
+	if (in->quick)
+		return l->quick;
+	if (!in->loop || !in->data_bytes || (l->set.keys & (1ul << (LOOP_SSD + role))))
+		return size;
+	need = in->data_bytes + in->data_bytes / 8 + (512ull << 20);
+	need = sb_plan_fit(b, role, need);
+	need = (need + (1ull << 30) - 1) & ~((1ull << 30) - 1);
+	return need > size ? need : size;
+}
+
+/* devices.loop.emulate: an 'any' device is an md RAID6 of loop devices,
+ * about as large as the role's size. */
+static void loop_emulated(const struct loop_cfg *l, struct sb_pctx *b, const char *loop_dir,
+			  const struct sb_slot *sl, uint64_t size)
+{
+	unsigned n = (unsigned)l->emulate_members;
+	struct sb_unit mem[16];
+	uint64_t msize =
+	    b->in->quick ? size : (size / (n - 2) + (1 << 20) - 1) & ~((uint64_t)(1 << 20) - 1);
+
+	for (unsigned m = 0; m < n && m < 16; m++) {
+		snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", sl->name, m + 1);
+		mem[m].role = sl->role;
+		mem[m].part = 0;
+		loop_step(b, loop_dir, mem[m].var, msize, false);
+		sb_plan_device(b, sl->role, mem[m].var);
+	}
+	sb_md_plan_emulated(b, sl->name, 6, mem, n);
+}
+
+/* The devices: loop files (an emulated volume an md array of them), or
+ * the given disks (variables set by the caller), each one handed to the
+ * layers' device() hooks as it appears; then the first units, the device
+ * set aside (fs.log) left out. */
+static int loop_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct loop_cfg *l = cfg;
+	const char *loop_dir = b->in->loop_dir ? b->in->loop_dir : getenv("STACKBENCH_LOOP_DIR");
+	bool emulate = b->in->loop && strcmp(l->emulate, "raid6") == 0;
+	int aside = sb_plan_aside(b);
+
+	if (!loop_dir || !*loop_dir)
+		loop_dir = SB_LOOP_DIR_DEFAULT;
+	for (size_t i = 0; i < b->n_slots; i++) {
+		const struct sb_slot *sl = &b->slots[i];
+		if (!sb_plan_slot_used(b, sl))
+			continue;
+		if (b->in->loop && emulate && sl->role == SB_ROLE_ANY)
+			loop_emulated(l, b, loop_dir, sl, loop_size(l, b, sl->role));
+		else if (b->in->loop)
+			loop_step(b, loop_dir, sl->name, loop_size(l, b, sl->role),
+				  sl->role == SB_ROLE_HDD);
+		if (!(b->in->loop && emulate && sl->role == SB_ROLE_ANY))
+			sb_plan_device(b, sl->role, sl->name);
+	}
+	for (size_t i = 0; i < b->n_slots; i++) {
+		const struct sb_slot *sl = &b->slots[i];
+		if (!sb_plan_slot_used(b, sl))
+			continue;
+		if ((int)sl->role == aside)
+			snprintf(b->aside, sizeof(b->aside), "%s", sl->name);
+		else
+			sb_plan_add_unit(b, sl->role, 0, sl->name);
+	}
+	return 0;
+}
+
 const struct sb_layer sb_layer_loop = {
     .kind = "loop",
     .args_size = sizeof(struct sb_loop_args),
@@ -502,4 +653,6 @@ const struct sb_layer sb_layer_loop = {
     .check = check,
     .undo = undo,
     .flags = SB_LF_CREATES_DEV,
+    .keytab = &sb_keytab_loop,
+    .plan = loop_plan,
 };

@@ -5,12 +5,16 @@
  * seen through an md 1.0 member or a second path cannot be picked up. The
  * PV and VG UUIDs are journaled and checked before undo. Undo removes them
  * with -ff -y; what the tools cannot remove is removed through
- * libdevmapper. */
+ * libdevmapper. Its profile section [lvm] (keys, rules, plan) and its
+ * capture of pe_start are here too, beside the PV row of the registry. */
 #include "stack/layers.h"
+#include "stack/plan.h"
+#include "workload/effconf.h"
 #include "util/macro.h"
 #include "util/size.h"
 #include "util/spawn.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -436,6 +440,163 @@ static int lv_undo(const void *args, json_object *result, struct sb_exec *x)
 	return r;
 }
 
+/* ---- LVM's profile facts: section, keys, rules, plan, capture ---- */
+
+/* [lvm], typed (filled through the key table's offsetof). */
+struct lvm_cfg {
+	struct sb_present present; /* the section appears: [lvm] alone builds LVM */
+	const char *vg, *lv;
+	struct sb_size_pct lv_size;
+	uint64_t stripes; /* 0: not given */
+	bool enable;
+	struct sb_sel pvs; /* without a layer below taking units: what becomes a PV */
+};
+
+enum { LVM_VG, LVM_LV, LVM_LV_SIZE, LVM_STRIPES, LVM_ENABLE, LVM_PVS, LVM_KEY_N };
+
+#define C struct lvm_cfg
+static const struct sb_key keys[LVM_KEY_N] = {
+    [LVM_VG] = SB_KEY(C, vg, "vg", SB_KT_NAME, NULL, 0, 0, "sbvg", 0,
+		      "volume group name (the run id is appended, so that it cannot clash)"),
+    [LVM_LV] = SB_KEY(C, lv, "lv", SB_KT_NAME, NULL, 0, 0, "sblv", 0, "logical volume name"),
+    [LVM_LV_SIZE] = SB_KEY(C, lv_size, "lv-size", SB_KT_SIZEPCT, NULL, 0, 0, "100%", 0,
+			   "size of the LV: '20G' or a percentage of the VG"),
+    [LVM_STRIPES] = SB_KEY(C, stripes, "stripes", SB_KT_UINT, NULL, 1, 64, NULL, 0,
+			   "stripe the LV over this many PVs"),
+    [LVM_ENABLE] = SB_KEY(C, enable, "enable", SB_KT_BOOL, NULL, 0, 0, "yes", 0,
+			  "build the LVM layer ('no' leaves it out, e.g. as the baseline of a "
+			  "matrix)"),
+    [LVM_PVS] = SB_KEY(C, pvs, "pvs", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+		       "what becomes a PV when there is no md below: roles or partitions "
+		       "('any', 'ssd.p2'); the others are left untouched"),
+};
+#undef C
+
+static bool lvm_on(const struct lvm_cfg *l)
+{
+	return l->present.section && l->enable;
+}
+
+/* PVs from the devices when no layer below took them (lvm.pvs), at most one
+ * stripe per PV; the LV is one unit above. */
+static int lvm_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	const struct lvm_cfg *l = cfg;
+	int base = sb_keytab_base(&sb_keytab_lvm), r;
+
+	if (!lvm_on(l))
+		return 0;
+	if (st->taker < 0 && (r = sb_vselect(v, base + LVM_PVS, st)) < 0)
+		return r;
+	if (l->stripes > st->units)
+		return sb_verr(v, base + LVM_STRIPES, "lvm.stripes: %llu stripes but only %u PVs",
+			       (unsigned long long)l->stripes, st->units);
+	st->units = 1;
+	return 0;
+}
+
+const struct sb_keytab sb_keytab_lvm = {
+    .section = "lvm",
+    .keys = keys,
+    .n = LVM_KEY_N,
+    .cfg_size = sizeof(struct lvm_cfg),
+    .present = SB_PRESENT(struct lvm_cfg, present),
+    .validate = lvm_validate,
+};
+
+static const struct sb_sel *lvm_takes(const void *cfg)
+{
+	const struct lvm_cfg *l = cfg;
+	return lvm_on(l) ? &l->pvs : NULL;
+}
+
+/* Every unit a PV, one VG (named per run), one LV; every command is told
+ * the PVs, so that it sees no other device. */
+static int lvm_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct lvm_cfg *l = cfg;
+	char *vgname;
+
+	if (!lvm_on(l))
+		return 0;
+	if (!b->taken && !l->pvs.all) {
+		size_t k = 0;
+		for (size_t i = 0; i < b->n_u; i++)
+			if (sb_sel_match(&l->pvs, b->u[i].role, b->u[i].part))
+				b->u[k++] = b->u[i];
+		b->n_u = k;
+	}
+	vgname = sb_plan_fmt("%s_${id}", l->vg);
+	for (size_t i = 0; i < b->n_u; i++) {
+		struct sb_pv_args *a = sb_plan_add_step(b, SB_STEP_PV);
+		a->dev = sb_plan_fmt("${%s}", b->u[i].var);
+	}
+	struct sb_vg_args *vg = sb_plan_add_step(b, SB_STEP_VG);
+	vg->vg = sb_plan_fmt("%s", vgname);
+	for (size_t i = 0; i < b->n_u; i++)
+		sb_plan_addv(&vg->pvs, b->u[i].var);
+	struct sb_lv_args *lv = sb_plan_add_step(b, SB_STEP_LV);
+	lv->vg = vgname;
+	lv->lv = sb_plan_fmt("%s", l->lv);
+	lv->size = l->lv_size.v;
+	lv->pct = l->lv_size.pct;
+	lv->stripes = l->stripes;
+	lv->var = sb_plan_fmt("lv");
+	for (size_t i = 0; i < b->n_u; i++)
+		sb_plan_addv(&lv->pvs, b->u[i].var);
+	b->n_u = 0;
+	sb_plan_add_unit(b, SB_ROLE_ANY, 0, "lv");
+	return 0;
+}
+
+/* Where each PV's first extent starts (pe_start), which decides the data's
+ * alignment to a RAID stripe below: {"pe_start": {"sdb": N}}. Every PV is a
+ * device right below an LV; pvs is told that one device only, so that it
+ * scans nothing else. */
+static void lvm_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
+{
+	char p[PATH_MAX], uuid[256];
+	json_object *all;
+
+	snprintf(p, sizeof(p), "%s/class/block/%s/dm/uuid", st->sysroot, st->dev[i].name);
+	if (sb_sys_read(p, uuid, sizeof(uuid)) < 0 || strncmp(uuid, "LVM-", 4) != 0)
+		return;
+	if (!json_object_object_get_ex(into, "pe_start", &all)) {
+		all = json_object_new_object();
+		json_object_object_add(into, "pe_start", all);
+	}
+	for (size_t k = 0; k < st->n; k++) {
+		char dev[80];
+		if (st->dev[k].parent != (int)i)
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", st->dev[k].name);
+		const char *argv[] = {"pvs",
+				      "--config",
+				      "devices { use_devicesfile = 0 }",
+				      "--devices",
+				      dev,
+				      "--noheadings",
+				      "--nosuffix",
+				      "--units",
+				      "b",
+				      "-o",
+				      "pv_name,pe_start",
+				      dev,
+				      NULL};
+		char *out = sb_effconf_run(argv, log_fd);
+		json_object *o = sb_effconf_parse_pvs(out);
+		free(out);
+		/* pvs saw this one device only, under whatever name it prints */
+		json_object_object_foreach(o, key, v)
+		{
+			(void)key;
+			json_object_object_add(all, st->dev[k].name, json_object_get(v));
+			break;
+		}
+		json_object_put(o);
+	}
+}
+
 const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
 				     .args_size = sizeof(struct sb_pv_args),
 				     .fields = pv_fields,
@@ -445,7 +606,12 @@ const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
 				     .describe = pv_describe,
 				     .run = pv_run,
 				     .check = pv_check,
-				     .undo = pv_undo};
+				     .undo = pv_undo,
+				     .keytab = &sb_keytab_lvm,
+				     .takes = lvm_takes,
+				     .plan = lvm_plan,
+				     .capture =
+					 &(const struct sb_capture){"lvm", "dm", lvm_capture}};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .args_size = sizeof(struct sb_vg_args),
 				     .fields = vg_fields,

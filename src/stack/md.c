@@ -10,6 +10,9 @@
  * running it first stops what udev assembled again from a member. */
 #include "stack/devlock.h"
 #include "stack/layers.h"
+#include "stack/scenario.h"
+#include "stack/plan.h"
+#include "workload/effconf.h"
 #include "util/macro.h"
 #include "util/size.h"
 
@@ -23,6 +26,18 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The step's typed arguments (its journal record, through fields[]). */
+struct sb_md_args {
+	char *name; /* sb-${id}: --name, and the node /dev/md/NAME */
+	char *var;
+	uint64_t level;
+	char *metadata;
+	bool bitmap;				    /* internal */
+	uint64_t bitmap_chunk, chunk, write_behind; /* 0: not given */
+	bool assume_clean;
+	struct sb_list members, write_mostly;
+};
 
 #define A struct sb_md_args
 static const struct sb_field fields[] = {
@@ -383,6 +398,301 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* ---- md's profile facts: section, keys, rules, plan ---- */
+
+/* [md], typed (filled through the key table's offsetof). */
+struct md_cfg {
+	const char *level; /* NULL or "none": no array */
+	struct sb_sel members;
+	int write_mostly; /* a role, or -1 */
+	uint64_t write_behind;
+	const char *bitmap;
+	uint64_t bitmap_chunk, chunk; /* bytes, 0: mdadm's default */
+	bool assume_clean;
+	const char *metadata;
+};
+
+/* The key table's order: validate names keys by these. */
+enum {
+	MD_LEVEL,
+	MD_MEMBERS,
+	MD_WRITE_MOSTLY,
+	MD_WRITE_BEHIND,
+	MD_BITMAP,
+	MD_BITMAP_CHUNK,
+	MD_CHUNK,
+	MD_ASSUME_CLEAN,
+	MD_METADATA,
+	MD_KEY_N
+};
+
+#define C struct md_cfg
+static const struct sb_key keys[MD_KEY_N] = {
+    [MD_LEVEL] = SB_KEY(C, level, "level", SB_KT_CHOICE, "none|0|1|4|5|6|10", 0, 0, NULL, 0,
+			"RAID level; setting it builds an md array ('none' leaves md out, e.g. "
+			"as the baseline of a matrix)"),
+    [MD_MEMBERS] = SB_KEY(C, members, "members", SB_KT_MEMBERS, NULL, 0, 0, "all", 0,
+			  "roles whose devices (or partitions) become members, or partitions by "
+			  "role and number: 'ssd.p2, hdd.p2'"),
+    [MD_WRITE_MOSTLY] =
+	SB_KEY(C, write_mostly, "write-mostly", SB_KT_ROLE, NULL, 0, 0, NULL, SB_KF_ROLE_PART,
+	       "role whose members get --write-mostly (reads avoid them), or none; "
+	       "'hdd.p2' is taken as its role"),
+    [MD_WRITE_BEHIND] = SB_KEY(C, write_behind, "write-behind", SB_KT_UINT, NULL, 0, 16383, "0", 0,
+			       "--write-behind=N for write-mostly members (0: off; needs the "
+			       "internal bitmap)"),
+    [MD_BITMAP] = SB_KEY(C, bitmap, "bitmap", SB_KT_CHOICE, "internal|none", 0, 0, "internal", 0,
+			 "write-intent bitmap (always passed explicitly)"),
+    [MD_BITMAP_CHUNK] =
+	SB_KEY(C, bitmap_chunk, "bitmap-chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0, "--bitmap-chunk"),
+    [MD_CHUNK] = SB_KEY(C, chunk, "chunk", SB_KT_SIZE, NULL, 0, 0, NULL, 0,
+			"--chunk for striped levels (never passed for RAID1)"),
+    [MD_ASSUME_CLEAN] = SB_KEY(C, assume_clean, "assume-clean", SB_KT_BOOL, NULL, 0, 0, "no", 0,
+			       "--assume-clean: skip the initial resync"),
+    [MD_METADATA] = SB_KEY(C, metadata, "metadata", SB_KT_CHOICE, "0.90|1.0|1.1|1.2", 0, 0, "1.2",
+			   0, "superblock format"),
+};
+#undef C
+
+static bool md_on(const struct md_cfg *m)
+{
+	return m->level && strcmp(m->level, "none") != 0;
+}
+
+static unsigned md_level(const struct md_cfg *m)
+{
+	return (unsigned)strtoul(m->level, NULL, 10);
+}
+
+/* The two rules mdadm's levels impose, written once: RAID0 has nothing for
+ * a bitmap to track (mdadm refuses one), RAID1 has no stripes (so no
+ * --chunk). validate refuses them when the profile asks; the plan applies
+ * them to the defaults. */
+static bool md_bitmap_internal(const struct md_cfg *m)
+{
+	return md_level(m) != 0 && strcmp(m->bitmap, "internal") == 0;
+}
+
+static bool md_has_chunk(const struct md_cfg *m)
+{
+	return md_level(m) != 1;
+}
+
+static unsigned md_min_members(unsigned level)
+{
+	return level == 4 || level == 5 ? 3 : level == 6 ? 4 : 2;
+}
+
+/* Does the array have a member of the write-mostly role? */
+static bool md_has_role(const struct sb_config *c, const struct md_cfg *m, int role)
+{
+	bool has = m->members.all || sb_sel_match(&m->members, (enum sb_role)role, 0);
+	for (size_t i = 0; !has && i < m->members.n; i++)
+		has = m->members.item[i].role == (enum sb_role)role;
+	return has && sb_cfg_role_count(c, (enum sb_role)role);
+}
+
+/* Keys that only mean something with a level; none may come without one. */
+static int md_check_off(struct sb_vctx *v, int base)
+{
+	const struct sb_config *c = sb_vctx_config(v);
+	if (c->val[base + MD_LEVEL])
+		return 0; /* "none": the matrix's baseline keeps the others */
+	for (int k = MD_MEMBERS; k < MD_KEY_N; k++)
+		if (c->val[base + k])
+			return sb_verr(v, base + k, "md.%s: [md] needs a level", keys[k].name);
+	if (c->has_sec[sb_keys[base].sec])
+		return sb_verr(v, -1, "[md]: needs a level");
+	return 0;
+}
+
+static int md_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	const struct sb_config *c = sb_vctx_config(v);
+	const struct md_cfg *m = cfg;
+	int base = sb_keytab_base(&sb_keytab_md), nm;
+	const char *mem = sb_cfg_str(c, base + MD_MEMBERS);
+	char *why = NULL;
+
+	if (!md_on(m))
+		return md_check_off(v, base);
+	nm = sb_cfg_sel_units(c, mem, st, &why);
+	if (nm < 0) {
+		int r = sb_verr(v, base + MD_MEMBERS, "md.members: %s", why ? why : mem);
+		free(why);
+		return r;
+	}
+	if ((unsigned)nm < md_min_members(md_level(m)))
+		return sb_verr(v, base + MD_LEVEL,
+			       "md.level: RAID%s needs at least %u members, the profile gives %d",
+			       m->level, md_min_members(md_level(m)), nm);
+	if (!md_has_chunk(m) && m->chunk)
+		return sb_verr(v, base + MD_CHUNK, "md.chunk: RAID1 has no chunk size");
+	if (md_level(m) == 0 && c->val[base + MD_BITMAP] && strcmp(m->bitmap, "internal") == 0)
+		return sb_verr(v, base + MD_BITMAP,
+			       "md.bitmap: RAID0 has no redundancy to track: use none");
+	if (m->write_mostly >= 0 && md_level(m) != 1)
+		return sb_verr(v, base + MD_WRITE_MOSTLY,
+			       "md.write-mostly: only RAID1 has write-mostly members");
+	if (m->write_mostly >= 0 && !md_has_role(c, m, m->write_mostly))
+		return sb_verr(v, base + MD_WRITE_MOSTLY,
+			       "md.write-mostly: no %s member in the array",
+			       sb_role_names[m->write_mostly]);
+	if (m->write_behind && m->write_mostly < 0)
+		return sb_verr(v, base + MD_WRITE_BEHIND, "md.write-behind: needs md.write-mostly");
+	if (m->write_behind && strcmp(m->bitmap, "internal") != 0)
+		return sb_verr(v, base + MD_WRITE_BEHIND,
+			       "md.write-behind: needs md.bitmap = internal");
+	if (m->bitmap_chunk && strcmp(m->bitmap, "internal") != 0)
+		return sb_verr(v, base + MD_BITMAP_CHUNK,
+			       "md.bitmap-chunk: needs md.bitmap = internal");
+	st->units = 1;
+	st->taker = base + MD_MEMBERS;
+	return 0;
+}
+
+const struct sb_keytab sb_keytab_md = {
+    .section = "md",
+    .keys = keys,
+    .n = MD_KEY_N,
+    .cfg_size = sizeof(struct md_cfg),
+    .validate = md_validate,
+};
+
+static const struct sb_sel *md_takes(const void *cfg)
+{
+	const struct md_cfg *m = cfg;
+	return md_on(m) ? &m->members : NULL;
+}
+
+/* The md step: level, members in order, write-mostly ones last so that
+ * --write-mostly precedes them on mdadm's command line. The array's name is
+ * the run's own, so that it never takes a number someone else's array may
+ * want and undo can tell it from any other. m NULL: an emulated volume. */
+static struct sb_md_args *md_step(struct sb_pctx *b, const struct md_cfg *m, const char *var,
+				  unsigned level, const struct sb_unit *mem, size_t n_mem)
+{
+	struct sb_md_args *a = sb_plan_add_step(b, SB_STEP_MD);
+	int wm_role = m ? m->write_mostly : -1;
+
+	a->name =
+	    strcmp(var, "md") == 0 ? sb_plan_fmt("sb-${id}") : sb_plan_fmt("sb-${id}-%s", var);
+	a->var = sb_plan_fmt("%s", var);
+	a->level = level;
+	a->metadata = sb_plan_fmt("%s", m ? m->metadata : "1.2");
+	a->bitmap = !m || md_bitmap_internal(m);
+	if (m) {
+		a->bitmap_chunk = m->bitmap_chunk;
+		a->chunk = md_has_chunk(m) ? m->chunk : 0;
+		a->write_behind = wm_role >= 0 ? m->write_behind : 0;
+	}
+	a->assume_clean = !m || m->assume_clean;
+	for (size_t i = 0; i < n_mem; i++)
+		if ((int)mem[i].role != wm_role)
+			sb_plan_addv(&a->members, mem[i].var);
+	for (size_t i = 0; i < n_mem; i++)
+		if ((int)mem[i].role == wm_role)
+			sb_plan_addv(&a->write_mostly, mem[i].var);
+	return a;
+}
+
+bool sb_md_plan_redundant(const struct sb_plan *p, bool *assume_clean)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_md_args *a = p->steps[i].args;
+		if (p->steps[i].kind == SB_STEP_MD && strcmp(a->var, "md") == 0 && a->level != 0) {
+			*assume_clean = a->assume_clean;
+			return true;
+		}
+	}
+	return false;
+}
+
+void sb_md_plan_emulated(struct sb_pctx *b, const char *var, unsigned level,
+			 const struct sb_unit *mem, size_t n_mem)
+{
+	md_step(b, NULL, var, level, mem, n_mem);
+}
+
+/* The chosen members become one device, the only unit above. */
+static int md_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct md_cfg *m = cfg;
+	struct sb_unit *mem;
+	size_t nm = 0;
+
+	if (!md_on(m))
+		return 0;
+	mem = calloc(b->n_u + 1, sizeof(*mem));
+	if (!mem)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n_u; i++)
+		if (sb_sel_match(&m->members, b->u[i].role, b->u[i].part))
+			mem[nm++] = b->u[i];
+	md_step(b, m, "md", md_level(m), mem, nm);
+	sb_scen_plan(b, NULL);
+	free(mem);
+	b->n_u = 0;
+	sb_plan_add_unit(b, SB_ROLE_ANY, 0, "md");
+	return 0;
+}
+
+static void add_file(json_object *o, const char *key, const char *path)
+{
+	char buf[512];
+	size_t n;
+	if (sb_sys_read(path, buf, sizeof(buf)) < 0)
+		return;
+	for (n = strlen(buf); n && buf[n - 1] == ' ';)
+		buf[--n] = '\0';
+	json_object_object_add(o, key, json_object_new_string(buf));
+}
+
+/* The array as md runs it: its sysfs attributes, and each member's state
+ * ("in_sync,write_mostly"; what md calls write-behind is bitmap/backlog). */
+static void md_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
+{
+	const char *sysroot = st->sysroot, *name = st->dev[i].name;
+	static const char *const files[] = {"level",
+					    "raid_disks",
+					    "chunk_size",
+					    "layout",
+					    "array_state",
+					    "sync_action",
+					    "bitmap/location",
+					    "bitmap/chunksize",
+					    "bitmap/backlog",
+					    "consistency_policy",
+					    NULL};
+	json_object *o = json_object_new_object(), *mem = json_object_new_object();
+	char p[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+
+	for (size_t k = 0; files[k]; k++) {
+		char key[64];
+		snprintf(p, sizeof(p), "%s/class/block/%s/md/%s", sysroot, name, files[k]);
+		snprintf(key, sizeof(key), "%s", files[k]);
+		for (char *s = key; *s; s++)
+			if (*s == '/')
+				*s = '_';
+		add_file(o, key, p);
+	}
+	snprintf(p, sizeof(p), "%s/class/block/%s/md", sysroot, name);
+	d = opendir(p);
+	while (d && (de = readdir(d))) {
+		char sp[PATH_MAX + 300];
+		if (strncmp(de->d_name, "dev-", 4) != 0)
+			continue;
+		snprintf(sp, sizeof(sp), "%s/%s/state", p, de->d_name);
+		add_file(mem, de->d_name + 4, sp);
+	}
+	if (d)
+		closedir(d);
+	json_object_object_add(o, "members", mem);
+	json_object_object_add(into, name, o);
+}
+
 const struct sb_layer sb_layer_md = {
     .kind = "mdadm-create",
     .args_size = sizeof(struct sb_md_args),
@@ -395,4 +705,8 @@ const struct sb_layer sb_layer_md = {
     .run = run,
     .undo = undo,
     .flags = SB_LF_CREATES_DEV,
+    .keytab = &sb_keytab_md,
+    .takes = md_takes,
+    .plan = md_plan,
+    .capture = &(const struct sb_capture){"md", "md", md_capture},
 };

@@ -6,6 +6,8 @@
  * (retrying while the kernel is still busy) and removes the mount point,
  * which must lie in the run directory. */
 #include "stack/layers.h"
+#include "stack/scenario.h"
+#include "stack/plan.h"
 #include "stack/state.h"
 #include "util/macro.h"
 
@@ -373,6 +375,51 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* ---- [mount]: keys and plan ---- */
+
+struct mount_cfg {
+	const char *options; /* or NULL */
+};
+
+static const struct sb_key keys[] = {
+    SB_KEY(struct mount_cfg, options, "options", SB_KT_STRING, NULL, 0, 0, NULL, 0,
+	   "mount options ('noatime,logbufs=8')"),
+};
+
+const struct sb_keytab sb_keytab_mount = {
+    .section = "mount",
+    .keys = keys,
+    .n = ARRAY_SIZE(keys),
+    .cfg_size = sizeof(struct mount_cfg),
+};
+
+/* What the step below made (mkfs): its units, type and log device are
+ * what is mounted. */
+static int mount_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct mount_cfg *m = cfg;
+	const struct sb_mkfs_args *fs = NULL;
+
+	for (size_t i = b->p->n; i-- > 0 && !fs;)
+		if (b->p->steps[i].kind == SB_STEP_MKFS)
+			fs = b->p->steps[i].args;
+	if (!fs)
+		return sb_plan_fail(b, -EINVAL, "mount: no file system below");
+	struct sb_mount_args *a = sb_plan_add_step(b, SB_STEP_MOUNT);
+	for (size_t i = 0; i < b->n_u; i++)
+		sb_plan_addv(&a->devs, b->u[i].var);
+	if (!b->n_u)
+		sb_plan_addv(&a->devs, "none");
+	a->dir = sb_plan_fmt("${run}/mnt");
+	a->type = sb_plan_fmt("%s", fs->type);
+	if (m->options)
+		a->options = sb_plan_fmt("%s", m->options);
+	if (fs->log)
+		a->log = sb_plan_fmt("%s", fs->log);
+	sb_scen_plan(b, a);
+	return 0;
+}
+
 const struct sb_layer sb_layer_mount = {
     .kind = "mount",
     .args_size = sizeof(struct sb_mount_args),
@@ -381,4 +428,6 @@ const struct sb_layer sb_layer_mount = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .keytab = &sb_keytab_mount,
+    .plan = mount_plan,
 };

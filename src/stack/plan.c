@@ -1,29 +1,126 @@
-/* The typed stack configuration + devices -> the ordered list of steps,
- * bottom up: loop devices, queue settings, partitions, md, LVM, mkfs,
- * mount. Pure: devices appear as variables ("${ssd}") that the executor
- * fills in. */
+/* A variant's config + devices -> the ordered list of steps, bottom up:
+ * each layer of the registry in stack order turns the units the layers
+ * below hand up into its steps and the units it makes (loop devices,
+ * queue settings, partitions, md, LVM, mkfs, mount). This file only runs
+ * that loop and gives the layers what they ask of each other. Pure:
+ * devices appear as variables ("${ssd}") that the executor fills in. */
 #include "stack/layers.h"
-#include "stack/scenario.h"
+#include "stack/plan.h"
 #include "util/macro.h"
 #include "util/size.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-struct unit {
-	enum sb_role role;
-	unsigned part; /* partition number, 0 for a whole device */
-	char var[40];
-};
+static const struct sb_layer *layer(int k)
+{
+	return sb_layer_get((enum sb_step_kind)k);
+}
 
-struct pb {
-	struct sb_plan *p;
-	struct unit *u;
-	size_t n_u;
-	int err;
-};
+/* Every layer's typed config from the variant's values. */
+static int cfgs_fill(const struct sb_config *c, struct sb_pctx *b)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_keytab *t = layer(k)->keytab;
+		if (!t)
+			continue;
+		b->cfg[k] = calloc(1, t->cfg_size);
+		if (!b->cfg[k])
+			return -ENOMEM;
+		sb_keytab_fill(t, c, b->cfg[k]);
+	}
+	return 0;
+}
 
-static void *add_step(struct pb *b, enum sb_step_kind kind)
+const struct sb_sel *sb_plan_takes(const struct sb_pctx *b)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = layer(k);
+		const struct sb_sel *sel = ly->takes && b->cfg[k] ? ly->takes(b->cfg[k]) : NULL;
+		if (sel)
+			return sel;
+	}
+	return NULL;
+}
+
+unsigned sb_plan_splits(const struct sb_pctx *b, enum sb_role r)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = layer(k);
+		unsigned n = ly->splits && b->cfg[k] ? ly->splits(b->cfg[k], r) : 0;
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+uint64_t sb_plan_fit(const struct sb_pctx *b, enum sb_role r, uint64_t need)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++)
+		if (layer(k)->fit && b->cfg[k])
+			need = layer(k)->fit(b->cfg[k], r, need);
+	return need;
+}
+
+int sb_plan_aside(const struct sb_pctx *b)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = layer(k);
+		int r = ly->aside && b->cfg[k] ? ly->aside(b->cfg[k]) : -1;
+		if (r >= 0)
+			return r;
+	}
+	return -1;
+}
+
+bool sb_plan_slot_used(const struct sb_pctx *b, const struct sb_slot *sl)
+{
+	const struct sb_sel *sel = sb_plan_takes(b);
+	unsigned nparts = sb_plan_splits(b, sl->role);
+
+	if (!sel || (int)sl->role == sb_plan_aside(b))
+		return true;
+	if (!nparts)
+		return sb_sel_match(sel, sl->role, 0);
+	for (unsigned k = 1; k <= nparts; k++)
+		if (sb_sel_match(sel, sl->role, k))
+			return true;
+	return false;
+}
+
+void sb_plan_device(struct sb_pctx *b, enum sb_role role, const char *var)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++)
+		if (layer(k)->device && b->cfg[k])
+			layer(k)->device(b->cfg[k], b, role, var);
+	sb_unit_list_add(&b->whole, &b->n_whole, role, 0, var);
+}
+
+/* Every layer in stack order; b->taken once one took the devices' units. */
+static int plan_layers(struct sb_pctx *b)
+{
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = layer(k);
+		int r = ly->plan && (b->cfg[k] || !ly->keytab) ? ly->plan(b->cfg[k], b) : 0;
+		if (r < 0)
+			return r;
+		b->taken |= ly->takes && b->cfg[k] && ly->takes(b->cfg[k]);
+	}
+	return 0;
+}
+
+int sb_plan_fail(struct sb_pctx *b, int r, const char *fmt, ...)
+{
+	va_list ap;
+	free(b->errmsg);
+	va_start(ap, fmt);
+	if (vasprintf(&b->errmsg, fmt, ap) < 0)
+		b->errmsg = NULL;
+	va_end(ap);
+	return r;
+}
+
+void *sb_plan_add_step(struct sb_pctx *b, enum sb_step_kind kind)
 {
 	const struct sb_layer *l = sb_layer_get(kind);
 	struct sb_step *ns = realloc(b->p->steps, (b->p->n + 1) * sizeof(*ns));
@@ -35,8 +132,7 @@ static void *add_step(struct pb *b, enum sb_step_kind kind)
 	return a;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+char *sb_plan_fmt(const char *f, ...)
 {
 	va_list ap;
 	char *s;
@@ -47,31 +143,29 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-static void addv(struct sb_list *v, const char *var)
+void sb_plan_addv(struct sb_list *v, const char *var)
 {
-	char *s = fmt("${%s}", var);
+	char *s = sb_plan_fmt("${%s}", var);
 	sb_list_add(v, s);
 	free(s);
 }
 
-static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var);
-static void add_unit(struct pb *b, enum sb_role role, const char *var)
+void sb_unit_list_add(struct sb_unit **u, size_t *n, enum sb_role role, unsigned part,
+		      const char *var)
 {
-	add_unit_part(b, role, 0, var);
+	struct sb_unit *nu = realloc(*u, (*n + 1) * sizeof(*nu));
+	if (!nu)
+		abort(); /* as sb_plan_add_step */
+	*u = nu;
+	nu[*n].role = role;
+	nu[*n].part = part;
+	snprintf(nu[*n].var, sizeof(nu[*n].var), "%s", var);
+	(*n)++;
 }
 
-static void add_unit_part(struct pb *b, enum sb_role role, unsigned part, const char *var)
+void sb_plan_add_unit(struct sb_pctx *b, enum sb_role role, unsigned part, const char *var)
 {
-	struct unit *nu = realloc(b->u, (b->n_u + 1) * sizeof(*nu));
-	if (!nu) {
-		b->err = -ENOMEM;
-		return;
-	}
-	b->u = nu;
-	nu[b->n_u].role = role;
-	nu[b->n_u].part = part;
-	snprintf(nu[b->n_u].var, sizeof(nu[b->n_u].var), "%s", var);
-	b->n_u++;
+	sb_unit_list_add(&b->u, &b->n_u, role, part, var);
 }
 
 int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
@@ -103,335 +197,24 @@ int sb_plan_slots(const struct sb_config *c, struct sb_slot **out, size_t *n)
 	return 0;
 }
 
-/* The md step: level, members in order, write-mostly ones last so that
- * --write-mostly precedes them on mdadm's command line. The array's name is
- * the run's own, so that it never takes a number someone else's array may
- * want and undo can tell it from any other. */
-static void md_step(struct pb *b, const struct sb_stack_cfg *s, const char *var, unsigned level,
-		    const struct unit *mem, size_t n_mem, bool emulate)
-{
-	struct sb_md_args *a = add_step(b, SB_STEP_MD);
-	int wm_role = emulate ? -1 : s->md.write_mostly;
-
-	a->name = strcmp(var, "md") == 0 ? fmt("sb-${id}") : fmt("sb-${id}-%s", var);
-	a->var = fmt("%s", var);
-	a->level = level;
-	a->metadata = fmt("%s", emulate ? "1.2" : s->md.metadata);
-	a->bitmap = emulate || s->md.bitmap_internal;
-	if (!emulate) {
-		a->bitmap_chunk = s->md.bitmap_chunk;
-		a->chunk = s->md.chunk;
-		a->write_behind = wm_role >= 0 ? s->md.write_behind : 0;
-	}
-	a->assume_clean = emulate || s->md.assume_clean;
-	for (size_t i = 0; i < n_mem; i++)
-		if ((int)mem[i].role != wm_role)
-			addv(&a->members, mem[i].var);
-	for (size_t i = 0; i < n_mem; i++)
-		if ((int)mem[i].role == wm_role)
-			addv(&a->write_mostly, mem[i].var);
-}
-
-/* scenario.degrade / rebuild (stack/scenario.c decides where each goes). */
-static void scen_steps(struct pb *b, const struct sb_config *c, bool after_mount,
-		       const struct sb_mount_args *mnt)
-{
-	static const char *const acts[] = {"degrade", "rebuild"};
-	for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
-		if (sb_scen_plan_step(c, acts[i], after_mount, NULL, NULL, NULL, NULL))
-			sb_scen_plan_step(c, acts[i], after_mount, mnt ? &mnt->devs : NULL,
-					  mnt ? mnt->dir : NULL, mnt ? mnt->options : NULL,
-					  add_step(b, SB_STEP_SCEN));
-}
-
-static void loop_step(struct pb *b, const struct sb_plan_in *in, const char *loop_dir,
-		      const char *var, uint64_t size, bool rot)
-{
-	struct sb_loop_args *a = add_step(b, SB_STEP_LOOP);
-	a->file = fmt("${run}/images/%s.img", var);
-	a->dir = fmt("%s/${id}", loop_dir);
-	a->size = size;
-	a->rotational = rot;
-	a->allow_tmpfs = in->loop_dir_forced;
-	a->var = fmt("%s", var);
-}
-
-/* devices.precondition: each whole device as soon as it is there, before
- * anything is built on it (an emulated array's members before the array).
- * Not the hdd role's: a disk has no flash translation state to reset, and
- * no discard (trim would refuse every md demo with HDD members). --quick
- * keeps steady to a short bound, like its workloads. */
-#define SB_PRECOND_QUICK_MS 30000u
-static void precond_step(struct pb *b, const struct sb_stack_cfg *s, const struct sb_plan_in *in,
-			 enum sb_role role, const char *var)
-{
-	if (s->dev.precond == SB_PRECOND_NONE || role == SB_ROLE_HDD)
-		return;
-	struct sb_precond_args *a = add_step(b, SB_STEP_PRECOND);
-	a->dev = fmt("${%s}", var);
-	a->mode = fmt("%s", sb_precond_names[s->dev.precond]);
-	a->limit_ms = s->dev.precond_limit_ms;
-	if (in->quick && a->limit_ms > SB_PRECOND_QUICK_MS)
-		a->limit_ms = SB_PRECOND_QUICK_MS;
-}
-
-/* --loop: an image the profile does not size holds the data set (plus a
- * file system's own share: journal, metadata, ext4's 5% reserve), on the
- * smallest partition the file system may go on. The files are sparse: a
- * generous size costs nothing until written. */
-static uint64_t loop_fit(const struct sb_stack_cfg *s, const struct sb_config *c,
-			 const struct sb_plan_in *in, enum sb_role role, uint64_t size)
-{
-	uint64_t need, fixed = 0, pct_sum = 0, min_pct = 100, u;
-	unsigned loose = 0;
-	bool pct;
-
-	if (!in->loop || in->quick || !in->data_bytes || c->val[K_DEV_LOOP_SSD + role])
-		return size;
-	need = in->data_bytes + in->data_bytes / 8 + (512ull << 20);
-	if (s->part.count && (s->part.on & (1u << role))) {
-		for (size_t k = 0; k < s->part.sizes.n; k++) {
-			const char *w = s->part.sizes.v[k];
-			if (strcmp(w, "rest") == 0)
-				loose++;
-			else if (sb_parse_size(w, &u, true, &pct) == 0 && pct) {
-				pct_sum += u;
-				min_pct = u && u < min_pct ? u : min_pct;
-			} else if (sb_parse_size(w, &u, true, &pct) == 0)
-				fixed += u;
-		}
-		if (loose && pct_sum < 100 && 100 - pct_sum < min_pct)
-			min_pct = 100 - pct_sum;
-		/* percentages: the smallest share must hold it; fixed sizes come
-		 * first, whatever is left ("rest") holds it */
-		need = pct_sum ? need * 100 / (min_pct ? min_pct : 1) : need;
-		need += fixed;
-	}
-	need = (need + (1ull << 30) - 1) & ~((1ull << 30) - 1);
-	return need > size ? need : size;
-}
-
-/* Does the variant use this slot at all? A device whose units md.members
- * (or, without md and LVM, fs.on) does not select gets no step: "SSD
- * alone" leaves the HDDs untouched. */
-static bool slot_used(const struct sb_stack_cfg *s, const struct sb_slot *sl)
-{
-	const struct sb_sel *sel = s->md.on ? &s->md.members : s->lvm.on ? &s->lvm.pvs : &s->fs.on;
-	unsigned nparts = s->part.count && (s->part.on & (1u << sl->role)) ? s->part.count : 0;
-
-	if (!sel || (int)sl->role == s->fs.log)
-		return true;
-	if (!nparts)
-		return sb_sel_match(sel, sl->role, 0);
-	for (unsigned k = 1; k <= nparts; k++)
-		if (sb_sel_match(sel, sl->role, k))
-			return true;
-	return false;
-}
-
-static int build(const struct sb_stack_cfg *s, const struct sb_config *c,
-		 const struct sb_plan_in *in, struct pb *b, const struct sb_slot *slots,
-		 size_t n_slots)
-{
-	struct unit *whole = NULL; /* devices whose queue is tuned */
-	size_t n_whole = 0;
-	bool emulate = in->loop && s->dev.emulate_raid6;
-	unsigned em_members = s->dev.emulate_members;
-	const char *loop_dir = in->loop_dir ? in->loop_dir : getenv("STACKBENCH_LOOP_DIR");
-	char logvar[16] = "";
-
-	if (!loop_dir || !*loop_dir)
-		loop_dir = SB_LOOP_DIR_DEFAULT;
-	whole = calloc(n_slots * (em_members + 1) + 1, sizeof(*whole));
-	if (!whole)
-		return -ENOMEM;
-
-	/* Devices: loop files, or the given disks (variables set by the caller). */
-	for (size_t i = 0; i < n_slots; i++) {
-		const struct sb_slot *sl = &slots[i];
-		uint64_t size = in->quick ? s->dev.loop_quick
-					  : loop_fit(s, c, in, sl->role, s->dev.loop_size[sl->role]);
-
-		if (!slot_used(s, sl))
-			continue;
-		if (!in->loop) {
-			whole[n_whole].role = sl->role;
-			snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
-			precond_step(b, s, in, sl->role, sl->name);
-			continue;
-		}
-		if (emulate && sl->role == SB_ROLE_ANY) {
-			struct unit mem[16];
-			/* The array is about as large as the role's size. */
-			uint64_t msize = in->quick ? size
-						   : (size / (em_members - 2) + (1 << 20) - 1) &
-							 ~((uint64_t)(1 << 20) - 1);
-			for (unsigned m = 0; m < em_members && m < 16; m++) {
-				snprintf(mem[m].var, sizeof(mem[m].var), "%s.m%u", sl->name, m + 1);
-				mem[m].role = sl->role;
-				loop_step(b, in, loop_dir, mem[m].var, msize, false);
-				precond_step(b, s, in, sl->role, mem[m].var);
-				whole[n_whole++] = mem[m];
-			}
-			md_step(b, s, sl->name, 6, mem, em_members, true);
-			continue;
-		}
-		loop_step(b, in, loop_dir, sl->name, size, sl->role == SB_ROLE_HDD);
-		precond_step(b, s, in, sl->role, sl->name);
-		whole[n_whole].role = sl->role;
-		snprintf(whole[n_whole++].var, sizeof(whole->var), "%s", sl->name);
-	}
-
-	/* Queue settings on every whole device, restored at undo. */
-	if (s->queue.scheduler || s->queue.read_ahead) {
-		for (size_t i = 0; i < n_whole; i++) {
-			struct sb_queue_args *a = add_step(b, SB_STEP_QUEUE);
-			a->dev = fmt("${%s}", whole[i].var);
-			if (s->queue.scheduler)
-				a->scheduler = fmt("%s", s->queue.scheduler);
-			a->read_ahead = s->queue.read_ahead;
-			a->read_ahead_kb = s->queue.read_ahead_kb;
-		}
-	}
-	free(whole);
-
-	/* Partitions: each partitioned device is replaced by its partitions.
-	 * The log device is no unit: only mkfs and mount get it. */
-	for (size_t i = 0; i < n_slots; i++) {
-		const struct sb_slot *sl = &slots[i];
-		if (!slot_used(s, sl))
-			continue;
-		if ((int)sl->role == s->fs.log) {
-			snprintf(logvar, sizeof(logvar), "%s", sl->name);
-			continue;
-		}
-		if (!s->part.count || !(s->part.on & (1u << sl->role))) {
-			add_unit(b, sl->role, sl->name);
-			continue;
-		}
-		struct sb_part_args *a = add_step(b, SB_STEP_PART);
-		a->dev = fmt("${%s}", sl->name);
-		a->var = fmt("%s", sl->name);
-		a->label = fmt("gpt");
-		for (size_t k = 0; k < s->part.sizes.n; k++) {
-			char v[40];
-			sb_list_add(&a->sizes, s->part.sizes.v[k]);
-			snprintf(v, sizeof(v), "%s.p%zu", sl->name, k + 1);
-			add_unit_part(b, sl->role, (unsigned)(k + 1), v);
-		}
-	}
-
-	/* md: the chosen members become one device. */
-	if (s->md.on) {
-		struct unit *mem = calloc(b->n_u + 1, sizeof(*mem));
-		size_t nm = 0;
-		if (!mem)
-			return -ENOMEM;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->md.members, b->u[i].role, b->u[i].part))
-				mem[nm++] = b->u[i];
-		md_step(b, s, "md", s->md.level, mem, nm, false);
-		scen_steps(b, c, false, NULL);
-		free(mem);
-		b->n_u = 0;
-		add_unit(b, SB_ROLE_ANY, "md");
-	}
-
-	/* LVM: every unit a PV, one VG (named per run), one LV; every command
-	 * is told the PVs, so that it sees no other device. */
-	if (s->lvm.on && !s->md.on && !s->lvm.pvs.all) {
-		size_t k = 0;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->lvm.pvs, b->u[i].role, b->u[i].part))
-				b->u[k++] = b->u[i];
-		b->n_u = k;
-	}
-	if (s->lvm.on) {
-		char *vgname = fmt("%s_${id}", s->lvm.vg);
-		for (size_t i = 0; i < b->n_u; i++) {
-			struct sb_pv_args *a = add_step(b, SB_STEP_PV);
-			a->dev = fmt("${%s}", b->u[i].var);
-		}
-		struct sb_vg_args *vg = add_step(b, SB_STEP_VG);
-		vg->vg = fmt("%s", vgname);
-		for (size_t i = 0; i < b->n_u; i++)
-			addv(&vg->pvs, b->u[i].var);
-		struct sb_lv_args *lv = add_step(b, SB_STEP_LV);
-		lv->vg = vgname;
-		lv->lv = fmt("%s", s->lvm.lv);
-		lv->size = s->lvm.lv_size;
-		lv->pct = s->lvm.lv_pct;
-		lv->stripes = s->lvm.stripes;
-		lv->var = fmt("lv");
-		for (size_t i = 0; i < b->n_u; i++)
-			addv(&lv->pvs, b->u[i].var);
-		b->n_u = 0;
-		add_unit(b, SB_ROLE_ANY, "lv");
-	}
-
-	/* Without md and LVM, fs.on picks the units (ssd.p1: one partition). */
-	if (!s->md.on && !s->lvm.on && !s->fs.on.all) {
-		size_t k = 0;
-		for (size_t i = 0; i < b->n_u; i++)
-			if (sb_sel_match(&s->fs.on, b->u[i].role, b->u[i].part))
-				b->u[k++] = b->u[i];
-		b->n_u = k;
-	}
-
-	/* mkfs: btrfs over all (or N) units, other file systems on the first. */
-	struct sb_mkfs_args *fs = add_step(b, SB_STEP_MKFS);
-	size_t nfs = s->fs.devices ? s->fs.devices : b->n_u;
-	if (nfs > b->n_u)
-		nfs = b->n_u;
-	fs->type = fmt("%s", sb_fs_names[s->fs.type]);
-	if (s->fs.data)
-		fs->data = fmt("%s", s->fs.data);
-	if (s->fs.metadata)
-		fs->metadata = fmt("%s", s->fs.metadata);
-	for (size_t i = 0; i < nfs; i++)
-		addv(&fs->devs, b->u[i].var);
-	for (size_t i = 0; i < s->fs.mkfs.n; i++)
-		sb_list_add(&fs->opts, s->fs.mkfs.v[i]);
-	if (*logvar)
-		fs->log = fmt("${%s}", logvar);
-
-	struct sb_mount_args *mnt = add_step(b, SB_STEP_MOUNT);
-	for (size_t i = 0; i < nfs; i++)
-		addv(&mnt->devs, b->u[i].var);
-	if (!nfs)
-		addv(&mnt->devs, "none");
-	mnt->dir = fmt("${run}/mnt");
-	mnt->type = fmt("%s", sb_fs_names[s->fs.type]);
-	if (s->mount_options)
-		mnt->options = fmt("%s", s->mount_options);
-	if (*logvar)
-		mnt->log = fmt("${%s}", logvar);
-	scen_steps(b, c, true, mnt);
-	if (in->cap_bytes) {
-		struct sb_memcg_args *cg = add_step(b, SB_STEP_MEMCG);
-		cg->name = fmt("stackbench-${id}");
-		cg->bytes = in->cap_bytes;
-	}
-	return 0;
-}
-
 int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct sb_plan *out,
 		  char **err)
 {
-	struct pb b = {.p = out};
-	_cleanup_free_ struct sb_slot *slots = NULL;
-	struct sb_stack_cfg s;
+	struct sb_pctx b = {.p = out, .in = in, .c = c};
+	struct sb_slot *slots = NULL;
 	size_t n_slots = 0;
 	int r;
 
 	*err = NULL;
 	*out = (struct sb_plan){0};
-	r = sb_stack_cfg_resolve(c, &s, err);
+	r = cfgs_fill(c, &b);
 	if (r < 0)
-		return r;
+		goto out;
 	r = sb_plan_slots(c, &slots, &n_slots);
 	if (r < 0)
 		goto out;
+	b.slots = slots;
+	b.n_slots = n_slots;
 	if (!in->loop && in->n_devs != n_slots) {
 		if (asprintf(err, "the profile needs %zu devices, %zu given", n_slots, in->n_devs) <
 		    0)
@@ -439,14 +222,20 @@ int sb_plan_build(const struct sb_config *c, const struct sb_plan_in *in, struct
 		r = -EINVAL;
 		goto out;
 	}
-	r = build(&s, c, in, &b, slots, n_slots);
-	if (r == 0 && b.err)
-		r = b.err;
+	r = plan_layers(&b);
+	if (r < 0 && b.errmsg) {
+		*err = b.errmsg;
+		b.errmsg = NULL;
+	}
 	if (r == 0 && !(out->mountpoint = strdup("${run}/mnt")))
 		r = -ENOMEM;
 out:
+	free(slots);
 	free(b.u);
-	sb_stack_cfg_free(&s);
+	free(b.whole);
+	free(b.errmsg);
+	for (int k = 0; k < SB_STEP_KIND_N; k++)
+		free(b.cfg[k]);
 	if (r < 0)
 		sb_plan_free(out);
 	return r;

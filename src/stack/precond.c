@@ -8,6 +8,7 @@
  * whether steady state was reached go into the step's result (and from the
  * journal into result.json). */
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "stack/precond.h"
 #include "util/macro.h"
 #include "probe/devstat.h"
@@ -292,6 +293,55 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+/* ---- [devices]' precondition keys and their step on each device ---- */
+
+struct precond_cfg {
+	const char *mode; /* none, trim, steady */
+	uint64_t limit_ms;
+};
+
+#define C struct precond_cfg
+static const struct sb_key keys[] = {
+    SB_KEY(C, mode, "precondition", SB_KT_CHOICE, "none|trim|steady", 0, 0, "none", 0,
+	   "starting state of every member device before mkfs: 'trim' discards "
+	   "it all, 'steady' also writes it past its capacity until a steady "
+	   "state (SNIA PTS); both make the file system with discard off"),
+    SB_KEY(C, limit_ms, "precondition-limit", SB_KT_DURATION, NULL, 0, 0, "30m", 0,
+	   "steady: stop writing a device after this long, steady or not "
+	   "(result.json says which)"),
+};
+#undef C
+
+const struct sb_keytab sb_keytab_precond = {
+    .section = "devices",
+    .keys = keys,
+    .n = ARRAY_SIZE(keys),
+    .cfg_size = sizeof(struct precond_cfg),
+};
+
+/* devices.precondition: each whole device as soon as it is there, before
+ * anything is built on it (an emulated array's members before the array).
+ * Not the hdd role's: a disk has no flash translation state to reset, and
+ * no discard (trim would refuse every md demo with HDD members). --quick
+ * keeps steady to a short bound, like its workloads. */
+#define SB_PRECOND_QUICK_MS 30000u
+static void precond_device(const void *cfg, struct sb_pctx *b, enum sb_role role, const char *var)
+{
+	const struct precond_cfg *p = cfg;
+
+	if (strcmp(p->mode, "none") == 0)
+		return;
+	b->preconditioned = true;
+	if (role == SB_ROLE_HDD)
+		return;
+	struct sb_precond_args *a = sb_plan_add_step(b, SB_STEP_PRECOND);
+	a->dev = sb_plan_fmt("${%s}", var);
+	a->mode = sb_plan_fmt("%s", p->mode);
+	a->limit_ms = p->limit_ms;
+	if (b->in->quick && a->limit_ms > SB_PRECOND_QUICK_MS)
+		a->limit_ms = SB_PRECOND_QUICK_MS;
+}
+
 const struct sb_layer sb_layer_precond = {
     .kind = "precondition",
     .args_size = sizeof(struct sb_precond_args),
@@ -300,4 +350,6 @@ const struct sb_layer sb_layer_precond = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .keytab = &sb_keytab_precond,
+    .device = precond_device,
 };

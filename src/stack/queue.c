@@ -2,6 +2,7 @@
  * the old values are read before the begin record so that undo can put
  * them back from the journal alone. */
 #include "stack/layers.h"
+#include "stack/plan.h"
 #include "util/parse.h"
 #include "util/macro.h"
 
@@ -178,6 +179,55 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return apply(x, a->dev, a->old_scheduler, a->old_read_ahead, a->old_read_ahead_kb, false);
 }
 
+/* ---- [queue]: keys and plan ---- */
+
+struct queue_cfg {
+	struct sb_present set;
+	const char *scheduler; /* or NULL */
+	uint64_t read_ahead_kb;
+};
+
+enum { QUEUE_SCHEDULER, QUEUE_READ_AHEAD, QUEUE_KEY_N };
+
+#define C struct queue_cfg
+static const struct sb_key keys[QUEUE_KEY_N] = {
+    [QUEUE_SCHEDULER] = SB_KEY(C, scheduler, "scheduler", SB_KT_NAME, NULL, 0, 0, NULL, 0,
+			       "I/O scheduler of every whole device in the stack (restored "
+			       "afterwards)"),
+    [QUEUE_READ_AHEAD] =
+	SB_KEY(C, read_ahead_kb, "read-ahead-kb", SB_KT_UINT, NULL, 0, 1 << 20, NULL, 0,
+	       "read_ahead_kb of every whole device (restored afterwards)"),
+};
+#undef C
+
+const struct sb_keytab sb_keytab_queue = {
+    .section = "queue",
+    .keys = keys,
+    .n = QUEUE_KEY_N,
+    .cfg_size = sizeof(struct queue_cfg),
+    .present = SB_PRESENT(struct queue_cfg, set),
+};
+
+/* The settings on every whole device (emulated volumes' members too),
+ * restored at undo. */
+static int queue_plan(const void *cfg, struct sb_pctx *b)
+{
+	const struct queue_cfg *q = cfg;
+	bool ra = q->set.keys & (1ul << QUEUE_READ_AHEAD);
+
+	if (!q->scheduler && !ra)
+		return 0;
+	for (size_t i = 0; i < b->n_whole; i++) {
+		struct sb_queue_args *a = sb_plan_add_step(b, SB_STEP_QUEUE);
+		a->dev = sb_plan_fmt("${%s}", b->whole[i].var);
+		if (q->scheduler)
+			a->scheduler = sb_plan_fmt("%s", q->scheduler);
+		a->read_ahead = ra;
+		a->read_ahead_kb = q->read_ahead_kb;
+	}
+	return 0;
+}
+
 const struct sb_layer sb_layer_queue = {
     .kind = "queue",
     .args_size = sizeof(struct sb_queue_args),
@@ -187,4 +237,6 @@ const struct sb_layer sb_layer_queue = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .keytab = &sb_keytab_queue,
+    .plan = queue_plan,
 };

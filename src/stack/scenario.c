@@ -6,6 +6,7 @@
  * unmounts whatever is mounted there, mkfs's wipes every device; a btrfs
  * replace still running is cancelled first. */
 #include "stack/scenario.h"
+#include "stack/plan.h"
 #include "stack/layers.h"
 #include "util/macro.h"
 #include "util/size.h"
@@ -98,7 +99,7 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	if (dir)
 		a->dir = strdup(dir);
 	if (kind == SB_SCEN_MD) {
-		bool bitmap = strcmp(sb_cfg_str(c, K_MD_BITMAP), "internal") == 0;
+		bool bitmap = strcmp(sb_cfg_str(c, sb_key_find("md.bitmap")), "internal") == 0;
 		a->array = strdup("${md}");
 		if (rebuild)
 			a->with = strdup(strcmp(with, "auto") != 0 ? with
@@ -587,4 +588,16 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
 	}
 	w->active = false;
 	return o;
+}
+
+void sb_scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt)
+{
+	static const char *const acts[] = {"degrade", "rebuild"};
+	bool after_mount = mnt != NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
+		if (sb_scen_plan_step(b->c, acts[i], after_mount, NULL, NULL, NULL, NULL))
+			sb_scen_plan_step(b->c, acts[i], after_mount, mnt ? &mnt->devs : NULL,
+					  mnt ? mnt->dir : NULL, mnt ? mnt->options : NULL,
+					  sb_plan_add_step(b, SB_STEP_SCEN));
 }

@@ -44,6 +44,13 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 		      const struct sb_list *fs_devs, const char *dir, const char *options,
 		      struct sb_scen_args *a);
 
+/* The plan's degrade and rebuild steps at this point of the stack: called by
+ * md's plan right after the array (mnt NULL) and by mount's right after the
+ * mount (mnt its step). */
+struct sb_pctx;
+struct sb_mount_args;
+void sb_scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt);
+
 /* ---- pure parsers (unit-tested, fuzzed) ---- */
 /* md's sync_completed: "123 / 456" (sectors) or "none". 0 with *done and
  * *total set, 1 for "none", -EINVAL otherwise. */

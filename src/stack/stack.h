@@ -97,6 +97,8 @@ bool sb_path_inside(const char *path, const char *dir);
 /* ---- layers ---- */
 
 struct sb_exec;
+struct sb_pctx;
+struct sb_capture;
 
 struct sb_prog {
 	const char *prog, *package; /* "mdadm", "mdadm" */
@@ -137,6 +139,33 @@ struct sb_layer {
 	/* Idempotent undo; result is NULL when the step began but never finished. */
 	int (*undo)(const void *args, json_object *result, struct sb_exec *x);
 	unsigned flags; /* SB_LF_* */
+
+	/* ---- the layer's profile facts (NULL for a step with none) ---- */
+	/* Its section, key table (offsetof into its typed config) and
+	 * validate(): registered with the profile through this row. */
+	const struct sb_keytab *keytab;
+	/* Is the layer in this variant? The devices' units it selects when it
+	 * takes them from the devices (md.members), or NULL when it is off.
+	 * The lowest layer that is on decides which devices the plan uses. */
+	const struct sb_sel *(*takes)(const void *cfg);
+	/* The role whose one device the layer takes whole for itself, kept
+	 * out of the units (fs.log), or -1. */
+	int (*aside)(const void *cfg);
+	/* Its steps, in stack order: b's units in (those of the layers below),
+	 * the units it makes out. cfg is its typed config (NULL for a layer
+	 * without keys). 0 or -errno (b->errmsg says why). */
+	int (*plan)(const void *cfg, struct sb_pctx *b);
+	/* A layer that splits devices: how many units a whole device of role r
+	 * becomes (0: it stays whole), and the size such a device needs for
+	 * each of its units to hold need bytes (--loop images). */
+	unsigned (*splits)(const void *cfg, enum sb_role r);
+	/* A step on each whole device as soon as it is there, before anything
+	 * is built on it (precondition). */
+	void (*device)(const void *cfg, struct sb_pctx *b, enum sb_role r, const char *var);
+	uint64_t (*fit)(const void *cfg, enum sb_role r, uint64_t need);
+	/* Its reading of the effective state of its devices, for result.json
+	 * (workload/effconf.h). */
+	const struct sb_capture *capture;
 };
 
 enum {
@@ -266,64 +295,9 @@ int sb_journal_parse(const char *text, size_t len, struct sb_jread *out);
 int sb_journal_read(const char *path, struct sb_jread *out);
 void sb_jread_free(struct sb_jread *r);
 
-/* ---- config.c (pure): the profile resolved once into typed values ---- */
+/* fs.c: the file systems stackbench makes. */
 enum sb_fs_type { SB_FS_EXT2, SB_FS_EXT3, SB_FS_EXT4, SB_FS_XFS, SB_FS_BTRFS, SB_FS_N };
 extern const char *const sb_fs_names[SB_FS_N];
-/* devices.precondition: the starting state of the member devices. */
-enum sb_precond { SB_PRECOND_NONE, SB_PRECOND_TRIM, SB_PRECOND_STEADY, SB_PRECOND_N };
-extern const char *const sb_precond_names[SB_PRECOND_N];
-
-struct sb_stack_cfg {
-	struct {
-		uint64_t loop_size[SB_ROLE_N]; /* devices.loop.ROLE */
-		uint64_t loop_quick;
-		bool emulate_raid6; /* devices.loop.emulate = raid6 */
-		unsigned emulate_members;
-		enum sb_precond precond; /* devices.precondition */
-		uint64_t precond_limit_ms;
-	} dev;
-	struct {
-		unsigned count;	   /* partition.count, or 0 */
-		struct sb_list sizes; /* partition.sizes words, or count's shares */
-		unsigned on;	   /* roles (bit per enum sb_role) that get partitions */
-	} part;
-	struct {
-		bool on;
-		unsigned level; /* 0 1 4 5 6 10 */
-		struct sb_sel members; /* roles, or partitions by role and number */
-		int write_mostly; /* a role, or -1 */
-		uint64_t write_behind;
-		bool bitmap_internal;
-		uint64_t bitmap_chunk; /* bytes, 0: mdadm's default */
-		uint64_t chunk;	       /* bytes, 0: mdadm's default */
-		bool assume_clean;
-		const char *metadata; /* "1.2" */
-	} md;
-	struct {
-		bool on;
-		const char *vg, *lv;
-		uint64_t lv_size; /* bytes, or a percentage when lv_pct */
-		bool lv_pct;
-		unsigned stripes; /* 0: not given */
-		struct sb_sel pvs; /* without md: what becomes a PV */
-	} lvm;
-	struct {
-		enum sb_fs_type type;
-		struct sb_list mkfs; /* extra words, ext4's lazy-init words added */
-		const char *data, *metadata; /* btrfs profiles or NULL */
-		unsigned devices;	     /* btrfs: how many units, 0 = all */
-		struct sb_sel on;	     /* without md and LVM: the units it goes on */
-		int log;		     /* role of the external log device, or -1 */
-	} fs;
-	const char *mount_options; /* or NULL */
-	struct {
-		const char *scheduler; /* or NULL */
-		bool read_ahead;
-		uint64_t read_ahead_kb;
-	} queue;
-};
-int sb_stack_cfg_resolve(const struct sb_config *c, struct sb_stack_cfg *out, char **err);
-void sb_stack_cfg_free(struct sb_stack_cfg *s);
 
 /* ---- plan.c (pure) ---- */
 #define SB_LOOP_DIR_DEFAULT "/var/tmp/stackbench"

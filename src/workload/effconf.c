@@ -287,7 +287,7 @@ static json_object *kmsg_lines(const struct sb_devstack *st, const char *fstype)
 	return a;
 }
 
-static char *run_out(const char *const *argv, int log_fd)
+char *sb_effconf_run(const char *const *argv, int log_fd)
 {
 	struct sb_child c = {.argv = argv, .capture = true, .log_fd = log_fd, .timeout_ms = 10000};
 	char *out = NULL;
@@ -322,118 +322,38 @@ static json_object *geometry(const char *fstype, const char *dir, const char *so
 
 	if (strcmp(fstype, "xfs") == 0) {
 		const char *argv[] = {"xfs_info", dir, NULL};
-		if ((out = run_out(argv, log_fd)))
+		if ((out = sb_effconf_run(argv, log_fd)))
 			o = sb_effconf_parse_xfs_info(out);
 	} else if (strncmp(fstype, "ext", 3) == 0 && source[0] == '/') {
 		const char *argv[] = {"dumpe2fs", "-h", source, NULL};
-		if ((out = run_out(argv, log_fd)))
+		if ((out = sb_effconf_run(argv, log_fd)))
 			o = sb_effconf_parse_keys(out, ':', ext4_keys);
 	} else if (strcmp(fstype, "btrfs") == 0 && source[0] == '/') {
 		const char *argv[] = {"btrfs", "inspect-internal", "dump-super", source, NULL};
-		if ((out = run_out(argv, log_fd)))
+		if ((out = sb_effconf_run(argv, log_fd)))
 			o = sb_effconf_parse_keys(out, ' ', btrfs_keys);
 	}
 	free(out);
 	return o;
 }
 
-static json_object *md_state(const struct sb_devstack *st)
+/* What each layer reads of its own devices ({"md": {"md127": {...}}}), in
+ * stack order. */
+static void layer_states(json_object *o, const struct sb_devstack *st, int log_fd)
 {
-	static const char *const files[] = {"level",
-					    "raid_disks",
-					    "chunk_size",
-					    "layout",
-					    "array_state",
-					    "sync_action",
-					    "bitmap/location",
-					    "bitmap/chunksize",
-					    "bitmap/backlog",
-					    "consistency_policy",
-					    NULL};
-	json_object *all = NULL;
-	for (size_t i = 0; st && i < st->n; i++) {
-		if (strcmp(st->dev[i].type, "md") != 0)
-			continue;
-		json_object *o = json_object_new_object(), *mem = json_object_new_object();
-		char p[PATH_MAX];
-		for (size_t k = 0; files[k]; k++) {
-			char key[64];
-			snprintf(p, sizeof(p), "%s/class/block/%s/md/%s", st->sysroot,
-				 st->dev[i].name, files[k]);
-			snprintf(key, sizeof(key), "%s", files[k]);
-			for (char *s = key; *s; s++)
-				if (*s == '/')
-					*s = '_';
-			add_file(o, key, p);
-		}
-		/* Members: md/dev-X/state ("in_sync,write_mostly"), and what md
-		 * calls write-behind is bitmap/backlog above. */
-		snprintf(p, sizeof(p), "%s/class/block/%s/md", st->sysroot, st->dev[i].name);
-		DIR *d = opendir(p);
-		struct dirent *de;
-		while (d && (de = readdir(d))) {
-			if (strncmp(de->d_name, "dev-", 4) != 0)
-				continue;
-			char sp[PATH_MAX + 300], buf[256];
-			snprintf(sp, sizeof(sp), "%s/%s/state", p, de->d_name);
-			if (read_small(sp, buf, sizeof(buf)) >= 0)
-				add_str(mem, de->d_name + 4, buf);
-		}
-		if (d)
-			closedir(d);
-		json_object_object_add(o, "members", mem);
-		if (!all)
-			all = json_object_new_object();
-		json_object_object_add(all, st->dev[i].name, o);
-	}
-	return all;
-}
+	const struct sb_capture *caps[16];
+	size_t n = sb_layer_captures(caps, ARRAY_SIZE(caps));
 
-/* LVM: where each PV's first extent starts (pe_start), which decides the
- * data's alignment to a RAID stripe below. Every PV is a device right below
- * an LV in the stack; pvs is told that one device only, so that it scans
- * nothing else. */
-static json_object *lvm_state(const struct sb_devstack *st, int log_fd)
-{
-	json_object *all = NULL;
-	for (size_t i = 0; st && i < st->n; i++) {
-		char p[PATH_MAX], uuid[256];
-		snprintf(p, sizeof(p), "%s/class/block/%s/dm/uuid", st->sysroot, st->dev[i].name);
-		if (strcmp(st->dev[i].type, "dm") != 0 || read_small(p, uuid, sizeof(uuid)) < 0 ||
-		    strncmp(uuid, "LVM-", 4) != 0)
-			continue;
-		for (size_t k = 0; k < st->n; k++) {
-			char dev[80];
-			if (st->dev[k].parent != (int)i)
-				continue;
-			snprintf(dev, sizeof(dev), "/dev/%s", st->dev[k].name);
-			const char *argv[] = {"pvs",	     "--config",
-					      "devices { use_devicesfile = 0 }",
-					      "--devices",   dev,
-					      "--noheadings", "--nosuffix",
-					      "--units",     "b",
-					      "-o",	     "pv_name,pe_start",
-					      dev,	     NULL};
-			char *out = run_out(argv, log_fd);
-			json_object *o = sb_effconf_parse_pvs(out);
-			free(out);
-			/* pvs saw this one device only, under whatever name it prints */
-			json_object_object_foreach(o, key, v)
-			{
-				(void)key;
-				if (!all)
-					all = json_object_new_object();
-				json_object_object_add(all, st->dev[k].name, json_object_get(v));
-				break;
-			}
-			json_object_put(o);
-		}
+	for (size_t c = 0; c < n; c++) {
+		json_object *all = json_object_new_object();
+		for (size_t i = 0; st && i < st->n; i++)
+			if (strcmp(st->dev[i].type, caps[c]->type) == 0)
+				caps[c]->fn(all, st, i, log_fd);
+		if (json_object_object_length(all))
+			json_object_object_add(o, caps[c]->key, all);
+		else
+			json_object_put(all);
 	}
-	if (!all)
-		return NULL;
-	json_object *l = json_object_new_object();
-	json_object_object_add(l, "pe_start", all);
-	return l;
 }
 
 static json_object *queues(const struct sb_devstack *st)
@@ -501,10 +421,7 @@ json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, i
 		json_object_object_add(o, "kmsg", v);
 	if ((v = geometry(fstype, dir, source, log_fd)))
 		json_object_object_add(o, "geometry", v);
-	if ((v = md_state(st)))
-		json_object_object_add(o, "md", v);
-	if ((v = lvm_state(st, log_fd)))
-		json_object_object_add(o, "lvm", v);
+	layer_states(o, st, log_fd);
 	json_object_object_add(o, "queue", queues(st));
 	json_object_object_add(o, "sysctl", sysctls());
 	return o;

@@ -2,8 +2,9 @@
  * the mounted file system (extra.config): effective mount options, the
  * kernel's log lines about the stack's devices, the file system's geometry
  * (xfs_info, dumpe2fs -h, btrfs inspect-internal dump-super: key lines
- * only), md state, LVM pe_start, every device's queue/ settings and the vm.dirty_*
- * sysctls. The parsers of the programs' output are pure (unit-tested and
+ * only), what each stack layer reads of its own devices (its capture:
+ * md's state, LVM's pe_start), every device's queue/ settings and the
+ * vm.dirty_* sysctls. The parsers of the programs' output are pure (unit-tested and
  * fuzzed on captured text). */
 #pragma once
 
@@ -16,6 +17,21 @@
  * (NULL: none known). log_fd >= 0: the programs' output also goes there.
  * Never fails as a whole: what could not be read is left out. */
 json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, int log_fd);
+
+/* A stack layer's reading of the effective state of its devices, declared
+ * in the layer's file beside its other facts (struct sb_layer.capture). */
+struct sb_capture {
+	const char *key;  /* "md": its object in extra.config */
+	const char *type; /* the devices it reads (sb_devstack's type: "md") */
+	/* Adds what it reads of device st->dev[i] to into (its key's object,
+	 * left out of extra.config when it stays empty). */
+	void (*fn)(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
+};
+/* The layers' captures in stack order (stack/exec.c's registry). */
+size_t sb_layer_captures(const struct sb_capture **out, size_t max);
+/* A program's stdout (malloc'ed), run with a time limit, its output also to
+ * log_fd (>= 0); NULL when it failed. */
+char *sb_effconf_run(const char *const *argv, int log_fd);
 
 /* xfs_info's "section=value key=value, key=value" lines into
  * {"data.bsize": "4096", ...} (values as text; device paths left out). */

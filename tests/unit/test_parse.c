@@ -36,7 +36,7 @@ static void test_bool(void **state)
 		if (r != cases[i].rc || (r == 0 && b != cases[i].want))
 			fail_msg("'%s': rc %d value %d", cases[i].in, r, b);
 		/* the profile and the workload spec agree with it */
-		char *m = sb_key_check_value(K_MD_ASSUME_CLEAN, cases[i].in);
+		char *m = sb_key_check_value(sb_key_find("md.assume-clean"), cases[i].in);
 		if (!m != !r && *cases[i].in)
 			fail_msg("profile bool '%s': %s", cases[i].in, m ? m : "accepted");
 		free(m);
