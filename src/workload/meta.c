@@ -271,8 +271,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 					: pass_readdir(m, &mp, kind, op);
 		if (passes++ == 0)
 			first = mp.done;
-	} while (rc == 0 && kind == 1 && !mp.over && first > 0 &&
-		 sb_now_ns() - mp.p.t0 < min_ns);
+	} while (rc == 0 && kind == 1 && !mp.over && first > 0 && sb_now_ns() - mp.p.t0 < min_ns);
 	mp.p.done = mp.done;
 	sb_phase_end(&mp.p);
 	add_test(m, metric, op, &mp.p, mp.done, mp.h);
