@@ -63,14 +63,18 @@ struct sb_report_cell {
 	struct sb_diff diff; /* interval of the difference, smallest detectable change */
 	struct sb_cmp cmp;   /* the test used (paired rounds or Welch, on logarithms),
 				whose change, interval and mde the fields below carry */
-	double mde_welch;    /* the smallest detectable change of Welch's t on the
-				logarithms, for the same cells (what sets that did not
-				run together would get); percent */
+	struct sb_cmp welch; /* Welch's t on the logarithms for the same cells (what
+				sets that did not run together would get) */
+	double mde_welch;    /* its smallest detectable change, percent, at the same
+				alpha as mde_pct */
 	size_t need;	     /* unresolved: the repeats that would resolve +-resolve_pct
 				(SB_CMP_N_MAX + 1: more than that; 0: not estimated),
 				or the change seen when that takes fewer (need_seen) */
 	bool need_seen;
-	double change_lo, change_hi, mde_pct; /* the same in percent of the baseline mean */
+	double change_lo, change_hi; /* the interval in percent of the baseline mean */
+	double mde_pct; /* the smallest change the row could have marked: at 80% power and
+			   the alpha the correction asks of one row (Holm's first step),
+			   not the unadjusted alpha of the interval */
 	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
 	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
 	enum sb_verdict verdict;
@@ -115,7 +119,7 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
-	size_t family_main; /* largest size of a column's main family (for the repeats estimate) */
+	size_t family_main; /* largest size of a column's headline family (for the repeats estimate) */
 	bool all;	    /* the text and HTML tables show every row (report --all) */
 	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
 			       same-named variant */
@@ -150,12 +154,16 @@ struct sb_report_opts {
 	const char *history_html; /* --history: the trend charts (an HTML fragment, borrowed) */
 };
 
-/* The verdict family: headline and cost rows, corrected together (Holm by
- * default) at SB_REPORT_MAIN_SHARE of alpha; every other row (latency,
- * %CPU) is a second family (Benjamini-Hochberg) at the rest, so that it
- * never takes power from the first and an A/A report is marked anywhere at
- * most alpha of the time. p_adj is scaled so that p_adj < alpha marks. */
+/* The verdict's rows: headline and cost rows (the main rows), at
+ * SB_REPORT_MAIN_SHARE of alpha, in two families each with the chosen
+ * correction (Holm by default): the headline rows at
+ * SB_REPORT_HEADLINE_SHARE, the cost rows at the difference, so that six
+ * cost rows a phase do not take the power from the headline. Every other
+ * row (latency, %CPU) is a third family (Benjamini-Hochberg) at the rest,
+ * so that an A/A report is marked anywhere at most alpha of the time.
+ * p_adj is scaled so that p_adj < alpha marks. */
 #define SB_REPORT_MAIN_SHARE 0.8
+#define SB_REPORT_HEADLINE_SHARE 0.6
 bool sb_report_row_main(const struct sb_report_row *row);
 /* Whether the cell of a main row is untested against a baseline that has
  * the figure: too few repeats, the metric or workload missing, nothing

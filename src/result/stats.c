@@ -301,7 +301,9 @@ static void cmp_clear(struct sb_cmp *c)
 			     .p = NAN,
 			     .p_t = NAN,
 			     .p_rank = NAN,
-			     .spread = NAN};
+			     .spread = NAN,
+			     .se = NAN,
+			     .df = NAN};
 }
 
 /* Percent of a change that is d on the log scale (or relative, raw). */
@@ -316,6 +318,8 @@ static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double 
 		     bool logs)
 {
 	c->change = pct(est, logs);
+	c->se = se;
+	c->df = df;
 	if (se == 0) {
 		c->lo = c->hi = c->change;
 		c->mde = 0;
@@ -327,6 +331,18 @@ static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double 
 	c->hi = pct(est + ta * se, logs);
 	c->mde = pct((ta + sb_t_quantile(power, df)) * se, logs);
 	c->p = c->p_t = fmin(1, 2 * t_upper_tail(fabs(est / se), df));
+}
+
+double sb_cmp_mde(const struct sb_cmp *c, double alpha, double power)
+{
+	bool logs = c->test == SB_TEST_PAIRED_LOG || c->test == SB_TEST_RANK_LOG ||
+		    c->test == SB_TEST_WELCH_LOG;
+	if (!isfinite(c->se) || !(c->df > 0) || !(alpha > 0 && alpha < 1))
+		return NAN;
+	if (c->se == 0)
+		return 0;
+	return pct((sb_t_quantile(1 - alpha / 2, c->df) + sb_t_quantile(power, c->df)) * c->se,
+		   logs);
 }
 
 static bool all_positive(const double *x, size_t n)

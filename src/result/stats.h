@@ -104,6 +104,8 @@ struct sb_cmp {
 	double spread;		     /* sd of the log ratios (paired), or of the logs
 					(unpaired, pooled); raw tests: sd relative to the
 					baseline mean */
+	double se, df;		     /* the estimate's standard error (log or relative
+					scale) and the t test's degrees of freedom */
 };
 
 /* Paired comparison of b[i] against a[i], i < n (NaN pairs skipped).
@@ -113,6 +115,12 @@ int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, doub
 /* Unpaired comparison of b (nb values) against a (na values), NaN skipped. */
 int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha,
 		 double power, struct sb_cmp *out);
+/* The smallest change (percent) c's test detects with the given power at
+ * alpha: (t(1 - alpha/2, df) + t(power, df)) * se on c's scale. mde holds
+ * it at the alpha c was computed with (unadjusted); a report asks it at the
+ * alpha its correction demands of one row, which is what the row can
+ * actually mark. NaN when c has no standard error. */
+double sb_cmp_mde(const struct sb_cmp *c, double alpha, double power);
 /* Two-sided p-value of Wilcoxon's signed-rank test of d (NaN and zeros
  * dropped): exact for up to 30 values without ties, else the normal
  * approximation with the tie correction. NaN when nothing is left. */

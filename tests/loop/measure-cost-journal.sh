@@ -51,6 +51,14 @@ awk -v r="$ratio" 'BEGIN { exit !(r >= 1.6 && r <= 3) }' ||
 for v in $ord; do awk -v v="$v" 'BEGIN { exit !(v >= 0.9 && v < 1.5) }' || fail "data=ordered: $v"; done
 for v in $jnl; do awk -v v="$v" 'BEGIN { exit !(v >= 1.6 && v <= 3) }' || fail "data=journal: $v"; done
 pass_msg "block write amplification: ordered ${ord//$'\n'/ }, journal ${jnl//$'\n'/ }, ratio $ratio"
+# ... and marked by the report in those 3 paired rounds: worse (more bytes
+# written per byte), in the cost rows' own family, which the verdict lists.
+"$STACKBENCH" report --format json "$res" >"$SB_TMP/report.json" || fail "report"
+cell=$(jq -r '.rows[] | select(.metric == "block_write_dev_w_per_b") | .cells[]
+	| select(.variant | contains("journal")) | "\(.significant) \(.verdict) \(.test)"' "$SB_TMP/report.json")
+assert_eq "$cell" "true worse paired-t-log" "data=journal's block write amplification marked"
+"$STACKBENCH" report "$res" | sed -n '/^verdict/,/^$/p' | grep -q 'worse .*Sequential Output Block: device bytes written per byte' ||
+	fail "the verdict does not list the amplification: $("$STACKBENCH" report "$res" | sed -n '/^verdict/,/^$/p')"
 
 # The rows are cost rows, with labels; no zero stands for a missing counter.
 n=$(jq '[.variants[].repeats[].workloads[].metrics[] | select(.name == "block_write_dev_w_per_b")

@@ -61,6 +61,32 @@ static void test_adjust(void **state)
 	}
 }
 
+/* The smallest detectable change at the alpha a correction asks of a row,
+ * not the unadjusted one: b = [110 105 108 112 102] against 100 each round,
+ * se of the log ratios 0.016632128, df 4; t(0.975, 4) = 2.776445105,
+ * t(0.9975, 4) = 5.597568367, t(0.8, 4) = 0.940964577 (integrating the
+ * t density): 6.378% at alpha 0.05, 11.488% at 0.005 (Holm's first step
+ * over 10 rows). */
+static void test_mde_at_alpha(void **state)
+{
+	static const double a[] = {100, 100, 100, 100, 100}, b[] = {110, 105, 108, 112, 102};
+	struct sb_cmp c;
+
+	assert_int_equal(sb_cmp_paired(a, b, 5, 0.05, SB_STATS_POWER, &c), 0);
+	near(c.se, 0.016632128374568754, 1e-12, "se");
+	near(c.df, 4, 0, "df");
+	near(c.mde, 6.377982174895265, 1e-9, "mde at 0.05");
+	near(sb_cmp_mde(&c, 0.05, SB_STATS_POWER), c.mde, 1e-12, "mde again");
+	near(sb_cmp_mde(&c, 0.005, SB_STATS_POWER), 11.488328166436037, 1e-9, "mde at 0.005");
+	/* no standard error, no figure; a constant ratio detects anything */
+	struct sb_cmp none = c;
+	none.se = NAN;
+	assert_true(isnan(sb_cmp_mde(&none, 0.05, SB_STATS_POWER)));
+	static const double same[] = {110, 110, 110};
+	assert_int_equal(sb_cmp_paired(a, same, 3, 0.05, SB_STATS_POWER, &c), 0);
+	near(sb_cmp_mde(&c, 0.001, SB_STATS_POWER), 0, 0, "constant");
+}
+
 static void stats_of(const double *x, size_t n, struct sb_stats *st)
 {
 	assert_int_equal(sb_stats_compute(x, n, st), n);
@@ -324,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_adjust),	    cmocka_unit_test(test_detectable),
+	    cmocka_unit_test(test_mde_at_alpha),
 	    cmocka_unit_test(test_aa_false_alarms), cmocka_unit_test(test_hist_pool),
 	    cmocka_unit_test(test_v2_roundtrip),
 	};

@@ -145,7 +145,7 @@ static void test_quick_defaults(void **state)
 	} cases[] = {
 	    {"seq", "size", false, 0}, /* 0: twice the RAM, computed at run time */
 	    {"seq", "size", true, 64ull << 20}, {"seq,size=1G", "size", true, 1ull << 30},
-	    {"meta", "files", false, 16},	{"meta", "files", true, 1},
+	    {"meta", "files", false, 16},	{"meta", "files", true, 4},
 	    {"mixed:2r1w", "time", true, 2000},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
