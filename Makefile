@@ -80,9 +80,14 @@ deps:
 # leftover check stays per test); the VM tier boots one guest for the
 # scenarios that can share it (contrib/vm/tier).
 TEST_JOBS ?= 2
+# make check runs the VM tier beside the loop tier (once the loop tests that
+# must run alone are done): a software-emulated guest and the loop tests'
+# waits share the cores better than one after the other (doc/testtime.md).
+# VM_BESIDE= runs them one after the other.
+VM_BESIDE ?= --vm-beside
 
 check: all $(UNIT_BINS)
-	tools/run-tests --build $(BUILD) -j $(TEST_JOBS) unit loop vm
+	tools/run-tests --build $(BUILD) -j $(TEST_JOBS) $(VM_BESIDE) unit loop vm
 
 check-unit: all $(UNIT_BINS)
 	tools/run-tests --build $(BUILD) unit

@@ -5,7 +5,7 @@
 # /dev/loop0". Now the loop step refuses at once (exit 3, before anything
 # is built on it) with the reason and what to do; named on purpose, a
 # tmpfs loop directory (/run/...) runs the md profile. Nothing is left.
-# One boot, no disks.
+# No disks: it shares the VM tier's boot.
 
 PROFILE=profiles/md-raid1-ssd-2hdd.conf
 
@@ -37,14 +37,12 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 . "$SB_TOP/tests/lib.sh"
-RUN="$SB_TOP/contrib/vm/run"
-why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
-export TMPDIR=$SB_TMP
-rc=0
+why=$("$SB_TOP/contrib/vm/run" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
+cd "$SB_TOP" || fail "cannot enter $SB_TOP"
 # The runner's guest memory (4 GiB) leaves its tmpfs (the overlay's upper
 # layer, half of it) room for the md profile's three quick images (960M)
 # when they fill: else the loop directory's space check refuses first.
-"$RUN" -t 600 -C "$SB_TOP" -- bash "$SB_TOP/tests/vm/run-mistakes-vm-loop.sh" --guest 2>"$SB_TMP/err" || rc=$?
-cat "$SB_TMP/err"
-[ $rc -eq 0 ] || fail "guest exited $rc"
+# No disks and no runner options of its own: under the vm tier it shares
+# the tier's one boot (vm_guest).
+vm_guest -t 600 -- bash tests/vm/run-mistakes-vm-loop.sh --guest
 pass_msg "--loop in the VM runner: refused early with the reason, runs on a named tmpfs"
