@@ -57,6 +57,26 @@ if implemented plan && [ -d "$w/profiles" ]; then
 		[ -n "$OUT" ] || fail "plan $(basename "$p") as a user printed nothing"
 	done
 fi
+# A mounted loop device whose backing file a user may not reach (as any
+# run's images are, or another test's): mkfs.btrfs's dry run as a user then
+# cannot check whether its scratch file is mounted, which is no verdict on
+# the words and must not fail plan (it did, whenever such a mount existed).
+need_prog mkfs.btrfs
+mkdir -m 700 "$SB_TMP/priv"
+mkdir "$SB_TMP/privmnt"
+truncate -s 64M "$SB_TMP/priv/x.img"
+mkfs.ext4 -q -F "$SB_TMP/priv/x.img"
+pdev=$(losetup --find --show "$SB_TMP/priv/x.img")
+SB_LOOPS+=("$pdev")
+SB_MOUNTS+=("$SB_TMP/privmnt")
+mount "$pdev" "$SB_TMP/privmnt"
+if implemented plan && [ -f "$w/profiles/single-disk.conf" ]; then
+	user_ok "plan btrfs beside a mount a user cannot see" "$SB" plan \
+		"$w/profiles/single-disk.conf" --loop --quick -o fs.type=btrfs
+	assert_contains "$OUT" "mkfs.btrfs" "plan as a user shows the btrfs steps"
+fi
+umount "$SB_TMP/privmnt"
+losetup -d "$pdev"
 # A profile plans as a user also with a workload every build has.
 if implemented plan && [ -f "$w/profiles/single-disk.conf" ]; then
 	user_ok "plan single-disk -o workloads.run=command:true" "$SB" plan \
