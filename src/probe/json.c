@@ -32,6 +32,10 @@ json_object *sb_device_to_json(const struct sb_device *d)
 	json_object_object_add(o, "physical_sector_size", json_object_new_int64(d->phys_sec));
 	json_object_object_add(o, "model", str_or_null(d->model));
 	json_object_object_add(o, "serial", str_or_null(d->serial));
+	/* Only when known: the captured probes of devices without one keep
+	 * their form. */
+	if (d->firmware)
+		json_object_object_add(o, "firmware", json_object_new_string(d->firmware));
 	json_object_object_add(o, "vendor", str_or_null(d->vendor));
 	json_object_object_add(o, "transport", str_or_null(d->transport));
 	json_object_object_add(o, "rotational", json_object_new_boolean(d->rotational));

@@ -25,6 +25,7 @@ static void device_clear(struct sb_device *d)
 	free(d->name);
 	free(d->model);
 	free(d->serial);
+	free(d->firmware);
 	free(d->vendor);
 	free(d->transport);
 	free(d->scheduler);

@@ -250,6 +250,13 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 	snprintf(vpd, sizeof(vpd), "%s/device/vpd_pg80", whole);
 	if (!d->serial && sb_vpd80_serial_file(vpd, sn, sizeof(sn)) == 0)
 		d->serial = strdup(sn);
+	/* The firmware revision: udev's, else NVMe's firmware_rev or SCSI's
+	 * (and libata's) rev; part of the history's host fingerprint. */
+	d->firmware = udev_prop(u, "ID_REVISION");
+	if (!d->firmware)
+		d->firmware = read_str(whole, "device/firmware_rev");
+	if (!d->firmware)
+		d->firmware = read_str(whole, "device/rev");
 	d->backing_file = read_str(whole, "loop/backing_file");
 	/* The same file attached twice is one disk under two names. */
 	struct stat bst;
