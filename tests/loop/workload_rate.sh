@@ -47,7 +47,11 @@ frozen() {
 	maxms=$(q "$res" '.latency[] | select(.op == "random write") | .max_ms')
 	echo "$1: rate=$rate/s, 2 s frozen: $late records late, max latency $maxms ms"
 	want=$((rate * 2))
-	[ "$late" -ge $((want / 2)) ] && [ "$late" -le $((want * 2)) ] ||
+	# At least half the stall's records (a closed loop shows none); at most
+	# three times them, below the test's 7 s x rate: a loaded host (the VM
+	# tier beside this one) makes records late on its own, up to 1931 of
+	# the 800 seen, and only "every record late" is a fault.
+	[ "$late" -ge $((want / 2)) ] && [ "$late" -le $((want * 3)) ] ||
 		fail "$1: late records $late, want about $want (rate x 2 s)"
 	awk -v m="$maxms" 'BEGIN { exit !(m >= 1500) }' || fail "$1: max latency $maxms ms does not show the 2 s stall"
 	LATE+="$1 $late "
