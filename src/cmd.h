@@ -5,14 +5,14 @@
 
 #include <signal.h>
 
-int cmd_probe(int argc, char **argv);    /* src/cmd/probe.c */
-int cmd_plan(int argc, char **argv);     /* src/cmd/plan.c */
-int cmd_run(int argc, char **argv);      /* src/cmd/run.c */
+int cmd_probe(int argc, char **argv);	 /* src/cmd/probe.c */
+int cmd_plan(int argc, char **argv);	 /* src/cmd/plan.c */
+int cmd_run(int argc, char **argv);	 /* src/cmd/run.c */
 int cmd_teardown(int argc, char **argv); /* src/cmd/teardown.c */
-int cmd_bench(int argc, char **argv);    /* src/cmd/bench.c */
-int cmd_report(int argc, char **argv);   /* src/cmd/report.c */
-int cmd_list(int argc, char **argv);     /* src/main.c */
-int cmd_history(int argc, char **argv);  /* src/cmd/history.c */
+int cmd_bench(int argc, char **argv);	 /* src/cmd/bench.c */
+int cmd_report(int argc, char **argv);	 /* src/cmd/report.c */
+int cmd_list(int argc, char **argv);	 /* src/main.c */
+int cmd_history(int argc, char **argv);	 /* src/cmd/history.c */
 
 /* A command's flags in main.c's table, enforced there before it runs
  * (src/cmd/enter.c), never by the command itself. */

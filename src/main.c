@@ -20,16 +20,16 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
-	{"probe", cmd_probe, 0, "list block devices with their class, signatures and verdict"},
-	{"plan", cmd_plan, 0, "print every step a run would take, touching nothing"},
-	{"run", cmd_run, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
-	 "build the stack, run the workloads, tear down, for every variant"},
-	{"bench", cmd_bench, CMD_STOPPABLE, "run workloads in an existing directory"},
-	{"teardown", cmd_teardown, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
-	 "undo what an interrupted run left behind, from its journal"},
-	{"report", cmd_report, 0, "compare result sets side by side with statistics"},
-	{"history", cmd_history, 0, "list recorded runs with change points; import, export"},
-	{"list", cmd_list, 0, "list profiles or workloads"},
+    {"probe", cmd_probe, 0, "list block devices with their class, signatures and verdict"},
+    {"plan", cmd_plan, 0, "print every step a run would take, touching nothing"},
+    {"run", cmd_run, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
+     "build the stack, run the workloads, tear down, for every variant"},
+    {"bench", cmd_bench, CMD_STOPPABLE, "run workloads in an existing directory"},
+    {"teardown", cmd_teardown, CMD_NEEDS_ROOT | CMD_DESTRUCTIVE,
+     "undo what an interrupted run left behind, from its journal"},
+    {"report", cmd_report, 0, "compare result sets side by side with statistics"},
+    {"history", cmd_history, 0, "list recorded runs with change points; import, export"},
+    {"list", cmd_list, 0, "list profiles or workloads"},
 };
 
 static void usage(FILE *f)
@@ -58,9 +58,13 @@ static bool wants_help(int argc, char **argv)
 int cmd_list(int argc, char **argv)
 {
 	static const struct sb_opt opts[] = {{0}};
-	struct sb_cmdline cl = {"list", "profiles|workloads", "List the shipped profiles, or the "
-							       "workloads with their options.",
-				opts, NULL, NULL};
+	struct sb_cmdline cl = {"list",
+				"profiles|workloads",
+				"List the shipped profiles, or the "
+				"workloads with their options.",
+				opts,
+				NULL,
+				NULL};
 	char **rest;
 	int n, r;
 

@@ -59,9 +59,10 @@ static int on_opt(int key, const char *arg, void *ud)
 		a->host = arg;
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 && strcmp(arg, "html") != 0)
-			return sb_usage_error("history", "--format '%s': expected text, json or html",
-					      arg);
+		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 &&
+		    strcmp(arg, "html") != 0)
+			return sb_usage_error("history",
+					      "--format '%s': expected text, json or html", arg);
 		a->format = arg;
 		return 0;
 	case OPT_LABEL: {

@@ -27,7 +27,6 @@ static char *dupn(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-
 static char *get_name(const struct sb_device *d, bool b)
 {
 	return dupn(d->name);

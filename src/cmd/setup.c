@@ -68,13 +68,15 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 	case OPT_REPEAT: {
 		uint64_t n = 0, max = 0;
 		/* auto[:MAX], 0: until every headline row is resolved (report.h) */
-		bool isauto = strcmp(arg, "auto") == 0 ||
-			      (strncmp(arg, "auto:", 5) == 0 && sb_parse_uint(arg + 5, 3, 1000, &max) == 0);
+		bool isauto =
+		    strcmp(arg, "auto") == 0 ||
+		    (strncmp(arg, "auto:", 5) == 0 && sb_parse_uint(arg + 5, 3, 1000, &max) == 0);
 		if (!isauto && sb_parse_uint(arg, 1, 1000, &n) < 0)
-			return sb_usage_error(o->cmd,
-					      "--repeat: expected 'auto', 'auto:MAX' (MAX 3 to 1000) or "
-					      "a number from 1 to 1000, got '%s'",
-					      arg);
+			return sb_usage_error(
+			    o->cmd,
+			    "--repeat: expected 'auto', 'auto:MAX' (MAX 3 to 1000) or "
+			    "a number from 1 to 1000, got '%s'",
+			    arg);
 		o->repeat = (unsigned)n;
 		o->repeat_max = (unsigned)max;
 		return 0;
@@ -594,7 +596,9 @@ static int check_loop_dir(struct ctx *c, bool enforce)
 	resolve_near(sb_state_dir(), sd, near, sizeof(sd));
 	resolve_near(dir, ld, near, sizeof(ld));
 	if (dir_within(ld, sd) || dir_within(sd, ld)) {
-		const char *how = strcmp(ld, sd) == 0 ? "" : dir_within(ld, sd) ? "inside " : "above ";
+		const char *how = strcmp(ld, sd) == 0  ? ""
+				  : dir_within(ld, sd) ? "inside "
+						       : "above ";
 		sb_error("%s: refusing it as the loop directory: it is %sthe state directory %s "
 			 "(give --loop-dir a directory apart from it)",
 			 dir, how, sb_state_dir());

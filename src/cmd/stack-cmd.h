@@ -37,9 +37,9 @@ struct opts {
 	const char *results;
 	const char *loop_dir; /* --loop-dir, or NULL */
 	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */
-	unsigned repeat;     /* 0: --repeat auto */
-	unsigned repeat_max; /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
-	const char *cpus; /* --cpus LIST: the workloads' threads pinned there */
+	unsigned repeat;      /* 0: --repeat auto */
+	unsigned repeat_max;  /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
+	const char *cpus;     /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;
 	uint64_t seed;
 	const char **ov;

@@ -27,14 +27,14 @@ struct sb_io {
 
 struct sb_engine_cfg {
 	int fd;
-	unsigned qd;	      /* I/Os in flight at most (1..4096) */
-	void *const *bufs;    /* buffers the I/Os use, registered when fixed_bufs */
+	unsigned qd;	   /* I/Os in flight at most (1..4096) */
+	void *const *bufs; /* buffers the I/Os use, registered when fixed_bufs */
 	size_t n_bufs, buf_len;
-	bool fixed_bufs;      /* io_uring: register bufs (READ_FIXED / WRITE_FIXED) */
-	bool fixed_files;     /* io_uring: register fd */
-	bool hipri;	      /* io_uring: completion polling (IOPOLL), needs O_DIRECT and poll queues */
-	bool sqpoll;	      /* io_uring: a kernel thread submits (SQPOLL) */
-	unsigned batch_submit;   /* queue this many before a submit (0: 1) */
+	bool fixed_bufs;  /* io_uring: register bufs (READ_FIXED / WRITE_FIXED) */
+	bool fixed_files; /* io_uring: register fd */
+	bool hipri;  /* io_uring: completion polling (IOPOLL), needs O_DIRECT and poll queues */
+	bool sqpoll; /* io_uring: a kernel thread submits (SQPOLL) */
+	unsigned batch_submit;	 /* queue this many before a submit (0: 1) */
 	unsigned batch_complete; /* reap up to this many per call (0: qd) */
 };
 
@@ -104,8 +104,8 @@ static inline int sb_engine_reap(struct sb_engine *e, unsigned min, struct sb_io
 	return n;
 }
 
-static inline int sb_engine_reap_wait(struct sb_engine *e, uint64_t timeout_ns,
-				      struct sb_io **done, unsigned max)
+static inline int sb_engine_reap_wait(struct sb_engine *e, uint64_t timeout_ns, struct sb_io **done,
+				      unsigned max)
 {
 	int n = e->ops->reap_wait(e, timeout_ns, done, max);
 	if (n > 0)

@@ -55,10 +55,11 @@ static int uring_probe(char **why)
 	}
 	r = io_uring_queue_init(2, &ring, 0);
 	if (r < 0) {
-		*why = sb_asprintf("io_uring is not available: %s%s; use engine=psync", strerror(-r),
-				   r == -ENOSYS ? " (kernel built without it)"
-				   : r == -EPERM ? " (/proc/sys/kernel/io_uring_disabled)"
-						 : "");
+		*why =
+		    sb_asprintf("io_uring is not available: %s%s; use engine=psync", strerror(-r),
+				r == -ENOSYS  ? " (kernel built without it)"
+				: r == -EPERM ? " (/proc/sys/kernel/io_uring_disabled)"
+					      : "");
 		return r;
 	}
 	io_uring_queue_exit(&ring);
@@ -279,8 +280,7 @@ static int uring_reap(struct sb_engine *e, unsigned min, struct sb_io **done, un
 			done[k++] = io;
 		}
 		io_uring_cq_advance(&u->ring, seen);
-		if (k >= max || (k >= min && (seen || got_events || !u->defer)) ||
-		    e->inflight <= k)
+		if (k >= max || (k >= min && (seen || got_events || !u->defer)) || e->inflight <= k)
 			break;
 		if (k >= min) {
 			/* Deferred task work: run it once to see what is done. */

@@ -76,8 +76,8 @@ struct sb_history_report {
 	bool any_host;
 	const char *db;
 	const char *profile; /* --fleet from the database: this profile's runs */
-	char *html; /* out: the trend charts of the current run and its history (an HTML
-		       fragment), set by sb_history_baseline; the caller frees it */
+	char *html;	     /* out: the trend charts of the current run and its history (an HTML
+				fragment), set by sb_history_baseline; the caller frees it */
 };
 enum {
 	SB_HISTORY_OPT_HISTORY = 0x4800,

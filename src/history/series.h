@@ -5,7 +5,7 @@
 
 struct sb_history_filter {
 	const char *profile, *variant, *metric; /* NULL: any; metric NULL: the headline ones */
-	const char *run_ids; /* ",3,5,9,": only these runs (NULL: all) */
+	const char *run_ids;			/* ",3,5,9,": only these runs (NULL: all) */
 };
 
 /* {"database", "series": [{profile, variant, spec, metric, label, unit,

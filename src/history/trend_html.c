@@ -14,11 +14,20 @@ void sb_history_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++)
 		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
 		}
 }
 
@@ -60,19 +69,24 @@ static void chart(FILE *f, json_object *s)
 	/* Segment levels between change points. */
 	for (size_t c = 0, start = 0; c <= k; c++) {
 		json_object *cp = c < k ? json_object_array_get_idx(cps, c) : NULL;
-		size_t end = cp ? (size_t)json_object_get_int64(json_object_object_get(cp, "index")) : n;
-		double level = cp ? dget(cp, "before")
-				  : k ? dget(json_object_array_get_idx(cps, k - 1), "after") : NAN;
+		size_t end =
+		    cp ? (size_t)json_object_get_int64(json_object_object_get(cp, "index")) : n;
+		double level = cp  ? dget(cp, "before")
+			       : k ? dget(json_object_array_get_idx(cps, k - 1), "after")
+				   : NAN;
 		if (isfinite(level))
-			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-				   "stroke=\"#888\" stroke-width=\"2\"/>\n",
+			fprintf(f,
+				"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#888\" stroke-width=\"2\"/>\n",
 				X(start), X(end - 1), Y(level), Y(level));
 		if (cp)
-			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#c00\" "
-				   "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-				   "fill=\"#c00\">%+.1f%%</text>\n",
-				(X(end - 1) + X(end)) / 2, (X(end - 1) + X(end)) / 2, MT, H - MB,
-				(X(end - 1) + X(end)) / 2 + 3, MT + 10, dget(cp, "change_pct"));
+			fprintf(
+			    f,
+			    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#c00\" "
+			    "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+			    "fill=\"#c00\">%+.1f%%</text>\n",
+			    (X(end - 1) + X(end)) / 2, (X(end - 1) + X(end)) / 2, MT, H - MB,
+			    (X(end - 1) + X(end)) / 2 + 3, MT + 10, dget(cp, "change_pct"));
 		start = end;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -81,13 +95,18 @@ static void chart(FILE *f, json_object *s)
 		if (!isfinite(m))
 			continue;
 		if (isfinite(c))
-			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#36c\"/>",
+			fprintf(f,
+				"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#36c\"/>",
 				X(i), X(i), Y(m - c), Y(m + c));
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#36c\"><title>run %s: "
-			   "%.6g</title></circle>",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#36c\"><title>run %s: "
+			"%.6g</title></circle>",
 			X(i), Y(m), json_object_get_string(json_object_object_get(r, "id")), m);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
-			X(i), H - 10, json_object_get_string(json_object_object_get(r, "id")));
+		fprintf(
+		    f,
+		    "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+		    X(i), H - 10, json_object_get_string(json_object_object_get(r, "id")));
 	}
 #undef X
 #undef Y
@@ -103,7 +122,8 @@ int sb_history_html_charts(json_object *doc, FILE *f, int level)
 		static const char *const keys[] = {"profile", "variant", "spec", "label"};
 		fprintf(f, "<h%d>", level);
 		for (int k = 0; k < 4; k++) {
-			sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, keys[k])));
+			sb_history_html_esc(
+			    f, json_object_get_string(json_object_object_get(s, keys[k])));
 			fputs(k < 3 ? " &middot; " : "", f);
 		}
 		fputs(" (", f);
@@ -121,7 +141,8 @@ int sb_history_html_charts(json_object *doc, FILE *f, int level)
 int sb_history_html(json_object *doc, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>stackbench history"
-	      "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>stackbench history</h1>\n",
+	      "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>stackbench "
+	      "history</h1>\n",
 	      f);
 	sb_history_html_charts(doc, f, 2);
 	fputs("</body></html>\n", f);

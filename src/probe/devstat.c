@@ -276,7 +276,8 @@ int sb_devstack_snap(const struct sb_devstack *st, struct sb_devsnap *s)
 		char p[PATH_MAX], line[512];
 		int nf = -1;
 		snprintf(p, sizeof(p), "%s/class/block/%s/stat", st->sysroot, st->dev[i].name);
-		if (read_small(p, line, sizeof(line)) < 0 || (nf = sb_devstat_parse(line, s->v[i])) < 0)
+		if (read_small(p, line, sizeof(line)) < 0 ||
+		    (nf = sb_devstat_parse(line, s->v[i])) < 0)
 			memset(s->v[i], 0, sizeof(s->v[i]));
 		if (nf < s->fields)
 			s->fields = nf < 0 ? 0 : nf;

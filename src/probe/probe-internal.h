@@ -21,8 +21,8 @@ void sb_strv_free(char **v);
 char *sb_strv_join(char *const *v, const char *sep);
 
 /* classify.c, pure: the scheduler in use from queue/scheduler ("none
- * [mq-deadline]"; NULL when malformed, see sb_scheduler_parse), and the transport from the name, the /sys/devices path
- * and udev's ID_BUS (may be NULL). Both malloc'ed, NULL on -ENOMEM; the
+ * [mq-deadline]"; NULL when malformed, see sb_scheduler_parse), and the transport from the name,
+ * the /sys/devices path and udev's ID_BUS (may be NULL). Both malloc'ed, NULL on -ENOMEM; the
  * transport is "" when unknown. */
 char *sb_scheduler_in_use(const char *s);
 /* Decodes udev's \xHH escapes (ID_MODEL_ENC) in place and trims the

@@ -56,7 +56,7 @@ struct sb_device {
 	uint64_t size; /* bytes */
 	unsigned log_sec, phys_sec;
 	char *model, *serial, *vendor, *transport; /* NULL when unknown */
-	char *firmware; /* the firmware revision, NULL when unknown */
+	char *firmware;				   /* the firmware revision, NULL when unknown */
 	bool rotational, discard, readonly, removable, is_partition;
 	char *scheduler; /* the one in use, e.g. "mq-deadline" */
 	unsigned read_ahead_kb;

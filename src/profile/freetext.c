@@ -305,8 +305,9 @@ static char *check_mount_userspace(const char *item)
 	for (size_t i = 0; i < ARRAY_SIZE(mount_userspace); i++)
 		if (strlen(mount_userspace[i].key) == kl &&
 		    strncasecmp(item, mount_userspace[i].key, kl) == 0)
-			return sb_asprintf("mount option '%.*s' %s: the stack builds its own devices",
-					   (int)kl, item, mount_userspace[i].why);
+			return sb_asprintf(
+			    "mount option '%.*s' %s: the stack builds its own devices", (int)kl,
+			    item, mount_userspace[i].why);
 	return NULL;
 }
 

@@ -19,7 +19,6 @@
 
 #define MAX_VARIANTS 256
 
-
 static int set_err(char **err, const char *fmt, ...) _printf_(2, 3);
 static int set_err(char **err, const char *fmt, ...)
 {
@@ -29,7 +28,6 @@ static int set_err(char **err, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
-
 
 static const char *pool_add(struct sb_profile *p, const char *s, size_t len)
 {
@@ -118,17 +116,18 @@ static char *check_roles(const char *v, bool allow_all)
 		w = trim(w);
 		n++;
 		if (sb_role_lookup(w) < 0) {
-			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			const char *s =
+			    sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
 			if (s)
 				return sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s);
 			return sb_asprintf("unknown role '%s': expected %s", w,
-					 allow_all ? "'all' or roles among ssd, hdd, nvme, any"
-						   : "one of ssd, hdd, nvme, any");
+					   allow_all ? "'all' or roles among ssd, hdd, nvme, any"
+						     : "one of ssd, hdd, nvme, any");
 		}
 	}
 	if (n == 0 || (!allow_all && n > 1))
 		return sb_asprintf("expected %s, got '%s'",
-				 allow_all ? "'all' or roles such as 'ssd,hdd'" : "one role", v);
+				   allow_all ? "'all' or roles such as 'ssd,hdd'" : "one role", v);
 	return NULL;
 }
 
@@ -196,8 +195,8 @@ char *sb_key_check_value(int k, const char *v)
 	case SB_KT_UINT:
 		if (!parse_uint(v, &u) || u < key->min || u > key->max)
 			return sb_asprintf("expected a whole number from %llu to %llu, got '%s'",
-					 (unsigned long long)key->min, (unsigned long long)key->max,
-					 v);
+					   (unsigned long long)key->min,
+					   (unsigned long long)key->max, v);
 		return NULL;
 	case SB_KT_SIZE:
 		if (sb_parse_size(v, &u, false, NULL) < 0 || u == 0)
@@ -206,8 +205,8 @@ char *sb_key_check_value(int k, const char *v)
 	case SB_KT_SIZEPCT:
 		if (sb_parse_size(v, &u, true, &pct) < 0 || u == 0)
 			return sb_asprintf("expected a size such as 20G or a percentage such as "
-					 "50%%, got '%s'",
-					 v);
+					   "50%%, got '%s'",
+					   v);
 		return NULL;
 	case SB_KT_SIZES:
 		return check_sizes(v);
@@ -229,17 +228,18 @@ char *sb_key_check_value(int k, const char *v)
 		struct sb_sel s;
 		char *why = NULL;
 		if (sb_sel_parse(v, &s, &why) < 0)
-			return why ? why : sb_asprintf("expected 'all' or roles and partitions "
-						       "such as 'ssd.p2, hdd.p2', got '%s'",
-						       v);
+			return why ? why
+				   : sb_asprintf("expected 'all' or roles and partitions "
+						 "such as 'ssd.p2, hdd.p2', got '%s'",
+						 v);
 		return NULL;
 	}
 	case SB_KT_NAME:
 		for (const char *c = v; *c; c++)
 			if (!isalnum((unsigned char)*c) && !strchr("_+.-", *c))
 				return sb_asprintf("expected a name of letters, digits and _+.-, "
-						 "got '%s'",
-						 v);
+						   "got '%s'",
+						   v);
 		if (v[0] == '-')
 			return sb_asprintf("a name cannot start with '-', got '%s'", v);
 		return NULL;
@@ -276,7 +276,7 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 	const char *s = suggest_key(sec, key);
 	if (s)
 		return sb_asprintf("unknown key '%s' in [%s] (did you mean '%s'?)", key,
-				 sb_sec_names[sec], s);
+				   sb_sec_names[sec], s);
 	return sb_asprintf("unknown key '%s' in [%s]", key, sb_sec_names[sec]);
 }
 
@@ -522,8 +522,8 @@ static int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line
 			if (dim_has(&p->dims[i], id)) {
 				if (line) {
 					*msg = sb_asprintf("'%s.%s' already in [matrix] on line %u",
-							 sb_sec_names[sb_keys[id].sec],
-							 sb_keys[id].name, p->dims[i].line);
+							   sb_sec_names[sb_keys[id].sec],
+							   sb_keys[id].name, p->dims[i].line);
 					return -EINVAL;
 				}
 				/* -o matrix.KEY replaces every dimension KEY was part of. */
@@ -882,7 +882,7 @@ int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 	va_end(ap);
 	if (k >= 0 && v->c->origin[k] && strcmp(v->c->origin[k], "-o") == 0)
 		where = sb_asprintf("%s: -o %s.%s", v->p->path, sb_sec_names[sb_keys[k].sec],
-				  sb_keys[k].name);
+				    sb_keys[k].name);
 	else if (k >= 0 && v->c->line[k])
 		where = sb_asprintf("%s:%u", v->p->path, v->c->line[k]);
 	else
@@ -927,10 +927,11 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *v, const struct sb_v
 				return -1;
 			}
 			if (s.item[i].part && (!parted || s.item[i].part > nparts)) {
-				*why = sb_asprintf("%s.p%u: the %s devices have %s", sb_role_names[r],
-						   s.item[i].part, sb_role_names[r],
-						   parted ? (nparts == 1 ? "one partition" : "fewer partitions")
-							  : "no partitions ([partition] on = ...)");
+				*why = sb_asprintf(
+				    "%s.p%u: the %s devices have %s", sb_role_names[r],
+				    s.item[i].part, sb_role_names[r],
+				    parted ? (nparts == 1 ? "one partition" : "fewer partitions")
+					   : "no partitions ([partition] on = ...)");
 				return -1;
 			}
 			n += s.item[i].part ? (int)sb_cfg_role_count(c, r)
@@ -1235,19 +1236,22 @@ int sb_sel_parse(const char *v, struct sb_sel *out, char **why)
 			*dot = '\0';
 			if (dot[1] != 'p' || !isdigit((unsigned char)dot[2]) ||
 			    (part = strtoul(dot + 2, &end, 10)) == 0 || part > 128 || *end) {
-				*why = sb_asprintf("'%s.%s': a partition is ROLE.pN, N from 1, as in "
-						   "'ssd.p2'",
-						   w, dot + 1);
+				*why =
+				    sb_asprintf("'%s.%s': a partition is ROLE.pN, N from 1, as in "
+						"'ssd.p2'",
+						w, dot + 1);
 				return -EINVAL;
 			}
 		}
 		int r = sb_role_lookup(w);
 		if (r < 0) {
-			const char *s = sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
-			*why = s ? sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s)
-				 : sb_asprintf("unknown role '%s': expected 'all' or roles among ssd, "
-					       "hdd, nvme, any, each with an optional .pN",
-					       w);
+			const char *s =
+			    sb_suggest(w, (const char *const *)sb_role_names, SB_ROLE_N);
+			*why =
+			    s ? sb_asprintf("unknown role '%s' (did you mean '%s'?)", w, s)
+			      : sb_asprintf("unknown role '%s': expected 'all' or roles among ssd, "
+					    "hdd, nvme, any, each with an optional .pN",
+					    w);
 			return -EINVAL;
 		}
 		if (out->n == SB_SEL_MAX) {
@@ -1258,9 +1262,10 @@ int sb_sel_parse(const char *v, struct sb_sel *out, char **why)
 		out->item[out->n++].part = (unsigned)part;
 	}
 	if (out->n == 0) {
-		*why = sb_asprintf("expected 'all' or roles and partitions such as 'ssd.p2, hdd.p2', "
-				   "got '%s'",
-				   v);
+		*why =
+		    sb_asprintf("expected 'all' or roles and partitions such as 'ssd.p2, hdd.p2', "
+				"got '%s'",
+				v);
 		return -EINVAL;
 	}
 	return 0;

@@ -15,7 +15,7 @@ enum sb_sec {
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
 	SB_SEC_SCENARIO, /* the session's: profile/scenario_check.c, stack/scenario.c */
-	SB_SEC_CORE_N, /* the registered tables' sections follow (sb_sec_n) */
+	SB_SEC_CORE_N,	 /* the registered tables' sections follow (sb_sec_n) */
 };
 #define SB_SEC_MAX 24
 
@@ -36,7 +36,7 @@ enum sb_ktype {
 	SB_KT_WORDS,	/* extra options, split on blanks */
 	SB_KT_STRING,	/* anything without a newline */
 	SB_KT_DURATION, /* "30s", "10m" */
-	SB_KT_WORKLOAD,	/* a workload spec, checked by sb_workload_check */
+	SB_KT_WORKLOAD, /* a workload spec, checked by sb_workload_check */
 	SB_KT_MEMBERS	/* "all" or roles and partitions: "ssd.p2, hdd.p2" */
 };
 

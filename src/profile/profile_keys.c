@@ -50,12 +50,12 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 			     "md: 're-add' (with a bitmap: resyncs only what changed while "
 			     "degraded) or 'add' (superblock zeroed: full recovery); btrfs: "
 			     "'replace'; auto: re-add with a bitmap, else add; replace on btrfs"},
-    [K_SCEN_REBUILD_LIMIT] = {SB_SEC_SCENARIO, "rebuild-limit", SB_KT_DURATION, NULL, 0, 0,
-			      "10m", 0,
+    [K_SCEN_REBUILD_LIMIT] = {SB_SEC_SCENARIO, "rebuild-limit", SB_KT_DURATION, NULL, 0, 0, "10m",
+			      0,
 			      "after the workloads, wait this long at most for the rebuild to end "
 			      "(result.json says whether it did)"},
-    [K_SCEN_INTEGRITY] = {SB_SEC_SCENARIO, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0,
-			  "auto", 0,
+    [K_SCEN_INTEGRITY] = {SB_SEC_SCENARIO, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0, "auto",
+			  0,
 			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
 			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
     [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,

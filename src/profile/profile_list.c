@@ -96,7 +96,8 @@ const char *sb_profile_dirs_text(void)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && off < sizeof(buf); i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "", dirs[i]);
+		off +=
+		    (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "", dirs[i]);
 	return buf;
 }
 

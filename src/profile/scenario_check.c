@@ -174,9 +174,11 @@ static int member_key(const struct sb_config *c)
 enum sb_scen_kind sb_scen_kind(const struct sb_config *c)
 {
 	if (md_on(c))
-		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0 ? SB_SCEN_NONE : SB_SCEN_MD;
+		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0 ? SB_SCEN_NONE
+									 : SB_SCEN_MD;
 	if (!lvm_on(c) && strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") == 0 &&
-	    btrfs_redundant(c->val[lkey("fs.data")]) && btrfs_redundant(c->val[lkey("fs.metadata")]))
+	    btrfs_redundant(c->val[lkey("fs.data")]) &&
+	    btrfs_redundant(c->val[lkey("fs.metadata")]))
 		return SB_SCEN_BTRFS;
 	return SB_SCEN_NONE;
 }
@@ -203,7 +205,8 @@ static const char *no_redundancy(const struct sb_config *c)
 	if (strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0)
 		return "only md arrays and btrfs RAID have members to take out (the stack has "
 		       "neither)";
-	if (!btrfs_redundant(c->val[lkey("fs.data")]) || !btrfs_redundant(c->val[lkey("fs.metadata")]))
+	if (!btrfs_redundant(c->val[lkey("fs.data")]) ||
+	    !btrfs_redundant(c->val[lkey("fs.metadata")]))
 		return "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must "
 		       "both "
 		       "be raid1, raid1c3, raid1c4, raid10, raid5 or raid6)";
@@ -285,7 +288,8 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 		return -EINVAL;
 	}
 	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 &&
-	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0) {
+	    sb_scen_kind(c) == SB_SCEN_NONE &&
+	    strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0) {
 		*key = K_SCEN_INTEGRITY;
 		*why = sb_asprintf("yes needs an md array with redundancy or btrfs (nothing here "
 				   "can be checked against a second copy)");

@@ -44,8 +44,8 @@ static bool host_col(const struct sb_report *r, size_t c, size_t k)
 /* Calls fn once per headline row and variant (c: the variant's first
  * column); *header is false until fn has printed the section's head. True
  * when fn was called at all. */
-typedef void fleet_fn(const struct sb_report *r, const struct sb_report_row *row, size_t c,
-		      FILE *f, bool *header);
+typedef void fleet_fn(const struct sb_report *r, const struct sb_report_row *row, size_t c, FILE *f,
+		      bool *header);
 static bool fleet_walk(const struct sb_report *r, FILE *f, fleet_fn *fn)
 {
 	bool header = false;
@@ -85,8 +85,8 @@ static void summary_line(const struct sb_report *r, const struct sb_report_row *
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s ", len ? ", " : "",
 					r->set_names[r->cols[k].set]);
 		if (len < sizeof(line) && isfinite(x->change))
-			len += (size_t)snprintf(line + len, sizeof(line) - len, "%+.1f%%%s", x->change,
-						mark(x->verdict));
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%+.1f%%%s",
+						x->change, mark(x->verdict));
 		else if (len < sizeof(line))
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "-");
 	}
@@ -99,7 +99,8 @@ static void summary_line(const struct sb_report *r, const struct sb_report_row *
 		"%s: %s: %s: %s; significantly better on %zu of %zu hosts, worse on "
 		"%zu, not resolved on %zu; the mean %s on %zu\n",
 		row->spec, row->label ? row->label : row->metric, r->cols[c].variant, line, better,
-		hosts, worse, unresolved, up >= down ? "went up" : "went down", up >= down ? up : down);
+		hosts, worse, unresolved, up >= down ? "went up" : "went down",
+		up >= down ? up : down);
 }
 
 void sb_report_fleet_summary(const struct sb_report *r, FILE *f)
@@ -178,8 +179,8 @@ static void chart(const struct sb_report *r, const struct sb_report_row *row, si
 			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.1f\" fill=\"%s\"><title>%+.1f%%</title></rect>"
 			"<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%+.1f%%%s</text>\n",
-			x0, y, bw, bh, verdict_color(x->verdict), x->change, lw + 2 * half + 4, cy + 4,
-			x->change, mark(x->verdict));
+			x0, y, bw, bh, verdict_color(x->verdict), x->change, lw + 2 * half + 4,
+			cy + 4, x->change, mark(x->verdict));
 	}
 	fprintf(f, "</svg></figure>\n");
 }

@@ -16,10 +16,10 @@ static const struct {
 	const char *op, *words;
 	bool writer;
 } fob_ops[] = {
-    {'A', "read dir", "read dir", false},	 {'B', "lstat", "lstat file", false},
-    {'C', "open", "open file", false},		 {'D', "read first byte", "rd 1st byte", false},
-    {'F', "create", "write open", true},	 {'G', "write first byte", "wr 1st byte", true},
-    {'H', "close", "write close", true},	 {'I', "mkdir", "mkdir", true},
+    {'A', "read dir", "read dir", false}, {'B', "lstat", "lstat file", false},
+    {'C', "open", "open file", false},	  {'D', "read first byte", "rd 1st byte", false},
+    {'F', "create", "write open", true},  {'G', "write first byte", "wr 1st byte", true},
+    {'H', "close", "write close", true},  {'I', "mkdir", "mkdir", true},
 };
 
 static const struct sb_latency *find_lat(const struct sb_wl_result *w, const char *phase,
@@ -77,7 +77,8 @@ void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w
 	fprintf(f, "######################################################################\n");
 	for (size_t p = 0; p < np; p++) {
 		const char *plus = strstr(ph[p], " + ");
-		unsigned long r = strtoul(ph[p], NULL, 10), wr = plus ? strtoul(plus + 3, NULL, 10) : 0;
+		unsigned long r = strtoul(ph[p], NULL, 10),
+			      wr = plus ? strtoul(plus + 3, NULL, 10) : 0;
 		if (wr)
 			fprintf(f, "%lu readers, %lu writers\n", r, wr);
 		else
@@ -101,14 +102,17 @@ void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w
 				snprintf(name, sizeof(name), "%s_write_rate_data_mbs", pre);
 				double d = metric(w, name);
 				snprintf(name, sizeof(name), "%s_write_rate_all_mbs", pre);
-				fprintf(f, "J write rate %.3f MB/s (data) %.3f MB/s (open + 1st byte + data)\n",
+				fprintf(f,
+					"J write rate %.3f MB/s (data) %.3f MB/s (open + 1st byte "
+					"+ data)\n",
 					d, metric(w, name));
 			} else {
 				snprintf(name, sizeof(name), "%s_read_rate_data_mbs", pre);
 				double d = metric(w, name);
 				snprintf(name, sizeof(name), "%s_read_rate_all_mbs", pre);
 				fprintf(f,
-					"E read rate %.3f MB/s (data) %.3f MB/s (readdir + open + 1st byte + "
+					"E read rate %.3f MB/s (data) %.3f MB/s (readdir + open + "
+					"1st byte + "
 					"data)\n",
 					d, metric(w, name));
 			}
@@ -128,7 +132,8 @@ static int fsopbench_emit(const struct sb_report *r, FILE *f)
 					if (strcmp(rep->wl[w]->workload, "mixed") != 0)
 						continue;
 					char title[512];
-					snprintf(title, sizeof(title), "%s (repeat %zu)", col->full, k + 1);
+					snprintf(title, sizeof(title), "%s (repeat %zu)", col->full,
+						 k + 1);
 					if (shown)
 						fprintf(f, "\n");
 					sb_fsopbench_print(f, title, rep->wl[w]);

@@ -556,8 +556,7 @@ static void verdict_item(const struct sb_report *r, size_t c, size_t i, const ch
 	esc(f, row->label);
 	fprintf(f, " %+.1f%% [%+.1f, %+.1f] (%s)", x->change, x->change_lo, x->change_hi,
 		sb_test_name(x->cmp.test));
-	if (x->verdict == SB_VERDICT_UNRESOLVED)
-	{
+	if (x->verdict == SB_VERDICT_UNRESOLVED) {
 		char what[48];
 		fprintf(f, ": %s would resolve %s", sb_report_need_str(x, need, sizeof(need)),
 			sb_report_need_what(r, x, "±", what, sizeof(what)));

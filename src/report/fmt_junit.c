@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-
 static int junit_emit(const struct sb_report *r, FILE *f)
 {
 	size_t tests = 0, failures = 0;

@@ -42,7 +42,8 @@ static void print_notes(const struct sb_report *r, FILE *f)
 	size_t n = sb_report_specs(r, specs, ARRAY_SIZE(specs));
 	for (size_t s = 0; s < r->n_sets; s++) {
 		json_object *e;
-		if (r->sets[s]->host && json_object_object_get_ex(r->sets[s]->host, "emulated", &e) &&
+		if (r->sets[s]->host &&
+		    json_object_object_get_ex(r->sets[s]->host, "emulated", &e) &&
 		    json_object_get_boolean(e))
 			fprintf(f,
 				"note: %s: emulated: measured in the VM runner (qemu software "
@@ -172,7 +173,8 @@ static int add_row(const struct sb_report *r, struct libscols_table *tb,
 
 	if (!ln || set_safe(ln, 0, row->label) < 0 || set_safe(ln, 1, row->unit) < 0)
 		return -ENOMEM;
-	scols_line_set_data(ln, 2, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+	scols_line_set_data(ln, 2,
+			    row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
 	scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
 	for (size_t c = 0; c < r->n_cols; c++) {
 		char cell[160];
@@ -196,7 +198,8 @@ static int text_emit(const struct sb_report *r, FILE *f)
 	scols_table_enable_noencoding(tb, 1);
 	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
 	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
-	    !scols_table_new_column(tb, "BETTER", 0, 0) || !scols_table_new_column(tb, "TEST", 0, 0))
+	    !scols_table_new_column(tb, "BETTER", 0, 0) ||
+	    !scols_table_new_column(tb, "TEST", 0, 0))
 		return -ENOMEM;
 	for (size_t c = 0; c < r->n_cols; c++) {
 		_cleanup_free_ char *e = sb_escape(r->cols[c].label);

@@ -58,7 +58,8 @@ static size_t names_slot(const struct names *t, const char *name)
 	size_t h = 1469598103934665603ull;
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	for (h &= t->cap - 1; t->name[h] && strcmp(t->name[h], name) != 0; h = (h + 1) & (t->cap - 1))
+	for (h &= t->cap - 1; t->name[h] && strcmp(t->name[h], name) != 0;
+	     h = (h + 1) & (t->cap - 1))
 		;
 	return h;
 }

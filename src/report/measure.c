@@ -408,10 +408,12 @@ char *sb_measure_quiesce_text(json_object *quiesce, const char *prefix)
 		{
 			json_object *b, *why;
 			if (!is_obj(q) || !json_object_object_get_ex(q, "busy", &b) ||
-			    !json_object_is_type(b, json_type_boolean) || !json_object_get_boolean(b))
+			    !json_object_is_type(b, json_type_boolean) ||
+			    !json_object_get_boolean(b))
 				continue;
-			fprintf(f, "%s%s: started busy (%s) after waiting %.1f s: background work "
-				   "overlaps its figures\n",
+			fprintf(f,
+				"%s%s: started busy (%s) after waiting %.1f s: background work "
+				"overlaps its figures\n",
 				prefix, phase,
 				json_object_object_get_ex(q, "reason", &why) ? str_of(why) : "?",
 				(double)num(q, "wait_ms") / 1000.0);
@@ -449,8 +451,9 @@ static void extra_section(const struct sb_report *r, FILE *f, const char *key, b
 							fprintf(f, "  %s: %s\n%s", col->label,
 								rep->wl[w]->spec, t);
 						else
-							fprintf(f, "  %s, repeat %u: %s\n%s", col->label,
-								rep->index + 1, rep->wl[w]->spec, t);
+							fprintf(f, "  %s, repeat %u: %s\n%s",
+								col->label, rep->index + 1,
+								rep->wl[w]->spec, t);
 					}
 					free(t);
 				}
@@ -528,12 +531,12 @@ static void member_name(const struct sb_report *r, size_t set, const char *name,
 }
 
 /* One parent's members as two stacked bars, reads and writes. */
-static void shares_svg(const struct sb_report *r, size_t set, json_object *devs,
-		       const char *parent, FILE *f)
+static void shares_svg(const struct sb_report *r, size_t set, json_object *devs, const char *parent,
+		       FILE *f)
 {
 	static const char *const key[2] = {"read_bytes", "write_bytes"};
-	static const char *const colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
-					     "#76b7b2", "#edc948"};
+	static const char *const colors[] = {"#4e79a7", "#f28e2b", "#59a14f",
+					     "#e15759", "#76b7b2", "#edc948"};
 	size_t n = json_object_array_length(devs), m = 0;
 	uint64_t tot[2] = {0, 0};
 	for (size_t i = 0; i < n; i++) {
@@ -560,13 +563,16 @@ static void shares_svg(const struct sb_report *r, size_t set, json_object *devs,
 			    !json_object_object_get_ex(d, "name", &nm))
 				continue;
 			double share = (double)num(d, key[k]) / (double)tot[k], w = 480 * share;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"18\" fill=\"%s\">"
-				   "<title>",
-				x, y, w, colors[j++ % 6]);
+			fprintf(
+			    f,
+			    "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"18\" fill=\"%s\">"
+			    "<title>",
+			    x, y, w, colors[j++ % 6]);
 			member_name(r, set, str_of(nm), f);
 			fprintf(f, ": %.0f%%</title></rect>", 100 * share);
 			if (w > 34)
-				fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" fill=\"#fff\">%.0f%%</text>",
+				fprintf(f,
+					"<text x=\"%.1f\" y=\"%.0f\" fill=\"#fff\">%.0f%%</text>",
 					x + 4, y + 13, 100 * share);
 			x += w;
 		}
@@ -578,8 +584,9 @@ static void shares_svg(const struct sb_report *r, size_t set, json_object *devs,
 		if (!json_object_object_get_ex(d, "parent", &p) || !p || !str_of(p) ||
 		    strcmp(str_of(p), parent) != 0 || !json_object_object_get_ex(d, "name", &nm))
 			continue;
-		fprintf(f, "<rect x=\"70\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			   "<text x=\"86\" y=\"%zu\">",
+		fprintf(f,
+			"<rect x=\"70\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"86\" y=\"%zu\">",
 			(size_t)56 + 16 * j - 4, colors[j % 6], (size_t)56 + 16 * j + 5);
 		member_name(r, set, str_of(nm), f);
 		fprintf(f, "</text>\n");

@@ -13,8 +13,8 @@
 #include <string.h>
 
 const struct sb_report_format *const sb_report_formats[] = {
-    &sb_report_text,  &sb_report_csv, &sb_report_json, &sb_report_html, &sb_report_bonnie,
-    &sb_report_junit, &sb_report_fsopbench, NULL,
+    &sb_report_text,   &sb_report_csv,	 &sb_report_json,      &sb_report_html,
+    &sb_report_bonnie, &sb_report_junit, &sb_report_fsopbench, NULL,
 };
 
 const struct sb_report_format *sb_report_format_find(const char *name)
@@ -53,37 +53,38 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f,
-		"mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
-		"(+x%% [lo, hi] mde y%%): change against the baseline with its %g%% interval (not "
-		"adjusted) and, where unmarked, the smallest change the run could have detected "
-		"(%g%% power). Rates and times change by factors: rounds of one run are paired "
-		"(paired-t-log: a t interval on the per-round log ratios, so a slow stretch of the "
-		"host cancels; signed-rank-log where those ratios are far from normal), sets that "
-		"did not run together (--baseline-set, --merge, --fleet) use Welch's t on the "
-		"logarithms (welch-log); values that are not all positive, the raw values;\n"
-		"*: significantly better (or different, where a metric has no better direction), "
-		"!: significantly worse: at least %d repeats a side and adjusted p < %g. Three "
-		"families per comparison: the headline rows and the cost rows, which the verdict "
-		"and --check are about (each %s, at %g%% and %g%% of alpha; a family with no "
-		"tested row leaves its share to the other), and the latency and "
-		"%%CPU rows (Benjamini-Hochberg, false discovery rate, at the other %g%%), so that "
-		"many secondary rows never take the power from a headline row and an A/A report "
-		"is marked anywhere at most alpha of the time; mde is at the alpha the correction "
-		"asks of one row;\n"
-		"equal: unmarked, its whole interval within %s%g%%;\n"
-		"?: not resolved: neither marked nor shown equal (or too few repeats): no mark does "
-		"not mean no difference; the verdict names the repeats that would resolve it, "
-		"n ~ 16 (CV / delta)^2 a side (half that paired), at the alpha of the correction;\n"
-		"-: no value",
-		pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), 100 * SB_STATS_POWER,
-		SB_STATS_MIN_N, r->alpha, how[r->correction],
-		r->correction == SB_CORRECTION_NONE ? 100 : 100 * SB_REPORT_HEADLINE_SHARE,
-		r->correction == SB_CORRECTION_NONE
-		    ? 100
-		    : 100 * (SB_REPORT_MAIN_SHARE - SB_REPORT_HEADLINE_SHARE),
-		r->correction == SB_CORRECTION_NONE ? 100 : 100 * (1 - SB_REPORT_MAIN_SHARE), pm,
-		r->resolve_pct);
+	fprintf(
+	    f,
+	    "mean %sci: %g%% confidence interval (Student t) over the repeats;\n"
+	    "(+x%% [lo, hi] mde y%%): change against the baseline with its %g%% interval (not "
+	    "adjusted) and, where unmarked, the smallest change the run could have detected "
+	    "(%g%% power). Rates and times change by factors: rounds of one run are paired "
+	    "(paired-t-log: a t interval on the per-round log ratios, so a slow stretch of the "
+	    "host cancels; signed-rank-log where those ratios are far from normal), sets that "
+	    "did not run together (--baseline-set, --merge, --fleet) use Welch's t on the "
+	    "logarithms (welch-log); values that are not all positive, the raw values;\n"
+	    "*: significantly better (or different, where a metric has no better direction), "
+	    "!: significantly worse: at least %d repeats a side and adjusted p < %g. Three "
+	    "families per comparison: the headline rows and the cost rows, which the verdict "
+	    "and --check are about (each %s, at %g%% and %g%% of alpha; a family with no "
+	    "tested row leaves its share to the other), and the latency and "
+	    "%%CPU rows (Benjamini-Hochberg, false discovery rate, at the other %g%%), so that "
+	    "many secondary rows never take the power from a headline row and an A/A report "
+	    "is marked anywhere at most alpha of the time; mde is at the alpha the correction "
+	    "asks of one row;\n"
+	    "equal: unmarked, its whole interval within %s%g%%;\n"
+	    "?: not resolved: neither marked nor shown equal (or too few repeats): no mark does "
+	    "not mean no difference; the verdict names the repeats that would resolve it, "
+	    "n ~ 16 (CV / delta)^2 a side (half that paired), at the alpha of the correction;\n"
+	    "-: no value",
+	    pm, 100 * (1 - r->alpha), 100 * (1 - r->alpha), 100 * SB_STATS_POWER, SB_STATS_MIN_N,
+	    r->alpha, how[r->correction],
+	    r->correction == SB_CORRECTION_NONE ? 100 : 100 * SB_REPORT_HEADLINE_SHARE,
+	    r->correction == SB_CORRECTION_NONE
+		? 100
+		: 100 * (SB_REPORT_MAIN_SHARE - SB_REPORT_HEADLINE_SHARE),
+	    r->correction == SB_CORRECTION_NONE ? 100 : 100 * (1 - SB_REPORT_MAIN_SHARE), pm,
+	    r->resolve_pct);
 	if (r->legend_needed)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if (strcmp(r->cols[c].label, r->cols[c].full) != 0)
@@ -275,7 +276,7 @@ void sb_report_free(struct sb_report *r)
 
 /* The keys that set how long or how big a test runs, not what it measures:
  * the same test with other values of these is one row. */
-static const char *const length_keys[] = {"time",    "ops",	"size",	   "timeout",
+static const char *const length_keys[] = {"time",    "ops",   "size",	 "timeout",
 					  "perchar", "seeks", "seekers", "ramp"};
 
 /* spec without its length keys: "rand:16k,time=60s,direct=1" is
@@ -321,12 +322,14 @@ static int align_specs(struct sb_report *r)
 				const struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
 				for (size_t w = 0; w < rep->n_wl; w++) {
 					size_t j;
-					for (j = 0; j < n && strcmp(specs[j], rep->wl[w]->spec) != 0; j++)
+					for (j = 0;
+					     j < n && strcmp(specs[j], rep->wl[w]->spec) != 0; j++)
 						;
 					if (j < n)
 						continue;
 					char **ns = realloc(specs, (n + 1) * sizeof(*ns));
-					char **nt = ns ? realloc(tests, (n + 1) * sizeof(*nt)) : NULL;
+					char **nt =
+					    ns ? realloc(tests, (n + 1) * sizeof(*nt)) : NULL;
 					if (ns)
 						specs = ns;
 					if (nt)
@@ -385,7 +388,8 @@ static int align_specs(struct sb_report *r)
 					for (size_t m = 0; m < n; m++)
 						if (strcmp(tests[m], tests[j]) == 0 && m != j) {
 							others++;
-							if (to == n || strlen(specs[m]) < strlen(specs[to]))
+							if (to == n ||
+							    strlen(specs[m]) < strlen(specs[to]))
 								to = m;
 						}
 					if (!others || strlen(specs[to]) >= strlen(wl->spec))
@@ -398,7 +402,8 @@ static int align_specs(struct sb_report *r)
 					}
 					r->aliases = na;
 					na = &r->aliases[r->n_aliases];
-					*na = (struct sb_report_alias){&r->sets[i]->var[v], strdup(wl->spec),
+					*na = (struct sb_report_alias){&r->sets[i]->var[v],
+								       strdup(wl->spec),
 								       strdup(specs[to])};
 					if (!na->from || !na->to) {
 						free(na->from);
@@ -573,7 +578,8 @@ static int label_cols(struct sb_report *r)
 	qsort(byname, r->n_cols, sizeof(*byname), cmp_strp);
 	for (size_t i = 0; i < r->n_cols; i++) {
 		struct sb_report_col *c = &r->cols[i];
-		const char **at = bsearch(&c->variant, byname, r->n_cols, sizeof(*byname), cmp_strp);
+		const char **at =
+		    bsearch(&c->variant, byname, r->n_cols, sizeof(*byname), cmp_strp);
 		bool same = (at > byname && strcmp(at[-1], c->variant) == 0) ||
 			    (at + 1 < byname + r->n_cols && strcmp(at[1], c->variant) == 0);
 		if (same)
@@ -809,7 +815,6 @@ static int fill_cell(const struct sb_report_col *c, const struct sb_report_row *
 	return 0;
 }
 
-
 /* The value of a row in one repeat (NaN: none there). */
 static double rep_value(const struct sb_repeat *rep, const struct sb_report_row *row)
 {
@@ -856,8 +861,16 @@ static void compare(const struct sb_report *r, size_t c, const struct sb_report_
 	double a[nb ? nb : 1], b[nb ? nb : 1];
 
 	cell->verdict = SB_VERDICT_NA;
-	cell->cmp = (struct sb_cmp){.change = NAN, .lo = NAN, .hi = NAN, .mde = NAN, .p = NAN,
-				    .p_t = NAN, .p_rank = NAN, .spread = NAN, .se = NAN, .df = NAN};
+	cell->cmp = (struct sb_cmp){.change = NAN,
+				    .lo = NAN,
+				    .hi = NAN,
+				    .mde = NAN,
+				    .p = NAN,
+				    .p_t = NAN,
+				    .p_rank = NAN,
+				    .spread = NAN,
+				    .se = NAN,
+				    .df = NAN};
 	cell->welch = cell->cmp;
 	cell->mde_welch = NAN;
 	if (cell->st.n == 0 || base->st.n == 0)
@@ -928,7 +941,8 @@ static void decide(const struct sb_report *r, const struct sb_report_row *row,
 			 * --repeat auto refines. */
 			double seen = fabs(log1p(cell->change / 100));
 			bool sign_known = cell->change_lo > 0 || cell->change_hi < 0;
-			if (sign_known && isfinite(seen) && seen > log1p(2 * r->resolve_pct / 100)) {
+			if (sign_known && isfinite(seen) &&
+			    seen > log1p(2 * r->resolve_pct / 100)) {
 				size_t n = sb_cmp_repeats_needed(&cell->cmp, expm1(seen) * 100,
 								 alpha_row, SB_STATS_POWER);
 				if (n < cell->need) {
@@ -980,8 +994,8 @@ static int correct(struct sb_report *r, size_t c)
 	 * its share to the other: the shares are fixed before any p is seen. */
 	size_t tested[FAM_N] = {0};
 	for (size_t i = 0; i < r->n_rows; i++)
-		tested[row_family(&r->rows[i])] += testable(&r->rows[i].cells[r->cols[c].base],
-							    &r->rows[i].cells[c]);
+		tested[row_family(&r->rows[i])] +=
+		    testable(&r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
 	double shares[FAM_N];
 	memcpy(shares, fam_share, sizeof(shares));
 	if (!tested[FAM_COST] || !tested[FAM_HEADLINE]) {
@@ -1010,7 +1024,8 @@ static int correct(struct sb_report *r, size_t c)
 			r->family_main = m;
 		/* the repeats estimate at the alpha the correction asks of a row
 		 * (Holm's first step; BH's last) */
-		double alpha_row = how == SB_CORRECTION_HOLM && m > 1 ? r->alpha / (double)m : r->alpha;
+		double alpha_row =
+		    how == SB_CORRECTION_HOLM && m > 1 ? r->alpha / (double)m : r->alpha;
 		double share = r->correction == SB_CORRECTION_NONE ? 1 : shares[fam];
 		if (!(share > 0))
 			share = fam_share[fam]; /* untested rows: p_adj stays NaN */
@@ -1228,7 +1243,8 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 			if (used[c])
 				continue;
 			for (size_t k = c; k < r->n_cols; k++)
-				if (!used[k] && strcmp(r->cols[k].variant, r->cols[c].variant) == 0) {
+				if (!used[k] &&
+				    strcmp(r->cols[k].variant, r->cols[c].variant) == 0) {
 					sorted[at++] = r->cols[k];
 					used[k] = true;
 				}
@@ -1343,12 +1359,12 @@ void sb_report_tally(const struct sb_report *r, size_t col, struct sb_report_tal
 bool sb_report_cell_fails(const struct sb_report *r, const struct sb_report_row *row, size_t col)
 {
 	const struct sb_report_cell *x = &row->cells[col];
-	return r->cols[col].base != col && sb_report_row_main(row) && x->verdict == SB_VERDICT_WORSE &&
-	       isfinite(x->change) && fabs(x->change) > r->check_pct;
+	return r->cols[col].base != col && sb_report_row_main(row) &&
+	       x->verdict == SB_VERDICT_WORSE && isfinite(x->change) &&
+	       fabs(x->change) > r->check_pct;
 }
 
-bool sb_report_cell_untested(const struct sb_report *r, const struct sb_report_row *row,
-			     size_t col)
+bool sb_report_cell_untested(const struct sb_report *r, const struct sb_report_row *row, size_t col)
 {
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
 	return r->cols[col].base != col && sb_report_row_main(row) && b->st.n > 0 &&
@@ -1396,16 +1412,15 @@ char *sb_report_cell_describe(const struct sb_report *r, const struct sb_report_
 	const struct sb_report_cell *x = &row->cells[col];
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
 	char m1[32], m2[32], ch[32], lo[32], hi[32], p[32], pa[32];
-	return sb_asprintf("%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, %s p %s, adjusted "
-			   "%s, n %zu vs %zu)",
-			   row->spec, row->label, r->cols[col].label,
-			   sb_report_fmt_num(x->st.mean, m1, sizeof(m1)),
-			   r->cols[r->cols[col].base].label,
-			   sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
-			   pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
-			   pct_str(x->change_hi, hi, sizeof(hi)), sb_test_name(x->cmp.test),
-			   p_str(x->w.p, p, sizeof(p)),
-			   p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
+	return sb_asprintf(
+	    "%s: %s: %s %s vs %s %s %s (%s%%, interval %s..%s%%, %s p %s, adjusted "
+	    "%s, n %zu vs %zu)",
+	    row->spec, row->label, r->cols[col].label,
+	    sb_report_fmt_num(x->st.mean, m1, sizeof(m1)), r->cols[r->cols[col].base].label,
+	    sb_report_fmt_num(b->st.mean, m2, sizeof(m2)), row->unit,
+	    pct_str(x->change, ch, sizeof(ch)), pct_str(x->change_lo, lo, sizeof(lo)),
+	    pct_str(x->change_hi, hi, sizeof(hi)), sb_test_name(x->cmp.test),
+	    p_str(x->w.p, p, sizeof(p)), p_str(x->p_adj, pa, sizeof(pa)), x->st.n, b->st.n);
 }
 
 char *sb_report_flags_str(unsigned flags, char *buf, size_t size)
@@ -1437,7 +1452,8 @@ static bool label_notes(FILE *f, const struct sb_wl_result *wl, bool any)
 	json_object *ds = NULL, *fb = NULL;
 	bool emu = false, said = false;
 	if (wl->extra && json_object_object_get_ex(wl->extra, "devstat", &ds)) {
-		json_object_object_foreach(ds, ph, o) {
+		json_object_object_foreach(ds, ph, o)
+		{
 			json_object *devs = json_object_object_get(o, "devices");
 			(void)ph;
 			for (size_t i = 0; i < json_object_array_length(devs); i++)
@@ -1446,11 +1462,14 @@ static bool label_notes(FILE *f, const struct sb_wl_result *wl, bool any)
 		}
 	}
 	if (emu)
-		fprintf(f, "%s%s: its hdd is a loop device with the rotational flag set, not a slow disk",
-			any ? "\n" : "", wl->spec);
+		fprintf(
+		    f,
+		    "%s%s: its hdd is a loop device with the rotational flag set, not a slow disk",
+		    any ? "\n" : "", wl->spec);
 	said = emu;
 	if (wl->extra && json_object_object_get_ex(wl->extra, "direct_fallback_phases", &fb)) {
-		json_object_object_foreach(fb, ph, why) {
+		json_object_object_foreach(fb, ph, why)
+		{
 			(void)why;
 			fprintf(f, "%s%s: %s: asked for O_DIRECT and got buffered I/O",
 				any || said ? "\n" : "", wl->spec, ph);
@@ -1496,8 +1515,8 @@ char *sb_report_col_notes(const struct sb_report *r, size_t col)
 				       strcmp(r->aliases[b].from, r->aliases[a].from) == 0;
 			if (seen)
 				continue;
-			fprintf(f, "%sran %s, shown in the rows of %s (the same test; ", any ? "\n" : "",
-				r->aliases[a].from, r->aliases[a].to);
+			fprintf(f, "%sran %s, shown in the rows of %s (the same test; ",
+				any ? "\n" : "", r->aliases[a].from, r->aliases[a].to);
 			for (size_t i = 0; i < ARRAY_SIZE(length_keys); i++)
 				fprintf(f, "%s%s", i ? ", " : "", length_keys[i]);
 			fputs(" set only its length)", f);

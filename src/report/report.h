@@ -72,9 +72,9 @@ struct sb_report_cell {
 				or the change seen when that takes fewer (need_seen) */
 	bool need_seen;
 	double change_lo, change_hi; /* the interval in percent of the baseline mean */
-	double mde_pct; /* the smallest change the row could have marked: at 80% power and
-			   the alpha the correction asks of one row (Holm's first step),
-			   not the unadjusted alpha of the interval */
+	double mde_pct;	  /* the smallest change the row could have marked: at 80% power and
+			     the alpha the correction asks of one row (Holm's first step),
+			     not the unadjusted alpha of the interval */
 	double pooled;	  /* latency rows: the percentile of the merged histograms (NaN: none) */
 	bool significant; /* p_adj < alpha with at least SB_STATS_MIN_N repeats a side */
 	enum sb_verdict verdict;
@@ -92,7 +92,7 @@ struct sb_report_row {
 	enum sb_better better;
 	bool headline;
 	bool cost; /* a cost row (write amplification, CPU per op): judged with the headline */
-	char *op;		      /* latency rows: the operation */
+	char *op;  /* latency rows: the operation */
 	enum sb_lat_stat lat;	      /* latency rows: which percentile; NONE for a metric */
 	struct sb_report_cell *cells; /* n_cols */
 };
@@ -119,19 +119,20 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
-	size_t family_main; /* largest size of a column's headline family (for the repeats estimate) */
-	bool all;	    /* the text and HTML tables show every row (report --all) */
-	bool baseline_set;  /* sets[0] is a stored baseline: columns compare with its
-			       same-named variant */
-	bool legend_needed; /* some label is not the full name */
-	bool fleet;	    /* columns compared within their own set (host) */
+	size_t
+	    family_main; /* largest size of a column's headline family (for the repeats estimate) */
+	bool all;	 /* the text and HTML tables show every row (report --all) */
+	bool baseline_set;	  /* sets[0] is a stored baseline: columns compare with its
+				     same-named variant */
+	bool legend_needed;	  /* some label is not the full name */
+	bool fleet;		  /* columns compared within their own set (host) */
 	const char *history_html; /* --history's trend charts for the HTML report, or NULL */
 	/* Workloads shown in another spec's row: the same test, its length keys
 	 * aside (a published "rand:16k" beside "rand:16k,time=60s"). */
 	struct sb_report_alias {
 		const struct sb_variant *var;
 		char *from, *to;
-	} *aliases;
+	} * aliases;
 	size_t n_aliases;
 };
 /* --fleet: per headline row and variant, the change on each host and how
@@ -147,10 +148,10 @@ struct sb_report_opts {
 	bool fleet;	      /* --fleet: each set (a host) compared within itself */
 	bool by_host;	      /* --by host: columns by variant, hosts side by side */
 	enum sb_correction correction;
-	double alpha;	    /* 0: SB_STATS_ALPHA */
-	double resolve_pct; /* 0: SB_REPORT_RESOLVE_PCT */
-	double check_pct;   /* 0: SB_REPORT_CHECK_PCT */
-	bool all;	    /* --all: latency and %CPU rows in the tables too */
+	double alpha;		  /* 0: SB_STATS_ALPHA */
+	double resolve_pct;	  /* 0: SB_REPORT_RESOLVE_PCT */
+	double check_pct;	  /* 0: SB_REPORT_CHECK_PCT */
+	bool all;		  /* --all: latency and %CPU rows in the tables too */
 	const char *history_html; /* --history: the trend charts (an HTML fragment, borrowed) */
 };
 

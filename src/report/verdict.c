@@ -209,7 +209,8 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t k = 0; k < v.n_equal; k++) {
 				const struct sb_report_row *row = &r->rows[v.equal[k]];
-				if (row->headline != (pass == 0) || (pass == 1 && shown >= EQUAL_CAP))
+				if (row->headline != (pass == 0) ||
+				    (pass == 1 && shown >= EQUAL_CAP))
 					continue;
 				fputs(shown++ ? ", " : "", f);
 				row_name(f, row);

@@ -69,8 +69,8 @@ int sb_wl_add_metric(struct sb_wl_result *r, const char *name, const char *unit,
 		return -ENOMEM;
 	r->metrics = m;
 	m = &r->metrics[r->n_metrics];
-	*m = (struct sb_metric){.name = xstrdup(name), .unit = xstrdup(unit), .better = better,
-				.value = value};
+	*m = (struct sb_metric){
+	    .name = xstrdup(name), .unit = xstrdup(unit), .better = better, .value = value};
 	if (!m->name || !m->unit) {
 		free(m->name);
 		free(m->unit);
@@ -168,11 +168,9 @@ static const struct {
 	unsigned flag;
 	const char *name;
 } flag_names[] = {
-	{SB_RES_QUICK, "quick"},
-	{SB_RES_CACHE_AFFECTED, "cache-affected"},
-	{SB_RES_INCOMPLETE, "incomplete"},
-	{SB_RES_FAILED, "failed"},
-	{SB_RES_FRESH, "fresh"},
+    {SB_RES_QUICK, "quick"},	       {SB_RES_CACHE_AFFECTED, "cache-affected"},
+    {SB_RES_INCOMPLETE, "incomplete"}, {SB_RES_FAILED, "failed"},
+    {SB_RES_FRESH, "fresh"},
 };
 
 unsigned sb_result_flag_from_name(const char *name)
@@ -208,7 +206,6 @@ static void null_nonfinite(json_object *o)
 		}
 	}
 }
-
 
 /* The bucket pairs on one line even in a pretty-printed file: one number per
  * line made a mixed run's result.json ten times the size. */
@@ -269,11 +266,13 @@ json_object *sb_wl_result_to_json(const struct sb_wl_result *r)
 		json_object *mo = json_object_new_object();
 		json_object_object_add(mo, "name", json_object_new_string(m->name));
 		json_object_object_add(mo, "unit", json_object_new_string(m->unit));
-		json_object_object_add(mo, "better", json_object_new_string(sb_better_name(m->better)));
+		json_object_object_add(mo, "better",
+				       json_object_new_string(sb_better_name(m->better)));
 		json_object_object_add(mo, "value", num(m->value));
 		if (m->label) {
 			json_object_object_add(mo, "label", json_object_new_string(m->label));
-			json_object_object_add(mo, "headline", json_object_new_boolean(m->headline));
+			json_object_object_add(mo, "headline",
+					       json_object_new_boolean(m->headline));
 		}
 		if (m->phase)
 			json_object_object_add(mo, "phase", json_object_new_string(m->phase));
@@ -460,7 +459,8 @@ json_object *sb_resultset_to_json(const struct sb_resultset *rs)
 		json_object_object_add(vo, "params", ref_or_null(v->params));
 		for (size_t k = 0; k < v->n_rep; k++) {
 			json_object *ro = json_object_new_object(), *wls = json_object_new_array();
-			json_object_object_add(ro, "index", json_object_new_int((int)v->rep[k].index));
+			json_object_object_add(ro, "index",
+					       json_object_new_int((int)v->rep[k].index));
 			json_object_object_add(ro, "started",
 					       json_object_new_string(v->rep[k].started));
 			if (v->rep[k].precondition)
@@ -503,7 +503,7 @@ int sb_resultset_write(const struct sb_resultset *rs, const char *dir)
 		return dfd;
 	o = sb_resultset_to_json(rs);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	buf = text ? sb_asprintf("%s\n", text) : NULL;
 	r = buf ? sb_write_at(dfd, "result.json", buf, strlen(buf), 0644) : -ENOMEM;
 	json_object_put(o);
@@ -550,8 +550,8 @@ void sb_resultset_free(struct sb_resultset *rs)
 static const struct {
 	const char *workload, *metric;
 } not_headline[] = {
-	{"command", "user"},
-	{"command", "sys"},
+    {"command", "user"},
+    {"command", "sys"},
 };
 
 bool sb_metric_is_headline(const struct sb_wl_result *wl, const struct sb_metric *m)
@@ -607,8 +607,9 @@ static double worst_headline(const struct sb_variant *v, spread_fn fn, const cha
 				/* each (spec, metric) once: at its first repeat */
 				for (size_t j = 0; j < k && !seen; j++)
 					for (size_t x = 0; x < v->rep[j].n_wl && !seen; x++)
-						seen = strcmp(v->rep[j].wl[x]->spec, wl->spec) == 0 &&
-						       sb_wl_find_metric(v->rep[j].wl[x], m->name);
+						seen =
+						    strcmp(v->rep[j].wl[x]->spec, wl->spec) == 0 &&
+						    sb_wl_find_metric(v->rep[j].wl[x], m->name);
 				if (seen)
 					continue;
 				for (size_t j = 0; j < v->n_rep; j++)

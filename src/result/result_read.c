@@ -588,7 +588,8 @@ static int variants_parse(struct sb_resultset *rs, json_object *vars, char **err
 		sb_jpath(p, sizeof(p), "variants[%zu]", i);
 		r = variant_parse(rs, json_object_array_get_idx(vars, i), p, err);
 		/* variant_parse added one on success: its name */
-		const char *name = r == 0 && rs->var && rs->n_var ? rs->var[rs->n_var - 1].name : NULL;
+		const char *name =
+		    r == 0 && rs->var && rs->n_var ? rs->var[rs->n_var - 1].name : NULL;
 		if (name && name_add(&ns, name, i, &other) < 0) {
 			_cleanup_free_ char *e = sb_escape(name);
 			/* merged, they would pass for more repeats of one variant */

@@ -96,16 +96,16 @@ bool sb_test_paired(enum sb_test t);
 
 struct sb_cmp {
 	enum sb_test test;
-	size_t n;		     /* pairs (paired), or the smaller side (unpaired) */
-	double change, lo, hi;	     /* b against a in percent, with its 1 - alpha interval */
-	double mde;		     /* smallest detectable change (percent, at the power) */
-	double p;		     /* two-sided p-value of the test used */
-	double p_t, p_rank;	     /* of the t test and of the signed-rank test (paired) */
-	double spread;		     /* sd of the log ratios (paired), or of the logs
-					(unpaired, pooled); raw tests: sd relative to the
-					baseline mean */
-	double se, df;		     /* the estimate's standard error (log or relative
-					scale) and the t test's degrees of freedom */
+	size_t n;	       /* pairs (paired), or the smaller side (unpaired) */
+	double change, lo, hi; /* b against a in percent, with its 1 - alpha interval */
+	double mde;	       /* smallest detectable change (percent, at the power) */
+	double p;	       /* two-sided p-value of the test used */
+	double p_t, p_rank;    /* of the t test and of the signed-rank test (paired) */
+	double spread;	       /* sd of the log ratios (paired), or of the logs
+				  (unpaired, pooled); raw tests: sd relative to the
+				  baseline mean */
+	double se, df;	       /* the estimate's standard error (log or relative
+				  scale) and the t test's degrees of freedom */
 };
 
 /* Paired comparison of b[i] against a[i], i < n (NaN pairs skipped).
@@ -113,8 +113,8 @@ struct sb_cmp {
 int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, double power,
 		  struct sb_cmp *out);
 /* Unpaired comparison of b (nb values) against a (na values), NaN skipped. */
-int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha,
-		 double power, struct sb_cmp *out);
+int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double alpha, double power,
+		 struct sb_cmp *out);
 /* The smallest change (percent) c's test detects with the given power at
  * alpha: (t(1 - alpha/2, df) + t(power, df)) * se on c's scale. mde holds
  * it at the alpha c was computed with (unadjusted); a report asks it at the

@@ -331,7 +331,8 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
 			role_devs[k] = sb_exec_var(&x, vr->slot_names[k]);
-		code = run_watched(vr, &x, mnt, role_devs, fresh, &wl, &n_wl, &failed, &scen, &integ);
+		code =
+		    run_watched(vr, &x, mnt, role_devs, fresh, &wl, &n_wl, &failed, &scen, &integ);
 		if (*vr->stop && !code)
 			code = SB_EXIT_INTERRUPTED;
 	}

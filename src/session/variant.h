@@ -15,7 +15,7 @@ struct sb_vrun {
 	const struct sb_plan *plan;
 	size_t index, n_var; /* for messages: "variant 2/3" */
 	bool quick;
-	uint64_t ram; /* --ram, or 0: the machine's */
+	uint64_t ram;	/* --ram, or 0: the machine's */
 	bool cap_cache; /* --cap-cache: the workloads' memory limited to ram */
 	/* Device variables: slot names, and their devices (NULL with --loop). */
 	const char *const *slot_names;

@@ -26,8 +26,7 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
     [SB_STEP_MD] = &sb_layer_md,	   [SB_STEP_PV] = &sb_layer_pv,
     [SB_STEP_VG] = &sb_layer_vg,	   [SB_STEP_LV] = &sb_layer_lv,
     [SB_STEP_MKFS] = &sb_layer_mkfs,	   [SB_STEP_MOUNT] = &sb_layer_mount,
-    [SB_STEP_MEMCG] = &sb_layer_memcg,
-    [SB_STEP_SCEN] = &sb_layer_scen,
+    [SB_STEP_MEMCG] = &sb_layer_memcg,	   [SB_STEP_SCEN] = &sb_layer_scen,
 };
 
 /* External programs get this long before they are stopped (mkfs.ext4
@@ -278,7 +277,8 @@ int sb_exec_cmd_output(struct sb_exec *x, const char *const *argv, int *status, 
 const char *sb_json_str(json_object *o, const char *key)
 {
 	json_object *v;
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -471,8 +471,8 @@ static void add_kernel_reason(struct sb_exec *x, const struct sb_layer *l, void 
 	json_object_object_foreach(rec, key, val)
 	{
 		(void)key;
-		size_t n = json_object_is_type(val, json_type_array) ? json_object_array_length(val)
-								      : 1;
+		size_t n =
+		    json_object_is_type(val, json_type_array) ? json_object_array_length(val) : 1;
 		for (size_t i = 0; i < n && nn < 16; i++) {
 			json_object *e = json_object_is_type(val, json_type_array)
 					     ? json_object_array_get_idx(val, i)
@@ -794,8 +794,9 @@ static int find_moved(struct sb_exec *x, json_object *ident, int pass, struct re
 		char *to = sb_ident_find(dev, want, disk_now, x, &n);
 		if (!to) {
 			if (n > 1)
-				sb_exec_log(x, "!! %s: %u devices have its identity now: left as it is\n",
-					    dev, n);
+				sb_exec_log(
+				    x, "!! %s: %u devices have its identity now: left as it is\n",
+				    dev, n);
 			continue;
 		}
 		R->from[R->n] = strdup(dev);
@@ -805,8 +806,9 @@ static int find_moved(struct sb_exec *x, json_object *ident, int pass, struct re
 			return -ENOMEM;
 		}
 		R->n++;
-		const char *how = is_part ? "its disk moved, same start" :
-				  sb_json_str(want, "wwid") ? "same WWID" : "same serial";
+		const char *how = is_part		      ? "its disk moved, same start"
+				  : sb_json_str(want, "wwid") ? "same WWID"
+							      : "same serial";
 		sb_exec_log(x, "== %s is %s now (%s)\n", dev, to, how);
 		sb_info("%s is %s now (%s): undone there", dev, to, how);
 	}

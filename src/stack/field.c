@@ -76,8 +76,7 @@ static int ferr(char **err, const char *name, const char *what)
 	return -EINVAL;
 }
 
-int sb_fields_from_json(const struct sb_field *f, size_t n, void *args, json_object *o,
-			char **err)
+int sb_fields_from_json(const struct sb_field *f, size_t n, void *args, json_object *o, char **err)
 {
 	if (err)
 		*err = NULL;

@@ -41,10 +41,13 @@ static const struct sb_field fields[] = {
 };
 #undef A
 
-static const struct sb_prog progs[] = {
-    {"mkfs.ext2", "e2fsprogs"}, {"mkfs.ext3", "e2fsprogs"},   {"mkfs.ext4", "e2fsprogs"},
-    {"mkfs.xfs", "xfsprogs"},	{"mkfs.btrfs", "btrfs-progs"}, {"btrfs", "btrfs-progs"},
-    {NULL, NULL}};
+static const struct sb_prog progs[] = {{"mkfs.ext2", "e2fsprogs"},
+				       {"mkfs.ext3", "e2fsprogs"},
+				       {"mkfs.ext4", "e2fsprogs"},
+				       {"mkfs.xfs", "xfsprogs"},
+				       {"mkfs.btrfs", "btrfs-progs"},
+				       {"btrfs", "btrfs-progs"},
+				       {NULL, NULL}};
 
 static const struct sb_prog *programs(const void *args)
 {
@@ -300,7 +303,8 @@ int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size
 		 * device, and without root it cannot look at one whose backing
 		 * file lies in a directory it may not enter (any run's images):
 		 * that says nothing about the words. */
-		if (r == -EINVAL && is_btrfs(a) && *msg && strstr(*msg, "cannot check mount status"))
+		if (r == -EINVAL && is_btrfs(a) && *msg &&
+		    strstr(*msg, "cannot check mount status"))
 			r = -EACCES;
 	}
 	sb_child_release(&c);

@@ -66,8 +66,8 @@ json_object *sb_ident_capture(const char *dev, struct sb_exec *x)
 	snprintf(tmp, sizeof(tmp), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
 	add_str(o, "rdev", tmp);
 	if (sysattr(st.st_rdev, "size", buf, sizeof(buf)) == 0)
-		json_object_object_add(o, "size",
-				       json_object_new_int64((int64_t)strtoull(buf, NULL, 10) * 512));
+		json_object_object_add(
+		    o, "size", json_object_new_int64((int64_t)strtoull(buf, NULL, 10) * 512));
 	if (sysattr(st.st_rdev, "wwid", buf, sizeof(buf)) == 0 ||
 	    sysattr(st.st_rdev, "device/wwid", buf, sizeof(buf)) == 0)
 		add_str(o, "wwid", trim(buf));
@@ -90,7 +90,8 @@ json_object *sb_ident_capture(const char *dev, struct sb_exec *x)
 			snprintf(tmp, sizeof(tmp), "%u:%u", major(li.lo_device),
 				 minor(li.lo_device));
 			add_str(l, "dev", tmp);
-			json_object_object_add(l, "ino", json_object_new_int64((int64_t)li.lo_inode));
+			json_object_object_add(l, "ino",
+					       json_object_new_int64((int64_t)li.lo_inode));
 			json_object_object_add(l, "offset",
 					       json_object_new_int64((int64_t)li.lo_offset));
 		}

@@ -142,7 +142,8 @@ static int handle(struct sb_jread *r, json_object *o)
 		if (!json_object_is_type(v, json_type_string) ||
 		    strcmp(json_object_get_string(v), "stackbench") != 0)
 			return -EBADMSG;
-		if (json_object_object_get_ex(o, "run", &v) && json_object_is_type(v, json_type_string)) {
+		if (json_object_object_get_ex(o, "run", &v) &&
+		    json_object_is_type(v, json_type_string)) {
 			free(r->run_id);
 			r->run_id = strdup(json_object_get_string(v));
 		}

@@ -10,8 +10,8 @@
 extern const struct sb_keytab sb_keytab_loop, sb_keytab_queue, sb_keytab_precond;
 
 struct sb_loop_args {
-	char *file;  /* ${run}/images/NAME.img: images links to dir */
-	char *dir;   /* where the backing files really are: LOOP_DIR/${id} */
+	char *file; /* ${run}/images/NAME.img: images links to dir */
+	char *dir;  /* where the backing files really are: LOOP_DIR/${id} */
 	uint64_t size;
 	bool rotational;
 	bool allow_tmpfs; /* the user named the loop directory on purpose */
@@ -76,7 +76,7 @@ struct sb_lv_args {
 extern const struct sb_keytab sb_keytab_fs, sb_keytab_mount;
 
 struct sb_mkfs_args {
-	char *type; /* sb_fs_names */
+	char *type;	     /* sb_fs_names */
 	struct sb_list devs; /* btrfs: all; others: the first only */
 	struct sb_list opts;
 	char *data, *metadata; /* btrfs -d / -m */

@@ -342,8 +342,8 @@ static bool ours(const struct sb_loop_args *a, json_object *result, dev_t *dev, 
 {
 	json_object *b;
 	struct stat st;
-	if (json_object_object_get_ex(result, "backing", &b) && parse_mm(sb_json_str(b, "dev"), dev) &&
-	    sb_json_i64(b, "ino", -1) > 0) {
+	if (json_object_object_get_ex(result, "backing", &b) &&
+	    parse_mm(sb_json_str(b, "dev"), dev) && sb_json_i64(b, "ino", -1) > 0) {
 		*ino = (ino_t)sb_json_i64(b, "ino", 0);
 		return true;
 	}
@@ -422,8 +422,8 @@ static int scan(struct scan *s)
 		bool have = fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
 		bool same_ino = have && s->known && li.lo_inode == s->ino && li.lo_device == s->dev;
 		size_t n = jfile ? strlen(jfile) : 0;
-		bool same_name =
-		    jfile && strncmp(buf, jfile, n) == 0 && (!buf[n] || strcmp(buf + n, " (deleted)") == 0);
+		bool same_name = jfile && strncmp(buf, jfile, n) == 0 &&
+				 (!buf[n] || strcmp(buf + n, " (deleted)") == 0);
 		if (!same_ino && same_name && s->known && have) {
 			char *m = NULL;
 			if (asprintf(&m, "%s: not ours: backing file inode %llu != journaled %llu",

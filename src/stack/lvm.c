@@ -23,7 +23,7 @@
 static const struct sb_prog progs[] = {
     {"pvcreate", "lvm2"}, {"pvremove", "lvm2"}, {"vgcreate", "lvm2"}, {"vgremove", "lvm2"},
     {"lvcreate", "lvm2"}, {"lvremove", "lvm2"}, {"pvs", "lvm2"},      {"vgs", "lvm2"},
-    {"lvs", "lvm2"},      {NULL, NULL}};
+    {"lvs", "lvm2"},	  {NULL, NULL}};
 
 static const char *preflight(const void *args)
 {
@@ -431,8 +431,7 @@ static int lv_undo(const void *args, json_object *result, struct sb_exec *x)
 	char lv[300], uuid[128];
 	int r;
 	snprintf(lv, sizeof(lv), "%s/%s", a->vg, a->lv);
-	if (strstr(lv, "${") ||
-	    lvm_uuid(x, "lvs", "lv_uuid", &a->pvs, lv, uuid, sizeof(uuid)) != 0)
+	if (strstr(lv, "${") || lvm_uuid(x, "lvs", "lv_uuid", &a->pvs, lv, uuid, sizeof(uuid)) != 0)
 		return 0;
 	lvremove_argv(a, &v, lv, sizeof(lv));
 	r = lvm_run(x, &v, NULL, NULL);

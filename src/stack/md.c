@@ -388,7 +388,8 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 		bool keep = false;
 		if (realpath(link, real)) {
 			snprintf(sys, sizeof(sys), "/sys/block/%s/md", strrchr(real, '/') + 1);
-			keep = access(sys, F_OK) == 0 && sb_md_detail(x, real, NULL, 0, NULL, 0) == 0;
+			keep =
+			    access(sys, F_OK) == 0 && sb_md_detail(x, real, NULL, 0, NULL, 0) == 0;
 		}
 		if (!keep)
 			unlink(link);

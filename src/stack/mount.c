@@ -99,7 +99,7 @@ int sb_mount_fs_options(const char *options, char **fsopts)
  * kernel acts on some while parsing (btrfs's device= scans and registers
  * the device, ext4's journal_path= looks the path up), and the devices a
  * run mounts with are its own, added by the mount step. */
-static const char *const unjudged[] = {"device", "logdev", "rtdev", "journal_path",
+static const char *const unjudged[] = {"device",      "logdev", "rtdev", "journal_path",
 				       "journal_dev", "source", NULL};
 
 static bool is_unjudged(const char *key)
@@ -223,8 +223,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 		return sb_exec_fail(x, -EIO, "mount %s on %s: %s", a->devs.v[0], a->dir,
 				    *buf ? buf : "failed");
 	}
-	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", a->devs.v[0], a->dir, a->type,
-		    o ? ", " : "", o ? o : "");
+	sb_exec_log(x, "mounted %s on %s (%s%s%s)\n", a->devs.v[0], a->dir, a->type, o ? ", " : "",
+		    o ? o : "");
 	return 0;
 }
 

@@ -126,8 +126,9 @@ static int wipe_ends(struct sb_exec *x, struct fdisk_context *cxt, const char *d
 			sb_exec_log(x,
 				    "%s: partition %zu: %llu bytes at %llu, first and last %llu "
 				    "zeroed\n",
-				    dev, fdisk_partition_get_partno(pa) + 1, (unsigned long long)len,
-				    (unsigned long long)start, (unsigned long long)w);
+				    dev, fdisk_partition_get_partno(pa) + 1,
+				    (unsigned long long)len, (unsigned long long)start,
+				    (unsigned long long)w);
 	}
 	fdisk_free_iter(itr);
 	fdisk_unref_table(tb);
@@ -316,8 +317,9 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 	if (sb_blkid_value(a->dev, "PTUUID", cur, sizeof(cur)) < 0)
 		return 0; /* no table left: the wipe below is a no-op, the nodes still go */
 	if (strcasecmp(cur, want) != 0)
-		return sb_exec_fail(x, -ESTALE, "%s: not ours: partition table GUID %s != journaled %s",
-				    a->dev, cur, want);
+		return sb_exec_fail(x, -ESTALE,
+				    "%s: not ours: partition table GUID %s != journaled %s", a->dev,
+				    cur, want);
 	return 0;
 }
 

@@ -75,7 +75,8 @@ static int describe(const void *args, char **what, char **undo)
 	if (a->read_ahead) {
 		char old[32] = "<old value>";
 		if (a->old_read_ahead)
-			snprintf(old, sizeof(old), "%llu", (unsigned long long)a->old_read_ahead_kb);
+			snprintf(old, sizeof(old), "%llu",
+				 (unsigned long long)a->old_read_ahead_kb);
 		fprintf(fw, "%secho %llu > /sys/block/%s/queue/read_ahead_kb",
 			a->scheduler ? "; " : "", (unsigned long long)a->read_ahead_kb, name);
 		fprintf(fu, "%secho %s > /sys/block/%s/queue/read_ahead_kb",

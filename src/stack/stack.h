@@ -66,14 +66,16 @@ struct sb_field {
 	unsigned flags;
 };
 
-#define SB_FIELD(st, member, type, flags) {#member, type, offsetof(st, member), flags}
+#define SB_FIELD(st, member, type, flags)                                                          \
+	{                                                                                          \
+#member, type, offsetof(st, member), flags                                         \
+	}
 
 /* The record of args (never NULL). */
 json_object *sb_fields_to_json(const struct sb_field *f, size_t n, const void *args);
 /* Fills args (zeroed by the caller) from a record: every type checked, every
  * required field present. On error -EINVAL and *err names the field. */
-int sb_fields_from_json(const struct sb_field *f, size_t n, void *args, json_object *o,
-			char **err);
+int sb_fields_from_json(const struct sb_field *f, size_t n, void *args, json_object *o, char **err);
 void sb_fields_free(const struct sb_field *f, size_t n, void *args);
 /* Replaces "${name}" in every string field with vars' value (unknown names
  * stay as written, for dry-run listings). */
@@ -216,7 +218,7 @@ struct sb_exec {
 	/* The step failed because a safety check refused (a device held open
 	 * exclusively by another program, a loop directory on tmpfs): exit 3. */
 	bool refused;
-	bool udev; /* udevd runs: let it create nodes */
+	bool udev;	     /* udevd runs: let it create nodes */
 	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
 };
 

@@ -14,10 +14,10 @@ struct sb_wordcheck {
 	size_t n_vars;
 	volatile sig_atomic_t *stop; /* set by a signal: the check ends (-EINTR) */
 	/* out (malloc'ed) */
-	int key;	    /* the profile key whose value was rejected */
-	char *error;	    /* what was rejected and the tool's or kernel's words */
-	char *mount_note;   /* how the mount options were checked, or why not */
-	char *mkfs_note;    /* how the mkfs words were checked, or why not */
+	int key;	  /* the profile key whose value was rejected */
+	char *error;	  /* what was rejected and the tool's or kernel's words */
+	char *mount_note; /* how the mount options were checked, or why not */
+	char *mkfs_note;  /* how the mkfs words were checked, or why not */
 };
 
 /* 0: nothing rejected; 1: w->error and w->key say what; -errno. The notes

@@ -155,9 +155,9 @@ char *sb_mount_removed_options(const char *fstype, const char *options)
 			if (strcmp(r->fs, fstype) != 0 || strlen(r->opt) != nl ||
 			    strncmp(r->opt, p, nl) != 0)
 				continue;
-			char *s = sb_asprintf("%s%s%s: removed from %s in Linux %s%s%s%s", out ? out : "",
-					      out ? "; " : "", r->opt, r->fs, r->since,
-					      r->why ? " (" : "", r->why ? r->why : "",
+			char *s = sb_asprintf("%s%s%s: removed from %s in Linux %s%s%s%s",
+					      out ? out : "", out ? "; " : "", r->opt, r->fs,
+					      r->since, r->why ? " (" : "", r->why ? r->why : "",
 					      r->why ? ")" : "");
 			free(out);
 			out = s;

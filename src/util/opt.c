@@ -10,10 +10,10 @@
 enum { OPT_QUIET = 'q', OPT_VERBOSE = 'v', OPT_HELP = 'h' };
 
 static const struct sb_opt common_opts[] = {
-	{"quiet", OPT_QUIET, NULL, "print only results and errors"},
-	{"verbose", OPT_VERBOSE, NULL, "print every step and command (twice: debug)"},
-	{"help", OPT_HELP, NULL, "show this help"},
-	{0},
+    {"quiet", OPT_QUIET, NULL, "print only results and errors"},
+    {"verbose", OPT_VERBOSE, NULL, "print every step and command (twice: debug)"},
+    {"help", OPT_HELP, NULL, "show this help"},
+    {0},
 };
 
 int sb_usage_error(const char *cmd, const char *fmt, ...)
@@ -47,8 +47,8 @@ void sb_opt_help(FILE *f, const struct sb_cmdline *cl)
 				snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name,
 					 o->arg ? " " : "", o->arg ? o->arg : "");
 			else
-				snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-					 o->arg ? o->arg : "");
+				snprintf(left, sizeof(left), "    --%s%s%s", o->name,
+					 o->arg ? " " : "", o->arg ? o->arg : "");
 			fprintf(f, "  %-28s %s\n", left, o->help);
 		}
 	}
@@ -68,8 +68,8 @@ int sb_opt_parse(const struct sb_cmdline *cl, int argc, char **argv, char ***res
 	for (int t = 0; t < 2; t++) {
 		const struct sb_opt *tab = t ? common_opts : cl->opts;
 		for (const struct sb_opt *o = tab; o && o->name; o++) {
-			lopts[k] = (struct option){o->name, o->arg ? required_argument : no_argument,
-						   NULL, o->key};
+			lopts[k] = (struct option){
+			    o->name, o->arg ? required_argument : no_argument, NULL, o->key};
 			names[k] = o->name;
 			k++;
 			if (o->key > 0 && o->key < 256) {
@@ -109,9 +109,9 @@ int sb_opt_parse(const struct sb_cmdline *cl, int argc, char **argv, char ***res
 				word[strcspn(word, "=")] = '\0';
 				const char *sug = sb_suggest(word, names, k);
 				if (sug)
-					return sb_usage_error(cl->cmd,
-							      "unknown option '%s' (did you mean '--%s'?)",
-							      bad, sug);
+					return sb_usage_error(
+					    cl->cmd, "unknown option '%s' (did you mean '--%s'?)",
+					    bad, sug);
 			}
 			return sb_usage_error(cl->cmd, "unknown option '%s'", bad);
 		}

@@ -8,7 +8,7 @@
 
 struct sb_opt {
 	const char *name; /* long name without "--" */
-	int key;          /* short option letter, or a value >= 256 for long-only */
+	int key;	  /* short option letter, or a value >= 256 for long-only */
 	const char *arg;  /* metavar ("A,B,C") when it takes an argument, else NULL */
 	const char *help;
 };

@@ -45,11 +45,26 @@ int sb_parse_size(const char *s, uint64_t *out, bool percent_ok, bool *is_percen
 	case 'B':
 		end++;
 		break;
-	case 'K': mult = 1ULL << 10; end++; break;
-	case 'M': mult = 1ULL << 20; end++; break;
-	case 'G': mult = 1ULL << 30; end++; break;
-	case 'T': mult = 1ULL << 40; end++; break;
-	case 'P': mult = 1ULL << 50; end++; break;
+	case 'K':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'M':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'G':
+		mult = 1ULL << 30;
+		end++;
+		break;
+	case 'T':
+		mult = 1ULL << 40;
+		end++;
+		break;
+	case 'P':
+		mult = 1ULL << 50;
+		end++;
+		break;
 	default:
 		return -EINVAL;
 	}

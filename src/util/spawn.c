@@ -90,7 +90,7 @@ int sb_spawn_run(struct sb_child *c)
 	posix_spawnattr_setsigmask(&attr, &def);
 	posix_spawnattr_setpgroup(&attr, 0);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETPGROUP);
+					    POSIX_SPAWN_SETPGROUP);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (piped) {
 		posix_spawn_file_actions_adddup2(&fa, pout[1], 1);

@@ -9,21 +9,21 @@
 
 struct sb_child {
 	/* in */
-	const char *const *argv;      /* argv[0] is looked up in PATH */
-	const char *cwd;              /* NULL: inherit */
-	char *const *envp;            /* NULL: inherit environ */
-	bool capture;                 /* collect stdout into out, stderr into err */
-	int log_fd;                   /* >= 0: also append the child's output here */
-	unsigned timeout_ms;          /* 0: none; then SIGTERM, SIGKILL 5 s later */
-	volatile sig_atomic_t *stop;  /* when it becomes non-zero, the child is stopped too */
+	const char *const *argv;     /* argv[0] is looked up in PATH */
+	const char *cwd;	     /* NULL: inherit */
+	char *const *envp;	     /* NULL: inherit environ */
+	bool capture;		     /* collect stdout into out, stderr into err */
+	int log_fd;		     /* >= 0: also append the child's output here */
+	unsigned timeout_ms;	     /* 0: none; then SIGTERM, SIGKILL 5 s later */
+	volatile sig_atomic_t *stop; /* when it becomes non-zero, the child is stopped too */
 	/* out */
 	char *out;
 	size_t out_len;
 	char *err;
 	size_t err_len;
-	int status;     /* exit code, or 128 + signal number */
+	int status;	/* exit code, or 128 + signal number */
 	bool timed_out; /* killed by the time limit */
-	bool stopped;   /* killed because *stop was set */
+	bool stopped;	/* killed because *stop was set */
 	double wall_s;
 	struct rusage ru;
 };

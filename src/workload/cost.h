@@ -24,8 +24,8 @@ struct sb_kwsnap {
 	size_t n;
 	struct {
 		int tid;
-		bool ours;	/* its name named one of the stack's loop devices */
-		uint64_t ns;	 /* time on a CPU: schedstat's, else utime + stime */
+		bool ours;   /* its name named one of the stack's loop devices */
+		uint64_t ns; /* time on a CPU: schedstat's, else utime + stime */
 	} t[SB_KW_MAX];
 };
 

@@ -135,17 +135,16 @@ json_object *sb_effconf_parse_pvs(const char *text)
 	while (*p) {
 		size_t len = strcspn(p, "\n");
 		char line[512], name[256], num[32], extra;
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
-			 p);
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
 		/* exactly two words: a /dev path and a byte count */
-		if (len < sizeof(line) &&
-		    sscanf(line, " %255s %31s %c", name, num, &extra) == 2 &&
+		if (len < sizeof(line) && sscanf(line, " %255s %31s %c", name, num, &extra) == 2 &&
 		    strncmp(name, "/dev/", 5) == 0 && num[strspn(num, "0123456789")] == '\0' &&
 		    strlen(num) <= 19) {
 			const char *base = strrchr(name, '/') + 1;
 			if (*base)
-				json_object_object_add(o, base,
-						       json_object_new_uint64(strtoull(num, NULL, 10)));
+				json_object_object_add(
+				    o, base, json_object_new_uint64(strtoull(num, NULL, 10)));
 		}
 		p += len;
 		if (*p)

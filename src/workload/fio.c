@@ -146,8 +146,8 @@ static int import_dir(struct sb_wl_ctx *c, const char *job, const char *dir, jso
 	int r;
 
 	if (sb_jv_object(d, path, SB_J_REQ, &d, err) < 0 ||
-	    num_at(d, path, "total_ios", &ios, err) < 0 || num_at(d, path, "bw_bytes", &bw, err) < 0 ||
-	    num_at(d, path, "iops", &iops, err) < 0 ||
+	    num_at(d, path, "total_ios", &ios, err) < 0 ||
+	    num_at(d, path, "bw_bytes", &bw, err) < 0 || num_at(d, path, "iops", &iops, err) < 0 ||
 	    sb_jm_object(d, path, "clat_ns", SB_J_OPT, &clat, err) < 0)
 		return -EINVAL;
 	if (ios <= 0)
@@ -178,7 +178,8 @@ static int job_name(json_object *jobs, size_t i, char *job, size_t size, char **
 	for (size_t k = 0; k < i; k++) {
 		other = "job";
 		/* checked as jobs[k] already */
-		sb_jm_str(json_object_array_get_idx(jobs, k), "", "jobname", SB_J_OPT, &other, NULL);
+		sb_jm_str(json_object_array_get_idx(jobs, k), "", "jobname", SB_J_OPT, &other,
+			  NULL);
 		if (strcmp(other, jn) == 0) {
 			snprintf(job, size, "%s.%zu", jn, i);
 			break;
@@ -380,7 +381,8 @@ static void import_logs(struct sb_wl_ctx *c, size_t i, const char *job)
 			pts++;
 		}
 		if (!pts) {
-			json_object_put(t), json_object_put(io), json_object_put(mb), json_object_put(p99);
+			json_object_put(t), json_object_put(io), json_object_put(mb),
+			    json_object_put(p99);
 			continue;
 		}
 		json_object *o = json_object_new_object(), *series;

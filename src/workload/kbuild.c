@@ -187,7 +187,8 @@ static int kbuild_run(struct sb_wl_ctx *c)
 	char *source = s->s[K_SOURCE] ? strdup(s->s[K_SOURCE]) : find_source();
 	char jobs[16], tree[256], *tree_path = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct stage st[] = {{.name = "untar"}, {.name = "config"}, {.name = "build"}, {.name = "remove"}};
+	struct stage st[] = {
+	    {.name = "untar"}, {.name = "config"}, {.name = "build"}, {.name = "remove"}};
 	uint64_t used0, used_tree = 0, used_built = 0, t0;
 	int rc = 0;
 
@@ -206,7 +207,9 @@ static int kbuild_run(struct sb_wl_ctx *c)
 		goto out;
 	}
 	snprintf(jobs, sizeof(jobs), "-j%llu",
-		 (unsigned long long)(s->set[K_JOBS] ? s->v[K_JOBS] : ncpu > 0 ? ncpu : 1));
+		 (unsigned long long)(s->set[K_JOBS] ? s->v[K_JOBS]
+				      : ncpu > 0     ? ncpu
+						     : 1));
 	sb_wl_extra_str(c, "source", source);
 	sb_wl_extra_str(c, "config", config);
 	sb_wl_extra_str(c, "target", target);

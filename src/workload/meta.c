@@ -185,7 +185,9 @@ static int visit(struct meta_run *m, struct meta_pass *mp, int kind, int dfd, co
 	if (kind == 0)
 		rc = create_one(m, dfd, name, file_size(m, i));
 	else
-		rc = kind == 1 ? stat_one(m, dfd, name, i) : unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+		rc = kind == 1			  ? stat_one(m, dfd, name, i)
+		     : unlinkat(dfd, name, 0) < 0 ? -errno
+						  : 0;
 	uint64_t t1 = sb_now_ns();
 	if (rc < 0)
 		return sb_wl_fail(m->c, rc, "%s: %s", name, op);
@@ -397,20 +399,25 @@ out:
 
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric meta_metrics[] = {
-    {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create", false},
-    {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false,
-     "seq create", false},
+    {"seq_create", "Sequential Create Create", "ops/s", SB_BETTER_HIGHER, true, "seq create",
+     false},
+    {"seq_create_cpu", "Sequential Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "seq create",
+     false},
     {"seq_stat", "Sequential Create Read", "ops/s", SB_BETTER_HIGHER, true, "seq stat", false},
-    {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat", false},
-    {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete", false},
-    {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false,
-     "seq delete", false},
+    {"seq_stat_cpu", "Sequential Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "seq stat",
+     false},
+    {"seq_delete", "Sequential Create Delete", "ops/s", SB_BETTER_HIGHER, true, "seq delete",
+     false},
+    {"seq_delete_cpu", "Sequential Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "seq delete",
+     false},
     {"rand_create", "Random Create Create", "ops/s", SB_BETTER_HIGHER, true, "rand create", false},
-    {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create", false},
+    {"rand_create_cpu", "Random Create Create %CP", "%CPU", SB_BETTER_LOWER, false, "rand create",
+     false},
     {"rand_stat", "Random Create Read", "ops/s", SB_BETTER_HIGHER, true, "rand stat", false},
     {"rand_stat_cpu", "Random Create Read %CP", "%CPU", SB_BETTER_LOWER, false, "rand stat", false},
     {"rand_delete", "Random Create Delete", "ops/s", SB_BETTER_HIGHER, true, "rand delete", false},
-    {"rand_delete_cpu", "Random Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "rand delete", false},
+    {"rand_delete_cpu", "Random Create Delete %CP", "%CPU", SB_BETTER_LOWER, false, "rand delete",
+     false},
     SB_WL_COST_ROWS("seq_create", "Sequential Create Create", "seq create"),
     SB_WL_COST_ROWS("seq_stat", "Sequential Create Read", "seq stat"),
     SB_WL_COST_ROWS("seq_delete", "Sequential Create Delete", "seq delete"),

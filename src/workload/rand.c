@@ -124,7 +124,7 @@ struct rand_job {
 	uint64_t *busy;	  /* io_uring writes: blocks in flight, never two at once */
 	struct sb_phase *p;
 	volatile sig_atomic_t *stop;
-	uint64_t end_at; /* time= */
+	uint64_t end_at;      /* time= */
 	uint64_t interval_ns; /* rate=: between records of one thread; 0: closed loop */
 	uint64_t burst, idle_ns;
 	bool write, verify;
@@ -136,8 +136,8 @@ struct rand_thread {
 	const struct sb_wl_spec *sp;
 	unsigned id;
 	uint64_t n, done, bad, rng;
-	uint64_t live; /* operations so far, read by the series sampler */
-	uint64_t late; /* rate=: records started more than a slot after they were due */
+	uint64_t live;	   /* operations so far, read by the series sampler */
+	uint64_t late;	   /* rate=: records started more than a slot after they were due */
 	double *burst_p99; /* rate= with burst=: p99 of each burst, ms */
 	size_t n_bursts, max_bursts;
 	int err;
@@ -167,7 +167,8 @@ static void *rand_main(void *arg)
 	/* Open loop: record k is due at start + k slots (plus the idle time of
 	 * the bursts before it); its latency counts from then, so a device that
 	 * stalls shows as late records, not as a queue that hides it. */
-	uint64_t due = t0, in_burst = 0, late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
+	uint64_t due = t0, in_burst = 0,
+		 late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
 	struct sb_hist bh;
 	sb_hist_init(&bh);
 	for (i = 0; i < t->n; i++) {
@@ -177,7 +178,8 @@ static void *rand_main(void *arg)
 			if (now < due) {
 				struct timespec ts = {(time_t)(due / 1000000000u),
 						      (long)(due % 1000000000u)};
-				while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+				       EINTR)
 					;
 			} else if (now - due > late_after) {
 				t->late++;
@@ -245,7 +247,6 @@ static void *rand_main(void *arg)
 	return NULL;
 }
 
-
 /* A block for the next write that no write in flight (of any thread) has:
  * two writes of one block at once would race, whatever they carry. */
 static uint64_t pick_free(struct rand_thread *t, uint64_t nb)
@@ -253,7 +254,8 @@ static uint64_t pick_free(struct rand_thread *t, uint64_t nb)
 	const struct rand_job *j = t->j;
 	for (;;) {
 		uint64_t b = pick(&t->rng, nb), bit = 1ull << (b % 64);
-		if (!j->write || !(__atomic_fetch_or(&j->busy[b / 64], bit, __ATOMIC_ACQ_REL) & bit))
+		if (!j->write ||
+		    !(__atomic_fetch_or(&j->busy[b / 64], bit, __ATOMIC_ACQ_REL) & bit))
 			return b;
 	}
 }
@@ -334,7 +336,8 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 		int n;
 		if (!stopping && !e->inflight && due > now) {
 			/* nothing to wait for but the clock */
-			struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+			struct timespec ts = {(time_t)(due / 1000000000u),
+					      (long)(due % 1000000000u)};
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 				;
 			continue;
@@ -357,10 +360,9 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 			freel[nfree++] = (unsigned)(done[k] - ios);
 		}
 		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
-		if (!stopping &&
-		    (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
-		     (t->id == 0 ? sb_phase_over(j->p, now, i)
-				 : (now >= j->p->deadline || *j->stop)))) {
+		if (!stopping && (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
+				  (t->id == 0 ? sb_phase_over(j->p, now, i)
+					      : (now >= j->p->deadline || *j->stop)))) {
 			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
 				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
 			stopping = true; /* let what is in flight complete */
@@ -403,11 +405,8 @@ static void *rand_uring_main(void *arg)
 			t->err = -ENOMEM;
 			goto out;
 		}
-	struct sb_engine_cfg cfg = {.fd = j->fd,
-				    .qd = qd,
-				    .bufs = bufs,
-				    .n_bufs = qd,
-				    .buf_len = bs};
+	struct sb_engine_cfg cfg = {
+	    .fd = j->fd, .qd = qd, .bufs = bufs, .n_bufs = qd, .buf_len = bs};
 	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
 	int r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0) {
@@ -419,15 +418,17 @@ static void *rand_uring_main(void *arg)
 	}
 	if (j->interval_ns) {
 		for (unsigned k = 0; k < qd; k++)
-			ios[k] = (struct sb_io){.buf = bufs[k], .len = (uint32_t)bs,
-						.buf_index = (uint16_t)k};
+			ios[k] = (struct sb_io){
+			    .buf = bufs[k], .len = (uint32_t)bs, .buf_index = (uint16_t)k};
 		i = uring_open_loop(t, &e, ios, done, qd, freel);
 		goto out;
 	}
 	/* Fill the queue, then one record back for each that completes. */
 	for (unsigned k = 0; k < qd && queued < t->n; k++, queued++) {
 		uint64_t b = pick_free(t, nb), off = b * bs;
-		ios[k] = (struct sb_io){.buf = bufs[k], .off = off, .len = (uint32_t)bs,
+		ios[k] = (struct sb_io){.buf = bufs[k],
+					.off = off,
+					.len = (uint32_t)bs,
 					.buf_index = (uint16_t)k,
 					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
 		if (j->write)
@@ -471,10 +472,9 @@ static void *rand_uring_main(void *arg)
 			queued++;
 		}
 		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
-		if (!stopping &&
-		    (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
-		     (t->id == 0 ? sb_phase_over(j->p, now, i)
-				 : (now >= j->p->deadline || *j->stop)))) {
+		if (!stopping && (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
+				  (t->id == 0 ? sb_phase_over(j->p, now, i)
+					      : (now >= j->p->deadline || *j->stop)))) {
 			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
 				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
 			stopping = true; /* let what is in flight complete */
@@ -573,8 +573,10 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		if (j->burst) {
 			/* One p99 per burst, preallocated: nothing allocated while timing. */
 			uint64_t per = ops == UINT64_MAX ? 0 : t[i].n / j->burst + 1;
-			uint64_t by_time = (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) *
-					   1000000ull / (j->idle_ns + 1) + 1;
+			uint64_t by_time =
+			    (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) * 1000000ull /
+				(j->idle_ns + 1) +
+			    1;
 			t[i].max_bursts = (size_t)(per && per < by_time ? per : by_time);
 			if (t[i].max_bursts > 1000000)
 				t[i].max_bursts = 1000000;
@@ -606,9 +608,10 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 			rc = sb_wl_fail(c, t[i].err, "%s", t[i].why);
 		else if (t[i].err && !rc)
 			rc = sb_wl_fail(c, t[i].err, "%s: %s", path,
-					use_uring(sp) ? (j->write ? "io_uring write" : "io_uring read")
-					: j->write    ? "pwrite"
-						      : "pread");
+					use_uring(sp)
+					    ? (j->write ? "io_uring write" : "io_uring read")
+					: j->write ? "pwrite"
+						   : "pread");
 		free(t[i].why);
 		late += t[i].late;
 		if (t[i].n_bursts && !bursts) {

@@ -46,24 +46,48 @@ enum {
 	SB_EK_BATCH_COMPLETE,
 	SB_EK_N
 };
-#define SB_WL_ENGINE_OPTS                                                                         \
-	{"engine", SB_WO_STRING, "psync", NULL, 0, 0,                                             \
-	 "psync (one read or write at a time per thread) or io_uring (qd in flight)"},            \
+#define SB_WL_ENGINE_OPTS                                                                          \
+	{"engine",                                                                                 \
+	 SB_WO_STRING,                                                                             \
+	 "psync",                                                                                  \
+	 NULL,                                                                                     \
+	 0,                                                                                        \
+	 0,                                                                                        \
+	 "psync (one read or write at a time per thread) or io_uring (qd in flight)"},             \
 	    {"qd", SB_WO_UINT, "1", NULL, 1, 4096, "I/Os in flight per thread (engine=io_uring)"}, \
-	    {"fixed", SB_WO_BOOL, "1", NULL, 0, 1,                                                \
-	     "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},                   \
-	    {"hipri", SB_WO_BOOL, "0", NULL, 0, 1,                                                \
-	     "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},          \
-	    {"sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,                                               \
-	     "io_uring: a kernel thread submits (its CPU counts in %CPU)"},                       \
-	    {"batch_submit", SB_WO_UINT, "1", NULL, 1, 4096,                                      \
-	     "io_uring: I/Os queued before one submit (1, fio's default: each at once; qd: all "  \
-	     "refills of a reap in one call)"},                                                   \
-	{                                                                                         \
-		"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,                                 \
-		    "io_uring: completions reaped per call (0: qd)"                               \
+	    {"fixed",                                                                              \
+	     SB_WO_BOOL,                                                                           \
+	     "1",                                                                                  \
+	     NULL,                                                                                 \
+	     0,                                                                                    \
+	     1,                                                                                    \
+	     "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},                    \
+	    {"hipri",                                                                              \
+	     SB_WO_BOOL,                                                                           \
+	     "0",                                                                                  \
+	     NULL,                                                                                 \
+	     0,                                                                                    \
+	     1,                                                                                    \
+	     "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},           \
+	    {"sqpoll",                                                                             \
+	     SB_WO_BOOL,                                                                           \
+	     "0",                                                                                  \
+	     NULL,                                                                                 \
+	     0,                                                                                    \
+	     1,                                                                                    \
+	     "io_uring: a kernel thread submits (its CPU counts in %CPU)"},                        \
+	    {"batch_submit",                                                                       \
+	     SB_WO_UINT,                                                                           \
+	     "1",                                                                                  \
+	     NULL,                                                                                 \
+	     1,                                                                                    \
+	     4096,                                                                                 \
+	     "io_uring: I/Os queued before one submit (1, fio's default: each at once; qd: all "   \
+	     "refills of a reap in one call)"},                                                    \
+	{                                                                                          \
+		"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,                                  \
+		    "io_uring: completions reaped per call (0: qd)"                                \
 	}
-
 
 /* One metric a workload reports: the one table of labels. The labels go into
  * result.json with each figure, and `report` and `bench` read them from
@@ -90,28 +114,68 @@ struct sb_wl_metric {
 /* The cost rows of one phase (sb_phase_cost adds them), for a workload's
  * metric table: N the metrics' prefix, L the phase's label, P its phase.
  * Which of them a phase has depends on what it did (sb_cost_rows). */
-#define SB_WL_COST_ROWS(N, L, P)                                                               \
-	{N "_dev_w_per_b", L ": device bytes written per byte", "B/B", SB_BETTER_LOWER, false, P, \
-	 true},                                                                                  \
-	    {N "_dev_r_per_b", L ": device bytes read per byte", "B/B", SB_BETTER_LOWER, false, P,  \
-	     true},                                                                              \
-	    {N "_dev_w_per_op", L ": device bytes written per op", "B/op", SB_BETTER_LOWER, false,  \
-	     P, true},                                                                           \
+#define SB_WL_COST_ROWS(N, L, P)                                                                    \
+	{N "_dev_w_per_b",                                                                          \
+	 L ": device bytes written per byte",                                                       \
+	 "B/B",                                                                                     \
+	 SB_BETTER_LOWER,                                                                           \
+	 false,                                                                                     \
+	 P,                                                                                         \
+	 true},                                                                                     \
+	    {N "_dev_r_per_b",                                                                      \
+	     L ": device bytes read per byte",                                                      \
+	     "B/B",                                                                                 \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_dev_w_per_op",                                                                     \
+	     L ": device bytes written per op",                                                     \
+	     "B/op",                                                                                \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
 	    {N "_ios_per_op", L ": device I/Os per op", "IOs/op", SB_BETTER_LOWER, false, P, true}, \
-	    {N "_flushes_per_op", L ": device flushes per op", "flushes/op", SB_BETTER_LOWER,      \
-	     false, P, true},                                                                    \
-	    {N "_req_kib", L ": average device request", "KiB", SB_BETTER_NONE, false, P, true},   \
-	    {N "_cpu_us_per_op", L ": CPU per op (user + sys)", "µs/op", SB_BETTER_LOWER, false, P, \
-	     true},                                                                              \
-	    {N "_kcpu_us_per_op", L ": loop workers' CPU per op", "µs/op", SB_BETTER_LOWER, false,  \
-	     P, true},                                                                           \
-	    {N "_instr_per_op", L ": instructions per op", "instr/op", SB_BETTER_LOWER, false, P,   \
-	     true},                                                                              \
-	    {N "_member_w_per_b:*", L ": member * bytes written per byte", "B/B", SB_BETTER_NONE,   \
-	     false, P, true},                                                                    \
-	{                                                                                        \
-		N "_member_r_per_b:*", L ": member * bytes read per byte", "B/B", SB_BETTER_NONE, \
-		    false, P, true                                                               \
+	    {N "_flushes_per_op",                                                                   \
+	     L ": device flushes per op",                                                           \
+	     "flushes/op",                                                                          \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_req_kib", L ": average device request", "KiB", SB_BETTER_NONE, false, P, true},    \
+	    {N "_cpu_us_per_op",                                                                    \
+	     L ": CPU per op (user + sys)",                                                         \
+	     "µs/op",                                                                               \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_kcpu_us_per_op",                                                                   \
+	     L ": loop workers' CPU per op",                                                        \
+	     "µs/op",                                                                               \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_instr_per_op",                                                                     \
+	     L ": instructions per op",                                                             \
+	     "instr/op",                                                                            \
+	     SB_BETTER_LOWER,                                                                       \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_member_w_per_b:*",                                                                 \
+	     L ": member * bytes written per byte",                                                 \
+	     "B/B",                                                                                 \
+	     SB_BETTER_NONE,                                                                        \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	{                                                                                           \
+		N "_member_r_per_b:*", L ": member * bytes read per byte", "B/B", SB_BETTER_NONE,   \
+		    false, P, true                                                                  \
 	}
 
 struct sb_wl_spec;
@@ -152,8 +216,8 @@ struct sb_wl_spec {
 /* The registry (workload.c), in the order `list workloads` shows. */
 extern const struct sb_wl_ops *const sb_workloads[];
 extern const size_t sb_n_workloads;
-extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command, sb_wl_kbuild,
-    sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
+extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command,
+    sb_wl_kbuild, sb_wl_fio, sb_wl_bonnie, sb_wl_iozone;
 
 const struct sb_wl_ops *sb_wl_find(const char *name);
 /* Parses NAME[:ARG][,key=value...]. Returns 0 or -EINVAL with *err naming
@@ -171,12 +235,12 @@ struct sb_wl_ctx {
 	struct sb_wl_result *res;
 	char *work; /* private directory inside env->dir, removed afterwards */
 	int work_fd;
-	uint64_t ram;	     /* bytes: env->ram_bytes or the system's */
-	uint64_t timeout_ns; /* per phase */
-	bool tty;	     /* progress on stderr */
-	char *err;	     /* why it failed (the caller prefixes the spec) */
-	struct sb_data data; /* the payload: seed=, compress=, dedupe= of the spec */
-	uint64_t ramp_ns;    /* ramp=: warm-up left out of the rate figures */
+	uint64_t ram;		  /* bytes: env->ram_bytes or the system's */
+	uint64_t timeout_ns;	  /* per phase */
+	bool tty;		  /* progress on stderr */
+	char *err;		  /* why it failed (the caller prefixes the spec) */
+	struct sb_data data;	  /* the payload: seed=, compress=, dedupe= of the spec */
+	uint64_t ramp_ns;	  /* ramp=: warm-up left out of the rate figures */
 	struct sb_devstack *devs; /* block devices under env->dir (devstat.h); NULL: unknown */
 	int perf_fd;		  /* instructions of the workload's threads, or -errno */
 	char perf_why[96];	  /* why there is no counter */

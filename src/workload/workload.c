@@ -31,8 +31,8 @@
 
 /* The order `list workloads` shows: built-ins first, then the adapters. */
 const struct sb_wl_ops *const sb_workloads[] = {
-    &sb_wl_seq,	    &sb_wl_meta, &sb_wl_rand,	&sb_wl_mixed,
-    &sb_wl_command, &sb_wl_kbuild, &sb_wl_fio,	 &sb_wl_bonnie, &sb_wl_iozone,
+    &sb_wl_seq,	   &sb_wl_meta, &sb_wl_rand,   &sb_wl_mixed,  &sb_wl_command,
+    &sb_wl_kbuild, &sb_wl_fio,	&sb_wl_bonnie, &sb_wl_iozone,
 };
 const size_t sb_n_workloads = ARRAY_SIZE(sb_workloads);
 
@@ -384,8 +384,9 @@ int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **
 		return ops->probe(why);
 	}
 	if (s->v[k0 + SB_EK_QD] > 1) {
-		*why = strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a time per "
-			      "thread)");
+		*why =
+		    strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a time per "
+			   "thread)");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(uring_only) / sizeof(uring_only[0]); i++) {
@@ -634,7 +635,7 @@ static long long dirty_kb(void)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		const char *s = strncmp(line, "Dirty:", 6) == 0	    ? line + 6
+		const char *s = strncmp(line, "Dirty:", 6) == 0	       ? line + 6
 				: strncmp(line, "Writeback:", 10) == 0 ? line + 10
 								       : NULL;
 		if (s && (v = strtoll(s, NULL, 10)) > 0)
@@ -745,8 +746,8 @@ static void show_progress(struct sb_phase *p, uint64_t now, uint64_t done)
 		snprintf(pct, sizeof(pct), " %.0fs", secs);
 	double rate = secs > 0 ? (double)done / secs : 0.0;
 	if (p->bytes)
-		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.1f MB/s", *w ? "[" : "", w, *w ? "] " : "",
-			p->c->spec->ops->name, p->name, pct, rate / 1048576.0);
+		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.1f MB/s", *w ? "[" : "", w,
+			*w ? "] " : "", p->c->spec->ops->name, p->name, pct, rate / 1048576.0);
 	else
 		fprintf(stderr, "\r\033[K%s%s%s%s: %s%s %.0f/s", *w ? "[" : "", w, *w ? "] " : "",
 			p->c->spec->ops->name, p->name, pct, rate);
@@ -856,9 +857,8 @@ static void phase_series(struct sb_phase *p, uint64_t now)
 	if (s->n) {
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "interval_s", json_object_new_int(1));
-		json_object_object_add(o, "ramp_s",
-				       json_object_new_double(p->ramped ? (p->ramp_t - p->t0) / 1e9
-									: 0));
+		json_object_object_add(
+		    o, "ramp_s", json_object_new_double(p->ramped ? (p->ramp_t - p->t0) / 1e9 : 0));
 		json_object_object_add(o, "t", darray(s->t, s->n));
 		json_object_object_add(o, "iops", darray(s->iops, s->n));
 		json_object_object_add(o, "mbps", darray(s->mbps, s->n));

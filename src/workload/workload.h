@@ -11,12 +11,12 @@
 
 /* Where and how a workload runs. */
 struct sb_wl_env {
-	const char *dir;             /* an existing directory on the file system under test */
-	bool quick;                  /* shrink sizes and times (CI); flagged in the results */
-	uint64_t ram_bytes;          /* 0: read from the system; data sets default to 2x this */
-	bool cap_cache;              /* run in a memory cgroup limited to the RAM size (--cap-cache) */
-	const char *memcg;           /* cap_cache: the cgroup the plan made (NULL: make one, bench) */
-	int log_fd;                  /* >= 0: the run log, external programs' output goes here too */
+	const char *dir;    /* an existing directory on the file system under test */
+	bool quick;	    /* shrink sizes and times (CI); flagged in the results */
+	uint64_t ram_bytes; /* 0: read from the system; data sets default to 2x this */
+	bool cap_cache;	    /* run in a memory cgroup limited to the RAM size (--cap-cache) */
+	const char *memcg;  /* cap_cache: the cgroup the plan made (NULL: make one, bench) */
+	int log_fd;	    /* >= 0: the run log, external programs' output goes here too */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop soon, keep what was measured */
 	/* The profile's device roles (optional): role_names[k] is the device
 	 * role_devs[k], so that per-member cost rows say which is the SSD. */
