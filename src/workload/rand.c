@@ -288,6 +288,22 @@ static bool complete_io(struct rand_thread *t, const struct sb_io *io, uint64_t 
 	return ok;
 }
 
+/* Whether a ring thread stops issuing: past the time limit, another thread
+ * failed, or the phase is over (the first thread decides by its own count,
+ * the others by the deadline or the stop flag, noting that it expired). */
+static bool uring_stop_due(struct rand_thread *t, uint64_t now, uint64_t i)
+{
+	const struct rand_job *j = t->j;
+
+	if (now >= j->end_at || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
+	    (t->id == 0 ? sb_phase_over(j->p, now, i) : (now >= j->p->deadline || *j->stop))) {
+		if (t->id != 0 && now >= j->p->deadline && !*j->stop)
+			__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
+		return true;
+	}
+	return false;
+}
+
 /* engine=io_uring with rate=: the open loop. Record k is due at start + k
  * slots; every record that is due goes out as soon as a slot of the qd is
  * free, timed from when it was due, and counted late when it goes out more
@@ -300,7 +316,7 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 				struct sb_io **done, unsigned qd, unsigned *freel)
 {
 	const struct rand_job *j = t->j;
-	const uint64_t bs = j->bs, nb = j->nblocks, end = j->end_at;
+	const uint64_t bs = j->bs, nb = j->nblocks;
 	const uint64_t late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
 	uint64_t queued = 0, i = 0, due = sb_now_ns();
 	unsigned nfree = qd;
@@ -360,13 +376,74 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 			freel[nfree++] = (unsigned)(done[k] - ios);
 		}
 		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
-		if (!stopping && (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
-				  (t->id == 0 ? sb_phase_over(j->p, now, i)
-					      : (now >= j->p->deadline || *j->stop)))) {
-			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
-				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
+		if (!stopping && uring_stop_due(t, now, i))
 			stopping = true; /* let what is in flight complete */
+		/* No submit here: the next reap submits and waits in one call. */
+	}
+	return i;
+}
+
+/* The closed loop: fill the queue, then one record back for each that
+ * completes. Returns the records completed (errors in t->err). */
+static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios,
+				  void **bufs, struct sb_io **done, unsigned qd)
+{
+	const struct rand_job *j = t->j;
+	const uint64_t bs = j->bs, nb = j->nblocks;
+	uint64_t queued = 0, i = 0;
+	bool stopping = false;
+	int r;
+
+	for (unsigned k = 0; k < qd && queued < t->n; k++, queued++) {
+		uint64_t b = pick_free(t, nb), off = b * bs;
+		ios[k] = (struct sb_io){.buf = bufs[k],
+					.off = off,
+					.len = (uint32_t)bs,
+					.buf_index = (uint16_t)k,
+					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
+		if (j->write)
+			sb_data_fill(j->data, bufs[k], off, bs, 2);
+		ios[k].t_start = sb_now_ns();
+		if ((r = sb_engine_queue(e, &ios[k])) < 0) {
+			t->err = r;
+			return 0;
 		}
+	}
+	if ((r = sb_engine_submit(e)) < 0) {
+		t->err = r;
+		return 0;
+	}
+	while (e->inflight) {
+		int n = sb_engine_reap(e, 1, done, qd);
+		uint64_t now = sb_now_ns();
+		if (n < 0) {
+			t->err = n;
+			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		for (int k = 0; k < n; k++) {
+			struct sb_io *io = done[k];
+			if (complete_io(t, io, now))
+				i++;
+			else
+				stopping = true;
+			if (stopping || queued >= t->n)
+				continue;
+			uint64_t nbk = pick_free(t, nb), off = nbk * bs;
+			io->off = off;
+			if (j->write)
+				sb_data_fill(j->data, io->buf, off, bs, 2);
+			io->t_start = sb_now_ns();
+			if ((r = sb_engine_queue(e, io)) < 0) {
+				t->err = r;
+				stopping = true;
+				continue;
+			}
+			queued++;
+		}
+		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
+		if (!stopping && uring_stop_due(t, now, i))
+			stopping = true; /* let what is in flight complete */
 		/* No submit here: the next reap submits and waits in one call. */
 	}
 	return i;
@@ -380,15 +457,14 @@ static void *rand_uring_main(void *arg)
 	struct rand_thread *t = arg;
 	const struct rand_job *j = t->j;
 	const struct sb_wl_spec *sp = t->sp;
-	const uint64_t bs = j->bs, nb = j->nblocks, end = j->end_at;
+	const uint64_t bs = j->bs, nb = j->nblocks;
 	unsigned qd = (unsigned)sp->v[K_QD];
 	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
 	void **bufs = calloc(qd, sizeof(*bufs));
 	unsigned *freel = calloc(qd, sizeof(*freel));
 	struct sb_engine e = {0};
 	char *why = NULL;
-	uint64_t queued = 0, i = 0;
-	bool stopping = false;
+	uint64_t i = 0;
 
 	if (!ios || !done || !bufs || !freel) {
 		t->err = -ENOMEM;
@@ -423,64 +499,7 @@ static void *rand_uring_main(void *arg)
 		i = uring_open_loop(t, &e, ios, done, qd, freel);
 		goto out;
 	}
-	/* Fill the queue, then one record back for each that completes. */
-	for (unsigned k = 0; k < qd && queued < t->n; k++, queued++) {
-		uint64_t b = pick_free(t, nb), off = b * bs;
-		ios[k] = (struct sb_io){.buf = bufs[k],
-					.off = off,
-					.len = (uint32_t)bs,
-					.buf_index = (uint16_t)k,
-					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
-		if (j->write)
-			sb_data_fill(j->data, bufs[k], off, bs, 2);
-		ios[k].t_start = sb_now_ns();
-		if ((r = sb_engine_queue(&e, &ios[k])) < 0) {
-			t->err = r;
-			goto out;
-		}
-	}
-	if ((r = sb_engine_submit(&e)) < 0) {
-		t->err = r;
-		goto out;
-	}
-	while (e.inflight) {
-		int n = sb_engine_reap(&e, 1, done, qd);
-		uint64_t now = sb_now_ns();
-		if (n < 0) {
-			t->err = n;
-			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
-			break;
-		}
-		for (int k = 0; k < n; k++) {
-			struct sb_io *io = done[k];
-			if (complete_io(t, io, now))
-				i++;
-			else
-				stopping = true;
-			if (stopping || queued >= t->n)
-				continue;
-			uint64_t nbk = pick_free(t, nb), off = nbk * bs;
-			io->off = off;
-			if (j->write)
-				sb_data_fill(j->data, io->buf, off, bs, 2);
-			io->t_start = sb_now_ns();
-			if ((r = sb_engine_queue(&e, io)) < 0) {
-				t->err = r;
-				stopping = true;
-				continue;
-			}
-			queued++;
-		}
-		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
-		if (!stopping && (now >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED) ||
-				  (t->id == 0 ? sb_phase_over(j->p, now, i)
-					      : (now >= j->p->deadline || *j->stop)))) {
-			if (t->id != 0 && now >= j->p->deadline && !*j->stop)
-				__atomic_store_n(&j->p->expired, true, __ATOMIC_RELAXED);
-			stopping = true; /* let what is in flight complete */
-		}
-		/* No submit here: the next reap submits and waits in one call. */
-	}
+	i = uring_closed_loop(t, &e, ios, bufs, done, qd);
 out:
 	t->done = i;
 	sb_engine_cleanup(&e);
@@ -508,6 +527,83 @@ static uint64_t live_total(void *arg)
 	return sum;
 }
 
+/* Opens the file once per thread (each thread its own file description). */
+static int rand_open_fds(struct sb_wl_ctx *c, const struct rand_job *j, const char *path, int *fds,
+			 unsigned n)
+{
+	const struct sb_wl_spec *sp = c->spec;
+
+	for (unsigned i = 0; i < n; i++) {
+		fds[i] = open(path, (j->write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+					(sp->v[K_DIRECT] ? O_DIRECT : 0));
+		if (fds[i] < 0) {
+			int rc = sb_wl_fail(c, -errno, "%s", path);
+			for (unsigned k = 0; k < i; k++)
+				close(fds[k]);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Thread i of n: its share of the ops, its own seed, and its burst p99
+ * slots. */
+static void rand_thread_init(const struct sb_wl_ctx *c, struct rand_thread *t,
+			     const struct rand_job *ji, unsigned i, unsigned n, uint64_t ops)
+{
+	const struct sb_wl_spec *sp = c->spec;
+
+	*t = (struct rand_thread){.j = ji,
+				  .sp = sp,
+				  .id = i,
+				  .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
+				  .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
+					 (i + 1) * 0xBF58476D1CE4E5B9ull ^ (ji->write ? 0x55 : 0)};
+	sb_hist_init(&t->h);
+	if (ji->burst) {
+		/* One p99 per burst, preallocated: nothing allocated while timing. */
+		uint64_t per = ops == UINT64_MAX ? 0 : t->n / ji->burst + 1;
+		uint64_t by_time = (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) *
+				       1000000ull / (ji->idle_ns + 1) +
+				   1;
+		t->max_bursts = (size_t)(per && per < by_time ? per : by_time);
+		if (t->max_bursts > 1000000)
+			t->max_bursts = 1000000;
+		t->burst_p99 = calloc(t->max_bursts, sizeof(double));
+		if (!t->burst_p99)
+			t->max_bursts = 0;
+	}
+}
+
+/* The phase's metrics and extras, named after its direction; the burst
+ * array passes to the result. */
+static void rand_phase_metrics(struct sb_wl_ctx *c, const struct rand_job *j, struct sb_phase *p,
+			       uint64_t done, uint64_t late, json_object **bursts)
+{
+	const struct sb_wl_spec *sp = c->spec;
+	const char *w = j->write ? "write" : "read";
+	char name[32];
+	snprintf(name, sizeof(name), "%s_mbs", w);
+	sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+			 sb_phase_rate(p, (double)done) * (double)j->bs / 1048576.0);
+	snprintf(name, sizeof(name), "%s_iops", w);
+	sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER, sb_phase_rate(p, (double)done));
+	snprintf(name, sizeof(name), "%s_cpu", w);
+	sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
+	sb_phase_cost(p, w);
+	snprintf(name, sizeof(name), "%s_ops", w);
+	sb_wl_extra_int(c, name, (int64_t)done);
+	if (sp->v[K_RATE]) {
+		snprintf(name, sizeof(name), "%s_late", w);
+		sb_wl_extra_int(c, name, (int64_t)late);
+	}
+	if (*bursts) {
+		snprintf(name, sizeof(name), "%s_burst_p99_ms", w);
+		json_object_object_add(c->res->extra, name, *bursts);
+		*bursts = NULL;
+	}
+}
+
 /* One test (read or write) with all threads. */
 static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path, uint64_t ops,
 		      struct sb_hist *h, uint64_t *bad)
@@ -527,16 +623,8 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		fds[i] = open(path, (j->write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-					(sp->v[K_DIRECT] ? O_DIRECT : 0));
-		if (fds[i] < 0) {
-			rc = sb_wl_fail(c, -errno, "%s", path);
-			for (unsigned k = 0; k < i; k++)
-				close(fds[k]);
-			goto out;
-		}
-	}
+	if ((rc = rand_open_fds(c, j, path, fds, n)) < 0)
+		goto out;
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
 	if (sp->v[K_DIRECT])
@@ -562,28 +650,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		}
 		*ji = *j;
 		ji->fd = fds[i];
-		t[i] = (struct rand_thread){
-		    .j = ji,
-		    .sp = sp,
-		    .id = i,
-		    .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
-		    .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
-			   (i + 1) * 0xBF58476D1CE4E5B9ull ^ (j->write ? 0x55 : 0)};
-		sb_hist_init(&t[i].h);
-		if (j->burst) {
-			/* One p99 per burst, preallocated: nothing allocated while timing. */
-			uint64_t per = ops == UINT64_MAX ? 0 : t[i].n / j->burst + 1;
-			uint64_t by_time =
-			    (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) * 1000000ull /
-				(j->idle_ns + 1) +
-			    1;
-			t[i].max_bursts = (size_t)(per && per < by_time ? per : by_time);
-			if (t[i].max_bursts > 1000000)
-				t[i].max_bursts = 1000000;
-			t[i].burst_p99 = calloc(t[i].max_bursts, sizeof(double));
-			if (!t[i].burst_p99)
-				t[i].max_bursts = 0;
-		}
+		rand_thread_init(c, &t[i], ji, i, n, ops);
 		void *(*body)(void *) = use_uring(sp) ? rand_uring_main : rand_main;
 		/* One thread runs here, not in a thread of its own: a process
 		 * of one thread pays no atomic reference count on the file (or
@@ -630,32 +697,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	sb_phase_end(&p);
 	for (unsigned i = 0; i < n; i++)
 		close(fds[i]);
-	{
-		const char *w = j->write ? "write" : "read";
-		char name[32];
-		double secs = p.secs > 0 ? p.secs : 1e-9;
-		snprintf(name, sizeof(name), "%s_mbs", w);
-		(void)secs;
-		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-				 sb_phase_rate(&p, (double)done) * (double)j->bs / 1048576.0);
-		snprintf(name, sizeof(name), "%s_iops", w);
-		sb_wl_add_metric(c->res, name, "IOPS", SB_BETTER_HIGHER,
-				 sb_phase_rate(&p, (double)done));
-		snprintf(name, sizeof(name), "%s_cpu", w);
-		sb_wl_add_metric(c->res, name, "%CPU", SB_BETTER_LOWER, p.cpu_pct);
-		sb_phase_cost(&p, w);
-		snprintf(name, sizeof(name), "%s_ops", w);
-		sb_wl_extra_int(c, name, (int64_t)done);
-		if (sp->v[K_RATE]) {
-			snprintf(name, sizeof(name), "%s_late", w);
-			sb_wl_extra_int(c, name, (int64_t)late);
-		}
-		if (bursts) {
-			snprintf(name, sizeof(name), "%s_burst_p99_ms", w);
-			json_object_object_add(c->res->extra, name, bursts);
-			bursts = NULL;
-		}
-	}
+	rand_phase_metrics(c, j, &p, done, late, &bursts);
 out:
 	json_object_put(bursts);
 	j->p = NULL; /* p and failed die with this call */
