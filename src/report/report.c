@@ -304,129 +304,137 @@ static char *test_of(const char *spec)
 	return out;
 }
 
+/* The distinct specs of a report, each with its test, and whether that
+ * test stays apart. */
+struct spec_list {
+	char **specs, **tests;
+	bool *apart;
+	size_t n;
+};
+
+static int spec_list_add(struct spec_list *l, const char *spec)
+{
+	size_t j;
+
+	for (j = 0; j < l->n && strcmp(l->specs[j], spec) != 0; j++)
+		;
+	if (j < l->n)
+		return 0;
+	char **ns = realloc(l->specs, (l->n + 1) * sizeof(*ns));
+	char **nt = ns ? realloc(l->tests, (l->n + 1) * sizeof(*nt)) : NULL;
+	if (ns)
+		l->specs = ns;
+	if (nt)
+		l->tests = nt;
+	if (!ns || !nt || !(l->tests[l->n] = test_of(spec)))
+		return -ENOMEM;
+	/* a copy: the workloads' own specs may change below */
+	if (!(l->specs[l->n] = strdup(spec))) {
+		free(l->tests[l->n]);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+/* a test two specs of one run share stays apart */
+static int spec_list_mark_apart(struct spec_list *l, const struct sb_repeat *rep)
+{
+	for (size_t a = 0; a < rep->n_wl; a++)
+		for (size_t b = a + 1; b < rep->n_wl; b++) {
+			_cleanup_free_ char *ta = test_of(rep->wl[a]->spec);
+			_cleanup_free_ char *tb = test_of(rep->wl[b]->spec);
+			if (!ta || !tb)
+				return -ENOMEM;
+			if (strcmp(ta, tb) != 0)
+				continue;
+			for (size_t j = 0; j < l->n; j++)
+				l->apart[j] |= strcmp(l->tests[j], ta) == 0;
+		}
+	return 0;
+}
+
+/* Gives wl the shortest spec of its test, noting the alias for var. */
+static int spec_list_align(struct sb_report *r, const struct spec_list *l,
+			   const struct sb_variant *var, struct sb_wl_result *wl)
+{
+	size_t j, to = l->n, others = 0;
+
+	for (j = 0; j < l->n && strcmp(l->specs[j], wl->spec) != 0; j++)
+		;
+	if (j == l->n || l->apart[j])
+		return 0;
+	/* the row: the shortest spec of this test */
+	for (size_t m = 0; m < l->n; m++)
+		if (strcmp(l->tests[m], l->tests[j]) == 0 && m != j) {
+			others++;
+			if (to == l->n || strlen(l->specs[m]) < strlen(l->specs[to]))
+				to = m;
+		}
+	if (!others || strlen(l->specs[to]) >= strlen(wl->spec))
+		return 0;
+	struct sb_report_alias *na = realloc(r->aliases, (r->n_aliases + 1) * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	r->aliases = na;
+	na = &r->aliases[r->n_aliases];
+	*na = (struct sb_report_alias){var, strdup(wl->spec), strdup(l->specs[to])};
+	if (!na->from || !na->to) {
+		free(na->from);
+		free(na->to);
+		return -ENOMEM;
+	}
+	r->n_aliases++;
+	free(wl->spec);
+	if (!(wl->spec = strdup(na->to)))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Puts workloads of different sets that run the same test with other
  * length keys into one row (their spec becomes the shorter one; the
  * change is kept for the notes). Not when one run holds two specs of one
  * test: those stay apart. */
 static int align_specs(struct sb_report *r)
 {
-	char **specs = NULL, **tests = NULL;
-	bool *apart = NULL;
-	size_t n = 0;
+	struct spec_list l = {0};
 	int ret = 0;
 
 	/* every distinct spec, with its test */
-	for (size_t i = 0; i < r->n_sets; i++)
-		for (size_t v = 0; v < r->sets[i]->n_var; v++)
-			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
+	for (size_t i = 0; i < r->n_sets && !ret; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var && !ret; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep && !ret; k++) {
 				const struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					size_t j;
-					for (j = 0;
-					     j < n && strcmp(specs[j], rep->wl[w]->spec) != 0; j++)
-						;
-					if (j < n)
-						continue;
-					char **ns = realloc(specs, (n + 1) * sizeof(*ns));
-					char **nt =
-					    ns ? realloc(tests, (n + 1) * sizeof(*nt)) : NULL;
-					if (ns)
-						specs = ns;
-					if (nt)
-						tests = nt;
-					if (!ns || !nt || !(tests[n] = test_of(rep->wl[w]->spec))) {
-						ret = -ENOMEM;
-						goto out;
-					}
-					/* a copy: the workloads' own specs may change below */
-					if (!(specs[n] = strdup(rep->wl[w]->spec))) {
-						free(tests[n]);
-						ret = -ENOMEM;
-						goto out;
-					}
-					n++;
-				}
+				for (size_t w = 0; w < rep->n_wl && !ret; w++)
+					ret = spec_list_add(&l, rep->wl[w]->spec);
 			}
-	if (n < 2)
+	if (ret || l.n < 2)
 		goto out;
-	apart = calloc(n, sizeof(*apart));
-	if (!apart) {
+	l.apart = calloc(l.n, sizeof(*l.apart));
+	if (!l.apart) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* a test two specs of one run share stays apart */
-	for (size_t i = 0; i < r->n_sets; i++)
-		for (size_t v = 0; v < r->sets[i]->n_var; v++)
-			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
-				const struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
-				for (size_t a = 0; a < rep->n_wl; a++)
-					for (size_t b = a + 1; b < rep->n_wl; b++) {
-						_cleanup_free_ char *ta = test_of(rep->wl[a]->spec);
-						_cleanup_free_ char *tb = test_of(rep->wl[b]->spec);
-						if (!ta || !tb) {
-							ret = -ENOMEM;
-							goto out;
-						}
-						if (strcmp(ta, tb) != 0)
-							continue;
-						for (size_t j = 0; j < n; j++)
-							apart[j] |= strcmp(tests[j], ta) == 0;
-					}
-			}
-	for (size_t i = 0; i < r->n_sets; i++)
-		for (size_t v = 0; v < r->sets[i]->n_var; v++)
-			for (size_t k = 0; k < r->sets[i]->var[v].n_rep; k++) {
+	for (size_t i = 0; i < r->n_sets && !ret; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var && !ret; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep && !ret; k++)
+				ret = spec_list_mark_apart(&l, &r->sets[i]->var[v].rep[k]);
+	for (size_t i = 0; i < r->n_sets && !ret; i++)
+		for (size_t v = 0; v < r->sets[i]->n_var && !ret; v++)
+			for (size_t k = 0; k < r->sets[i]->var[v].n_rep && !ret; k++) {
 				struct sb_repeat *rep = &r->sets[i]->var[v].rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					struct sb_wl_result *wl = rep->wl[w];
-					size_t j, to = n, others = 0;
-					for (j = 0; j < n && strcmp(specs[j], wl->spec) != 0; j++)
-						;
-					if (j == n || apart[j])
-						continue;
-					/* the row: the shortest spec of this test */
-					for (size_t m = 0; m < n; m++)
-						if (strcmp(tests[m], tests[j]) == 0 && m != j) {
-							others++;
-							if (to == n ||
-							    strlen(specs[m]) < strlen(specs[to]))
-								to = m;
-						}
-					if (!others || strlen(specs[to]) >= strlen(wl->spec))
-						continue;
-					struct sb_report_alias *na =
-					    realloc(r->aliases, (r->n_aliases + 1) * sizeof(*na));
-					if (!na) {
-						ret = -ENOMEM;
-						goto out;
-					}
-					r->aliases = na;
-					na = &r->aliases[r->n_aliases];
-					*na = (struct sb_report_alias){&r->sets[i]->var[v],
-								       strdup(wl->spec),
-								       strdup(specs[to])};
-					if (!na->from || !na->to) {
-						free(na->from);
-						free(na->to);
-						ret = -ENOMEM;
-						goto out;
-					}
-					r->n_aliases++;
-					free(wl->spec);
-					if (!(wl->spec = strdup(na->to))) {
-						ret = -ENOMEM;
-						goto out;
-					}
-				}
+				for (size_t w = 0; w < rep->n_wl && !ret; w++)
+					ret =
+					    spec_list_align(r, &l, &r->sets[i]->var[v], rep->wl[w]);
 			}
 out:
-	for (size_t j = 0; j < n; j++) {
-		free(tests[j]);
-		free(specs[j]);
+	for (size_t j = 0; j < l.n; j++) {
+		free(l.tests[j]);
+		free(l.specs[j]);
 	}
-	free(tests);
-	free(specs);
-	free(apart);
+	free(l.tests);
+	free(l.specs);
+	free(l.apart);
 	return ret;
 }
 
@@ -1189,6 +1197,91 @@ static int describe_sets(struct sb_resultset **sets, size_t n_sets)
 	return 0;
 }
 
+/* Variant-major: one variant's hosts side by side. */
+static int sort_cols_by_host(struct sb_report *r)
+{
+	struct sb_report_col *sorted = malloc(r->n_cols * sizeof(*sorted));
+	size_t at = 0;
+	if (!sorted)
+		return -ENOMEM;
+	bool *used = calloc(r->n_cols, sizeof(*used));
+	for (size_t c = 0; used && c < r->n_cols; c++) {
+		if (used[c])
+			continue;
+		for (size_t k = c; k < r->n_cols; k++)
+			if (!used[k] && strcmp(r->cols[k].variant, r->cols[c].variant) == 0) {
+				sorted[at++] = r->cols[k];
+				used[k] = true;
+			}
+	}
+	if (used && at == r->n_cols)
+		memcpy(r->cols, sorted, at * sizeof(*sorted));
+	free(used);
+	free(sorted);
+	return 0;
+}
+
+/* Rows in order of first appearance, so that the report follows the
+ * order the workloads ran in; each workload's latency rows after its
+ * metrics. */
+static int add_rows(struct sb_report *r)
+{
+	int ret;
+
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					const struct sb_wl_result *wl = rep->wl[w];
+					for (size_t m = 0; m < wl->n_metrics; m++)
+						if ((ret = add_row(r, wl, &wl->metrics[m])) < 0)
+							return ret;
+				}
+			}
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t v = 0; v < r->cols[c].n_vars; v++)
+			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
+				for (size_t w = 0; w < rep->n_wl; w++) {
+					const struct sb_wl_result *wl = rep->wl[w];
+					for (size_t l = 0; l < wl->n_lat; l++)
+						if ((ret = add_latrow(r, wl->spec, wl->workload,
+								      wl->lat[l].op)) < 0)
+							return ret;
+				}
+			}
+	return 0;
+}
+
+/* metrics and latency rows of one spec next to each other */
+static int group_rows_by_spec(struct sb_report *r)
+{
+	const char *specs[256];
+	size_t n_specs = 0, at = 0;
+	struct sb_report_row *sorted = malloc((r->n_rows ? r->n_rows : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		size_t k;
+		for (k = 0; k < n_specs; k++)
+			if (strcmp(specs[k], r->rows[i].spec) == 0)
+				break;
+		if (k == n_specs && n_specs < ARRAY_SIZE(specs))
+			specs[n_specs++] = r->rows[i].spec;
+	}
+	for (size_t k = 0; k < n_specs; k++)
+		for (int lat = 0; lat < 2; lat++)
+			for (size_t i = 0; i < r->n_rows; i++)
+				if (strcmp(r->rows[i].spec, specs[k]) == 0 &&
+				    (r->rows[i].lat != SB_LAT_NONE) == lat)
+					sorted[at++] = r->rows[i];
+	if (at && at == r->n_rows)
+		memcpy(r->rows, sorted, at * sizeof(*sorted));
+	free(sorted);
+	return 0;
+}
+
 int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_report_opts *o,
 		    struct sb_report **out, char **err)
 {
@@ -1231,28 +1324,8 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	if (ret < 0)
 		goto out;
 	if (r->fleet && o && o->by_host) {
-		/* Variant-major: one variant's hosts side by side. */
-		struct sb_report_col *sorted = malloc(r->n_cols * sizeof(*sorted));
-		size_t at = 0;
-		if (!sorted) {
-			ret = -ENOMEM;
+		if ((ret = sort_cols_by_host(r)) < 0)
 			goto out;
-		}
-		bool *used = calloc(r->n_cols, sizeof(*used));
-		for (size_t c = 0; used && c < r->n_cols; c++) {
-			if (used[c])
-				continue;
-			for (size_t k = c; k < r->n_cols; k++)
-				if (!used[k] &&
-				    strcmp(r->cols[k].variant, r->cols[c].variant) == 0) {
-					sorted[at++] = r->cols[k];
-					used[k] = true;
-				}
-		}
-		if (used && at == r->n_cols)
-			memcpy(r->cols, sorted, at * sizeof(*sorted));
-		free(used);
-		free(sorted);
 	}
 	if (r->fleet && o && o->baseline) {
 		/* In a fleet the baseline is a variant name, found in every host. */
@@ -1267,60 +1340,10 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	if (r->fleet)
 		r->baseline = r->cols[0].base;
 
-	/* Rows in order of first appearance, so that the report follows the
-	 * order the workloads ran in; each workload's latency rows after its
-	 * metrics. */
-	for (size_t c = 0; c < r->n_cols; c++)
-		for (size_t v = 0; v < r->cols[c].n_vars; v++)
-			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					const struct sb_wl_result *wl = rep->wl[w];
-					for (size_t m = 0; m < wl->n_metrics; m++)
-						if ((ret = add_row(r, wl, &wl->metrics[m])) < 0)
-							goto out;
-				}
-			}
-	for (size_t c = 0; c < r->n_cols; c++)
-		for (size_t v = 0; v < r->cols[c].n_vars; v++)
-			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					const struct sb_wl_result *wl = rep->wl[w];
-					for (size_t l = 0; l < wl->n_lat; l++)
-						if ((ret = add_latrow(r, wl->spec, wl->workload,
-								      wl->lat[l].op)) < 0)
-							goto out;
-				}
-			}
-	{
-		/* metrics and latency rows of one spec next to each other */
-		const char *specs[256];
-		size_t n_specs = 0, at = 0;
-		struct sb_report_row *sorted =
-		    malloc((r->n_rows ? r->n_rows : 1) * sizeof(*sorted));
-		if (!sorted) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < r->n_rows; i++) {
-			size_t k;
-			for (k = 0; k < n_specs; k++)
-				if (strcmp(specs[k], r->rows[i].spec) == 0)
-					break;
-			if (k == n_specs && n_specs < ARRAY_SIZE(specs))
-				specs[n_specs++] = r->rows[i].spec;
-		}
-		for (size_t k = 0; k < n_specs; k++)
-			for (int lat = 0; lat < 2; lat++)
-				for (size_t i = 0; i < r->n_rows; i++)
-					if (strcmp(r->rows[i].spec, specs[k]) == 0 &&
-					    (r->rows[i].lat != SB_LAT_NONE) == lat)
-						sorted[at++] = r->rows[i];
-		if (at && at == r->n_rows)
-			memcpy(r->rows, sorted, at * sizeof(*sorted));
-		free(sorted);
-	}
+	if ((ret = add_rows(r)) < 0)
+		goto out;
+	if ((ret = group_rows_by_spec(r)) < 0)
+		goto out;
 	for (size_t i = 0; i < r->n_rows; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if ((ret = fill_cell(&r->cols[c], &r->rows[i], &r->rows[i].cells[c])) < 0)
