@@ -52,29 +52,14 @@ void sb_spawn_defaults(unsigned timeout_ms, volatile sig_atomic_t *stop)
 	def_stop = stop;
 }
 
-int sb_spawn_run(struct sb_child *c)
+/* Starts c->argv with default signals, stdin from /dev/null and, when
+ * piped, stdout and stderr into the pipes' write ends. */
+static int spawn_start(struct sb_child *c, bool piped, int out_w, int err_w, pid_t *pid)
 {
-	int pout[2] = {-1, -1}, perr[2] = {-1, -1};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t def;
-	pid_t pid;
 	int r;
-	bool piped = c->capture || c->log_fd >= 0;
-	double start = now_s(), term_at = 0;
-	unsigned timeout_ms = c->timeout_ms ? c->timeout_ms : def_timeout_ms;
-	volatile sig_atomic_t *stop = c->stop ? c->stop : def_stop;
-
-	c->out = c->err = NULL;
-	c->out_len = c->err_len = 0;
-	c->status = -1;
-	c->timed_out = c->stopped = false;
-	memset(&c->ru, 0, sizeof(c->ru));
-
-	if (piped && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
-		r = negerrno();
-		goto out_close;
-	}
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
@@ -93,16 +78,74 @@ int sb_spawn_run(struct sb_child *c)
 					    POSIX_SPAWN_SETPGROUP);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (piped) {
-		posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-		posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
+		posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+		posix_spawn_file_actions_adddup2(&fa, err_w, 2);
 	}
 	if (c->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, c->cwd);
 
-	r = -posix_spawnp(&pid, c->argv[0], &fa, &attr, (char *const *)c->argv,
+	r = -posix_spawnp(pid, c->argv[0], &fa, &attr, (char *const *)c->argv,
 			  c->envp ? c->envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+	return r;
+}
+
+/* Reads what the child wrote since the last call (100 ms at most), into the
+ * log and the captured buffers; a pipe at its end is closed. */
+static void spawn_drain(struct sb_child *c, int pout[2], int perr[2])
+{
+	struct pollfd pfd[2] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}};
+	int n;
+
+	n = poll(pfd, 2, 100);
+	for (int i = 0; n > 0 && i < 2; i++) {
+		char buf[8192];
+		ssize_t got;
+		if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		got = read(pfd[i].fd, buf, sizeof(buf));
+		if (got <= 0) {
+			close(pfd[i].fd);
+			if (i == 0)
+				pout[0] = -1;
+			else
+				perr[0] = -1;
+			continue;
+		}
+		if (c->log_fd >= 0)
+			write_all(c->log_fd, buf, (size_t)got);
+		if (c->capture) {
+			if (i == 0)
+				buf_append(&c->out, &c->out_len, buf, (size_t)got);
+			else
+				buf_append(&c->err, &c->err_len, buf, (size_t)got);
+		}
+	}
+}
+
+int sb_spawn_run(struct sb_child *c)
+{
+	int pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	pid_t pid;
+	int r;
+	bool piped = c->capture || c->log_fd >= 0;
+	double start = now_s(), term_at = 0;
+	unsigned timeout_ms = c->timeout_ms ? c->timeout_ms : def_timeout_ms;
+	volatile sig_atomic_t *stop = c->stop ? c->stop : def_stop;
+
+	c->out = c->err = NULL;
+	c->out_len = c->err_len = 0;
+	c->status = -1;
+	c->timed_out = c->stopped = false;
+	memset(&c->ru, 0, sizeof(c->ru));
+
+	if (piped && (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)) {
+		r = negerrno();
+		goto out_close;
+	}
+
+	r = spawn_start(c, piped, pout[1], perr[1], &pid);
 	if (r < 0)
 		goto out_close;
 
@@ -112,35 +155,11 @@ int sb_spawn_run(struct sb_child *c)
 	}
 
 	for (;;) {
-		struct pollfd pfd[2] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}};
-		int status, n;
+		int status;
 		pid_t w;
 
 		if (piped && (pout[0] >= 0 || perr[0] >= 0)) {
-			n = poll(pfd, 2, 100);
-			for (int i = 0; n > 0 && i < 2; i++) {
-				char buf[8192];
-				ssize_t got;
-				if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-					continue;
-				got = read(pfd[i].fd, buf, sizeof(buf));
-				if (got <= 0) {
-					close(pfd[i].fd);
-					if (i == 0)
-						pout[0] = -1;
-					else
-						perr[0] = -1;
-					continue;
-				}
-				if (c->log_fd >= 0)
-					write_all(c->log_fd, buf, (size_t)got);
-				if (c->capture) {
-					if (i == 0)
-						buf_append(&c->out, &c->out_len, buf, (size_t)got);
-					else
-						buf_append(&c->err, &c->err_len, buf, (size_t)got);
-				}
-			}
+			spawn_drain(c, pout, perr);
 		} else {
 			w = wait4(pid, &status, WNOHANG, &c->ru);
 			if (w == pid) {
