@@ -153,6 +153,75 @@ static void read_lower(struct sb_device *d, const struct stat *st, int serr)
 	}
 }
 
+/* The flags and queue limits, from the device (ro) and its whole disk. */
+static void read_flags(struct sb_device *d, const char *real, const char *whole)
+{
+	_cleanup_free_ char *sched = NULL;
+	uint64_t v;
+
+	if (read_u64(real, "ro", &v) == 0)
+		d->readonly = v;
+	if (read_u64(whole, "removable", &v) == 0)
+		d->removable = v;
+	if (read_u64(whole, "queue/rotational", &v) == 0)
+		d->rotational = v;
+	if (read_u64(whole, "queue/logical_block_size", &v) == 0)
+		d->log_sec = v;
+	if (read_u64(whole, "queue/physical_block_size", &v) == 0)
+		d->phys_sec = v;
+	if (read_u64(whole, "queue/discard_max_bytes", &v) == 0)
+		d->discard = v > 0;
+	if (read_u64(whole, "queue/read_ahead_kb", &v) == 0)
+		d->read_ahead_kb = v;
+	if (sb_sysfs_read(whole, "queue/scheduler", &sched) == 0 && *sched)
+		d->scheduler = sb_scheduler_in_use(sched);
+}
+
+/* Model, vendor, serial and firmware revision: udev's when it has them,
+ * else sysfs's. */
+static void read_identity(struct sb_device *d, struct udev_device *u, const char *whole)
+{
+	/* The _ENC forms keep the spaces that ID_MODEL turns into '_'. */
+	d->model = udev_prop(u, "ID_MODEL_ENC");
+	if (d->model) {
+		sb_udev_decode(d->model);
+		d->model = nonempty(d->model);
+	}
+	if (!d->model)
+		d->model = udev_prop(u, "ID_MODEL");
+	if (!d->model)
+		d->model = read_str(whole, "device/model");
+	d->vendor = udev_prop(u, "ID_VENDOR_ENC");
+	if (d->vendor) {
+		sb_udev_decode(d->vendor);
+		d->vendor = nonempty(d->vendor);
+	}
+	if (!d->vendor)
+		d->vendor = udev_prop(u, "ID_VENDOR");
+	if (!d->vendor)
+		d->vendor = read_str(whole, "device/vendor");
+	d->serial = udev_prop(u, "ID_SERIAL_SHORT");
+	if (!d->serial)
+		d->serial = udev_prop(u, "ID_SERIAL");
+	/* nvme and SCSI: device/serial or wwid; virtio-blk: serial on the disk */
+	static const char *const serial_attrs[] = {"device/serial", "serial", "wwid",
+						   "device/wwid"};
+	for (size_t i = 0; !d->serial && i < ARRAY_SIZE(serial_attrs); i++)
+		d->serial = read_str(whole, serial_attrs[i]);
+	/* SCSI disks whose wwid cannot be read (QEMU's: EINVAL) */
+	char vpd[PATH_MAX], sn[256];
+	snprintf(vpd, sizeof(vpd), "%s/device/vpd_pg80", whole);
+	if (!d->serial && sb_vpd80_serial_file(vpd, sn, sizeof(sn)) == 0)
+		d->serial = strdup(sn);
+	/* The firmware revision: udev's, else NVMe's firmware_rev or SCSI's
+	 * (and libata's) rev; part of the history's host fingerprint. */
+	d->firmware = udev_prop(u, "ID_REVISION");
+	if (!d->firmware)
+		d->firmware = read_str(whole, "device/firmware_rev");
+	if (!d->firmware)
+		d->firmware = read_str(whole, "device/rev");
+}
+
 int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_device *u)
 {
 	_cleanup_free_ char *real = NULL, *dev = NULL, *pdir = NULL, *sched = NULL;
@@ -201,62 +270,9 @@ int sb_sysfs_read_device(struct sb_device *d, const char *syspath, struct udev_d
 		if (!d->parent)
 			return -ENOMEM;
 	}
-	if (read_u64(real, "ro", &v) == 0)
-		d->readonly = v;
-	if (read_u64(whole, "removable", &v) == 0)
-		d->removable = v;
-	if (read_u64(whole, "queue/rotational", &v) == 0)
-		d->rotational = v;
-	if (read_u64(whole, "queue/logical_block_size", &v) == 0)
-		d->log_sec = v;
-	if (read_u64(whole, "queue/physical_block_size", &v) == 0)
-		d->phys_sec = v;
-	if (read_u64(whole, "queue/discard_max_bytes", &v) == 0)
-		d->discard = v > 0;
-	if (read_u64(whole, "queue/read_ahead_kb", &v) == 0)
-		d->read_ahead_kb = v;
-	if (sb_sysfs_read(whole, "queue/scheduler", &sched) == 0 && *sched)
-		d->scheduler = sb_scheduler_in_use(sched);
+	read_flags(d, real, whole);
 
-	/* The _ENC forms keep the spaces that ID_MODEL turns into '_'. */
-	d->model = udev_prop(u, "ID_MODEL_ENC");
-	if (d->model) {
-		sb_udev_decode(d->model);
-		d->model = nonempty(d->model);
-	}
-	if (!d->model)
-		d->model = udev_prop(u, "ID_MODEL");
-	if (!d->model)
-		d->model = read_str(whole, "device/model");
-	d->vendor = udev_prop(u, "ID_VENDOR_ENC");
-	if (d->vendor) {
-		sb_udev_decode(d->vendor);
-		d->vendor = nonempty(d->vendor);
-	}
-	if (!d->vendor)
-		d->vendor = udev_prop(u, "ID_VENDOR");
-	if (!d->vendor)
-		d->vendor = read_str(whole, "device/vendor");
-	d->serial = udev_prop(u, "ID_SERIAL_SHORT");
-	if (!d->serial)
-		d->serial = udev_prop(u, "ID_SERIAL");
-	/* nvme and SCSI: device/serial or wwid; virtio-blk: serial on the disk */
-	static const char *const serial_attrs[] = {"device/serial", "serial", "wwid",
-						   "device/wwid"};
-	for (size_t i = 0; !d->serial && i < ARRAY_SIZE(serial_attrs); i++)
-		d->serial = read_str(whole, serial_attrs[i]);
-	/* SCSI disks whose wwid cannot be read (QEMU's: EINVAL) */
-	char vpd[PATH_MAX], sn[256];
-	snprintf(vpd, sizeof(vpd), "%s/device/vpd_pg80", whole);
-	if (!d->serial && sb_vpd80_serial_file(vpd, sn, sizeof(sn)) == 0)
-		d->serial = strdup(sn);
-	/* The firmware revision: udev's, else NVMe's firmware_rev or SCSI's
-	 * (and libata's) rev; part of the history's host fingerprint. */
-	d->firmware = udev_prop(u, "ID_REVISION");
-	if (!d->firmware)
-		d->firmware = read_str(whole, "device/firmware_rev");
-	if (!d->firmware)
-		d->firmware = read_str(whole, "device/rev");
+	read_identity(d, u, whole);
 	d->backing_file = read_str(whole, "loop/backing_file");
 	/* The same file attached twice is one disk under two names. */
 	struct stat bst;
