@@ -173,6 +173,67 @@ static bool is_key_at(const struct sb_wl_ops *ops, const char *p)
 	return sb_wl_opt_index(ops, key) >= 0;
 }
 
+/* The error for a workload name not in the registry, with a suggestion. */
+static int unknown_workload(const char *text, const char *name, char **err)
+{
+	const char *names[32];
+	for (size_t i = 0; i < sb_n_workloads; i++)
+		names[i] = sb_workloads[i]->name;
+	const char *sug = sb_suggest(name, names, sb_n_workloads);
+	if (sug)
+		return spec_error(err, text, NULL, "unknown workload '%s' (did you mean '%s'?)",
+				  name, sug);
+	return spec_error(err, text, NULL, "unknown workload '%s'", name);
+}
+
+/* The ARG after ':': an empty one is none; does the workload take it, need
+ * it, and does its parser accept it. */
+static int check_arg(struct sb_wl_spec *s, const char *text, char **err)
+{
+	const struct sb_wl_ops *ops = s->ops;
+
+	if (s->arg && !*s->arg) {
+		free(s->arg);
+		s->arg = NULL;
+	}
+	if (!ops->arg && s->arg)
+		return spec_error(err, text, ops, "%s takes no argument", ops->name);
+	if (ops->arg && !s->arg && !ops->arg_optional)
+		return spec_error(err, text, ops, "%s needs %s", ops->name, ops->arg);
+	if (s->arg && ops->parse_arg) {
+		char *why = NULL;
+		int rc = ops->parse_arg(s->arg, s, &why);
+		if (rc < 0) {
+			spec_error(err, text, ops, "%s", why ? why : "bad argument");
+			free(why);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Defaults; a NULL default means the workload computes it (from RAM). */
+static int set_defaults(struct sb_wl_spec *s, const char *text, bool quick, char **err)
+{
+	const struct sb_wl_ops *ops = s->ops;
+
+	for (int i = 0; ops->opts && ops->opts[i].name; i++) {
+		const struct sb_wl_opt *o = &ops->opts[i];
+		const char *d = quick && o->quick_def ? o->quick_def : o->def;
+		if (s->set[i] || !d)
+			continue;
+		if (o->type == SB_WO_STRING) {
+			if (!(s->s[i] = strdup(d)))
+				return -ENOMEM;
+		} else if (parse_value(o, d, &s->v[i]) < 0) {
+			/* a bug in a table; the unit test catches it */
+			spec_error(err, text, ops, "bad default '%s' for %s", d, o->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **err)
 {
 	const struct sb_wl_ops *ops;
@@ -186,16 +247,8 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 		return spec_error(err, text, NULL, "no workload name");
 	snprintf(name, sizeof(name), "%.*s", (int)nl, text);
 	ops = sb_wl_find(name);
-	if (!ops) {
-		const char *names[32];
-		for (size_t i = 0; i < sb_n_workloads; i++)
-			names[i] = sb_workloads[i]->name;
-		const char *sug = sb_suggest(name, names, sb_n_workloads);
-		if (sug)
-			return spec_error(err, text, NULL,
-					  "unknown workload '%s' (did you mean '%s'?)", name, sug);
-		return spec_error(err, text, NULL, "unknown workload '%s'", name);
-	}
+	if (!ops)
+		return unknown_workload(text, name, err);
 	s->ops = ops;
 	if (!(s->text = strdup(text)) || !(copy = strdup(text + nl)))
 		goto nomem;
@@ -222,27 +275,8 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 		keys = copy + 1;
 	}
 
-	if (s->arg && !*s->arg) {
-		free(s->arg);
-		s->arg = NULL;
-	}
-	if (!ops->arg && s->arg) {
-		rc = spec_error(err, text, ops, "%s takes no argument", ops->name);
+	if ((rc = check_arg(s, text, err)) < 0)
 		goto out;
-	}
-	if (ops->arg && !s->arg && !ops->arg_optional) {
-		rc = spec_error(err, text, ops, "%s needs %s", ops->name, ops->arg);
-		goto out;
-	}
-	if (s->arg && ops->parse_arg) {
-		char *why = NULL;
-		rc = ops->parse_arg(s->arg, s, &why);
-		if (rc < 0) {
-			spec_error(err, text, ops, "%s", why ? why : "bad argument");
-			free(why);
-			goto out;
-		}
-	}
 	for (char *kv = keys ? strtok_r(keys, ",", &save) : NULL; kv;
 	     kv = strtok_r(NULL, ",", &save)) {
 		rc = set_key(s, text, kv, err);
@@ -253,21 +287,8 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 		rc = spec_error(err, text, ops, "empty key list");
 		goto out;
 	}
-	/* Defaults; a NULL default means the workload computes it (from RAM). */
-	for (int i = 0; ops->opts && ops->opts[i].name; i++) {
-		const struct sb_wl_opt *o = &ops->opts[i];
-		const char *d = quick && o->quick_def ? o->quick_def : o->def;
-		if (s->set[i] || !d)
-			continue;
-		if (o->type == SB_WO_STRING) {
-			if (!(s->s[i] = strdup(d)))
-				goto nomem;
-		} else if (parse_value(o, d, &s->v[i]) < 0) {
-			rc = -EINVAL; /* a bug in a table; the unit test catches it */
-			spec_error(err, text, ops, "bad default '%s' for %s", d, o->name);
-			goto out;
-		}
-	}
+	if ((rc = set_defaults(s, text, quick, err)) < 0)
+		goto out;
 	if (ops->check) {
 		char *why = NULL;
 		rc = ops->check(s, &why);
