@@ -1309,6 +1309,41 @@ static int pin(struct sb_wl_ctx *c, const char *list, cpu_set_t *saved)
 	return 0;
 }
 
+/* The context's settings from the spec and the environment: RAM, time
+ * limit, data pattern, ramp, the devices under the directory and what the
+ * kernel applied to them. */
+static void wl_ctx_setup(struct sb_wl_ctx *c)
+{
+	const struct sb_wl_env *env = c->env;
+	const struct sb_wl_spec *s = c->spec;
+	int ti;
+
+	c->ram = env->ram_bytes ? env->ram_bytes : system_ram();
+	ti = sb_wl_opt_index(s->ops, "timeout");
+	c->timeout_ns = (ti >= 0 && s->v[ti] ? s->v[ti] : DEFAULT_TIMEOUT_MS) * 1000000ull;
+	c->tty = isatty(STDERR_FILENO) && sb_log_level >= SB_LOG_NORMAL;
+	int si = sb_wl_opt_index(s->ops, "seed"), ci = sb_wl_opt_index(s->ops, "compress"),
+	    di = sb_wl_opt_index(s->ops, "dedupe"), ri = sb_wl_opt_index(s->ops, "ramp");
+	sb_data_init(&c->data, si >= 0 ? s->v[si] : 0, ci >= 0 ? (unsigned)s->v[ci] : 0,
+		     di >= 0 ? (unsigned)s->v[di] : 0);
+	c->ramp_ns = ri >= 0 ? s->v[ri] * 1000000ull : 0;
+	if (ci >= 0)
+		sb_wl_extra_int(c, "compress_pct", (int64_t)c->data.compress);
+	if (di >= 0)
+		sb_wl_extra_int(c, "dedupe_pct", (int64_t)c->data.dedupe);
+	/* The devices under the directory, for per-phase accounting; none for
+	 * tmpfs and the like. */
+	c->devs = malloc(sizeof(*c->devs));
+	if (c->devs && sb_devstack_for_dir(env->dir, c->devs) < 0) {
+		free(c->devs);
+		c->devs = NULL;
+	}
+	/* What the kernel applied, once per run (a few ms; programs with a time
+	 * limit). */
+	json_object_object_add(extra(c), "config",
+			       sb_effconf_capture(env->dir, c->devs, env->log_fd));
+}
+
 int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_wl_result **out,
 		    char **err)
 {
@@ -1318,7 +1353,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	struct sb_wl_spec s;
 	struct sb_wl_ctx c = {.env = env, .work_fd = -1, .perf_fd = -1};
 	char wname[64];
-	int rc, dfd = -1, ti;
+	int rc, dfd = -1;
 	cpu_set_t saved_cpus;
 
 	*out = NULL;
@@ -1337,32 +1372,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	}
 	if (env->quick)
 		c.res->flags |= SB_RES_QUICK;
-	c.ram = env->ram_bytes ? env->ram_bytes : system_ram();
-	ti = sb_wl_opt_index(s.ops, "timeout");
-	c.timeout_ns = (ti >= 0 && s.v[ti] ? s.v[ti] : DEFAULT_TIMEOUT_MS) * 1000000ull;
-	c.tty = isatty(STDERR_FILENO) && sb_log_level >= SB_LOG_NORMAL;
-	{
-		int si = sb_wl_opt_index(s.ops, "seed"), ci = sb_wl_opt_index(s.ops, "compress"),
-		    di = sb_wl_opt_index(s.ops, "dedupe"), ri = sb_wl_opt_index(s.ops, "ramp");
-		sb_data_init(&c.data, si >= 0 ? s.v[si] : 0, ci >= 0 ? (unsigned)s.v[ci] : 0,
-			     di >= 0 ? (unsigned)s.v[di] : 0);
-		c.ramp_ns = ri >= 0 ? s.v[ri] * 1000000ull : 0;
-		if (ci >= 0)
-			sb_wl_extra_int(&c, "compress_pct", (int64_t)c.data.compress);
-		if (di >= 0)
-			sb_wl_extra_int(&c, "dedupe_pct", (int64_t)c.data.dedupe);
-	}
-	/* The devices under the directory, for per-phase accounting; none for
-	 * tmpfs and the like. */
-	c.devs = malloc(sizeof(*c.devs));
-	if (c.devs && sb_devstack_for_dir(env->dir, c.devs) < 0) {
-		free(c.devs);
-		c.devs = NULL;
-	}
-	/* What the kernel applied, once per run (a few ms; programs with a time
-	 * limit). */
-	json_object_object_add(extra(&c), "config",
-			       sb_effconf_capture(env->dir, c.devs, env->log_fd));
+	wl_ctx_setup(&c);
 
 	dfd = open(env->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
