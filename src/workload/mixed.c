@@ -550,6 +550,43 @@ static uint64_t mixed_live(void *arg)
 	return sum;
 }
 
+/* What the threads of one phase did, summed. */
+struct phase_sums {
+	uint64_t rb, wb, rdata, rall, wdata, wall, bad, rounds;
+};
+
+/* The phase's rates (bytes over each side's mean time per thread, with and
+ * without the metadata calls), its cost and its counts. */
+static void phase_metrics(struct sb_wl_ctx *c, struct sb_phase *p, const char *prefix, unsigned nr,
+			  unsigned nw, const struct phase_sums *t)
+{
+	char name[64];
+	double mb = 1048576.0;
+	snprintf(name, sizeof(name), "%s_read_rate_data_mbs", prefix);
+	sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+			 t->rdata ? t->rb / mb / (t->rdata / 1e9 / nr) : 0);
+	snprintf(name, sizeof(name), "%s_read_rate_all_mbs", prefix);
+	sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+			 t->rall ? t->rb / mb / (t->rall / 1e9 / nr) : 0);
+	if (nw) {
+		snprintf(name, sizeof(name), "%s_write_rate_data_mbs", prefix);
+		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+				 t->wdata ? t->wb / mb / (t->wdata / 1e9 / nw) : 0);
+		snprintf(name, sizeof(name), "%s_write_rate_all_mbs", prefix);
+		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
+				 t->wall ? t->wb / mb / (t->wall / 1e9 / nw) : 0);
+	}
+	sb_phase_cost(p, prefix);
+	snprintf(name, sizeof(name), "%s_verify_errors", prefix);
+	sb_wl_extra_int(c, name, (int64_t)t->bad);
+	snprintf(name, sizeof(name), "%s_read_bytes", prefix);
+	sb_wl_extra_int(c, name, (int64_t)t->rb);
+	snprintf(name, sizeof(name), "%s_write_bytes", prefix);
+	sb_wl_extra_int(c, name, (int64_t)t->wb);
+	snprintf(name, sizeof(name), "%s_read_rounds", prefix);
+	sb_wl_extra_int(c, name, (int64_t)t->rounds);
+}
+
 static int run_phase(struct mixed *m, const char *label, const char *prefix, unsigned nr,
 		     unsigned nw)
 {
@@ -595,7 +632,7 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 	}
 	sb_phase_sample_threads(&p);
 	struct sb_hist *h = malloc(OP_N * sizeof(*h));
-	uint64_t rb = 0, wb = 0, rdata = 0, rall = 0, wdata = 0, wall = 0, bad = 0, rounds = 0;
+	struct phase_sums t = {0};
 	for (int k = 0; h && k < OP_N; k++)
 		sb_hist_init(&h[k]);
 	for (unsigned i = 0; i < started; i++) {
@@ -603,21 +640,21 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		for (int k = 0; h && k < OP_N; k++)
 			sb_hist_merge(&h[k], &w[i].h[k]);
 		if (w[i].writer) {
-			wb += w[i].bytes, wdata += w[i].data_ns, wall += w[i].all_ns;
+			t.wb += w[i].bytes, t.wdata += w[i].data_ns, t.wall += w[i].all_ns;
 		} else {
-			rb += w[i].bytes, rdata += w[i].data_ns, rall += w[i].all_ns;
-			rounds += w[i].rounds;
+			t.rb += w[i].bytes, t.rdata += w[i].data_ns, t.rall += w[i].all_ns;
+			t.rounds += w[i].rounds;
 		}
-		bad += w[i].bad;
+		t.bad += w[i].bad;
 		if (w[i].err && !rc)
 			rc = sb_wl_fail(c, w[i].err, "%s: %s", label,
 					w[i].writer ? "writer" : "reader");
 		free(w[i].buf);
 		free(w[i].names);
 	}
-	p.rbytes = rb;
-	p.wbytes = wb;
-	p.done = rb + wb;
+	p.rbytes = t.rb;
+	p.wbytes = t.wb;
+	p.done = t.rb + t.wb;
 	/* An op: each call the histograms time (readdir, open, read...). */
 	for (int k = 0; h && k < OP_N; k++)
 		p.ops += h[k].count;
@@ -638,36 +675,10 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 			sb_wl_add_hist(c, op, &h[k]);
 		}
 	}
-	{
-		char name[64];
-		double mb = 1048576.0;
-		snprintf(name, sizeof(name), "%s_read_rate_data_mbs", prefix);
-		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-				 rdata ? rb / mb / (rdata / 1e9 / nr) : 0);
-		snprintf(name, sizeof(name), "%s_read_rate_all_mbs", prefix);
-		sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-				 rall ? rb / mb / (rall / 1e9 / nr) : 0);
-		if (nw) {
-			snprintf(name, sizeof(name), "%s_write_rate_data_mbs", prefix);
-			sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-					 wdata ? wb / mb / (wdata / 1e9 / nw) : 0);
-			snprintf(name, sizeof(name), "%s_write_rate_all_mbs", prefix);
-			sb_wl_add_metric(c->res, name, "MB/s", SB_BETTER_HIGHER,
-					 wall ? wb / mb / (wall / 1e9 / nw) : 0);
-		}
-		sb_phase_cost(&p, prefix);
-		snprintf(name, sizeof(name), "%s_verify_errors", prefix);
-		sb_wl_extra_int(c, name, (int64_t)bad);
-		snprintf(name, sizeof(name), "%s_read_bytes", prefix);
-		sb_wl_extra_int(c, name, (int64_t)rb);
-		snprintf(name, sizeof(name), "%s_write_bytes", prefix);
-		sb_wl_extra_int(c, name, (int64_t)wb);
-		snprintf(name, sizeof(name), "%s_read_rounds", prefix);
-		sb_wl_extra_int(c, name, (int64_t)rounds);
-	}
-	if (rc == 0 && bad)
+	phase_metrics(c, &p, prefix, nr, nw, &t);
+	if (rc == 0 && t.bad)
 		rc = sb_wl_fail(c, -EIO, "%s: %llu reads returned wrong data", label,
-				(unsigned long long)bad);
+				(unsigned long long)t.bad);
 	free(h);
 	free(w);
 	free(th);
