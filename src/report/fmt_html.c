@@ -698,6 +698,75 @@ static void forest_plot(const struct sb_report *r, FILE *f)
 	fprintf(f, "</svg></figure>\n");
 }
 
+/* One result set's line in the header: what ran where, with which tool. */
+static void set_meta(const struct sb_report *r, size_t s, FILE *f)
+{
+	const struct sb_resultset *rs = r->sets[s];
+	json_object *h = NULL;
+	fprintf(f, "Result set <b>");
+	esc(f, r->set_names[s]);
+	fprintf(f, "</b>: %s", rs->command);
+	fprintf(f, ", created ");
+	esc(f, rs->created);
+	if (rs->host && json_object_object_get_ex(rs->host, "hostname", &h)) {
+		fprintf(f, " on ");
+		esc(f, json_object_get_string(h));
+	}
+	if (rs->host && json_object_object_get_ex(rs->host, "kernel", &h)) {
+		fprintf(f, ", kernel ");
+		esc(f, json_object_get_string(h));
+	}
+	if (rs->host && json_object_object_get_ex(rs->host, "emulated", &h) &&
+	    json_object_get_boolean(h))
+		fprintf(f, " <span class=\"note\">(emulated: the VM runner's qemu, "
+			   "throttled files for disks)</span>");
+	fprintf(f, ", stackbench ");
+	esc(f, rs->tool_version);
+	/* what was measured: the profile of a run, the file system of a bench */
+	if (rs->profile && json_object_object_get_ex(rs->profile, "path", &h)) {
+		fprintf(f, ", profile ");
+		esc(f, json_object_get_string(h));
+	}
+	if (rs->target && json_object_object_get_ex(rs->target, "fstype", &h)) {
+		fprintf(f, ", ");
+		esc(f, json_object_get_string(h));
+		if (json_object_object_get_ex(rs->target, "options", &h)) {
+			fprintf(f, " (");
+			esc(f, json_object_get_string(h));
+			fprintf(f, ")");
+		}
+	}
+}
+
+/* One workload's section of the details: its flags per column and its
+ * charts. */
+static void spec_details(const struct sb_report *r, const char *spec, FILE *f)
+{
+	fprintf(f, "<h2 id=\"");
+	anchor(f, "w-", spec);
+	fprintf(f, "\">");
+	esc(f, spec);
+	fprintf(f, "</h2>\n");
+	for (size_t c = 0; c < r->n_cols; c++) {
+		char buf[128];
+		unsigned fl = sb_report_col_flags(r, c, spec);
+		if (!fl)
+			continue;
+		fprintf(f, "<p class=\"note\">");
+		esc(f, r->cols[c].label);
+		fprintf(f, ": %s</p>\n", sb_report_flags_str(fl, buf, sizeof(buf)));
+	}
+	fprintf(f, "<div class=\"charts\">\n");
+	for (size_t i = 0; i < r->n_rows; i++)
+		if (strcmp(r->rows[i].spec, spec) == 0)
+			bar_chart(r, &r->rows[i], f);
+	for (size_t i = 0; i < r->n_lat; i++)
+		if (strcmp(r->lat[i].spec, spec) == 0)
+			latency_chart(r, &r->lat[i], f);
+	fprintf(f, "</div>\n");
+	series_charts(r, spec, f);
+}
+
 static int html_emit(const struct sb_report *r, FILE *f)
 {
 	_cleanup_free_ char *legend = sb_report_legend(r, "±");
@@ -716,41 +785,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 	esc(f, r->cols[r->baseline].label);
 	fprintf(f, "</b>\n");
 	for (size_t s = 0; s < r->n_sets; s++) {
-		const struct sb_resultset *rs = r->sets[s];
-		json_object *h = NULL;
-		fprintf(f, "Result set <b>");
-		esc(f, r->set_names[s]);
-		fprintf(f, "</b>: %s", rs->command);
-		fprintf(f, ", created ");
-		esc(f, rs->created);
-		if (rs->host && json_object_object_get_ex(rs->host, "hostname", &h)) {
-			fprintf(f, " on ");
-			esc(f, json_object_get_string(h));
-		}
-		if (rs->host && json_object_object_get_ex(rs->host, "kernel", &h)) {
-			fprintf(f, ", kernel ");
-			esc(f, json_object_get_string(h));
-		}
-		if (rs->host && json_object_object_get_ex(rs->host, "emulated", &h) &&
-		    json_object_get_boolean(h))
-			fprintf(f, " <span class=\"note\">(emulated: the VM runner's qemu, "
-				   "throttled files for disks)</span>");
-		fprintf(f, ", stackbench ");
-		esc(f, rs->tool_version);
-		/* what was measured: the profile of a run, the file system of a bench */
-		if (rs->profile && json_object_object_get_ex(rs->profile, "path", &h)) {
-			fprintf(f, ", profile ");
-			esc(f, json_object_get_string(h));
-		}
-		if (rs->target && json_object_object_get_ex(rs->target, "fstype", &h)) {
-			fprintf(f, ", ");
-			esc(f, json_object_get_string(h));
-			if (json_object_object_get_ex(rs->target, "options", &h)) {
-				fprintf(f, " (");
-				esc(f, json_object_get_string(h));
-				fprintf(f, ")");
-			}
-		}
+		set_meta(r, s, f);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "Repeats:");
@@ -788,29 +823,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		   "configuration, device counters</summary>\n");
 
 	for (size_t s = 0; s < n_specs; s++) {
-		fprintf(f, "<h2 id=\"");
-		anchor(f, "w-", specs[s]);
-		fprintf(f, "\">");
-		esc(f, specs[s]);
-		fprintf(f, "</h2>\n");
-		for (size_t c = 0; c < r->n_cols; c++) {
-			char buf[128];
-			unsigned fl = sb_report_col_flags(r, c, specs[s]);
-			if (!fl)
-				continue;
-			fprintf(f, "<p class=\"note\">");
-			esc(f, r->cols[c].label);
-			fprintf(f, ": %s</p>\n", sb_report_flags_str(fl, buf, sizeof(buf)));
-		}
-		fprintf(f, "<div class=\"charts\">\n");
-		for (size_t i = 0; i < r->n_rows; i++)
-			if (strcmp(r->rows[i].spec, specs[s]) == 0)
-				bar_chart(r, &r->rows[i], f);
-		for (size_t i = 0; i < r->n_lat; i++)
-			if (strcmp(r->lat[i].spec, specs[s]) == 0)
-				latency_chart(r, &r->lat[i], f);
-		fprintf(f, "</div>\n");
-		series_charts(r, specs[s], f);
+		spec_details(r, specs[s], f);
 	}
 	sb_report_fleet_html(r, f);
 	sb_measure_html(r, f);
