@@ -179,6 +179,33 @@ out:
 	return rc;
 }
 
+/* The source tarball is there and readable, the target one make word. */
+static int check_inputs(struct sb_wl_ctx *c, const char *source, const char *target)
+{
+	if (!source)
+		return sb_wl_fail(c, 0,
+				  "no kernel source: install Debian's linux-source "
+				  "(tools/install-deps --with-kbuild) or give source=PATH");
+	if (access(source, R_OK) < 0)
+		return sb_wl_fail(c, -errno, "source=%s", source);
+	if (!make_word_ok(target))
+		return sb_wl_fail(c, 0, "target=%s: not a make target", target);
+	return 0;
+}
+
+/* Removes the unpacked tree, synced before and after, timed into st. */
+static int remove_tree(struct sb_wl_ctx *c, struct stage *st, const char *tree)
+{
+	uint64_t r0 = sb_now_ns();
+	sync();
+	int r = sb_wl_rmtree_at(c->work_fd, tree);
+	if (r < 0)
+		return sb_wl_fail(c, r, "cannot remove the kernel tree");
+	sync();
+	st->wall = (sb_now_ns() - r0) / 1e9;
+	return 0;
+}
+
 static int kbuild_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *s = c->spec;
@@ -192,20 +219,8 @@ static int kbuild_run(struct sb_wl_ctx *c)
 	uint64_t used0, used_tree = 0, used_built = 0, t0;
 	int rc = 0;
 
-	if (!source) {
-		rc = sb_wl_fail(c, 0,
-				"no kernel source: install Debian's linux-source "
-				"(tools/install-deps --with-kbuild) or give source=PATH");
+	if ((rc = check_inputs(c, source, target)) < 0)
 		goto out;
-	}
-	if (access(source, R_OK) < 0) {
-		rc = sb_wl_fail(c, -errno, "source=%s", source);
-		goto out;
-	}
-	if (!make_word_ok(target)) {
-		rc = sb_wl_fail(c, 0, "target=%s: not a make target", target);
-		goto out;
-	}
 	snprintf(jobs, sizeof(jobs), "-j%llu",
 		 (unsigned long long)(s->set[K_JOBS] ? s->v[K_JOBS]
 				      : ncpu > 0     ? ncpu
@@ -248,17 +263,8 @@ static int kbuild_run(struct sb_wl_ctx *c)
 	used_built = fs_used(c->work_fd);
 	/* Removing the tree is part of the workload (a file system that
 	 * unpacks fast and deletes slowly shows it here). */
-	{
-		uint64_t r0 = sb_now_ns();
-		sync();
-		int r = sb_wl_rmtree_at(c->work_fd, tree);
-		if (r < 0) {
-			rc = sb_wl_fail(c, r, "cannot remove the kernel tree");
-			goto report;
-		}
-		sync();
-		st[3].wall = (sb_now_ns() - r0) / 1e9;
-	}
+	if ((rc = remove_tree(c, &st[3], tree)) < 0)
+		goto report;
 
 report:
 	for (size_t i = 0; i < ARRAY_SIZE(st); i++) {
