@@ -67,7 +67,7 @@ SB_FUZZ_TARGET(measure)
 		break;
 	}
 	case 7:
-		o = sb_effconf_parse_pvs(s);
+		o = sb_capture_parse_pvs(s);
 		SB_FUZZ_CHECK(o != NULL);
 		json_object_object_foreach(o, name, v)
 		{

@@ -7,7 +7,7 @@
 #include "stack/scenario.h"
 #include "stack/stack.h"
 #include "util/kmsg.h"
-#include "workload/effconf.h"
+#include "stack/capture.h"
 #include "util/strutil.h"
 #include "util/log.h"
 #include "util/macro.h"

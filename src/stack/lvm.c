@@ -9,7 +9,7 @@
  * capture of pe_start are here too, beside the PV row of the registry. */
 #include "stack/layers.h"
 #include "stack/plan.h"
-#include "workload/effconf.h"
+#include "stack/capture.h"
 #include "util/macro.h"
 #include "util/size.h"
 #include "util/spawn.h"
@@ -582,8 +582,8 @@ static void lvm_capture(json_object *into, const struct sb_devstack *st, size_t 
 				      "pv_name,pe_start",
 				      dev,
 				      NULL};
-		char *out = sb_effconf_run(argv, log_fd);
-		json_object *o = sb_effconf_parse_pvs(out);
+		char *out = sb_capture_run(argv, log_fd);
+		json_object *o = sb_capture_parse_pvs(out);
 		free(out);
 		/* pvs saw this one device only, under whatever name it prints */
 		json_object_object_foreach(o, key, v)

@@ -12,7 +12,7 @@
 #include "stack/layers.h"
 #include "stack/scenario.h"
 #include "stack/plan.h"
-#include "workload/effconf.h"
+#include "stack/capture.h"
 #include "util/macro.h"
 #include "util/size.h"
 

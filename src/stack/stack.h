@@ -166,7 +166,7 @@ struct sb_layer {
 	void (*device)(const void *cfg, struct sb_pctx *b, enum sb_role r, const char *var);
 	uint64_t (*fit)(const void *cfg, enum sb_role r, uint64_t need);
 	/* Its reading of the effective state of its devices, for result.json
-	 * (workload/effconf.h). */
+	 * (stack/capture.h). */
 	const struct sb_capture *capture;
 };
 

@@ -127,32 +127,6 @@ json_object *sb_effconf_parse_keys(const char *text, char sep, const char *const
 	return o;
 }
 
-json_object *sb_effconf_parse_pvs(const char *text)
-{
-	json_object *o = json_object_new_object();
-	const char *p = text ? text : "";
-
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		char line[512], name[256], num[32], extra;
-		snprintf(line, sizeof(line), "%.*s",
-			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
-		/* exactly two words: a /dev path and a byte count */
-		if (len < sizeof(line) && sscanf(line, " %255s %31s %c", name, num, &extra) == 2 &&
-		    strncmp(name, "/dev/", 5) == 0 && num[strspn(num, "0123456789")] == '\0' &&
-		    strlen(num) <= 19) {
-			const char *base = strrchr(name, '/') + 1;
-			if (*base)
-				json_object_object_add(
-				    o, base, json_object_new_uint64(strtoull(num, NULL, 10)));
-		}
-		p += len;
-		if (*p)
-			p++;
-	}
-	return o;
-}
-
 bool sb_effconf_mentions(const char *msg, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -286,16 +260,6 @@ static json_object *kmsg_lines(const struct sb_devstack *st, const char *fstype)
 	return a;
 }
 
-char *sb_effconf_run(const char *const *argv, int log_fd)
-{
-	struct sb_child c = {.argv = argv, .capture = true, .log_fd = log_fd, .timeout_ms = 10000};
-	char *out = NULL;
-	if (sb_spawn_run(&c) == 0 && c.status == 0 && c.out)
-		out = strdup(c.out);
-	sb_child_release(&c);
-	return out;
-}
-
 static json_object *geometry(const char *fstype, const char *dir, const char *source, int log_fd)
 {
 	static const char *const ext4_keys[] = {"Filesystem features",
@@ -321,15 +285,15 @@ static json_object *geometry(const char *fstype, const char *dir, const char *so
 
 	if (strcmp(fstype, "xfs") == 0) {
 		const char *argv[] = {"xfs_info", dir, NULL};
-		if ((out = sb_effconf_run(argv, log_fd)))
+		if ((out = sb_capture_run(argv, log_fd)))
 			o = sb_effconf_parse_xfs_info(out);
 	} else if (strncmp(fstype, "ext", 3) == 0 && source[0] == '/') {
 		const char *argv[] = {"dumpe2fs", "-h", source, NULL};
-		if ((out = sb_effconf_run(argv, log_fd)))
+		if ((out = sb_capture_run(argv, log_fd)))
 			o = sb_effconf_parse_keys(out, ':', ext4_keys);
 	} else if (strcmp(fstype, "btrfs") == 0 && source[0] == '/') {
 		const char *argv[] = {"btrfs", "inspect-internal", "dump-super", source, NULL};
-		if ((out = sb_effconf_run(argv, log_fd)))
+		if ((out = sb_capture_run(argv, log_fd)))
 			o = sb_effconf_parse_keys(out, ' ', btrfs_keys);
 	}
 	free(out);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "probe/devstat.h"
+#include "stack/capture.h" /* the layers' captures it gathers */
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -18,30 +19,12 @@
  * Never fails as a whole: what could not be read is left out. */
 json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, int log_fd);
 
-/* A stack layer's reading of the effective state of its devices, declared
- * in the layer's file beside its other facts (struct sb_layer.capture). */
-struct sb_capture {
-	const char *key;  /* "md": its object in extra.config */
-	const char *type; /* the devices it reads (sb_devstack's type: "md") */
-	/* Adds what it reads of device st->dev[i] to into (its key's object,
-	 * left out of extra.config when it stays empty). */
-	void (*fn)(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
-};
-/* The layers' captures in stack order (stack/exec.c's registry). */
-size_t sb_layer_captures(const struct sb_capture **out, size_t max);
-/* A program's stdout (malloc'ed), run with a time limit, its output also to
- * log_fd (>= 0); NULL when it failed. */
-char *sb_effconf_run(const char *const *argv, int log_fd);
-
 /* xfs_info's "section=value key=value, key=value" lines into
  * {"data.bsize": "4096", ...} (values as text; device paths left out). */
 json_object *sb_effconf_parse_xfs_info(const char *text);
 /* "Key:   value" (dumpe2fs -h) or "key\t\tvalue" (btrfs dump-super) lines
  * whose key is in keys (NULL-terminated) into {"Key": "value"}. */
 json_object *sb_effconf_parse_keys(const char *text, char sep, const char *const *keys);
-/* `pvs --noheadings --nosuffix --units b -o pv_name,pe_start` lines
- * ("  /dev/sdb  1048576") into {"sdb": 1048576}; other lines are left out. */
-json_object *sb_effconf_parse_pvs(const char *text);
 /* Does a kernel log message mention one of the names as a word
  * ("loop5" but not "loop50")? */
 bool sb_effconf_mentions(const char *msg, const char *const *names, size_t n);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "workload/effconf.h"
+#include "stack/capture.h"
 
 #include <string.h>
 
@@ -31,7 +31,7 @@ static void test_pvs(void **state)
 	    {NULL, "{}"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		json_object *o = sb_effconf_parse_pvs(cases[i].text);
+		json_object *o = sb_capture_parse_pvs(cases[i].text);
 		const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 		if (strcmp(got, cases[i].json) != 0)
 			fail_msg("case %zu: got %s, want %s", i, got, cases[i].json);

@@ -1,0 +1,28 @@
+/* The capture interface: a stack layer's reading of the effective state of
+ * its devices (md's array state, LVM's pe_start), declared in the layer's
+ * file beside its other facts (struct sb_layer.capture) and gathered into
+ * extra.config by workload/effconf.c. It lives in stack/ so that the layers
+ * need nothing from workload/: the dependency runs from workload/ down. */
+#pragma once
+
+#include "probe/devstat.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+struct sb_capture {
+	const char *key;  /* "md": its object in extra.config */
+	const char *type; /* the devices it reads (sb_devstack's type: "md") */
+	/* Adds what it reads of device st->dev[i] to into (its key's object,
+	 * left out of extra.config when it stays empty). */
+	void (*fn)(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
+};
+/* The layers' captures in stack order (stack/exec.c's registry). */
+size_t sb_layer_captures(const struct sb_capture **out, size_t max);
+/* A program's stdout (malloc'ed), run with a time limit, its output also to
+ * log_fd (>= 0); NULL when it failed. */
+char *sb_capture_run(const char *const *argv, int log_fd);
+/* `pvs --noheadings --nosuffix --units b -o pv_name,pe_start` lines
+ * ("  /dev/sdb  1048576") into {"sdb": 1048576}; other lines are left out
+ * (LVM's capture; pure, unit-tested and fuzzed). */
+json_object *sb_capture_parse_pvs(const char *text);
