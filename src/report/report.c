@@ -4,7 +4,7 @@
 #include "util/strutil.h"
 #include "util/macro.h"
 #include "util/suggest.h"
-#include "workload/workload.h"
+#include "result/describe.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -1182,15 +1182,15 @@ static void pick_bases(struct sb_report *r, const char *baseline)
 	r->cols[r->baseline].base = r->baseline;
 }
 
-/* Version 1 files carry no labels: the workloads' tables give them. */
+/* Version 1 files carry no labels: the workloads' tables give them,
+ * through the describer workload/ registers (result/describe.h). */
 static int describe_sets(struct sb_resultset **sets, size_t n_sets)
 {
 	for (size_t s = 0; s < n_sets; s++)
 		for (size_t v = 0; v < sets[s]->n_var; v++)
 			for (size_t k = 0; k < sets[s]->var[v].n_rep; k++)
 				for (size_t w = 0; w < sets[s]->var[v].rep[k].n_wl; w++) {
-					int ret =
-					    sb_wl_result_describe(sets[s]->var[v].rep[k].wl[w]);
+					int ret = sb_result_describe(sets[s]->var[v].rep[k].wl[w]);
 					if (ret < 0)
 						return ret;
 				}
