@@ -11,7 +11,8 @@
 #include "util/safefile.h"
 #include "util/strutil.h"
 #include "result/bonnie_csv.h"
-#include "workload/wl.h"
+#include "result/fio_json.h"
+#include "result/result.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -393,9 +394,8 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 	res = sb_wl_result_new("fio", "fio");
 	if (!res)
 		return -ENOMEM;
-	struct sb_wl_ctx c = {.res = res};
 	_cleanup_free_ char *why = NULL;
-	r = sb_fio_import_json(&c, buf, &why);
+	r = sb_fio_json_parse(res, buf, &why);
 	if (r < 0 || !res->n_metrics) {
 		sb_wl_result_free(res);
 		if (r == -ENOMEM)
@@ -408,7 +408,7 @@ int sb_import_fio_json(const char *text, size_t size, const char *name, struct s
 				  "\"jobs\" array, as fio --output-format=json writes)",
 				  name);
 	}
-	/* a string: sb_fio_import_json checked "fio version" */
+	/* a string: sb_fio_json_parse checked "fio version" */
 	const char *tool = res->extra && json_object_object_get_ex(res->extra, "fio_version", &v) &&
 				   json_object_is_type(v, json_type_string)
 			       ? json_object_get_string(v)
