@@ -181,6 +181,9 @@ static void passes_end(struct seq_run *s, struct sb_phase *p, const struct passe
 	add_rate(s->c, metric, p, (double)ps->base, 1 / 1024.0, "KB/s");
 	snprintf(key, sizeof(key), "%s_passes", metric);
 	sb_wl_extra_int(s->c, key, ps->n);
+	/* the time the rate is over, to hold against min-time */
+	snprintf(key, sizeof(key), "%s_passes_s", metric);
+	sb_wl_extra_double(s->c, key, p->secs);
 	if (ps->cached && ps->n > 1) {
 		snprintf(key, sizeof(key), "%s_passes_cached", metric);
 		sb_wl_extra_bool(s->c, key, true);
