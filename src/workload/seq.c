@@ -64,9 +64,12 @@ static const struct sb_wl_opt seq_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rate"},
-    /* --quick: a 64M file's block tests took 0.04-0.6 s, too short for a
-     * rate (smallest detectable change 75% between repeats). */
-    [K_MIN_TIME] = {"min-time", SB_WO_DURATION, "0", "1s", 0, 0,
+    /* --quick: a 64M file's block tests took 0.03-0.6 s, too short for a
+     * rate (smallest detectable change 75% between repeats). 0.5 s: on
+     * ext4 over a /dev/shm loop at load 6 the rounds' CV was no lower
+     * with 1 s (6 rounds each: 29/22/29% against 10/21/40% for write,
+     * rewrite, read), at twice the time (+2.8 s a seq run, not +1.2 s). */
+    [K_MIN_TIME] = {"min-time", SB_WO_DURATION, "0", "500ms", 0, 0,
 		    "block tests repeat whole passes over the file until they have lasted this "
 		    "long (0: one pass); the passes are recorded"},
     [K_ENGINE] = SB_WL_ENGINE_OPTS,

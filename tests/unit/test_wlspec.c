@@ -157,7 +157,7 @@ static void test_quick_defaults(void **state)
 	    {"seq", "size", true, 64ull << 20}, {"seq,size=1G", "size", true, 1ull << 30},
 	    {"meta", "files", false, 16},	{"meta", "files", true, 4},
 	    {"mixed:2r1w", "time", true, 2000},
-	    {"seq", "min-time", false, 0},	{"seq", "min-time", true, 1000},
+	    {"seq", "min-time", false, 0},	{"seq", "min-time", true, 500},
 	    {"seq,min-time=0", "min-time", true, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
