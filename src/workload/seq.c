@@ -29,6 +29,7 @@ enum {
 	K_COMPRESS,
 	K_DEDUPE,
 	K_RAMP,
+	K_MIN_TIME,
 	K_ENGINE,
 	K_QD,
 	K_FIXED,
@@ -63,6 +64,14 @@ static const struct sb_wl_opt seq_opts[] = {
 		  "percent of 4 KiB blocks that are duplicates (0: none)"},
     [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
 		"warm-up at the start of each test left out of its rate"},
+    /* --quick: a 64M file's block tests took 0.03-0.6 s, too short for a
+     * rate (smallest detectable change 75% between repeats). 0.5 s: on
+     * ext4 over a /dev/shm loop at load 6 the rounds' CV was no lower
+     * with 1 s (6 rounds each: 29/22/29% against 10/21/40% for write,
+     * rewrite, read), at twice the time (+2.8 s a seq run, not +1.2 s). */
+    [K_MIN_TIME] = {"min-time", SB_WO_DURATION, "0", "500ms", 0, 0,
+		    "block tests repeat whole passes over the file until they have lasted this "
+		    "long (0: one pass); the passes are recorded"},
     [K_ENGINE] = SB_WL_ENGINE_OPTS,
     {0},
 };
@@ -76,6 +85,14 @@ static bool use_uring(const struct sb_wl_spec *s)
  * io_uring is an error before anything is built. */
 static int seq_check(const struct sb_wl_spec *s, char **why)
 {
+	/* The passes would run into the time limit and flag every test cut
+	 * short. */
+	if (s->v[K_MIN_TIME] && s->v[K_MIN_TIME] >= s->v[K_TIMEOUT]) {
+		*why = sb_asprintf("min-time=%llums must be shorter than timeout=%llums",
+				   (unsigned long long)s->v[K_MIN_TIME],
+				   (unsigned long long)s->v[K_TIMEOUT]);
+		return -EINVAL;
+	}
 	return sb_wl_engine_check(s, K_ENGINE, K_DIRECT, why);
 }
 
@@ -98,6 +115,82 @@ static void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, 
 	sb_wl_add_metric(c->res, name, unit, SB_BETTER_HIGHER, sb_phase_rate(p, done) * scale);
 	sb_wl_add_metric(c->res, cpu, "%CPU", SB_BETTER_LOWER, p->cpu_pct);
 	sb_phase_cost(p, name);
+}
+
+enum blk_test { BLK_WRITE, BLK_REWRITE, BLK_READ };
+
+/* min-time=: a block test repeats whole passes over the file, as fio's
+ * time_based, until it has lasted min_ns not counting the cache drops
+ * between passes (a global sync on a shared host can take seconds). Each
+ * later pass starts from the state the first one did: the write truncates
+ * the file and allocates it again, the rewrite and the read drop the cache
+ * first when drop=1 (the first pass had it dropped before the phase), and
+ * the write tests fsync in each pass when fsync=1. */
+struct passes {
+	uint64_t min_ns, paused_ns;
+	uint64_t base; /* bytes of the passes before this one */
+	unsigned n;
+	bool cached; /* a later read pass without a cache drop */
+};
+
+static void passes_init(struct seq_run *s, struct passes *ps)
+{
+	*ps = (struct passes){.min_ns = s->c->spec->v[K_MIN_TIME] * 1000000ull};
+}
+
+/* After a pass of pass_bytes ended with rc: true when another is due. */
+static bool pass_again(struct seq_run *s, const struct sb_phase *p, struct passes *ps,
+		       uint64_t pass_bytes, int rc)
+{
+	ps->n++;
+	ps->base += pass_bytes;
+	if (rc || p->expired || p->stopped || *s->c->env->stop || ps->min_ns == 0 ||
+	    pass_bytes < s->size)
+		return false;
+	return sb_now_ns() - p->t0 - ps->paused_ns < ps->min_ns;
+}
+
+/* Puts the file and the cache back where the first pass found them. */
+static int pass_reset(struct seq_run *s, struct passes *ps, int fd, enum blk_test t)
+{
+	struct sb_wl_ctx *c = s->c;
+	if (t == BLK_WRITE && ftruncate(fd, 0) < 0)
+		return sb_wl_fail(c, -errno, "%s: truncate", s->path);
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return sb_wl_fail(c, -errno, "%s: seek", s->path);
+	if (t == BLK_WRITE || s->direct)
+		return 0;
+	if (!c->spec->v[K_DROP]) {
+		ps->cached = true;
+		return 0;
+	}
+	uint64_t t0 = sb_now_ns();
+	bool cold = c->cold; /* the quiesce record of the next phase's own drop */
+	if (sb_wl_drop_caches(c) < 0)
+		ps->cached = true;
+	c->cold = cold;
+	ps->paused_ns += sb_now_ns() - t0;
+	return 0;
+}
+
+/* Ends a block test: its rate is the bytes of all its passes over their
+ * time without the drops between them (%CPU keeps the whole phase). */
+static void passes_end(struct seq_run *s, struct sb_phase *p, const struct passes *ps,
+		       const char *metric)
+{
+	char key[64];
+	sb_phase_end(p);
+	p->secs -= (double)ps->paused_ns / 1e9;
+	add_rate(s->c, metric, p, (double)ps->base, 1 / 1024.0, "KB/s");
+	snprintf(key, sizeof(key), "%s_passes", metric);
+	sb_wl_extra_int(s->c, key, ps->n);
+	/* the time the rate is over, to hold against min-time */
+	snprintf(key, sizeof(key), "%s_passes_s", metric);
+	sb_wl_extra_double(s->c, key, p->secs);
+	if (ps->cached && ps->n > 1) {
+		snprintf(key, sizeof(key), "%s_passes_cached", metric);
+		sb_wl_extra_bool(s->c, key, true);
+	}
 }
 
 static int putc_write(struct seq_run *s)
@@ -161,23 +254,14 @@ static int open_block(struct seq_run *s, int flags)
 	return fd;
 }
 
-static int block_write(struct seq_run *s, struct sb_hist *h)
+/* One pass of the block write; *nb: the blocks it wrote. */
+static int write_pass(struct seq_run *s, struct sb_phase *p, const struct passes *ps, int fd,
+		      struct sb_hist *h, uint64_t *nb)
 {
 	struct sb_wl_ctx *c = s->c;
-	_cleanup_close_ int fd = open_block(s, O_WRONLY | O_CREAT | O_TRUNC);
-	struct sb_phase p;
-	uint64_t b, t0, t1;
+	uint64_t b, t0 = sb_now_ns(), t1;
 	int rc = 0;
 
-	if (fd < 0)
-		return fd;
-	sb_phase_begin(c, &p, "block write", s->size);
-	if (s->direct)
-		sb_phase_direct(&p, fd);
-	p.bytes = true;
-	p.op_bytes = s->chunk;
-	p.hist = h;
-	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
 		/* Fresh data per block (counted in the block's time, as fio's
 		 * refill_buffers would be): a compressing or deduplicating layer
@@ -191,38 +275,25 @@ static int block_write(struct seq_run *s, struct sb_hist *h)
 		}
 		sb_hist_add(h, t1 - t0);
 		t0 = t1;
-		if (sb_phase_over(&p, t1, (b + 1) * s->chunk)) {
+		if (sb_phase_over(p, t1, ps->base + (b + 1) * s->chunk)) {
 			b++;
 			break;
 		}
 	}
-	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
-		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
-	p.wbytes = p.done = b * s->chunk;
-	sb_phase_end(&p);
-	add_rate(c, "block_write", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
-	/* The later tests work on what was written. */
-	if (b < s->nblocks)
-		s->nblocks = b;
+	*nb = b;
 	return rc;
 }
 
-static int rewrite(struct seq_run *s, struct sb_hist *h)
+/* One pass of the rewrite: the first reads what the write left
+ * (generation 1), a later one what the pass before wrote (2). */
+static int rewrite_pass(struct seq_run *s, struct sb_phase *p, const struct passes *ps, int fd,
+			struct sb_hist *h, uint64_t *nb)
 {
 	struct sb_wl_ctx *c = s->c;
-	_cleanup_close_ int fd = open_block(s, O_RDWR);
-	struct sb_phase p;
+	const unsigned gen = ps->n ? 2 : 1;
 	uint64_t b, t0, t1;
 	int rc = 0;
 
-	if (fd < 0)
-		return fd;
-	sb_phase_begin(c, &p, "rewrite", s->size);
-	if (s->direct)
-		sb_phase_direct(&p, fd);
-	p.bytes = true;
-	p.op_bytes = s->chunk;
-	p.hist = h;
 	for (b = 0; b < s->nblocks; b++) {
 		t0 = sb_now_ns();
 		ssize_t n = read(fd, s->buf, s->chunk);
@@ -230,7 +301,7 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
 			break;
 		}
-		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 1);
+		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, gen);
 		s->verified += s->chunk;
 		/* Change every word, as a new generation. */
 		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 2);
@@ -241,17 +312,12 @@ static int rewrite(struct seq_run *s, struct sb_hist *h)
 		}
 		t1 = sb_now_ns();
 		sb_hist_add(h, t1 - t0);
-		if (sb_phase_over(&p, t1, (b + 1) * s->chunk)) {
+		if (sb_phase_over(p, t1, ps->base + (b + 1) * s->chunk)) {
 			b++;
 			break;
 		}
 	}
-	if (rc == 0 && c->spec->v[K_FSYNC] && fsync(fd) < 0)
-		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
-	p.rbytes = p.wbytes = p.done = b * s->chunk;
-	sb_phase_end(&p);
-	add_rate(c, "rewrite", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
-	sb_wl_extra_int(c, "rewritten_blocks", (int64_t)b);
+	*nb = b;
 	return rc;
 }
 
@@ -293,23 +359,14 @@ static int getc_read(struct seq_run *s)
 	return rc;
 }
 
-static int block_read(struct seq_run *s, struct sb_hist *h)
+/* One pass of the block read, of what the rewrite left (generation 2). */
+static int read_pass(struct seq_run *s, struct sb_phase *p, const struct passes *ps, int fd,
+		     struct sb_hist *h, uint64_t *nb)
 {
 	struct sb_wl_ctx *c = s->c;
-	_cleanup_close_ int fd = open_block(s, O_RDONLY);
-	struct sb_phase p;
-	uint64_t b, t0, t1;
+	uint64_t b, t0 = sb_now_ns(), t1;
 	int rc = 0;
 
-	if (fd < 0)
-		return fd;
-	sb_phase_begin(c, &p, "block read", s->size);
-	if (s->direct)
-		sb_phase_direct(&p, fd);
-	p.bytes = true;
-	p.op_bytes = s->chunk;
-	p.hist = h;
-	t0 = sb_now_ns();
 	for (b = 0; b < s->nblocks; b++) {
 		ssize_t n = read(fd, s->buf, s->chunk);
 		t1 = sb_now_ns();
@@ -321,18 +378,65 @@ static int block_read(struct seq_run *s, struct sb_hist *h)
 		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 2);
 		s->verified += s->chunk;
 		t0 = sb_now_ns();
-		if (sb_phase_over(&p, t0, (b + 1) * s->chunk)) {
+		if (sb_phase_over(p, t0, ps->base + (b + 1) * s->chunk)) {
 			b++;
 			break;
 		}
 	}
-	p.rbytes = p.done = b * s->chunk;
-	sb_phase_end(&p);
-	add_rate(c, "block_read", &p, (double)(b * s->chunk), 1 / 1024.0, "KB/s");
+	*nb = b;
 	return rc;
 }
 
-enum blk_test { BLK_WRITE, BLK_REWRITE, BLK_READ };
+typedef int (*pass_fn)(struct seq_run *s, struct sb_phase *p, const struct passes *ps, int fd,
+		       struct sb_hist *h, uint64_t *nb);
+
+static const char *const blk_phase[] = {"block write", "rewrite", "block read"};
+static const char *const blk_metric[] = {"block_write", "rewrite", "block_read"};
+static const int blk_flags[] = {O_WRONLY | O_CREAT | O_TRUNC, O_RDWR, O_RDONLY};
+
+/* engine=psync: one block test, one read or write at a time, in passes.
+ * After a cut-short write the later tests work on what it wrote. */
+static int block_psync(struct seq_run *s, enum blk_test t, struct sb_hist *h)
+{
+	static const pass_fn pass[] = {write_pass, rewrite_pass, read_pass};
+	struct sb_wl_ctx *c = s->c;
+	_cleanup_close_ int fd = open_block(s, blk_flags[t]);
+	struct sb_phase p;
+	struct passes ps;
+	uint64_t b = 0;
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	passes_init(s, &ps);
+	/* the total is unknown when the passes go by time */
+	sb_phase_begin(c, &p, blk_phase[t], ps.min_ns ? 0 : s->size);
+	if (s->direct)
+		sb_phase_direct(&p, fd);
+	p.bytes = true;
+	p.op_bytes = s->chunk;
+	p.hist = h;
+	for (;;) {
+		rc = pass[t](s, &p, &ps, fd, h, &b);
+		if (rc == 0 && t != BLK_READ && c->spec->v[K_FSYNC] && fsync(fd) < 0)
+			rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+		if (!pass_again(s, &p, &ps, b * s->chunk, rc))
+			break;
+		if ((rc = pass_reset(s, &ps, fd, t)) < 0)
+			break;
+	}
+	if (t != BLK_READ)
+		p.wbytes = ps.base;
+	if (t != BLK_WRITE)
+		p.rbytes = ps.base;
+	p.done = ps.base;
+	passes_end(s, &p, &ps, blk_metric[t]);
+	if (t == BLK_REWRITE)
+		sb_wl_extra_int(c, "rewritten_blocks", (int64_t)b);
+	if (t == BLK_WRITE && b < s->nblocks)
+		s->nblocks = b;
+	return rc;
+}
 
 static int blk_issue(struct sb_engine *e, struct seq_run *s, struct sb_io *io, uint64_t b,
 		     enum blk_test t)
@@ -351,143 +455,181 @@ static int blk_issue(struct sb_engine *e, struct seq_run *s, struct sb_io *io, u
  * blocks in flight are distinct, so a rewrite's write never meets another
  * I/O of its block. After a cut-short write or rewrite the later tests work
  * on the blocks it finished (all those issued: in-flight ones complete). */
-static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
-{
-	static const char *const phase[] = {"block write", "rewrite", "block read"};
-	static const char *const metric[] = {"block_write", "rewrite", "block_read"};
-	static const int flags[] = {O_WRONLY | O_CREAT | O_TRUNC, O_RDWR, O_RDONLY};
-	struct sb_wl_ctx *c = s->c;
-	const struct sb_wl_spec *sp = c->spec;
-	unsigned qd = (unsigned)(sp->v[K_QD] < s->nblocks ? sp->v[K_QD] : s->nblocks);
-	_cleanup_close_ int fd = open_block(s, flags[t]);
-	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
-	void **bufs = calloc(qd, sizeof(*bufs));
-	struct sb_engine e = {0};
+struct uring_test {
+	struct seq_run *s;
+	enum blk_test t;
 	struct sb_phase p;
-	char *why = NULL;
-	uint64_t next = 0, completed = 0;
-	bool stopping = false, begun = false;
-	int rc = 0, r;
+	struct sb_hist *h;
+	struct sb_engine e;
+	struct sb_io *ios, **done;
+	void **bufs;
+	unsigned qd;
+	uint64_t next, completed; /* blocks of the pass */
+	unsigned gen;		  /* what a rewrite's read half finds */
+	bool stopping;
+};
 
-	if (fd < 0) {
-		rc = fd;
-		goto out;
-	}
-	if (qd == 0) /* the write before was cut short at once: nothing to do */
-		goto out;
-	if (!ios || !done || !bufs) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (unsigned k = 0; k < qd; k++) {
-		if (!(bufs[k] = sb_wl_alloc_aligned(s->chunk))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		ios[k] = (struct sb_io){.buf = bufs[k], .len = (uint32_t)s->chunk,
-					.buf_index = (uint16_t)k};
+static int uring_setup(struct uring_test *u, int fd)
+{
+	struct seq_run *s = u->s;
+	const struct sb_wl_spec *sp = s->c->spec;
+	char *why = NULL;
+	int r;
+
+	u->ios = calloc(u->qd, sizeof(*u->ios));
+	u->done = calloc(u->qd, sizeof(*u->done));
+	u->bufs = calloc(u->qd, sizeof(*u->bufs));
+	if (!u->ios || !u->done || !u->bufs)
+		return -ENOMEM;
+	for (unsigned k = 0; k < u->qd; k++) {
+		if (!(u->bufs[k] = sb_wl_alloc_aligned(s->chunk)))
+			return -ENOMEM;
+		u->ios[k] = (struct sb_io){.buf = u->bufs[k], .len = (uint32_t)s->chunk,
+					   .buf_index = (uint16_t)k};
 	}
 	struct sb_engine_cfg cfg = {.fd = fd,
-				    .qd = qd,
-				    .bufs = bufs,
-				    .n_bufs = qd,
+				    .qd = u->qd,
+				    .bufs = u->bufs,
+				    .n_bufs = u->qd,
 				    .buf_len = s->chunk};
 	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
-	r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
-	if (r < 0) {
-		rc = sb_wl_fail(c, r, "%s: %s", s->path, why ? why : "io_uring setup failed");
-		goto out;
+	r = sb_engine_init(&u->e, &sb_engine_io_uring, &cfg, &why);
+	if (r < 0)
+		r = sb_wl_fail(s->c, r, "%s: %s", s->path, why ? why : "io_uring setup failed");
+	free(why);
+	return r;
+}
+
+static void uring_free(struct uring_test *u)
+{
+	sb_engine_cleanup(&u->e);
+	for (unsigned k = 0; u->bufs && k < u->qd; k++)
+		free(u->bufs[k]);
+	free(u->bufs);
+	free(u->ios);
+	free(u->done);
+}
+
+/* One completion; the next block goes out in its slot. */
+static int uring_complete(struct uring_test *u, struct sb_io *io, uint64_t now, int rc)
+{
+	struct seq_run *s = u->s;
+	struct sb_wl_ctx *c = s->c;
+	int r;
+
+	if (__builtin_expect(io->res != (int)s->chunk, 0)) {
+		u->stopping = true;
+		return rc ? rc
+			  : sb_wl_fail(c, io->res < 0 ? io->res : -EIO, "%s: %s", s->path,
+				       io->op == SB_IO_WRITE ? "write" : "read");
 	}
-	sb_phase_begin(c, &p, phase[t], s->size);
-	if (s->direct)
-		sb_phase_direct(&p, fd);
-	begun = true;
-	p.bytes = true;
-	p.op_bytes = s->chunk;
-	p.hist = h;
-	for (unsigned k = 0; k < qd && next < s->nblocks && rc == 0; k++)
-		if ((r = blk_issue(&e, s, &ios[k], next++, t)) < 0)
+	if (u->t == BLK_REWRITE && io->op == SB_IO_READ) {
+		/* The read half: check it, change every word (a new
+		 * generation), write it back, still in its time. */
+		s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, u->gen);
+		s->verified += s->chunk;
+		if (rc)
+			return rc;
+		sb_data_fill(&c->data, io->buf, io->off, s->chunk, 2);
+		io->op = SB_IO_WRITE;
+		uint64_t t0 = io->t_start;
+		if ((r = sb_engine_queue(&u->e, io)) < 0) {
+			u->stopping = true;
 			rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
-	if (rc == 0 && (r = sb_engine_submit(&e)) < 0)
-		rc = sb_wl_fail(c, r, "%s: io_uring submit", s->path);
+		}
+		io->t_start = t0;
+		return rc;
+	}
+	sb_hist_add(u->h, now - io->t_start);
+	u->completed++;
+	if (u->t == BLK_READ) {
+		s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, 2);
+		s->verified += s->chunk;
+	}
+	if (u->stopping || u->next >= s->nblocks)
+		return rc;
+	if ((r = blk_issue(&u->e, s, io, u->next++, u->t)) < 0) {
+		u->stopping = true;
+		rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
+	}
+	return rc;
+}
+
+/* One pass over the file: qd blocks out, then one in for each one done. */
+static int uring_pass(struct uring_test *u, const struct passes *ps)
+{
+	struct seq_run *s = u->s;
+	int rc = 0, r;
+
+	u->next = u->completed = 0;
+	u->stopping = false;
+	u->gen = u->t == BLK_REWRITE && ps->n ? 2 : 1;
+	for (unsigned k = 0; k < u->qd && u->next < s->nblocks && rc == 0; k++)
+		if ((r = blk_issue(&u->e, s, &u->ios[k], u->next++, u->t)) < 0)
+			rc = sb_wl_fail(s->c, r, "%s: io_uring", s->path);
+	if (rc == 0 && (r = sb_engine_submit(&u->e)) < 0)
+		rc = sb_wl_fail(s->c, r, "%s: io_uring submit", s->path);
 	if (rc)
-		stopping = true;
-	while (e.inflight) {
-		int n = sb_engine_reap(&e, 1, done, qd);
+		u->stopping = true;
+	while (u->e.inflight) {
+		int n = sb_engine_reap(&u->e, 1, u->done, u->qd);
 		uint64_t now = sb_now_ns();
 		if (n < 0) {
 			/* The ring goes with what is in it (cleanup waits for nothing). */
-			if (!rc)
-				rc = sb_wl_fail(c, n, "%s: io_uring reap", s->path);
-			break;
+			return rc ? rc : sb_wl_fail(s->c, n, "%s: io_uring reap", s->path);
 		}
-		for (int k = 0; k < n; k++) {
-			struct sb_io *io = done[k];
-			if (__builtin_expect(io->res != (int)s->chunk, 0)) {
-				if (!rc)
-					rc = sb_wl_fail(c, io->res < 0 ? io->res : -EIO, "%s: %s",
-							s->path,
-							io->op == SB_IO_WRITE ? "write" : "read");
-				stopping = true;
-				continue;
-			}
-			if (t == BLK_REWRITE && io->op == SB_IO_READ) {
-				/* The read half: check it, change every word (a new
-				 * generation), write it back, still in its time. */
-				s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, 1);
-				s->verified += s->chunk;
-				if (rc)
-					continue;
-				sb_data_fill(&c->data, io->buf, io->off, s->chunk, 2);
-				io->op = SB_IO_WRITE;
-				uint64_t t0 = io->t_start;
-				if ((r = sb_engine_queue(&e, io)) < 0) {
-					rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
-					stopping = true;
-				}
-				io->t_start = t0;
-				continue;
-			}
-			sb_hist_add(h, now - io->t_start);
-			completed++;
-			if (t == BLK_READ) {
-				s->bad += sb_data_check(&c->data, io->buf, io->off, s->chunk, 2);
-				s->verified += s->chunk;
-			}
-			if (stopping || next >= s->nblocks)
-				continue;
-			if ((r = blk_issue(&e, s, io, next++, t)) < 0) {
-				rc = sb_wl_fail(c, r, "%s: io_uring", s->path);
-				stopping = true;
-			}
-		}
-		if (!stopping && sb_phase_over(&p, now, completed * s->chunk))
-			stopping = true; /* let what is in flight complete */
+		for (int k = 0; k < n; k++)
+			rc = uring_complete(u, u->done[k], now, rc);
+		if (!u->stopping && sb_phase_over(&u->p, now, ps->base + u->completed * s->chunk))
+			u->stopping = true; /* let what is in flight complete */
 		/* No submit here: the next reap submits and waits in one call. */
 	}
-	if (rc == 0 && t != BLK_READ && sp->v[K_FSYNC] && fsync(fd) < 0)
-		rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
-	if (t != BLK_READ)
-		p.wbytes = completed * s->chunk;
-	if (t != BLK_WRITE)
-		p.rbytes = completed * s->chunk;
-	p.done = completed * s->chunk;
-out:
-	sb_engine_cleanup(&e);
-	if (begun) {
-		sb_phase_end(&p);
-		add_rate(c, metric[t], &p, (double)(completed * s->chunk), 1 / 1024.0, "KB/s");
-		if (t == BLK_REWRITE)
-			sb_wl_extra_int(c, "rewritten_blocks", (int64_t)completed);
-		if (rc == 0 && t != BLK_READ && next < s->nblocks)
-			s->nblocks = next;
+	return rc;
+}
+
+static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
+{
+	struct sb_wl_ctx *c = s->c;
+	const struct sb_wl_spec *sp = c->spec;
+	_cleanup_close_ int fd = open_block(s, blk_flags[t]);
+	struct uring_test u = {.s = s, .t = t, .h = h};
+	struct passes ps;
+	int rc;
+
+	u.qd = (unsigned)(sp->v[K_QD] < s->nblocks ? sp->v[K_QD] : s->nblocks);
+	if (fd < 0 || u.qd == 0) /* qd 0: the write before was cut short at once */
+		return fd < 0 ? fd : 0;
+	if ((rc = uring_setup(&u, fd)) < 0) {
+		uring_free(&u);
+		return rc;
 	}
-	for (unsigned k = 0; bufs && k < qd; k++)
-		free(bufs[k]);
-	free(bufs);
-	free(ios);
-	free(done);
-	free(why);
+	passes_init(s, &ps);
+	sb_phase_begin(c, &u.p, blk_phase[t], ps.min_ns ? 0 : s->size);
+	if (s->direct)
+		sb_phase_direct(&u.p, fd);
+	u.p.bytes = true;
+	u.p.op_bytes = s->chunk;
+	u.p.hist = h;
+	for (;;) {
+		rc = uring_pass(&u, &ps);
+		if (rc == 0 && t != BLK_READ && sp->v[K_FSYNC] && fsync(fd) < 0)
+			rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
+		if (!pass_again(s, &u.p, &ps, u.completed * s->chunk, rc))
+			break;
+		if ((rc = pass_reset(s, &ps, fd, t)) < 0)
+			break;
+	}
+	uring_free(&u);
+	if (t != BLK_READ)
+		u.p.wbytes = ps.base;
+	if (t != BLK_WRITE)
+		u.p.rbytes = ps.base;
+	u.p.done = ps.base;
+	passes_end(s, &u.p, &ps, blk_metric[t]);
+	if (t == BLK_REWRITE)
+		sb_wl_extra_int(c, "rewritten_blocks", (int64_t)u.completed);
+	if (rc == 0 && t != BLK_READ && u.next < s->nblocks)
+		s->nblocks = u.next;
 	return rc;
 }
 
@@ -673,11 +815,11 @@ static int seq_run(struct sb_wl_ctx *c)
 
 	rc = sp->v[K_PERCHAR] ? putc_write(&s) : 0;
 	if (rc == 0 && !*c->env->stop)
-		rc = uring ? block_uring(&s, BLK_WRITE, &h[0]) : block_write(&s, &h[0]);
+		rc = uring ? block_uring(&s, BLK_WRITE, &h[0]) : block_psync(&s, BLK_WRITE, &h[0]);
 	if (rc == 0 && !*c->env->stop) {
 		if (sp->v[K_DROP])
 			sb_wl_drop_caches(c);
-		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1]) : rewrite(&s, &h[1]);
+		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1]) : block_psync(&s, BLK_REWRITE, &h[1]);
 	}
 	if (rc == 0 && !*c->env->stop && sp->v[K_PERCHAR]) {
 		if (sp->v[K_DROP])
@@ -687,7 +829,7 @@ static int seq_run(struct sb_wl_ctx *c)
 	if (rc == 0 && !*c->env->stop) {
 		if (sp->v[K_DROP])
 			sb_wl_drop_caches(c);
-		rc = uring ? block_uring(&s, BLK_READ, &h[2]) : block_read(&s, &h[2]);
+		rc = uring ? block_uring(&s, BLK_READ, &h[2]) : block_psync(&s, BLK_READ, &h[2]);
 	}
 	if (rc == 0 && !*c->env->stop && s.nblocks)
 		rc = seeks(&s, &h[3]);

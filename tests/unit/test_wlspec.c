@@ -66,6 +66,10 @@ static void test_specs(void **state)
 	    {"bonnie++:-n 4 -s 0", 0, NULL, "-n 4 -s 0", 0, 0, NULL, 0},
 	    {"fio:job.fio", 0, NULL, "job.fio", 0, 0, NULL, 0},
 	    {"rand:4k,verify=no", 0, NULL, "4k", 4096, 0, "verify", 0},
+	    {"seq", 0, NULL, NULL, 0, 0, "min-time", 0}, /* one pass, as before */
+	    {"seq,min-time=2s", 0, NULL, NULL, 0, 0, "min-time", 2000},
+	    {"seq,min-time=250ms,timeout=1s", 0, NULL, NULL, 0, 0, "min-time", 250},
+	    {"seq,min-time=0", 0, NULL, NULL, 0, 0, "min-time", 0},
 	    /* errors: name the spec and the expected form */
 	    {.spec = "rnd:4k",
 	     .rc = -EINVAL,
@@ -91,6 +95,12 @@ static void test_specs(void **state)
 	     .rc = -EINVAL,
 	     .msg = "seq takes no argument (expected seq[,key=value...]"},
 	    {.spec = "seq,size=lots", .rc = -EINVAL, .msg = "expected a size such as 4k"},
+	    {.spec = "seq,min-time=soon", .rc = -EINVAL, .msg = "expected a duration"},
+	    /* the passes would run into the time limit */
+	    {.spec = "seq,min-time=5m,timeout=5m",
+	     .rc = -EINVAL,
+	     .msg = "min-time=300000ms must be shorter than timeout=300000ms"},
+	    {.spec = "seq,min_time=1s", .rc = -EINVAL, .msg = "min_time"},
 	    {.spec = "meta,files=x",
 	     .rc = -EINVAL,
 	     .msg = "bad value 'x' for files: expected a number"},
@@ -147,6 +157,8 @@ static void test_quick_defaults(void **state)
 	    {"seq", "size", true, 64ull << 20}, {"seq,size=1G", "size", true, 1ull << 30},
 	    {"meta", "files", false, 16},	{"meta", "files", true, 4},
 	    {"mixed:2r1w", "time", true, 2000},
+	    {"seq", "min-time", false, 0},	{"seq", "min-time", true, 500},
+	    {"seq,min-time=0", "min-time", true, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sb_wl_spec s;
