@@ -165,15 +165,14 @@ fuzz: fuzz-build
 	fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(subst $(comma), ,$(FUZZ_TARGETS))
 
 
-# shellcheck over every shell file, then cppcheck and clang-tidy over src/:
-# no findings, or a justified suppression.
-lint:
+# clang-format's check, shellcheck over every shell file, then cppcheck and
+# clang-tidy over src/: no findings, or a justified suppression.
+lint: fmt-check
 	tools/lint-sh
 	tools/lint
 
 # clang-format over src/ (.clang-format at the root): lists what `make fmt`
-# would change and fails if anything. Not yet part of lint: the tree is not
-# formatted yet (425 changes in 52 files at 8face7d).
+# would change and fails if anything.
 fmt-check:
 	clang-format --dry-run --Werror $(SRCS) $(wildcard src/*.h src/*/*.h)
 

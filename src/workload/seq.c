@@ -484,14 +484,11 @@ static int uring_setup(struct uring_test *u, int fd)
 	for (unsigned k = 0; k < u->qd; k++) {
 		if (!(u->bufs[k] = sb_wl_alloc_aligned(s->chunk)))
 			return -ENOMEM;
-		u->ios[k] = (struct sb_io){.buf = u->bufs[k], .len = (uint32_t)s->chunk,
-					   .buf_index = (uint16_t)k};
+		u->ios[k] = (struct sb_io){
+		    .buf = u->bufs[k], .len = (uint32_t)s->chunk, .buf_index = (uint16_t)k};
 	}
-	struct sb_engine_cfg cfg = {.fd = fd,
-				    .qd = u->qd,
-				    .bufs = u->bufs,
-				    .n_bufs = u->qd,
-				    .buf_len = s->chunk};
+	struct sb_engine_cfg cfg = {
+	    .fd = fd, .qd = u->qd, .bufs = u->bufs, .n_bufs = u->qd, .buf_len = s->chunk};
 	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
 	r = sb_engine_init(&u->e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0)
@@ -819,7 +816,8 @@ static int seq_run(struct sb_wl_ctx *c)
 	if (rc == 0 && !*c->env->stop) {
 		if (sp->v[K_DROP])
 			sb_wl_drop_caches(c);
-		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1]) : block_psync(&s, BLK_REWRITE, &h[1]);
+		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1])
+			   : block_psync(&s, BLK_REWRITE, &h[1]);
 	}
 	if (rc == 0 && !*c->env->stop && sp->v[K_PERCHAR]) {
 		if (sp->v[K_DROP])
@@ -848,18 +846,23 @@ static int seq_run(struct sb_wl_ctx *c)
 
 /* The figures, labelled as bonnie++ heads them (also the bonnie++ adapter's). */
 static const struct sb_wl_metric seq_metrics[] = {
-    {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write", false},
+    {"putc_write", "Sequential Output Per Chr", "KB/s", SB_BETTER_HIGHER, true, "putc write",
+     false},
     {"putc_write_cpu", "Sequential Output Per Chr %CP", "%CPU", SB_BETTER_LOWER, false,
      "putc write", false},
-    {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write", false},
+    {"block_write", "Sequential Output Block", "KB/s", SB_BETTER_HIGHER, true, "block write",
+     false},
     {"block_write_cpu", "Sequential Output Block %CP", "%CPU", SB_BETTER_LOWER, false,
      "block write", false},
     {"rewrite", "Sequential Output Rewrite", "KB/s", SB_BETTER_HIGHER, true, "rewrite", false},
-    {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite", false},
+    {"rewrite_cpu", "Sequential Output Rewrite %CP", "%CPU", SB_BETTER_LOWER, false, "rewrite",
+     false},
     {"getc_read", "Sequential Input Per Chr", "KB/s", SB_BETTER_HIGHER, true, "getc read", false},
-    {"getc_read_cpu", "Sequential Input Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "getc read", false},
+    {"getc_read_cpu", "Sequential Input Per Chr %CP", "%CPU", SB_BETTER_LOWER, false, "getc read",
+     false},
     {"block_read", "Sequential Input Block", "KB/s", SB_BETTER_HIGHER, true, "block read", false},
-    {"block_read_cpu", "Sequential Input Block %CP", "%CPU", SB_BETTER_LOWER, false, "block read", false},
+    {"block_read_cpu", "Sequential Input Block %CP", "%CPU", SB_BETTER_LOWER, false, "block read",
+     false},
     {"seeks", "Random Seeks", "seeks/s", SB_BETTER_HIGHER, true, "seeks", false},
     {"seeks_cpu", "Random Seeks %CP", "%CPU", SB_BETTER_LOWER, false, "seeks", false},
     SB_WL_COST_ROWS("putc_write", "Sequential Output Per Chr", "putc write"),
