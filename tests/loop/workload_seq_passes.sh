@@ -15,7 +15,8 @@ dio_ext4 seqpass 192M
 mnt=$DIO_MNT
 q() { jq -r ".variants[0].repeats[0].workloads[0] | $2" "$1/result.json"; }
 lat() { q "$1" ".latency[] | select(.op == \"$2\") | .count"; }
-size=$((8 << 20)) chunk=65536 blocks=$((8 << 20 >> 16))
+chunk=65536 size=$((8 << 20))
+blocks=$((size / chunk))
 
 # check_passes RES MIN_S: every block test ran >= 1 passes over >= MIN_S s
 check_passes() {
