@@ -262,7 +262,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 	uint64_t min_ns = (c->env->quick ? STAT_MIN_MS_QUICK : STAT_MIN_MS) * 1000000ull;
 	uint64_t first = 0;
 	unsigned passes = 0;
-	int rc;
+	int rc = 0;
 
 	if (!mp.h)
 		return -ENOMEM;
