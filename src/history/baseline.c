@@ -2,6 +2,7 @@
  * history that measured the same stack with the same workloads on the same
  * host fingerprint; report compares with it as with --baseline-set. */
 #include "history/series.h"
+#include "util/escape.h"
 #include "util/exitcode.h"
 #include "history/store.h"
 #include "result/result.h"
@@ -250,7 +251,7 @@ static char *trend(struct sb_history *h, const struct sb_hist_run *runs, size_t 
 	if (sb_history_series(h, &flt, &doc) < 0 || !(f = open_memstream(&html, &hlen)))
 		goto out;
 	fprintf(f, "<p class=\"meta\">The last %zu run%s in ", n, n == 1 ? "" : "s");
-	sb_history_html_esc(f, h->path);
+	sb_escape_html(f, h->path);
 	fprintf(f, " of this stack and these workloads on this host fingerprint, the baseline "
 		   "above, ");
 	if (self)

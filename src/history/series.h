@@ -18,5 +18,3 @@ int sb_history_series(struct sb_history *h, const struct sb_history_filter *f, j
 int sb_history_html(json_object *doc, FILE *f);
 /* The charts alone, headed by <hLEVEL>, for a page of another's (report's). */
 int sb_history_html_charts(json_object *doc, FILE *f, int level);
-/* Text as HTML character data (&<>" escaped). */
-void sb_history_html_esc(FILE *f, const char *s);

@@ -2,6 +2,7 @@
  * per sequence: each run's mean with its 95% interval, the level of every
  * segment between change points, and a line at each change point. */
 #include "history/series.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,27 +10,6 @@
 #include <string.h>
 
 enum { W = 720, H = 220, ML = 70, MR = 20, MT = 20, MB = 30 };
-
-void sb_history_html_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-}
 
 static double dget(json_object *o, const char *k)
 {
@@ -122,12 +102,12 @@ int sb_history_html_charts(json_object *doc, FILE *f, int level)
 		static const char *const keys[] = {"profile", "variant", "spec", "label"};
 		fprintf(f, "<h%d>", level);
 		for (int k = 0; k < 4; k++) {
-			sb_history_html_esc(
-			    f, json_object_get_string(json_object_object_get(s, keys[k])));
+			sb_escape_html(f,
+				       json_object_get_string(json_object_object_get(s, keys[k])));
 			fputs(k < 3 ? " &middot; " : "", f);
 		}
 		fputs(" (", f);
-		sb_history_html_esc(f, json_object_get_string(json_object_object_get(s, "unit")));
+		sb_escape_html(f, json_object_get_string(json_object_object_get(s, "unit")));
 		fprintf(f, ")</h%d>\n", level);
 		chart(f, s);
 	}

@@ -4,6 +4,7 @@
  * as repeats of each other (that would be pseudo-replication): each host's
  * verdict comes from its own repeats. */
 #include "report/report.h"
+#include "util/escape.h"
 
 #include <math.h>
 #include <string.h>
@@ -145,11 +146,11 @@ static void chart(const struct sb_report *r, const struct sb_report_row *row, si
 	const double lw = 140, half = 160, bh = 16, gap = 8, top = 6;
 	double h = top + (double)n * (bh + gap) + 20, w = lw + 2 * half + 60;
 	fprintf(f, "<figure class=\"chart fleet\"><figcaption>");
-	sb_report_escape(f, row->spec);
+	sb_escape_html(f, row->spec);
 	fputs(": ", f);
-	sb_report_escape(f, row->label ? row->label : row->metric);
+	sb_escape_html(f, row->label ? row->label : row->metric);
 	fputs(": ", f);
-	sb_report_escape(f, r->cols[c].variant);
+	sb_escape_html(f, r->cols[c].variant);
 	fprintf(f,
 		" <span class=\"unit\">(change per host, %%)</span></figcaption>\n"
 		"<svg class=\"fleet\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -166,7 +167,7 @@ static void chart(const struct sb_report *r, const struct sb_report_row *row, si
 			"<text class=\"vlabel host\" x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"end\">",
 			lw - 6, cy + 4);
-		sb_report_escape(f, r->set_names[r->cols[k].set]);
+		sb_escape_html(f, r->set_names[r->cols[k].set]);
 		fputs("</text>\n", f);
 		if (!isfinite(x->change)) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",

@@ -3,6 +3,7 @@
  * the individual repeats per metric, and latency percentile charts (log
  * scale) for workloads that recorded latency. */
 #include "report/measure.h"
+#include "util/escape.h"
 #include "report/report.h"
 #include "util/macro.h"
 
@@ -15,7 +16,7 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"
 
 static void esc(FILE *f, const char *s)
 {
-	sb_report_escape(f, s);
+	sb_escape_html(f, s);
 }
 
 /* An id usable in href="#...": the spec with anything unusual replaced. */

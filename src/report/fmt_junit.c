@@ -3,6 +3,7 @@
  * fail it (significantly worse than its baseline, after the correction, by
  * more than the threshold); the failure carries the figures. */
 #include "report/report.h"
+#include "util/escape.h"
 #include "util/macro.h"
 
 #include <errno.h>
@@ -32,7 +33,7 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 				fl += sb_report_cell_fails(r, &r->rows[i], c);
 			}
 		fprintf(f, "  <testsuite name=\"");
-		sb_report_escape(f, r->cols[c].full);
+		sb_escape_html(f, r->cols[c].full);
 		fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", t,
 			fl);
 		for (size_t i = 0; i < r->n_rows; i++) {
@@ -44,23 +45,23 @@ static int junit_emit(const struct sb_report *r, FILE *f)
 			if (!desc)
 				return -ENOMEM;
 			fprintf(f, "    <testcase classname=\"");
-			sb_report_escape(f, r->cols[c].full);
+			sb_escape_html(f, r->cols[c].full);
 			fprintf(f, "\" name=\"");
-			sb_report_escape(f, row->spec);
+			sb_escape_html(f, row->spec);
 			fprintf(f, ": ");
-			sb_report_escape(f, row->label);
+			sb_escape_html(f, row->label);
 			fprintf(f, "\">");
 			if (sb_report_cell_fails(r, row, c)) {
 				fprintf(f, "\n      <failure type=\"regression\" message=\"");
-				sb_report_escape(f, desc);
+				sb_escape_html(f, desc);
 				fprintf(f, "\">");
-				sb_report_escape(f, desc);
+				sb_escape_html(f, desc);
 				fprintf(f,
 					"\nthreshold %g%%, %s correction, alpha %g</failure>\n    ",
 					r->check_pct, sb_correction_name(r->correction), r->alpha);
 			} else {
 				fprintf(f, "\n      <system-out>");
-				sb_report_escape(f, desc);
+				sb_escape_html(f, desc);
 				fprintf(f, " [%s]</system-out>\n    ",
 					sb_verdict_name(row->cells[c].verdict));
 			}

@@ -1,5 +1,6 @@
 /* The configuration diff and device shares of reports (see measure.h). */
 #include "report/measure.h"
+#include "util/escape.h"
 #include "util/macro.h"
 
 #include <ctype.h>
@@ -500,7 +501,7 @@ void sb_measure_html(const struct sb_report *r, FILE *f)
 	sb_measure_text(r, m);
 	if (fclose(m) == 0 && t && *t) {
 		fprintf(f, "<h2 id=\"devices\">Devices and effective configuration</h2>\n<pre>");
-		sb_report_escape(f, t + (*t == '\n'));
+		sb_escape_html(f, t + (*t == '\n'));
 		fprintf(f, "</pre>\n");
 	}
 	free(t);
@@ -511,7 +512,7 @@ void sb_measure_html(const struct sb_report *r, FILE *f)
 static void member_name(const struct sb_report *r, size_t set, const char *name, FILE *f)
 {
 	json_object *devs = r->sets[set]->devices, *d, *v;
-	sb_report_escape(f, name);
+	sb_escape_html(f, name);
 	for (size_t i = 0; devs && json_object_is_type(devs, json_type_array) &&
 			   i < json_object_array_length(devs);
 	     i++) {
@@ -522,9 +523,9 @@ static void member_name(const struct sb_report *r, size_t set, const char *name,
 		const char *role = json_object_object_get_ex(d, "role", &v) ? str_of(v) : NULL;
 		const char *cls = json_object_object_get_ex(d, "class", &v) ? str_of(v) : NULL;
 		fputs(" (", f);
-		sb_report_escape(f, role ? role : "?");
+		sb_escape_html(f, role ? role : "?");
 		fputs(", ", f);
-		sb_report_escape(f, cls ? cls : "?");
+		sb_escape_html(f, cls ? cls : "?");
 		fputs(")", f);
 		return;
 	}
@@ -627,9 +628,9 @@ void sb_measure_shares_html(const struct sb_report *r, FILE *f)
 						   "shares</h2>\n<div class=\"charts\">\n");
 				head = true;
 				fprintf(f, "<figure class=\"chart\"><figcaption>");
-				sb_report_escape(f, r->cols[c].label);
+				sb_escape_html(f, r->cols[c].label);
 				fprintf(f, ": %s, members of ", phase);
-				sb_report_escape(f, str_of(p));
+				sb_escape_html(f, str_of(p));
 				fprintf(f, "</figcaption>\n");
 				shares_svg(r, r->cols[c].set, devs, str_of(p), f);
 				fprintf(f, "</figure>\n");

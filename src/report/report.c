@@ -1,6 +1,7 @@
 /* See report.h: building the comparison table from result sets, the format
  * registry, and the labels and number formatting the formats share. */
 #include "report/report.h"
+#include "util/escape.h"
 #include "util/strutil.h"
 #include "util/macro.h"
 #include "util/suggest.h"
@@ -1591,27 +1592,4 @@ int sb_report_print(struct sb_resultset *rs, const char *format, FILE *f, char *
 		return sb_set_err(err, -EINVAL, "%s format: no results this format can show",
 				  fmt->name);
 	return ret;
-}
-
-void sb_report_escape(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
-		}
-	}
 }

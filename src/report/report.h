@@ -255,10 +255,6 @@ extern const struct sb_report_format sb_report_text, sb_report_csv, sb_report_js
 /* The registry, in the order --help lists them; NULL-terminated. */
 extern const struct sb_report_format *const sb_report_formats[];
 const struct sb_report_format *sb_report_format_find(const char *name);
-/* Text as HTML/XML character data or attribute value (&<>" escaped; C0
- * controls other than tab and newlines, which XML 1.0 has no place for, as
- * '?'): one escaper for the HTML, JUnit and fleet outputs. */
-void sb_report_escape(FILE *f, const char *s);
 /* One mixed result in FsOpBench's layout (fmt_fsopbench.c), under a title. */
 void sb_fsopbench_print(FILE *f, const char *title, const struct sb_wl_result *w);
 

@@ -21,3 +21,8 @@ int sb_escape_write(FILE *f, const char *s, size_t len, unsigned flags);
 char *sb_escape(const char *s);
 /* Whether s needs no escaping (flags as above). */
 bool sb_escape_clean(const char *s, size_t len, unsigned flags);
+
+/* Text as HTML/XML character data or attribute value (&<>" escaped; C0
+ * controls other than tab and newlines, which XML 1.0 has no place for, as
+ * '?'): the one escaper of the HTML, JUnit, fleet and history outputs. */
+void sb_escape_html(FILE *f, const char *s);
