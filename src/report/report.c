@@ -870,16 +870,7 @@ static void compare(const struct sb_report *r, size_t c, const struct sb_report_
 	double a[nb ? nb : 1], b[nb ? nb : 1];
 
 	cell->verdict = SB_VERDICT_NA;
-	cell->cmp = (struct sb_cmp){.change = NAN,
-				    .lo = NAN,
-				    .hi = NAN,
-				    .mde = NAN,
-				    .p = NAN,
-				    .p_t = NAN,
-				    .p_rank = NAN,
-				    .spread = NAN,
-				    .se = NAN,
-				    .df = NAN};
+	sb_cmp_clear(&cell->cmp);
 	cell->welch = cell->cmp;
 	cell->mde_welch = NAN;
 	if (cell->st.n == 0 || base->st.n == 0)

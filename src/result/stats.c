@@ -292,7 +292,7 @@ bool sb_test_paired(enum sb_test t)
 	return t == SB_TEST_PAIRED_LOG || t == SB_TEST_RANK_LOG || t == SB_TEST_PAIRED_DIFF;
 }
 
-static void cmp_clear(struct sb_cmp *c)
+void sb_cmp_clear(struct sb_cmp *c)
 {
 	*c = (struct sb_cmp){.change = NAN,
 			     .lo = NAN,
@@ -375,7 +375,7 @@ int sb_cmp_paired(const double *a, const double *b, size_t n, double alpha, doub
 	size_t k = 0;
 	bool logs = all_positive(a, n) && all_positive(b, n);
 
-	cmp_clear(out);
+	sb_cmp_clear(out);
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(a[i]) && !isnan(b[i]) && isfinite(a[i]) && isfinite(b[i])) {
 			d[k++] = logs ? log(b[i] / a[i]) : b[i] - a[i];
@@ -411,7 +411,7 @@ int sb_cmp_welch(const double *a, size_t na, const double *b, size_t nb, double 
 	bool logs = all_positive(a, na) && all_positive(b, nb);
 	struct sb_stats sa, sb;
 
-	cmp_clear(out);
+	sb_cmp_clear(out);
 	out->test = logs ? SB_TEST_WELCH_LOG : SB_TEST_WELCH;
 	for (size_t i = 0; i < na; i++)
 		if (isfinite(a[i]))

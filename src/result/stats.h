@@ -107,6 +107,8 @@ struct sb_cmp {
 	double se, df;	       /* the estimate's standard error (log or relative
 				  scale) and the t test's degrees of freedom */
 };
+/* Every figure of c not known (NaN): the state before a comparison. */
+void sb_cmp_clear(struct sb_cmp *c);
 
 /* Paired comparison of b[i] against a[i], i < n (NaN pairs skipped).
  * Returns 0, or -EDOM when fewer than 2 pairs remain (fields NaN). */
