@@ -1216,33 +1216,33 @@ static int sort_cols_by_host(struct sb_report *r)
 /* Rows in order of first appearance, so that the report follows the
  * order the workloads ran in; each workload's latency rows after its
  * metrics. */
+/* The rows one workload result brings: its metrics, or (lat) its latency
+ * records. */
+static int add_rows_of(struct sb_report *r, const struct sb_wl_result *wl, bool lat)
+{
+	int ret = 0;
+
+	for (size_t m = 0; !lat && ret >= 0 && m < wl->n_metrics; m++)
+		ret = add_row(r, wl, &wl->metrics[m]);
+	for (size_t l = 0; lat && ret >= 0 && l < wl->n_lat; l++)
+		ret = add_latrow(r, wl->spec, wl->workload, wl->lat[l].op);
+	return ret < 0 ? ret : 0;
+}
+
 static int add_rows(struct sb_report *r)
 {
-	int ret;
-
-	for (size_t c = 0; c < r->n_cols; c++)
-		for (size_t v = 0; v < r->cols[c].n_vars; v++)
-			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					const struct sb_wl_result *wl = rep->wl[w];
-					for (size_t m = 0; m < wl->n_metrics; m++)
-						if ((ret = add_row(r, wl, &wl->metrics[m])) < 0)
+	/* Every metric row first, then the latency rows, over every result. */
+	for (int lat = 0; lat < 2; lat++)
+		for (size_t c = 0; c < r->n_cols; c++)
+			for (size_t v = 0; v < r->cols[c].n_vars; v++)
+				for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
+					const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
+					for (size_t w = 0; w < rep->n_wl; w++) {
+						int ret = add_rows_of(r, rep->wl[w], lat);
+						if (ret < 0)
 							return ret;
+					}
 				}
-			}
-	for (size_t c = 0; c < r->n_cols; c++)
-		for (size_t v = 0; v < r->cols[c].n_vars; v++)
-			for (size_t k = 0; k < r->cols[c].vars[v]->n_rep; k++) {
-				const struct sb_repeat *rep = &r->cols[c].vars[v]->rep[k];
-				for (size_t w = 0; w < rep->n_wl; w++) {
-					const struct sb_wl_result *wl = rep->wl[w];
-					for (size_t l = 0; l < wl->n_lat; l++)
-						if ((ret = add_latrow(r, wl->spec, wl->workload,
-								      wl->lat[l].op)) < 0)
-							return ret;
-				}
-			}
 	return 0;
 }
 
