@@ -216,19 +216,30 @@ static int pass_ordered(struct meta_run *m, struct meta_pass *mp, int kind, bool
 	return rc;
 }
 
+/* Directory dn of the tree opened anew for readdir (its own fd, so that
+ * closedir leaves m->dfd open); NULL with errno set. */
+static DIR *open_dir(struct meta_run *m, uint32_t dn)
+{
+	int fd = openat(m->dfd[dn], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir && fd >= 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return dir;
+}
+
 /* sequential stat and delete walk the directories in readdir order */
 static int pass_readdir(struct meta_run *m, struct meta_pass *mp, int kind, const char *op)
 {
 	int rc = 0;
 	for (uint32_t dn = 0; dn < (m->ndirs ? m->ndirs : 1) && !mp->over && rc == 0; dn++) {
-		int fd = openat(m->dfd[dn], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+		DIR *dir = open_dir(m, dn);
 		struct dirent *de;
-		if (!dir) {
-			if (fd >= 0)
-				close(fd);
+		if (!dir)
 			return sb_wl_fail(m->c, -errno, "readdir");
-		}
 		while (rc == 0 && !mp->over) {
 			uint64_t t0 = sb_now_ns();
 			if (!(de = readdir(dir)))
@@ -293,14 +304,10 @@ static uint64_t count_left(struct meta_run *m)
 {
 	uint64_t n = 0;
 	for (uint32_t dn = 0; dn < (m->ndirs ? m->ndirs : 1); dn++) {
-		int fd = openat(m->dfd[dn], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+		DIR *dir = open_dir(m, dn);
 		struct dirent *de;
-		if (!dir) {
-			if (fd >= 0)
-				close(fd);
+		if (!dir)
 			continue;
-		}
 		while ((de = readdir(dir)))
 			n += de->d_name[0] != '.';
 		closedir(dir);
