@@ -73,6 +73,11 @@ ob=$(q "$SB_TMP/r3" .extra.build_output_bytes)
 assert_eq "$(q "$SB_TMP/r3" .extra.target)" init/ "target recorded"
 [ "$tb" -gt 500000000 ] || fail "kernel tree only $tb bytes"
 [ "$ob" -gt 1000000 ] || fail "tinyconfig init/ build wrote only $ob bytes"
-awk -v u="$(metric "$SB_TMP/r3" build_user)" 'BEGIN { exit !(u > 5) }' || fail "build_user too small"
+# build_user is the user time of make and all its children (the compilers):
+# make alone spends well under 0.1 s; the compile of kbuild's prepare stage
+# and init/ spends seconds (4.7 s on CI's 2 busy cores, 9 s on a quiet one).
+# Above 1 s says the children were counted; more would be a speed target.
+awk -v u="$(metric "$SB_TMP/r3" build_user)" 'BEGIN { exit !(u > 1) }' ||
+	fail "build_user $(metric "$SB_TMP/r3" build_user) s: the compilers' time was not counted"
 assert_eq "$(ls -A "$mnt")" "$before" "files left after the kernel build"
 pass_msg "kbuild: stand-in and real-tree (tinyconfig, init/) builds timed, errors clear, tree removed"
