@@ -146,7 +146,9 @@ static void change_line(const struct sb_report *r, FILE *f, const struct sb_repo
  * always, then the cost rows up to the cap; the rest are counted (the
  * table and the JSON verdict have them all). A verdict of a hundred lines
  * is a wall again. */
-enum { VERDICT_CAP = 8, EQUAL_CAP = 6 };
+/* UNTESTED_ALONE: up to so many rows with one reason are named a line
+ * each; more are counted on one. */
+enum { VERDICT_CAP = 8, EQUAL_CAP = 6, UNTESTED_ALONE = 3 };
 
 static void unresolved_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
 			    size_t c, const char *pm)
@@ -190,6 +192,96 @@ static size_t list_lines(const struct sb_report *r, FILE *f, const size_t *list,
 	return n - shown;
 }
 
+/* Too few repeats to test: the headline changes as seen, said as such. */
+static void seen_line(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+		      size_t c)
+{
+	size_t shown = 0, n = 0;
+	for (size_t k = 0; k < v->n_untested; k++) {
+		const struct sb_report_row *row = &r->rows[v->untested[k]];
+		const struct sb_report_cell *x = &row->cells[c];
+		if (!row->headline || x->st.n == 0 || !isfinite(x->change))
+			continue;
+		n++;
+		if (shown == 6)
+			continue;
+		if (!shown++)
+			fprintf(f, "    seen in %zu against %zu repeats, not tested: ",
+				r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep);
+		else
+			fputs(", ", f);
+		row_name(f, row);
+		fprintf(f, " %+.1f%%", x->change);
+	}
+	if (n > shown)
+		fprintf(f, " and %zu more", n - shown);
+	if (shown)
+		fputs("\n", f);
+}
+
+/* The untested rows, one line per reason: up to UNTESTED_ALONE rows with
+ * one reason are named a line each; more (every row of a run with one
+ * repeat) are counted on one line, the headline ones named first, so that
+ * the block stays a verdict and not a copy of the table. Too few repeats
+ * ends with the changes as seen and the next step. */
+static void untested_lines(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+			   size_t c)
+{
+	bool few = false;
+	for (size_t k = 0; k < v->n_untested; k++) {
+		char why[160], other[160];
+		size_t n = 0, heads = 0, shown = 0;
+		sb_report_untested_why(r, &r->rows[v->untested[k]], c, why, sizeof(why));
+		bool seen = false;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = strcmp(sb_report_untested_why(r, &r->rows[v->untested[j]], c, other,
+							     sizeof(other)),
+				      why) == 0;
+		if (seen)
+			continue;
+		few |= r->rows[v->untested[k]].cells[c].st.n > 0 &&
+		       (r->rows[v->untested[k]].cells[c].st.n < SB_STATS_MIN_N ||
+			r->rows[v->untested[k]].cells[r->cols[c].base].st.n < SB_STATS_MIN_N);
+		for (size_t j = k; j < v->n_untested; j++) {
+			const struct sb_report_row *row = &r->rows[v->untested[j]];
+			if (strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)), why))
+				continue;
+			n++;
+			heads += row->headline;
+		}
+		for (size_t j = k; n <= UNTESTED_ALONE && j < v->n_untested; j++) {
+			const struct sb_report_row *row = &r->rows[v->untested[j]];
+			if (strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)), why))
+				continue;
+			fputs("    untested: ", f);
+			row_name(f, row);
+			fprintf(f, ": %s\n", why);
+		}
+		if (n <= UNTESTED_ALONE)
+			continue;
+		fprintf(f, "    untested, %zu rows (%zu headline): %s: ", n, heads, why);
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t j = k; j < v->n_untested && shown < 3; j++) {
+				const struct sb_report_row *row = &r->rows[v->untested[j]];
+				if (row->headline != (pass == 0) ||
+				    strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)),
+					   why))
+					continue;
+				fputs(shown++ ? ", " : "", f);
+				row_name(f, row);
+			}
+		if (shown < n)
+			fprintf(f, " and %zu more", n - shown);
+		fputs("\n", f);
+	}
+	if (few) {
+		seen_line(r, f, v, c);
+		fprintf(f,
+			"    next: run with --repeat %d or more (or --repeat auto) for a verdict\n",
+			SB_STATS_MIN_N);
+	}
+}
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
 {
 	struct sb_report_verdict v;
@@ -222,13 +314,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 	if ((left = list_lines(r, f, v.unresolved, v.n_unresolved, c, pm, true)))
 		fprintf(f, "    ... and %zu more cost row%s not resolved (marked ? below)\n", left,
 			left == 1 ? "" : "s");
-	for (size_t k = 0; k < v.n_untested; k++) {
-		char why[160];
-		fputs("    untested: ", f);
-		row_name(f, &r->rows[v.untested[k]]);
-		fprintf(f, ": %s\n",
-			sb_report_untested_why(r, &r->rows[v.untested[k]], c, why, sizeof(why)));
-	}
+	untested_lines(r, f, &v, c);
 	if (!v.n_changed && !v.n_equal && !v.n_unresolved && !v.n_untested)
 		fputs("    nothing to compare\n", f);
 	sb_report_verdict_free(&v);

@@ -23,6 +23,30 @@ assert_eq "$order" "Block Wall Block " "largest change first"
 assert_contains "$block" "    worse   seq: Sequential Input Block -24.5% [-26.4, -22.6] (paired-t-log" \
 	"change, interval and test"
 assert_contains "$block" "untested: seq: Sequential Output Block: 2 repeats against 3" "untested why"
+assert_contains "$block" "    seen in 2 against 3 repeats, not tested: seq: Sequential Output Block -50.0%" \
+	"too few repeats: the change as seen, said untested"
+assert_contains "$block" "    next: run with --repeat 3 or more (or --repeat auto) for a verdict" "next step"
+# One repeat a side (a plain run): one line for all the rows that share the
+# reason, not one per row.
+mkdir -p "$SB_TMP/one"
+python3 - "$R1/result.json" "$SB_TMP/one/result.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for v in r["variants"]:
+    v["repeats"] = v["repeats"][:1]
+    for rep in v["repeats"]:
+        for w in rep["workloads"]:  # more rows than a line each: 4 copies of each
+            w["metrics"] += [dict(m, name=m["name"] + "_c%d" % k, headline=True,
+                                  label=m.get("label", m["name"]) + " copy %d" % k)
+                             for m in w["metrics"] for k in range(4)]
+json.dump(r, open(sys.argv[2], "w"))
+EOP
+one=$("$STACKBENCH" report "$SB_TMP/one")
+one=$(sed '/^$/q' <<<"$one")
+grep -qE '^    untested, [0-9]+ rows \([0-9]+ headline\): 1 repeat against 1: at least 3 a side are needed: seq: ' <<<"$one" ||
+	fail "one repeat: no grouped untested line: $one"
+[ "$(grep -c '^    untested: ' <<<"$one" || true)" -le 6 ] || fail "one repeat: a line per row: $one"
+assert_contains "$one" "seen in 1 against 1 repeats, not tested: seq: Sequential Output Block" "one repeat: seen"
 assert_not_contains "$text" "random read p99" "latency rows hidden by default"
 assert_contains "$text" "latency and %CPU rows not shown: report --all" "hint"
 all=$("$STACKBENCH" report --all $R1)
