@@ -144,11 +144,11 @@ int sb_dmstatus_parse(const char *line, struct sb_dmstatus *out)
 
 size_t sb_dmstatus_counters(const struct sb_dmstatus *s, struct sb_lcnt_val *out)
 {
+	/* at most 15 characters: "dmwritecache_" and the name fit a row's 28 */
 	static const char *const wc_names[SB_DMS_WC_N] = {
-	    "blocks",	    "free_blocks",     "writeback_blocks",	 "read_blocks",
-	    "read_hits",    "write_blocks",    "write_hits_uncommitted", "write_hits_committed",
-	    "write_bypass", "write_allocated", "write_blocked_freelist", "flushes",
-	    "discards"};
+	    "blocks",	     "free_blocks",    "writeback",	 "reads",	 "read_hits",
+	    "writes",	     "write_hits_unc", "write_hits_com", "write_bypass", "write_alloc",
+	    "write_blocked", "flushes",	       "discards"};
 	size_t n = 0;
 
 	if (s->type == SB_DMS_CACHE && !s->fail) {

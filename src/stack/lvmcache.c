@@ -210,6 +210,10 @@ static void clv_argv(const struct lvc_lv_args *a, struct sb_vec *v)
 {
 	sb_lvm_argv(v, "lvcreate", &a->pvs);
 	sb_vec_add(v, "-y");
+	/* inactive: lvconvert --type writecache attaches only an inactive
+	 * cachevol (and wipes it itself) */
+	sb_vec_add(v, "-an");
+	sb_vec_add(v, "-Zn");
 	sb_vec_add(v, "-n");
 	sb_vec_add(v, a->lv);
 	if (a->pct) {
@@ -792,7 +796,7 @@ const struct sb_layer sb_layer_lvc_vgextend = {
     .plan = lvc_plan,
     .capture = &(const struct sb_capture){"lvmcache", "dm", lvc_capture},
     .counters = &counters_cache};
-const struct sb_layer sb_layer_lvc_lv = {.kind = "lvcreate-cachevol",
+const struct sb_layer sb_layer_lvc_lv = {.kind = "cachevol",
 					 .args_size = sizeof(struct lvc_lv_args),
 					 .fields = lv_fields,
 					 .n_fields = ARRAY_SIZE(lv_fields),
@@ -803,7 +807,7 @@ const struct sb_layer sb_layer_lvc_lv = {.kind = "lvcreate-cachevol",
 					 .undo = clv_undo,
 					 .flags = SB_LF_CREATES_DEV,
 					 .counters = &counters_wc};
-const struct sb_layer sb_layer_lvc_convert = {.kind = "lvconvert-cache",
+const struct sb_layer sb_layer_lvc_convert = {.kind = "lvconvert",
 					      .args_size = sizeof(struct lvc_conv_args),
 					      .fields = conv_fields,
 					      .n_fields = ARRAY_SIZE(conv_fields),
