@@ -164,7 +164,8 @@ static void test_lvmcache(void **state)
 	     "--type writecache --cachevol sbcache --cachesettings block_size=512 sbvg_${id}/sblv",
 	     false},
 	    {{"lvmcache.type=cache", "lvmcache.size=256M"},
-	     "lvcreate --devices /dev/sdc,/dev/sdb -y -an -Zn -n sbcache -L 268435456b sbvg_${id} /dev/sdb",
+	     "lvcreate --devices /dev/sdc,/dev/sdb -y -an -Zn -n sbcache -L 268435456b sbvg_${id} "
+	     "/dev/sdb",
 	     false},
 	    {{"lvmcache.type=writecache", "lvmcache.mode=writethrough"},
 	     "dm-writecache has no writethrough mode",
