@@ -175,8 +175,9 @@ uint64_t sb_dmtable_wc_block(const char *line, char *kind)
 	uint64_t bs = 0;
 	int n = split(line, buf, sizeof(buf), w);
 
-	if (n < 7 || strcmp(w[2], "writecache") != 0 || (strcmp(w[3], "s") && strcmp(w[3], "p")) ||
-	    !num(w[6], &bs) || (bs != 512 && bs != 1024 && bs != 2048 && bs != 4096))
+	if (n < 7 || strcmp(w[2], "writecache") != 0 ||
+	    (strcmp(w[3], "s") != 0 && strcmp(w[3], "p") != 0) || !num(w[6], &bs) ||
+	    (bs != 512 && bs != 1024 && bs != 2048 && bs != 4096))
 		return 0;
 	if (kind)
 		*kind = w[3][0];

@@ -68,6 +68,21 @@ static void test_cache(void **state)
 	assert_string_equal(s.md_mode, "ro");
 	assert_true(s.needs_check);
 
+	/* as the VM's kernel (6.1) printed it, lvm2 2.03.16's cachevol: the
+	 * mq alias of smq with its ignored arguments */
+	assert_int_equal(sb_dmstatus_parse(
+			     "0 2088960 cache 8 40/2048 128 7/16192 50 79 13 1175 0 7 0 2 "
+			     "metadata2 writethrough 2 migration_threshold 2048 mq 10 "
+			     "random_threshold 0 sequential_threshold 0 discard_promote_adjustment "
+			     "0 read_promote_adjustment 0 write_promote_adjustment 0 rw - ",
+			     &s),
+			 0);
+	assert_string_equal(s.mode, "writethrough");
+	assert_string_equal(s.policy, "mq");
+	assert_int_equal(s.read_hits, 50);
+	assert_int_equal(s.promotions, 7);
+	assert_int_equal(s.total, 16192);
+
 	/* failed cache: parsed, no counters */
 	assert_int_equal(sb_dmstatus_parse("0 8 cache Fail", &s), 0);
 	assert_true(s.fail);
@@ -106,6 +121,16 @@ static void test_writecache(void **state)
 	assert_int_equal(val(v, n, "write_alloc", &g), 26);
 	assert_int_equal(val(v, n, "discards", &g), 8);
 	assert_false(g);
+
+	/* the VM's 6.1 kernel */
+	assert_int_equal(sb_dmstatus_parse("0 2088960 writecache 0 260103 243628 0 346 148 17029 "
+					   "36 1 0 16992 0 2 261120",
+					   &s),
+			 0);
+	assert_int_equal(s.wc_n, 13);
+	n = sb_dmstatus_counters(&s, v);
+	assert_int_equal(val(v, n, "writes", &g), 17029);
+	assert_int_equal(val(v, n, "discards", &g), 261120);
 
 	/* an error is a parsed status, flagged */
 	assert_int_equal(sb_dmstatus_parse("0 8 writecache 5 1 1 0", &s), 0);
