@@ -123,6 +123,16 @@ void sb_btrfs_mkfs_argv(const struct sb_mkfs_args *a, struct sb_vec *v);
 void sb_btrfs_forget(const char *dev);
 /* lvm.c: "a,b,c" for --devices */
 char *sb_lvm_devices(const struct sb_list *pvs);
+/* lvm.c: "TOOL --devices PVS" at the start of v; running it with the
+ * --config every LVM tool gets (status/out as sb_exec_cmd_quiet/_output,
+ * both NULL: sb_exec_cmd); one field of one object ("lvs -o segtype
+ * VG/LV") in buf, -ENOENT when the tool does not know it. */
+void sb_lvm_argv(struct sb_vec *v, const char *tool, const struct sb_list *pvs);
+int sb_lvm_run(struct sb_exec *x, struct sb_vec *v, int *status, char **out);
+int sb_lvm_field(struct sb_exec *x, const char *tool, const char *field, const struct sb_list *pvs,
+		 const char *what, char *buf, size_t len);
+/* lvmcache.c: [lvmcache]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_lvmcache;
 
 /* A memory cgroup for the workloads (--cap-cache): made after the mount,
  * removed first on undo (with whatever of the workload is left in it). */

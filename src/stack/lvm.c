@@ -634,3 +634,21 @@ const struct sb_layer sb_layer_lv = {.kind = "lvcreate",
 				     .check = lv_check,
 				     .undo = lv_undo,
 				     .flags = SB_LF_CREATES_DEV};
+
+/* For the layers that extend this VG (lvmcache.c): the same --devices
+ * restriction and --config, and the one-field query. */
+void sb_lvm_argv(struct sb_vec *v, const char *tool, const struct sb_list *pvs)
+{
+	lvm_argv(v, tool, pvs);
+}
+
+int sb_lvm_run(struct sb_exec *x, struct sb_vec *v, int *status, char **out)
+{
+	return lvm_run(x, v, status, out);
+}
+
+int sb_lvm_field(struct sb_exec *x, const char *tool, const char *field, const struct sb_list *pvs,
+		 const char *what, char *buf, size_t len)
+{
+	return lvm_uuid(x, tool, field, pvs, what, buf, len);
+}

@@ -25,6 +25,9 @@ enum sb_step_kind {
 	SB_STEP_PV,
 	SB_STEP_VG,
 	SB_STEP_LV,
+	SB_STEP_LVC_VGEXTEND, /* lvmcache.c: the cache PV joins the VG */
+	SB_STEP_LVC_LV,	      /* lvmcache.c: the cachevol */
+	SB_STEP_LVC_CONVERT,  /* lvmcache.c: lvconvert --type cache|writecache */
 	SB_STEP_MKFS,
 	SB_STEP_MOUNT,
 	SB_STEP_MEMCG,
@@ -179,7 +182,8 @@ enum {
 };
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
-    sb_layer_vg, sb_layer_lv, sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg;
+    sb_layer_vg, sb_layer_lv, sb_layer_lvc_vgextend, sb_layer_lvc_lv, sb_layer_lvc_convert,
+    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */

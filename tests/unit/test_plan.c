@@ -119,8 +119,8 @@ static void test_golden(void **state)
 	     true, false, NULL, 0, NULL},
 	    {"md-raid1-ssd-2hdd-partitions.devices.txt",
 	     "profiles/md-raid1-ssd-2hdd-partitions.conf", false, false, md_devs, 3, NULL},
-	    {"btrfs-raid1-partitions-vs-xfs.loop.txt", "profiles/btrfs-raid1-partitions-vs-xfs.conf",
-	     true, false, NULL, 0, NULL},
+	    {"btrfs-raid1-partitions-vs-xfs.loop.txt",
+	     "profiles/btrfs-raid1-partitions-vs-xfs.conf", true, false, NULL, 0, NULL},
 	    {"btrfs-vs-ext3-single-disk.loop.txt", "profiles/btrfs-vs-ext3-single-disk.conf", true,
 	     false, NULL, 0, NULL},
 	    {"fsopbench-disk-vs-lvm-raid6.loop.txt", "profiles/fsopbench-disk-vs-lvm-raid6.conf",
@@ -128,14 +128,88 @@ static void test_golden(void **state)
 	    /* fs.log: the log device in mkfs and mount only, never a data unit. */
 	    {"xfs-hdd-log-ssd.loop.txt", "profiles/xfs-hdd-log-ssd.conf", true, true, NULL, 0,
 	     NULL},
-	    {"xfs-hdd-log-ssd.devices.txt", "profiles/xfs-hdd-log-ssd.conf", false, false,
+	    {"xfs-hdd-log-ssd.devices.txt", "profiles/xfs-hdd-log-ssd.conf", false, false, log_devs,
+	     2, NULL},
+	    /* lvmcache: the SSD a PV of the VG only after the LV, the cachevol on
+	     * it alone, every LVM command seeing both PVs. */
+	    {"lvmcache-ssd-hdd.devices.txt", "profiles/lvmcache-ssd-hdd.conf", false, false,
 	     log_devs, 2, NULL},
+	    {"lvmcache-ssd-hdd.loop.txt", "profiles/lvmcache-ssd-hdd.conf", true, true, NULL, 0,
+	     NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick,
 				   cases[i].devs, cases[i].n);
 		check_golden(cases[i].golden, got);
 		free(got);
+	}
+}
+
+/* lvmcache's own keys in lvconvert's words, and the variants it refuses
+ * before anything is written, each with its reason. */
+static void test_lvmcache(void **state)
+{
+	(void)state;
+	static const char *const devs[] = {"/dev/sdb", "/dev/sdc"};
+	static const struct {
+		const char *ov[4];
+		const char *want; /* in the plan, or in the refusal */
+		bool refused;
+	} cases[] = {
+	    {{"lvmcache.type=cache", "lvmcache.chunk=64k", "lvmcache.policy=smq"},
+	     "--type cache --cachevol sbcache --cachemode writeback --cachepolicy smq --chunksize "
+	     "64k sbvg_${id}/sblv",
+	     false},
+	    {{"lvmcache.type=writecache", "lvmcache.block-size=512"},
+	     "--type writecache --cachevol sbcache --cachesettings block_size=512 sbvg_${id}/sblv",
+	     false},
+	    {{"lvmcache.type=cache", "lvmcache.size=256M"},
+	     "lvcreate --devices /dev/sdc,/dev/sdb -y -an -Zn -n sbcache -L 268435456b sbvg_${id} "
+	     "/dev/sdb",
+	     false},
+	    {{"lvmcache.type=writecache", "lvmcache.mode=writethrough"},
+	     "dm-writecache has no writethrough mode",
+	     true},
+	    {{"lvmcache.type=writecache", "lvmcache.chunk=64k"}, "has blocks, not chunks", true},
+	    {{"lvmcache.type=cache", "lvmcache.chunk=48k"}, "multiples of 32k", true},
+	    {{"lvmcache.type=cache", "lvmcache.block-size=4096"},
+	     "only dm-writecache has a block size",
+	     true},
+	    {{"lvmcache.type=cache", "lvm.pvs=all"}, "would also be in the data stack", true},
+	    {{"lvmcache.type=cache", "lvm.enable=no"}, "[lvm], which is off", true},
+	    {{"lvmcache.type=cache", "lvmcache.device=nvme"}, "no nvme device", true},
+	    {{"lvmcache.type=cache", "fs.log=ssd"}, "one device aside", true},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *ov[8] = {"workloads.run=command:true", "lvmcache.enable=yes",
+				     "lvmcache.mode=writeback", NULL};
+		size_t n = 3;
+		for (size_t k = 0; k < 4 && cases[i].ov[k]; k++)
+			ov[n++] = cases[i].ov[k];
+		ov[n] = NULL;
+		if (!cases[i].refused) {
+			char *got =
+			    render("profiles/lvmcache-ssd-hdd.conf", ov, false, false, devs, 2);
+			if (!strstr(got, cases[i].want))
+				fail_msg("case %zu: '%s' not in:\n%s", i, cases[i].want, got);
+			free(got);
+			continue;
+		}
+		struct sb_profile *p = NULL;
+		struct sb_pvariant *v = NULL;
+		size_t nv = 0;
+		char *err = NULL;
+		assert_int_equal(sb_profile_load("profiles/lvmcache-ssd-hdd.conf", &p, &err), 0);
+		for (size_t k = 0; ov[k]; k++)
+			if (sb_profile_override(p, ov[k], &err) < 0)
+				fail_msg("%s: %s", ov[k], err);
+		if (sb_profile_variants(p, &v, &nv, &err) == 0)
+			fail_msg("case %zu: accepted, want '%s'", i, cases[i].want);
+		if (!err || !strstr(err, cases[i].want))
+			fail_msg("case %zu: refused with '%s', want '%s'", i, err ? err : "",
+				 cases[i].want);
+		free(err);
+		sb_profile_free(p);
 	}
 }
 
@@ -147,9 +221,8 @@ static void test_md_rules(void **state)
 	char *got = render("profiles/md-raid1-ssd-2hdd.conf", ov, false, false, devs, 3);
 	/* Never --chunk for RAID1, always --bitmap, write-mostly before the HDDs. */
 	assert_null(strstr(got, "--chunk"));
-	assert_non_null(strstr(
-	    got,
-	    "--bitmap=internal --write-behind=16383 --assume-clean /dev/sdb --write-mostly /dev/sdc /dev/sdd"));
+	assert_non_null(strstr(got, "--bitmap=internal --write-behind=16383 --assume-clean "
+				    "/dev/sdb --write-mostly /dev/sdc /dev/sdd"));
 	assert_non_null(strstr(got, "mdadm --zero-superblock /dev/sdd"));
 	/* A name of the run's own, never a number picked by us. */
 	assert_non_null(strstr(got, "mdadm --create /dev/md/sb-${id} --name=sb-${id} --run"));
@@ -204,26 +277,50 @@ static void test_precondition(void **state)
 		const char *want[4]; /* in this order in the plan */
 		const char *absent;
 	} cases[] = {
-	    {"single-disk", "trim", "xfs", NULL,
-	     {"  1  loop ", "  2  precondition  blkdiscard ${any}\n", "mkfs.xfs -f -K ${any}"}, NULL},
-	    {"single-disk", "trim", "ext4", NULL,
+	    {"single-disk",
+	     "trim",
+	     "xfs",
+	     NULL,
+	     {"  1  loop ", "  2  precondition  blkdiscard ${any}\n", "mkfs.xfs -f -K ${any}"},
+	     NULL},
+	    {"single-disk",
+	     "trim",
+	     "ext4",
+	     NULL,
 	     {"precondition  blkdiscard ${any}",
-	      "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0,nodiscard ${any}"}, NULL},
-	    {"single-disk", "trim", "ext3", "-E stride=4",
-	     {"mkfs.ext3 -F -q -E stride=4,nodiscard ${any}"}, NULL},
-	    {"single-disk", "steady", "btrfs", NULL,
+	      "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0,nodiscard ${any}"},
+	     NULL},
+	    {"single-disk",
+	     "trim",
+	     "ext3",
+	     "-E stride=4",
+	     {"mkfs.ext3 -F -q -E stride=4,nodiscard ${any}"},
+	     NULL},
+	    {"single-disk",
+	     "steady",
+	     "btrfs",
+	     NULL,
 	     /* --quick: at most 30 s whatever the limit */
 	     {"precondition  blkdiscard ${any}; write it past its capacity until steady (SNIA PTS "
 	      "window of 5 s), at most 30 s",
-	      "mkfs.btrfs -f -K ${any}"}, NULL},
+	      "mkfs.btrfs -f -K ${any}"},
+	     NULL},
 	    {"single-disk", "trim", "xfs", "-K", {"mkfs.xfs -f -K ${any}"}, "-K -K"},
 	    {"single-disk", "none", "xfs", NULL, {"mkfs.xfs -f ${any}"}, "precondition"},
 	    /* HDD-role devices are left alone */
-	    {"md-raid1-ssd-2hdd", "trim", NULL, NULL,
-	     {"precondition  blkdiscard ${ssd}", "mdadm --create"}, "blkdiscard ${hdd"},
-	    {"lvm-hwraid6", "trim", NULL, NULL,
+	    {"md-raid1-ssd-2hdd",
+	     "trim",
+	     NULL,
+	     NULL,
+	     {"precondition  blkdiscard ${ssd}", "mdadm --create"},
+	     "blkdiscard ${hdd"},
+	    {"lvm-hwraid6",
+	     "trim",
+	     NULL,
+	     NULL,
 	     {"precondition  blkdiscard ${any.m1}", "precondition  blkdiscard ${any.m4}",
-	      "mdadm --create"}, NULL},
+	      "mdadm --create"},
+	     NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char prof[128], mode[64], fs[64], mk[64];
@@ -283,9 +380,9 @@ static void test_loop_fit(void **state)
 		bool quick;
 		const char *want;
 	} cases[] = {
-	    {"", "", 0, false, "truncate -s 1G "},		 /* the key's default */
-	    {"", "", 100ull << 20, false, "truncate -s 1G "},	 /* fits already */
-	    {"", "", 3ull << 30, false, "truncate -s 4G "},	 /* 3G + 1/8 + 512M */
+	    {"", "", 0, false, "truncate -s 1G "},	      /* the key's default */
+	    {"", "", 100ull << 20, false, "truncate -s 1G "}, /* fits already */
+	    {"", "", 3ull << 30, false, "truncate -s 4G "},   /* 3G + 1/8 + 512M */
 	    {"", "", 48ull << 30, false, "truncate -s 55G "}, /* 48G + 6G + 512M */
 	    {"loop.ssd = 2G\n", "", 48ull << 30, false, "truncate -s 2G "},
 	    {"", "", 48ull << 30, true, "truncate -s 320M "},
@@ -394,12 +491,10 @@ static void test_roles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_golden),
-	    cmocka_unit_test(test_md_rules),
-	    cmocka_unit_test(test_ext4_lazy_init),
-	    cmocka_unit_test(test_precondition),
-	    cmocka_unit_test(test_loop_fit),
-	    cmocka_unit_test(test_roles),
+	    cmocka_unit_test(test_golden),	   cmocka_unit_test(test_md_rules),
+	    cmocka_unit_test(test_ext4_lazy_init), cmocka_unit_test(test_precondition),
+	    cmocka_unit_test(test_loop_fit),	   cmocka_unit_test(test_roles),
+	    cmocka_unit_test(test_lvmcache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
