@@ -21,6 +21,7 @@
 #include "../../fuzz/fuzz_history.c"
 #include "../../fuzz/fuzz_cpulist.c"
 #include "../../fuzz/fuzz_scen.c"
+#include "../../fuzz/fuzz_bcache.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -48,6 +49,7 @@ static const struct {
 	{"history", sb_fuzz_history},
 	{"cpulist", sb_fuzz_cpulist},
 	{"scen", sb_fuzz_scen},
+	{"bcache", sb_fuzz_bcache},
 };
 
 static char *read_all(const char *path, size_t *len)
