@@ -207,6 +207,14 @@ static bool is_op(const struct sb_bcache_args *a, const char *op)
 	return a->op && strcmp(a->op, op) == 0;
 }
 
+/* A record the plan could have made (a damaged journal's may not be). */
+static bool well_formed(const struct sb_bcache_args *a)
+{
+	if (is_op(a, "cache") || is_op(a, "backing"))
+		return a->dev && (is_op(a, "cache") || a->var);
+	return is_op(a, "attach") && a->on && a->cset && a->mode;
+}
+
 static bool unfilled(const char *s)
 {
 	return !s || strstr(s, "${");
@@ -381,6 +389,8 @@ static void make_argv(const struct sb_bcache_args *a, struct sb_vec *v)
 static int describe(const void *args, char **what, char **undo)
 {
 	const struct sb_bcache_args *a = args;
+	if (!well_formed(a))
+		return -EINVAL;
 	if (is_op(a, "attach")) {
 		const char *n = base_name(a->on);
 		if (asprintf(what,
@@ -531,6 +541,9 @@ static int attach_run(const struct sb_bcache_args *a, json_object *result, struc
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_bcache_args *a = args;
+	if (!well_formed(a))
+		return sb_exec_fail(x, -EINVAL, "bcache step '%s': arguments incomplete",
+				    a->op ? a->op : "");
 	if (is_op(a, "cache"))
 		return cache_run(a, result, x);
 	if (is_op(a, "backing"))
@@ -549,6 +562,9 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 	char cset[37];
 	int r;
 
+	if (!well_formed(a))
+		return sb_exec_fail(x, -ESTALE, "bcache step '%s': arguments incomplete",
+				    a->op ? a->op : "");
 	if (!want || unfilled(dev))
 		return 0;
 	r = read_sb(dev, &sb);
