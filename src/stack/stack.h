@@ -102,6 +102,7 @@ bool sb_path_inside(const char *path, const char *dir);
 struct sb_exec;
 struct sb_pctx;
 struct sb_capture;
+struct sb_layer_counters;
 
 struct sb_prog {
 	const char *prog, *package; /* "mdadm", "mdadm" */
@@ -169,6 +170,9 @@ struct sb_layer {
 	/* Its reading of the effective state of its devices, for result.json
 	 * (stack/capture.h). */
 	const struct sb_capture *capture;
+	/* Its own counters per phase (cache hits, promotions), read from its
+	 * devices around each workload phase (stack/counters.h). */
+	const struct sb_layer_counters *counters;
 };
 
 enum {

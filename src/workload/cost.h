@@ -9,6 +9,7 @@
 
 #include "result/result.h"
 #include "probe/devstat.h"
+#include "stack/counters.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +67,8 @@ struct sb_cost_member {
 	uint64_t rbytes, wbytes;
 };
 
+#define SB_LCNT_ROWS_MAX 32
+
 /* The counters of one phase (workload.c fills it at the phase's end). */
 struct sb_cost {
 	bool have_dev;	 /* device counters of the stack */
@@ -80,6 +83,10 @@ struct sb_cost {
 	double instr;
 	char instr_why[96];   /* why not, when !have_instr */
 	bool direct_fallback; /* asked for O_DIRECT, got the page cache */
+	/* The stack's layer counters (cache hits, promotions): per op, or a
+	 * level at the end (stack/counters.h). */
+	size_t n_layer;
+	struct sb_lcnt_row layer[SB_LCNT_ROWS_MAX];
 };
 
 /* Fills the device part of k from the snapshots a (start) and b (end). Pure. */
@@ -97,7 +104,7 @@ struct sb_cost_row {
 	char why[128]; /* label addition: member's device and class, or the reason */
 };
 
-#define SB_COST_ROWS_MAX (16 + 2 * SB_DEVSTACK_MAX)
+#define SB_COST_ROWS_MAX (16 + 2 * SB_DEVSTACK_MAX + SB_LCNT_ROWS_MAX)
 /* The rows of a phase that did ops operations, read rbytes and wrote wbytes
  * through the workload's calls: write amplification when it wrote, read
  * amplification when it read, device bytes written per op when neither

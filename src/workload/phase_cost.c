@@ -39,6 +39,33 @@ void sb_phase_cost_begin(struct sb_phase *p)
 		p->kw0->n = 0;
 	if (c->perf_fd >= 0 && sb_perf_read(c->perf_fd, &p->instr0) < 0)
 		p->instr0 = UINT64_MAX;
+	p->lc0 = NULL;
+	if (c->devs && (p->lc0 = malloc(sizeof(*p->lc0)))) {
+		sb_lcnt_snap(c->devs, p->lc0, c->env->log_fd);
+		if (p->lc0->n == 0) { /* no layer of the stack counts anything */
+			free(p->lc0);
+			p->lc0 = NULL;
+		}
+	}
+}
+
+/* The layers' counters at the phase's end against its start. */
+static void layer_counters_end(struct sb_phase *p)
+{
+	struct sb_cost *k = &p->cost;
+	struct sb_lcnt_snap *now;
+
+	k->n_layer = 0;
+	if (!p->lc0)
+		return;
+	if ((now = malloc(sizeof(*now)))) {
+		sb_lcnt_snap(p->c->devs, now, p->c->env->log_fd);
+		/* per op in sb_phase_cost, which knows the phase's operations */
+		k->n_layer = sb_lcnt_rows(p->lc0, now, 0, k->layer, SB_LCNT_ROWS_MAX);
+		free(now);
+	}
+	free(p->lc0);
+	p->lc0 = NULL;
 }
 
 static double tv(const struct timeval *a, const struct timeval *b)
@@ -153,6 +180,7 @@ void sb_phase_cost_end(struct sb_phase *p, const struct rusage *ru, const struct
 	free(p->kw0);
 	p->kw0 = NULL;
 	k->direct_fallback = p->direct && direct_fell_back(p);
+	layer_counters_end(p);
 }
 
 /* name is disk or one of its partitions (sda1, loop0p2, nvme0n1p1). */
@@ -230,6 +258,12 @@ static void cost_extra(struct sb_phase *p, uint64_t ops)
 	}
 #undef I
 #undef D
+	if (k->n_layer) {
+		json_object *l = obj_at(o, "layers");
+		for (size_t i = 0; i < k->n_layer; i++)
+			json_object_object_add(obj_at(l, k->layer[i].dev), k->layer[i].name,
+					       json_object_new_uint64(k->layer[i].raw));
+	}
 	if (k->direct_fallback) {
 		json_object *a = obj_at(c->res->extra, "direct_fallback_phases");
 		json_object_object_add(a, p->name,
@@ -237,6 +271,28 @@ static void cost_extra(struct sb_phase *p, uint64_t ops)
 							      "cache (the file's pages stayed "
 							      "resident)"));
 	}
+}
+
+/* The layers' rows: a counter's increase per op ("lc_"), a level at the
+ * phase's end ("lg_"), keyed by the device. */
+static size_t layer_rows(const struct sb_cost *k, uint64_t ops, struct sb_cost_row *rows,
+			 size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < k->n_layer && n < max; i++) {
+		const struct sb_lcnt_row *l = &k->layer[i];
+		struct sb_cost_row *r = &rows[n++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->suffix, sizeof(r->suffix), "%s%.28s", l->per_op ? "lc_" : "lg_",
+			 l->name);
+		snprintf(r->key, sizeof(r->key), "%s", l->dev);
+		r->unit = l->per_op ? "/op" : "";
+		r->better = SB_BETTER_NONE;
+		r->value = l->per_op ? (ops ? (double)l->raw / (double)ops : NAN) : (double)l->raw;
+		if (l->per_op && !ops)
+			snprintf(r->why, sizeof(r->why), "no operations counted in the phase");
+	}
+	return n;
 }
 
 void sb_phase_cost(struct sb_phase *p, const char *prefix)
@@ -249,6 +305,7 @@ void sb_phase_cost(struct sb_phase *p, const char *prefix)
 	if (!rows)
 		return;
 	n = sb_cost_rows(&p->cost, ops, p->rbytes, p->wbytes, rows, SB_COST_ROWS_MAX);
+	n += layer_rows(&p->cost, ops, rows + n, SB_COST_ROWS_MAX - n);
 	cost_extra(p, ops);
 	for (size_t i = 0; i < n; i++) {
 		const struct sb_cost_row *r = &rows[i];

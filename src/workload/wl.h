@@ -173,9 +173,16 @@ struct sb_wl_metric {
 	     false,                                                                                 \
 	     P,                                                                                     \
 	     true},                                                                                 \
+	    {N "_member_r_per_b:*",                                                                 \
+	     L ": member * bytes read per byte",                                                    \
+	     "B/B",                                                                                 \
+	     SB_BETTER_NONE,                                                                        \
+	     false,                                                                                 \
+	     P,                                                                                     \
+	     true},                                                                                 \
+	    {N "_lc_*", L ": layer counter * per op", "/op", SB_BETTER_NONE, false, P, true},       \
 	{                                                                                           \
-		N "_member_r_per_b:*", L ": member * bytes read per byte", "B/B", SB_BETTER_NONE,   \
-		    false, P, true                                                                  \
+		N "_lg_*", L ": layer level * at the end", "", SB_BETTER_NONE, false, P, true       \
 	}
 
 struct sb_wl_spec;
@@ -291,7 +298,8 @@ struct sb_phase {
 	long long direct_pages0, direct_pages1; /* the file's cached pages */
 	uint64_t instr0;
 	struct sb_kwsnap *kw0;
-	struct sb_cost cost; /* filled by sb_phase_end */
+	struct sb_lcnt_snap *lc0; /* the layers' counters at the start, when some layer has any */
+	struct sb_cost cost;	  /* filled by sb_phase_end */
 };
 
 static inline uint64_t sb_now_ns(void)

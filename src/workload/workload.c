@@ -828,6 +828,22 @@ void sb_phase_sample_threads(struct sb_phase *p)
 	}
 }
 
+/* ramp=: the warm-up left out of the phase's rate, recorded apart (a
+ * cache filling up is its own figure): extra.warmup.PHASE. */
+static void phase_warmup(struct sb_phase *p)
+{
+	double secs = p->ramped ? (double)(p->ramp_t - p->t0) / 1e9 : 0;
+	json_object *o;
+	if (!p->ramped || secs <= 0)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "secs", json_object_new_double(secs));
+	json_object_object_add(o, "done", json_object_new_uint64(p->ramp_done));
+	json_object_object_add(o, "unit", json_object_new_string(p->bytes ? "bytes" : "ops"));
+	json_object_object_add(o, "per_s", json_object_new_double((double)p->ramp_done / secs));
+	json_object_object_add(extra_obj(p->c, "warmup"), p->name, o);
+}
+
 double sb_phase_rate(const struct sb_phase *p, double done)
 {
 	double secs = p->secs;
@@ -912,6 +928,7 @@ void sb_phase_end(struct sb_phase *p)
 			r->error = NULL;
 	}
 	phase_series(p, now);
+	phase_warmup(p);
 	/* The counters after the file system wrote back what the phase left
 	 * dirty: its writes are charged to it, not lost between phases (the
 	 * time above was taken before). */

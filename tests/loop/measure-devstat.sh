@@ -3,7 +3,8 @@
 # has extra.devstat with the loop device as top; a small data set read
 # from the page cache is flagged cache-affected from the device counters
 # even when the size rule does not apply (--ram 1M); a 10 s phase has about
-# 10 per-second points; ramp= is recorded and leaves the warm-up out.
+# 10 per-second points; ramp= is recorded and leaves the warm-up out, and
+# the warm-up's own rate is recorded apart (extra.warmup).
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -53,6 +54,13 @@ r=$(j "$res" '.extra.series["random read"].ramp_s')
 awk -v r="$r" 'BEGIN { exit !(r >= 3 && r < 4) }' || fail "ramp_s: $r"
 awk -v v="$(j "$res" '.extra.series["random read"].iops[5]')" 'BEGIN { exit !(v > 0) }' ||
 	fail "iops per second"
+# The warm-up is recorded apart: its seconds, records done and their rate.
+wup=$(j "$res" '.extra.warmup["random read"] | "\(.secs) \(.done) \(.unit) \(.per_s)"')
+read -r ws wd wu wr <<<"$wup"
+awk -v s="$ws" 'BEGIN { exit !(s >= 3 && s < 4) }' || fail "warm-up seconds: $wup"
+assert_eq "$wu" ops "warm-up unit"
+awk -v d="$wd" -v s="$ws" -v r="$wr" 'BEGIN { exit !(d > 0 && r > 0 && (d / s - r) ^ 2 < 1e-6 * r * r) }' ||
+	fail "warm-up records and rate: $wup"
 # Quiescence was checked before each phase.
 [ -n "$(j "$res" '.extra.quiesce["random read"].wait_ms')" ] || fail "quiesce record"
 pass_msg "a 10 s phase has $n points, ramp ${r}s"
