@@ -293,9 +293,17 @@ static bool wait_for(bool (*done)(const char *), const char *arg, unsigned ms)
 	return done(arg);
 }
 
-static bool not_backing(const char *dev)
+/* Does bcache still hold dev (its bcache directory, which goes only after
+ * bcache let go of the device, some time after the stop)? */
+static bool held(const char *dev)
 {
-	return !backing_registered(dev);
+	char p[PATH_MAX];
+	return sys_path(dev, "bcache", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
+}
+
+static bool not_held(const char *dev)
+{
+	return !held(dev);
 }
 
 static bool not_cset(const char *uuid)
@@ -579,7 +587,7 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 		cache_dev_cset(dev, cset);
 		return cset_registered(want) || *cset ? 0 : SB_GONE;
 	}
-	return backing_registered(dev) ? 0 : SB_GONE;
+	return held(dev) ? 0 : SB_GONE;
 }
 
 /* Detaches the cache set; in writeback, bcache first writes the dirty data
@@ -612,39 +620,52 @@ static int attach_undo(const struct sb_bcache_args *a, struct sb_exec *x)
 	return 0;
 }
 
-/* Stops what is registered of dev (its bcacheN, or its cache set), waits
- * until it is gone, zeroes the superblock; again while udev registers it
- * anew from the superblock between the stop and the wipe. */
+/* Stops what is registered of dev: its cache set (the cache device), or
+ * its bcacheN (the backing device); waits until bcache let go of it. */
+static int stop_one(const struct sb_bcache_args *a, const char *uuid, struct sb_exec *x)
+{
+	char cset[37], p[PATH_MAX];
+	int r;
+
+	if (is_op(a, "cache")) {
+		cache_dev_cset(a->dev, cset);
+		if (!*cset && uuid && cset_registered(uuid))
+			snprintf(cset, sizeof(cset), "%s", uuid);
+		if (*cset) {
+			snprintf(p, sizeof(p), "/sys/fs/bcache/%s/unregister", cset);
+			sb_exec_log(x, "$ echo 1 > %s\n", p);
+			sb_sys_write(p, "1");
+			if (!wait_for(not_cset, cset, GONE_WAIT_MS))
+				return sb_exec_fail(x, -ETIMEDOUT,
+						    "cache set %s: still there after unregister",
+						    cset);
+		}
+	} else if (backing_registered(a->dev)) {
+		if ((r = set_attr(x, a->dev, "stop", "1")) < 0)
+			return r;
+	}
+	if (!wait_for(not_held, a->dev, GONE_WAIT_MS))
+		return sb_exec_fail(x, -ETIMEDOUT, "%s: bcache still holds it after the %s", a->dev,
+				    is_op(a, "cache") ? "unregister" : "stop");
+	return 0;
+}
+
+/* Stops what is registered of dev, zeroes the superblock; again while udev
+ * registers it anew from the superblock between the stop and the wipe. */
 static int stop_and_wipe(const struct sb_bcache_args *a, const char *uuid, struct sb_exec *x)
 {
-	bool cache = is_op(a, "cache");
-	char cset[37], p[PATH_MAX];
 	int r = 0;
 
 	for (int round = 0; round < 5; round++) {
-		if (cache) {
-			cache_dev_cset(a->dev, cset);
-			if (!*cset && uuid && cset_registered(uuid))
-				snprintf(cset, sizeof(cset), "%s", uuid);
-			if (*cset) {
-				snprintf(p, sizeof(p), "/sys/fs/bcache/%s/unregister", cset);
-				sb_exec_log(x, "$ echo 1 > %s\n", p);
-				sb_sys_write(p, "1");
-				if (!wait_for(not_cset, cset, GONE_WAIT_MS))
-					return sb_exec_fail(x, -ETIMEDOUT,
-							    "cache set %s: still there after "
-							    "unregister",
-							    cset);
-			}
-		} else if (backing_registered(a->dev)) {
-			if ((r = set_attr(x, a->dev, "stop", "1")) < 0)
-				return r;
-			if (!wait_for(not_backing, a->dev, GONE_WAIT_MS))
-				return sb_exec_fail(x, -ETIMEDOUT,
-						    "%s: bcache device still there after stop",
-						    a->dev);
+		if ((r = stop_one(a, uuid, x)) < 0)
+			return r;
+		/* The last opener's release can trail the sysfs directory. */
+		for (int i = 0; i < 50; i++) {
+			r = zero_sb(x, a->dev, uuid);
+			if (r != -EBUSY || held(a->dev))
+				break;
+			sleep_ms(100);
 		}
-		r = zero_sb(x, a->dev, uuid);
 		if (r != -EBUSY)
 			break;
 		sb_exec_log(x, "%s: held again (udev registered it): stopping it again\n", a->dev);
@@ -1000,4 +1021,5 @@ const struct sb_layer sb_layer_bcache = {
     .aside = bcache_aside,
     .plan = bcache_plan,
     .capture = &(const struct sb_capture){"bcache", "disk", bcache_capture},
+    .counters = &sb_bcache_counters,
 };

@@ -6,28 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe/devstat.h"
-
-/* The per-phase counters' interface (stack/counters.h, the lead's); its
- * copy here until this branch has it. */
-#if __has_include("stack/counters.h")
 #include "stack/counters.h"
-#endif
-#ifndef SB_LCNT_MAX
-#define SB_LCNT_MAX 16
-struct sb_lcnt_val {
-	const char *name; /* static: "read_hits", "dirty_blocks" */
-	uint64_t v;
-	bool gauge; /* a level (dirty blocks): the phase's end value; else a counter: end - start */
-};
-struct sb_layer_counters {
-	const char *key; /* "dmcache", "dmwritecache", "bcache" */
-	/* Reads the counters of device st->dev[i] when it is one of this
-	 * layer's (a dm device of its target type, a bcacheN), into out (at
-	 * most SB_LCNT_MAX); returns how many, 0 when the device is not ours. */
-	size_t (*read)(const struct sb_devstack *st, size_t i, struct sb_lcnt_val *out, int log_fd);
-};
-#endif
 
 /* Where make-bcache writes the superblock (sector 8), and how much of it
  * the parser reads. */
