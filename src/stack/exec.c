@@ -21,21 +21,14 @@
 
 /* The registry: the order is the enum's. */
 static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
-    [SB_STEP_LOOP] = &sb_layer_loop,
-    [SB_STEP_QUEUE] = &sb_layer_queue,
-    [SB_STEP_PRECOND] = &sb_layer_precond,
-    [SB_STEP_PART] = &sb_layer_part,
-    [SB_STEP_MD] = &sb_layer_md,
-    [SB_STEP_PV] = &sb_layer_pv,
-    [SB_STEP_VG] = &sb_layer_vg,
-    [SB_STEP_LV] = &sb_layer_lv,
-    [SB_STEP_LVC_VGEXTEND] = &sb_layer_lvc_vgextend,
-    [SB_STEP_LVC_LV] = &sb_layer_lvc_lv,
-    [SB_STEP_LVC_CONVERT] = &sb_layer_lvc_convert,
-    [SB_STEP_MKFS] = &sb_layer_mkfs,
-    [SB_STEP_MOUNT] = &sb_layer_mount,
-    [SB_STEP_MEMCG] = &sb_layer_memcg,
-    [SB_STEP_SCEN] = &sb_layer_scen,
+    [SB_STEP_LOOP] = &sb_layer_loop,	   [SB_STEP_QUEUE] = &sb_layer_queue,
+    [SB_STEP_PRECOND] = &sb_layer_precond, [SB_STEP_PART] = &sb_layer_part,
+    [SB_STEP_MD] = &sb_layer_md,	   [SB_STEP_BCACHE] = &sb_layer_bcache,
+    [SB_STEP_PV] = &sb_layer_pv,	   [SB_STEP_VG] = &sb_layer_vg,
+    [SB_STEP_LV] = &sb_layer_lv,	   [SB_STEP_LVC_VGEXTEND] = &sb_layer_lvc_vgextend,
+    [SB_STEP_LVC_LV] = &sb_layer_lvc_lv,   [SB_STEP_LVC_CONVERT] = &sb_layer_lvc_convert,
+    [SB_STEP_MKFS] = &sb_layer_mkfs,	   [SB_STEP_MOUNT] = &sb_layer_mount,
+    [SB_STEP_MEMCG] = &sb_layer_memcg,	   [SB_STEP_SCEN] = &sb_layer_scen,
 };
 
 /* External programs get this long before they are stopped (mkfs.ext4

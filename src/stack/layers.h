@@ -51,6 +51,9 @@ struct sb_part_args {
 /* md.c: [md]'s key table and rules. */
 extern const struct sb_keytab sb_keytab_md;
 
+/* bcache.c: [bcache]'s key table and rules. */
+extern const struct sb_keytab sb_keytab_bcache;
+
 /* lvm.c: [lvm]'s key table and rules. */
 extern const struct sb_keytab sb_keytab_lvm;
 

@@ -22,6 +22,7 @@ enum sb_step_kind {
 	SB_STEP_PRECOND,
 	SB_STEP_PART,
 	SB_STEP_MD,
+	SB_STEP_BCACHE,
 	SB_STEP_PV,
 	SB_STEP_VG,
 	SB_STEP_LV,
@@ -183,7 +184,7 @@ enum {
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
     sb_layer_vg, sb_layer_lv, sb_layer_lvc_vgextend, sb_layer_lvc_lv, sb_layer_lvc_convert,
-    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg;
+    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg, sb_layer_bcache;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */

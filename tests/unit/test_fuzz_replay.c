@@ -22,6 +22,7 @@
 #include "../../fuzz/fuzz_cpulist.c"
 #include "../../fuzz/fuzz_scen.c"
 #include "../../fuzz/fuzz_dmstatus.c"
+#include "../../fuzz/fuzz_bcache.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -50,6 +51,7 @@ static const struct {
 	{"cpulist", sb_fuzz_cpulist},
 	{"scen", sb_fuzz_scen},
 	{"dmstatus", sb_fuzz_dmstatus},
+	{"bcache", sb_fuzz_bcache},
 };
 
 static char *read_all(const char *path, size_t *len)

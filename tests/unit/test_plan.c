@@ -96,6 +96,14 @@ static void test_golden(void **state)
 	static const char *const one_dev[] = {"/dev/sdx"};
 	static const char *const nvme[] = {"/dev/nvme0n1"};
 	static const char *const log_devs[] = {"/dev/sdb", "/dev/sdc"};
+	/* bcache over md RAID1 of the two HDDs, the SSD the cache set. */
+	static const char *const bcache_md[] = {"workloads.run=command:true",
+						"devices.hdd=2",
+						"md.level=1",
+						"md.members=hdd",
+						"md.assume-clean=yes",
+						"matrix.bcache.mode=writeback",
+						NULL};
 	static const struct {
 		const char *golden, *profile;
 		bool loop, quick;
@@ -136,10 +144,17 @@ static void test_golden(void **state)
 	     log_devs, 2, NULL},
 	    {"lvmcache-ssd-hdd.loop.txt", "profiles/lvmcache-ssd-hdd.conf", true, true, NULL, 0,
 	     NULL},
+	    /* bcache: the cache device set aside (never the file system's log),
+	     * the backing device the one unit below. */
+	    {"bcache-ssd-hdd.loop.txt", "profiles/bcache-ssd-hdd.conf", true, true, NULL, 0, NULL},
+	    {"bcache-ssd-hdd.devices.txt", "profiles/bcache-ssd-hdd.conf", false, false, log_devs,
+	     2, NULL},
+	    {"bcache-md-raid1.devices.txt", "profiles/bcache-ssd-hdd.conf", false, false, md_devs,
+	     3, bcache_md},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = render(cases[i].profile, ov, cases[i].loop, cases[i].quick,
-				   cases[i].devs, cases[i].n);
+		char *got = render(cases[i].profile, cases[i].extra ? cases[i].extra : ov,
+				   cases[i].loop, cases[i].quick, cases[i].devs, cases[i].n);
 		check_golden(cases[i].golden, got);
 		free(got);
 	}

@@ -24,7 +24,7 @@ static void test_broken(void **state)
 	    {"[device]\nany = 1\n",
 	     "p.conf:1: unknown section '[device]' (did you mean '[devices]'?)"},
 	    {"[zzz]\n", "p.conf:1: unknown section '[zzz]': expected one of [devices], [queue], "
-			"[partition], [md], [lvm], [lvmcache], [fs], [mount], [workloads], [scenario], [matrix]"},
+			"[partition], [md], [bcache], [lvm], [lvmcache], [fs], [mount], [workloads], [scenario], [matrix]"},
 	    {"any = 1\n", "p.conf:1: expected a '[section]' before 'any = 1'"},
 	    {"[devices\n", "p.conf:1: expected '[section]', got '[devices'"},
 	    {"# c\n\n[devices]\nssd\n", "p.conf:4: expected 'key = value', got 'ssd'"},
