@@ -2,6 +2,9 @@
  * synchronous transfer loop. */
 #include "engine/engine.h"
 #include "util/macro.h"
+#include "util/strutil.h"
+
+#include <stdlib.h>
 
 #include <errno.h>
 #include <string.h>
@@ -16,6 +19,49 @@ const struct sb_engine_ops *sb_engine_find(const char *name)
 		if (strcmp(sb_engines[i]->name, name) == 0)
 			return sb_engines[i];
 	return NULL;
+}
+
+const char *const sb_engine_uring_keys[] = {"fixed",	    "hipri",	      "sqpoll",
+					    "batch_submit", "batch_complete", NULL};
+
+bool sb_engine_opts_uring(const struct sb_engine_opts *o)
+{
+	return o->engine && strcmp(o->engine, "io_uring") == 0;
+}
+
+int sb_engine_opts_check(const struct sb_engine_opts *o, bool direct, char **why)
+{
+	const struct sb_engine_ops *ops = o->engine ? sb_engine_find(o->engine) : NULL;
+
+	if (!ops) {
+		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)",
+				   o->engine ? o->engine : "");
+		return -EINVAL;
+	}
+	if (sb_engine_opts_uring(o)) {
+		if (o->hipri && !direct) {
+			*why = strdup("hipri=1 (completion polling) needs direct=1");
+			return -EINVAL;
+		}
+		return ops->probe(why);
+	}
+	if (o->qd > 1) {
+		*why =
+		    strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a time per "
+			   "thread)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void sb_engine_opts_cfg(const struct sb_engine_opts *o, struct sb_engine_cfg *cfg)
+{
+	cfg->fixed_bufs = o->fixed;
+	cfg->fixed_files = o->fixed;
+	cfg->hipri = o->hipri;
+	cfg->sqpoll = o->sqpoll;
+	cfg->batch_submit = (unsigned)o->batch_submit;
+	cfg->batch_complete = (unsigned)o->batch_complete;
 }
 
 int sb_engine_init(struct sb_engine *e, const struct sb_engine_ops *ops,

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/specopt.h"
+
 enum sb_io_op { SB_IO_READ, SB_IO_WRITE };
 
 struct sb_io {
@@ -37,6 +39,46 @@ struct sb_engine_cfg {
 	unsigned batch_submit;	 /* queue this many before a submit (0: 1) */
 	unsigned batch_complete; /* reap up to this many per call (0: qd) */
 };
+
+/* The engine keys of a workload spec (rand's I/O, seq's block tests): a
+ * workload's typed struct holds one as member M and its table puts
+ * SB_ENGINE_OPT_ROWS(T, M) where the keys show. */
+struct sb_engine_opts {
+	char *engine; /* "psync", "io_uring" */
+	uint64_t qd;
+	bool fixed, hipri, sqpoll;
+	uint64_t batch_submit, batch_complete;
+};
+
+#define SB_ENGINE_OPT_ROWS(T, M)                                                                   \
+	SB_WO(T, M.engine, "engine", SB_WO_STRING, "psync", NULL, 0, 0,                            \
+	      "psync (one read or write at a time per thread) or io_uring (qd in flight)"),        \
+	    SB_WO(T, M.qd, "qd", SB_WO_UINT, "1", NULL, 1, 4096,                                   \
+		  "I/Os in flight per thread (engine=io_uring)"),                                  \
+	    SB_WO(T, M.fixed, "fixed", SB_WO_BOOL, "1", NULL, 0, 1,                                \
+		  "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"),               \
+	    SB_WO(T, M.hipri, "hipri", SB_WO_BOOL, "0", NULL, 0, 1,                                \
+		  "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"),      \
+	    SB_WO(T, M.sqpoll, "sqpoll", SB_WO_BOOL, "0", NULL, 0, 1,                              \
+		  "io_uring: a kernel thread submits (its CPU counts in %CPU)"),                   \
+	    SB_WO(T, M.batch_submit, "batch_submit", SB_WO_UINT, "1", NULL, 1, 4096,               \
+		  "io_uring: I/Os queued before one submit (1, fio's default: each at once; qd: "  \
+		  "all refills of a reap in one call)"),                                           \
+	    SB_WO(T, M.batch_complete, "batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,           \
+		  "io_uring: completions reaped per call (0: qd)")
+
+/* The keys above that only io_uring takes (NULL-terminated): given with a
+ * non-zero value for psync, they are an error. */
+extern const char *const sb_engine_uring_keys[];
+
+/* engine=io_uring? */
+bool sb_engine_opts_uring(const struct sb_engine_opts *o);
+/* The engine exists (a kernel without io_uring is an error before anything
+ * is built), psync gets no qd above 1, hipri has direct. 0 or -EINVAL with
+ * *why set. */
+int sb_engine_opts_check(const struct sb_engine_opts *o, bool direct, char **why);
+/* The keys into cfg (fixed buffers and file, hipri, sqpoll, batches). */
+void sb_engine_opts_cfg(const struct sb_engine_opts *o, struct sb_engine_cfg *cfg);
 
 struct sb_engine;
 

@@ -10,11 +10,20 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { K_TIMEOUT };
+/* The typed options tool_opts fills (bonnie.c). */
+struct tool_opts {
+	struct sb_wl_common com;
+};
+
+static inline const struct tool_opts *tool_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt tool_opts[] = {
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		   "time limit; the program is stopped past it and the result flagged incomplete"},
+    SB_WL_TIMEOUT_ROW(
+	struct tool_opts, "24h", "30m",
+	"time limit; the program is stopped past it and the result flagged incomplete"),
     {0},
 };
 
@@ -220,6 +229,7 @@ const struct sb_wl_ops sb_wl_bonnie = {
     .summary = "run bonnie++ ARGS in the directory under test; its CSV imported as seq and meta "
 	       "figures",
     .opts = tool_opts,
+    .opts_size = sizeof(struct tool_opts),
     .metrics_of = {"seq", "meta"},
     .check = bonnie_check,
     .run = bonnie_run,
@@ -256,6 +266,7 @@ const struct sb_wl_ops sb_wl_iozone = {
     .summary = "run iozone ARGS on a file in the directory under test; its table imported "
 	       "(KB/s per test and record size)",
     .opts = tool_opts,
+    .opts_size = sizeof(struct tool_opts),
     .metrics = iozone_metrics,
     .check = iozone_check,
     .run = iozone_run,

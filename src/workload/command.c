@@ -6,11 +6,19 @@
 
 #include <string.h>
 
-enum { K_TIMEOUT };
+/* The typed options command_opts fills (command.c). */
+struct command_opts {
+	struct sb_wl_common com;
+};
+
+static inline const struct command_opts *command_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt command_opts[] = {
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		   "time limit; the command is stopped past it and flagged incomplete"},
+    SB_WL_TIMEOUT_ROW(struct command_opts, "24h", "30m",
+		      "time limit; the command is stopped past it and flagged incomplete"),
     {0},
 };
 
@@ -107,6 +115,7 @@ const struct sb_wl_ops sb_wl_command = {
     .summary = "run CMD (split into words, no shell) in the directory under test; wall, user, "
 	       "sys seconds",
     .opts = command_opts,
+    .opts_size = sizeof(struct command_opts),
     .metrics = command_metrics,
     .parse_arg = parse_cmd,
     .run = command_run,

@@ -19,11 +19,19 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { K_TIMEOUT };
+/* The typed options fio_opts fills (fio.c). */
+struct fio_opts {
+	struct sb_wl_common com;
+};
+
+static inline const struct fio_opts *fio_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt fio_opts[] = {
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "24h", "30m", 1, 0,
-		   "time limit; fio is stopped past it and the result flagged incomplete"},
+    SB_WL_TIMEOUT_ROW(struct fio_opts, "24h", "30m",
+		      "time limit; fio is stopped past it and the result flagged incomplete"),
     {0},
 };
 
@@ -427,6 +435,7 @@ const struct sb_wl_ops sb_wl_fio = {
     .summary = "run fio on JOBFILE in the directory under test; per-job MB/s, IOPS, latency "
 	       "percentiles",
     .opts = fio_opts,
+    .opts_size = sizeof(struct fio_opts),
     .metrics = fio_metrics,
     .check = fio_check,
     .run = fio_run,

@@ -15,19 +15,30 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-enum { K_JOBS, K_SOURCE, K_TARGET, K_TIMEOUT };
+/* The typed options kbuild_opts fills (kbuild.c). */
+struct kbuild_opts {
+	struct sb_wl_common com;
+	uint64_t jobs;
+	char *source;
+	char *target;
+};
+
+static inline const struct kbuild_opts *kbuild_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt kbuild_opts[] = {
-    [K_JOBS] = {"jobs", SB_WO_UINT, NULL, NULL, 1, 1024,
-		"parallel make jobs (default: the number of online CPUs)"},
-    [K_SOURCE] = {"source", SB_WO_STRING, NULL, NULL, 0, 0,
-		  "kernel source tarball (default: the newest /usr/src/linux-source-*.tar.*, "
-		  "from Debian's linux-source)"},
-    [K_TARGET] = {"target", SB_WO_STRING, "vmlinux", NULL, 0, 0,
-		  "make target of the timed build (kernbench builds vmlinux)"},
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "4h", "1h", 1, 0,
-		   "time limit of each stage; the build is stopped past it and flagged "
-		   "incomplete"},
+    SB_WO(struct kbuild_opts, jobs, "jobs", SB_WO_UINT, NULL, NULL, 1, 1024,
+	  "parallel make jobs (default: the number of online CPUs)"),
+    SB_WO(struct kbuild_opts, source, "source", SB_WO_STRING, NULL, NULL, 0, 0,
+	  "kernel source tarball (default: the newest /usr/src/linux-source-*.tar.*, "
+	  "from Debian's linux-source)"),
+    SB_WO(struct kbuild_opts, target, "target", SB_WO_STRING, "vmlinux", NULL, 0, 0,
+	  "make target of the timed build (kernbench builds vmlinux)"),
+    SB_WL_TIMEOUT_ROW(struct kbuild_opts, "4h", "1h",
+		      "time limit of each stage; the build is stopped past it and flagged "
+		      "incomplete"),
     {0},
 };
 
@@ -210,8 +221,8 @@ static int kbuild_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *s = c->spec;
 	const char *config = s->arg ? s->arg : c->env->quick ? "tinyconfig" : "defconfig";
-	const char *target = s->s[K_TARGET] ? s->s[K_TARGET] : "vmlinux";
-	char *source = s->s[K_SOURCE] ? strdup(s->s[K_SOURCE]) : find_source();
+	const char *target = kbuild_o(s)->target ? kbuild_o(s)->target : "vmlinux";
+	char *source = kbuild_o(s)->source ? strdup(kbuild_o(s)->source) : find_source();
 	char jobs[16], tree[256], *tree_path = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct stage st[] = {
@@ -222,9 +233,9 @@ static int kbuild_run(struct sb_wl_ctx *c)
 	if ((rc = check_inputs(c, source, target)) < 0)
 		goto out;
 	snprintf(jobs, sizeof(jobs), "-j%llu",
-		 (unsigned long long)(s->set[K_JOBS] ? s->v[K_JOBS]
-				      : ncpu > 0     ? ncpu
-						     : 1));
+		 (unsigned long long)(sb_wl_given(s, "jobs") ? kbuild_o(s)->jobs
+				      : ncpu > 0	     ? ncpu
+							     : 1));
 	sb_wl_extra_str(c, "source", source);
 	sb_wl_extra_str(c, "config", config);
 	sb_wl_extra_str(c, "target", target);
@@ -315,6 +326,7 @@ const struct sb_wl_ops sb_wl_kbuild = {
     .summary = "unpack Debian's linux-source, make CONFIG (defconfig; --quick: tinyconfig), "
 	       "make -jN vmlinux, remove the tree; wall/user/sys seconds per stage",
     .opts = kbuild_opts,
+    .opts_size = sizeof(struct kbuild_opts),
     .metrics = kbuild_metrics,
     .parse_arg = parse_config,
     .run = kbuild_run,

@@ -11,26 +11,35 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { K_FILES, K_SIZE, K_MINSIZE, K_DIRS, K_SEED, K_TIMEOUT, K_COMPRESS, K_DEDUPE };
+/* The typed options meta_opts fills (meta.c). */
+struct meta_opts {
+	struct sb_wl_common com;
+	uint64_t files;
+	uint64_t size;
+	uint64_t minsize;
+	uint64_t dirs;
+};
+
+static inline const struct meta_opts *meta_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt meta_opts[] = {
     /* --quick: 4096 files. With 1024 a create or delete phase took 16-37 ms
      * on tmpfs-backed loops, a few scheduler slices, and its rate varied by
      * 10-20% from round to round on a loaded host. */
-    [K_FILES] = {"files", SB_WO_UINT, "16", "4", 1, 1u << 20,
-		 "number of files in multiples of 1024 (bonnie++ -n)"},
-    [K_SIZE] = {"size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
-		"largest file size (0: empty files); sizes are random in [minsize, size]"},
-    [K_MINSIZE] = {"minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30, "smallest file size"},
-    [K_DIRS] = {"dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
-		"spread the files over this many directories (0: one)"},
-    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the random order and sizes"},
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		   "time limit of each test; past it the test stops and is flagged incomplete"},
-    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
-		    "percent of the data that compresses (0: none, as random data)"},
-    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
-		  "percent of 4 KiB blocks that are duplicates (0: none)"},
+    SB_WO(struct meta_opts, files, "files", SB_WO_UINT, "16", "4", 1, 1u << 20,
+	  "number of files in multiples of 1024 (bonnie++ -n)"),
+    SB_WO(struct meta_opts, size, "size", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
+	  "largest file size (0: empty files); sizes are random in [minsize, size]"),
+    SB_WO(struct meta_opts, minsize, "minsize", SB_WO_SIZE, "0", NULL, 0, 1ull << 30,
+	  "smallest file size"),
+    SB_WO(struct meta_opts, dirs, "dirs", SB_WO_UINT, "0", NULL, 0, 1u << 20,
+	  "spread the files over this many directories (0: one)"),
+    SB_WL_SEED_ROW(struct meta_opts, "seed of the random order and sizes"),
+    SB_WL_TEST_TIMEOUT_ROW(struct meta_opts),
+    SB_WL_DATA_ROWS(struct meta_opts),
     {0},
 };
 
@@ -319,11 +328,11 @@ static int meta_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *sp = c->spec;
 	struct meta_run m = {.c = c,
-			     .n = (uint32_t)(sp->v[K_FILES] * 1024),
-			     .ndirs = (uint32_t)sp->v[K_DIRS],
-			     .minsz = sp->v[K_MINSIZE],
-			     .maxsz = sp->v[K_SIZE],
-			     .seed = sp->v[K_SEED]};
+			     .n = (uint32_t)(meta_o(sp)->files * 1024),
+			     .ndirs = (uint32_t)meta_o(sp)->dirs,
+			     .minsz = meta_o(sp)->minsize,
+			     .maxsz = meta_o(sp)->size,
+			     .seed = meta_o(sp)->com.seed};
 	_cleanup_free_ uint32_t *order = malloc(m.n * sizeof(*order));
 	uint64_t rng = mix(m.seed + 1) | 1, left;
 	uint32_t nd = m.ndirs ? m.ndirs : 1;
@@ -440,6 +449,7 @@ const struct sb_wl_ops sb_wl_meta = {
     .summary = "bonnie++-style file test: N*1024 files created, stat'ed, deleted in sequential "
 	       "then random order; ops/s and %CPU",
     .opts = meta_opts,
+    .opts_size = sizeof(struct meta_opts),
     .metrics = meta_metrics,
     .run = meta_run,
 };

@@ -20,21 +20,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { K_FILES, K_MAXFILE, K_TIME, K_SEED, K_DROP, K_TIMEOUT, K_COMPRESS, K_DEDUPE };
+/* The typed options mixed_opts fills (mixed.c). */
+struct mixed_opts {
+	struct sb_wl_common com;
+	uint64_t files;
+	uint64_t maxfile;
+	uint64_t time;
+	bool drop;
+};
+
+static inline const struct mixed_opts *mixed_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt mixed_opts[] = {
-    [K_FILES] = {"files", SB_WO_UINT, "100000", "2000", 1, 100000000,
-		 "files in the read trees, all readers together"},
-    [K_MAXFILE] = {"maxfile", SB_WO_SIZE, "16M", "256k", 1, 1ull << 32, "largest file in a tree"},
-    [K_TIME] = {"time", SB_WO_DURATION, "30s", "2s", 1, 0, "length of each phase"},
-    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the trees"},
-    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before each phase"},
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "10m", 1, 0,
-		   "time limit for building the trees"},
-    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
-		    "percent of the data that compresses (0: none, as random data)"},
-    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
-		  "percent of 4 KiB blocks that are duplicates (0: none)"},
+    SB_WO(struct mixed_opts, files, "files", SB_WO_UINT, "100000", "2000", 1, 100000000,
+	  "files in the read trees, all readers together"),
+    SB_WO(struct mixed_opts, maxfile, "maxfile", SB_WO_SIZE, "16M", "256k", 1, 1ull << 32,
+	  "largest file in a tree"),
+    SB_WO(struct mixed_opts, time, "time", SB_WO_DURATION, "30s", "2s", 1, 0,
+	  "length of each phase"),
+    SB_WL_SEED_ROW(struct mixed_opts, "seed of the trees"),
+    SB_WO(struct mixed_opts, drop, "drop", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "drop the page cache before each phase"),
+    SB_WL_TIMEOUT_ROW(struct mixed_opts, "1h", "10m", "time limit for building the trees"),
+    SB_WL_DATA_ROWS(struct mixed_opts),
     {0},
 };
 
@@ -604,7 +615,7 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		free(th);
 		return -ENOMEM;
 	}
-	if (sp->v[K_DROP])
+	if (mixed_o(sp)->drop)
 		sb_wl_drop_caches(c);
 	sb_phase_begin(c, &p, label, 0);
 	struct mixed_live live = {.w = w, .n = n};
@@ -615,7 +626,7 @@ static int run_phase(struct mixed *m, const char *label, const char *prefix, uns
 		w[i] = (struct worker){.m = m,
 				       .id = i < nr ? i : i - nr,
 				       .writer = i >= nr,
-				       .end = p.t0 + sp->v[K_TIME] * 1000000ull,
+				       .end = p.t0 + mixed_o(sp)->time * 1000000ull,
 				       .running = &p.running};
 		for (int k = 0; k < OP_N; k++)
 			sb_hist_init(&w[i].h[k]);
@@ -691,14 +702,14 @@ static int mixed_run(struct sb_wl_ctx *c)
 	struct mixed m = {.c = c,
 			  .R = (unsigned)sp->a[0],
 			  .W = (unsigned)sp->a[1],
-			  .maxfile = sp->v[K_MAXFILE],
-			  .seed = sp->v[K_SEED],
+			  .maxfile = mixed_o(sp)->maxfile,
+			  .seed = mixed_o(sp)->com.seed,
 			  .stop = c->env->stop};
 	uint64_t bytes = 0;
 	char label[64];
 	int rc;
 
-	m.files_per_tree = (uint32_t)((sp->v[K_FILES] + m.R - 1) / m.R);
+	m.files_per_tree = (uint32_t)((mixed_o(sp)->files + m.R - 1) / m.R);
 	sb_wl_extra_int(c, "readers", m.R);
 	sb_wl_extra_int(c, "writers", m.W);
 	sb_wl_extra_int(c, "files_per_tree", m.files_per_tree);
@@ -760,6 +771,7 @@ const struct sb_wl_ops sb_wl_mixed = {
     .summary = "FsOpBench-style readers against writers on home-directory-like trees; per-op "
 	       "latency and read/write rates in three phases",
     .opts = mixed_opts,
+    .opts_size = sizeof(struct mixed_opts),
     .metrics = mixed_metrics,
     .parse_arg = parse_rw,
     .run = mixed_run,

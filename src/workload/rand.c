@@ -16,90 +16,83 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	K_SIZE,
-	K_OPS,
-	K_TIME,
-	K_THREADS,
-	K_DIRECT,
-	K_READ,
-	K_WRITE,
-	K_FSYNC,
-	K_VERIFY,
-	K_DROP,
-	K_SEED,
-	K_TIMEOUT,
-	K_COMPRESS,
-	K_DEDUPE,
-	K_RAMP,
-	K_ENGINE,
-	K_QD,
-	K_FIXED,
-	K_HIPRI,
-	K_SQPOLL,
-	K_BATCH_SUBMIT,
-	K_BATCH_COMPLETE,
-	K_RATE,
-	K_BURST,
-	K_IDLE,
+/* The typed options rand_opts fills (rand.c). */
+struct rand_opts {
+	struct sb_wl_common com;
+	uint64_t size;
+	uint64_t ops;
+	uint64_t time;
+	uint64_t threads;
+	bool direct;
+	bool read;
+	bool write;
+	bool fsync;
+	bool verify;
+	bool drop;
+	uint64_t rate;
+	uint64_t burst;
+	uint64_t idle;
+	struct sb_engine_opts eng;
 };
-_Static_assert(K_BATCH_COMPLETE - K_ENGINE == SB_EK_BATCH_COMPLETE, "the engine keys in a row");
+
+static inline const struct rand_opts *rand_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt rand_opts[] = {
-    [K_SIZE] =
-	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
-	 "data set; default twice the RAM, smaller is flagged cache-affected unless direct=1"},
-    [K_OPS] = {"ops", SB_WO_UINT, NULL, NULL, 1, 0,
-	       "operations per test (all threads); default size/BS, unlimited with time="},
-    [K_TIME] = {"time", SB_WO_DURATION, "0", NULL, 0, 0, "run each test this long (0: by ops)"},
-    [K_THREADS] = {"threads", SB_WO_UINT, "1", NULL, 1, 256,
-		   "threads, each with its own file descriptor"},
-    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT"},
-    [K_READ] = {"read", SB_WO_BOOL, "1", NULL, 0, 1, "run the random read test"},
-    [K_WRITE] = {"write", SB_WO_BOOL, "1", NULL, 0, 1, "run the random write test"},
-    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
-		 "count a final fsync in the write test's time"},
-    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
-		  "check every record read, and read the file back after the writes (untimed)"},
-    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1, "drop the page cache before the tests"},
-    [K_SEED] = {"seed", SB_WO_UINT, "1", NULL, 0, 0, "seed of the offsets"},
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		   "time limit of each test; past it the test stops and is flagged incomplete"},
-    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
-		    "percent of the data that compresses (0: none, as random data)"},
-    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
-		  "percent of 4 KiB blocks that are duplicates (0: none)"},
-    [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
-		"warm-up at the start of each test left out of its rates"},
-    [K_ENGINE] = SB_WL_ENGINE_OPTS,
-    [K_RATE] = {"rate", SB_WO_UINT, "0", NULL, 0, 10000000,
-		"open loop: issue this many records per second (all threads) on a schedule, "
-		"each timed from when it was due (0: as fast as possible)"},
-    [K_BURST] = {"burst", SB_WO_UINT, "0", NULL, 0, 0,
-		 "with rate=: records per burst, then idle= without I/O (0: no bursts)"},
-    [K_IDLE] = {"idle", SB_WO_DURATION, "1s", NULL, 0, 0, "with burst=: the pause between bursts"},
+    SB_WO(struct rand_opts, size, "size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	  "data set; default twice the RAM, smaller is flagged cache-affected unless direct=1"),
+    SB_WO(struct rand_opts, ops, "ops", SB_WO_UINT, NULL, NULL, 1, 0,
+	  "operations per test (all threads); default size/BS, unlimited with time="),
+    SB_WO(struct rand_opts, time, "time", SB_WO_DURATION, "0", NULL, 0, 0,
+	  "run each test this long (0: by ops)"),
+    SB_WO(struct rand_opts, threads, "threads", SB_WO_UINT, "1", NULL, 1, 256,
+	  "threads, each with its own file descriptor"),
+    SB_WO(struct rand_opts, direct, "direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT"),
+    SB_WO(struct rand_opts, read, "read", SB_WO_BOOL, "1", NULL, 0, 1, "run the random read test"),
+    SB_WO(struct rand_opts, write, "write", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "run the random write test"),
+    SB_WO(struct rand_opts, fsync, "fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "count a final fsync in the write test's time"),
+    SB_WO(struct rand_opts, verify, "verify", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "check every record read, and read the file back after the writes (untimed)"),
+    SB_WO(struct rand_opts, drop, "drop", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "drop the page cache before the tests"),
+    SB_WL_SEED_ROW(struct rand_opts, "seed of the offsets"),
+    SB_WL_TEST_TIMEOUT_ROW(struct rand_opts),
+    SB_WL_DATA_ROWS(struct rand_opts),
+    SB_WL_RAMP_ROW(struct rand_opts, "warm-up at the start of each test left out of its rates"),
+    SB_ENGINE_OPT_ROWS(struct rand_opts, eng),
+    SB_WO(struct rand_opts, rate, "rate", SB_WO_UINT, "0", NULL, 0, 10000000,
+	  "open loop: issue this many records per second (all threads) on a schedule, "
+	  "each timed from when it was due (0: as fast as possible)"),
+    SB_WO(struct rand_opts, burst, "burst", SB_WO_UINT, "0", NULL, 0, 0,
+	  "with rate=: records per burst, then idle= without I/O (0: no bursts)"),
+    SB_WO(struct rand_opts, idle, "idle", SB_WO_DURATION, "1s", NULL, 0, 0,
+	  "with burst=: the pause between bursts"),
     {0},
 };
 
 static bool use_uring(const struct sb_wl_spec *s)
 {
-	return sb_wl_uses_uring(s, K_ENGINE);
+	return sb_engine_opts_uring(&rand_o(s)->eng);
 }
 
 /* The engine exists here and the keys fit it: at spec check time, so that a
  * kernel without io_uring is an error before anything is built. */
 static int rand_check(const struct sb_wl_spec *s, char **why)
 {
-	if (s->v[K_BURST] && !s->v[K_RATE]) {
+	if (rand_o(s)->burst && !rand_o(s)->rate) {
 		*why = strdup("burst= needs rate= (the pace inside a burst)");
 		return -EINVAL;
 	}
-	if (s->v[K_BURST] && use_uring(s)) {
+	if (rand_o(s)->burst && use_uring(s)) {
 		*why = strdup("burst= is done for engine=psync only so far (rate= alone works with "
 			      "io_uring)");
 		return -EINVAL;
 	}
-	return sb_wl_engine_check(s, K_ENGINE, K_DIRECT, why);
+	return sb_wl_engine_check(s, &rand_o(s)->eng, rand_o(s)->direct, why);
 }
 
 static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
@@ -458,7 +451,7 @@ static void *rand_uring_main(void *arg)
 	const struct rand_job *j = t->j;
 	const struct sb_wl_spec *sp = t->sp;
 	const uint64_t bs = j->bs, nb = j->nblocks;
-	unsigned qd = (unsigned)sp->v[K_QD];
+	unsigned qd = (unsigned)rand_o(sp)->eng.qd;
 	struct sb_io *ios = calloc(qd, sizeof(*ios)), **done = calloc(qd, sizeof(*done));
 	void **bufs = calloc(qd, sizeof(*bufs));
 	unsigned *freel = calloc(qd, sizeof(*freel));
@@ -473,7 +466,7 @@ static void *rand_uring_main(void *arg)
 	/* Writes in flight over all threads never outnumber the blocks: a
 	 * thread looking for a free block then always finds one (it has just
 	 * freed its own), so none can wait on another that is waiting too. */
-	uint64_t nthreads = sp->v[K_THREADS] ? sp->v[K_THREADS] : 1;
+	uint64_t nthreads = rand_o(sp)->threads ? rand_o(sp)->threads : 1;
 	if (j->write && (uint64_t)qd * nthreads > nb)
 		qd = (unsigned)(nb / nthreads ? nb / nthreads : 1);
 	for (unsigned k = 0; k < qd; k++)
@@ -483,7 +476,7 @@ static void *rand_uring_main(void *arg)
 		}
 	struct sb_engine_cfg cfg = {
 	    .fd = j->fd, .qd = qd, .bufs = bufs, .n_bufs = qd, .buf_len = bs};
-	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
+	sb_engine_opts_cfg(&rand_o(sp)->eng, &cfg);
 	int r = sb_engine_init(&e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0) {
 		t->err = r;
@@ -535,7 +528,7 @@ static int rand_open_fds(struct sb_wl_ctx *c, const struct rand_job *j, const ch
 
 	for (unsigned i = 0; i < n; i++) {
 		fds[i] = open(path, (j->write ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-					(sp->v[K_DIRECT] ? O_DIRECT : 0));
+					(rand_o(sp)->direct ? O_DIRECT : 0));
 		if (fds[i] < 0) {
 			int rc = sb_wl_fail(c, -errno, "%s", path);
 			for (unsigned k = 0; k < i; k++)
@@ -557,13 +550,13 @@ static void rand_thread_init(const struct sb_wl_ctx *c, struct rand_thread *t,
 				  .sp = sp,
 				  .id = i,
 				  .n = ops == UINT64_MAX ? UINT64_MAX : ops / n + (i < ops % n),
-				  .rng = (sp->v[K_SEED] + 1) * 0x9E3779B97F4A7C15ull ^
+				  .rng = (rand_o(sp)->com.seed + 1) * 0x9E3779B97F4A7C15ull ^
 					 (i + 1) * 0xBF58476D1CE4E5B9ull ^ (ji->write ? 0x55 : 0)};
 	sb_hist_init(&t->h);
 	if (ji->burst) {
 		/* One p99 per burst, preallocated: nothing allocated while timing. */
 		uint64_t per = ops == UINT64_MAX ? 0 : t->n / ji->burst + 1;
-		uint64_t by_time = (sp->v[K_TIME] ? sp->v[K_TIME] : c->timeout_ns / 1000000) *
+		uint64_t by_time = (rand_o(sp)->time ? rand_o(sp)->time : c->timeout_ns / 1000000) *
 				       1000000ull / (ji->idle_ns + 1) +
 				   1;
 		t->max_bursts = (size_t)(per && per < by_time ? per : by_time);
@@ -593,7 +586,7 @@ static void rand_phase_metrics(struct sb_wl_ctx *c, const struct rand_job *j, st
 	sb_phase_cost(p, w);
 	snprintf(name, sizeof(name), "%s_ops", w);
 	sb_wl_extra_int(c, name, (int64_t)done);
-	if (sp->v[K_RATE]) {
+	if (rand_o(sp)->rate) {
 		snprintf(name, sizeof(name), "%s_late", w);
 		sb_wl_extra_int(c, name, (int64_t)late);
 	}
@@ -609,7 +602,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		      struct sb_hist *h, uint64_t *bad)
 {
 	const struct sb_wl_spec *sp = c->spec;
-	unsigned n = (unsigned)sp->v[K_THREADS];
+	unsigned n = (unsigned)rand_o(sp)->threads;
 	struct rand_thread *t = calloc(n, sizeof(*t));
 	pthread_t *th = calloc(n, sizeof(*th));
 	int *fds = calloc(n, sizeof(*fds));
@@ -627,7 +620,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		goto out;
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
-	if (sp->v[K_DIRECT])
+	if (rand_o(sp)->direct)
 		sb_phase_direct(&p, fds[0]);
 	j->p = &p;
 	j->failed = &failed;
@@ -636,12 +629,12 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	p.progress_arg = &ls;
 	p.op_bytes = j->bs;
 	p.hist = &t[0].h; /* p99 per second from the first thread (the sampler) */
-	j->end_at = sp->v[K_TIME] ? p.t0 + sp->v[K_TIME] * 1000000ull : UINT64_MAX;
-	j->interval_ns = sp->v[K_RATE] ? 1000000000ull * n / sp->v[K_RATE] : 0;
-	if (j->interval_ns == 0 && sp->v[K_RATE])
+	j->end_at = rand_o(sp)->time ? p.t0 + rand_o(sp)->time * 1000000ull : UINT64_MAX;
+	j->interval_ns = rand_o(sp)->rate ? 1000000000ull * n / rand_o(sp)->rate : 0;
+	if (j->interval_ns == 0 && rand_o(sp)->rate)
 		j->interval_ns = 1;
-	j->burst = sp->v[K_BURST];
-	j->idle_ns = sp->v[K_IDLE] * 1000000ull;
+	j->burst = rand_o(sp)->burst;
+	j->idle_ns = rand_o(sp)->idle * 1000000ull;
 	for (unsigned i = 0; i < n; i++) {
 		struct rand_job *ji = malloc(sizeof(*ji));
 		if (!ji) {
@@ -690,7 +683,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 		free(t[i].burst_p99);
 		free((void *)t[i].j);
 	}
-	if (rc == 0 && j->write && sp->v[K_FSYNC] && fsync(fds[0]) < 0)
+	if (rc == 0 && j->write && rand_o(sp)->fsync && fsync(fds[0]) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
 	p.done = done;
 	*(j->write ? &p.wbytes : &p.rbytes) = done * j->bs;
@@ -786,21 +779,21 @@ static int rand_run(struct sb_wl_ctx *c)
 	_cleanup_free_ uint64_t *bitmap = NULL, *busy = NULL;
 	struct sb_hist *h = malloc(2 * sizeof(*h));
 	struct rand_job j = {
-	    .data = &c->data, .bs = bs, .stop = c->env->stop, .verify = sp->v[K_VERIFY]};
+	    .data = &c->data, .bs = bs, .stop = c->env->stop, .verify = rand_o(sp)->verify};
 	int rc = 0;
 
 	if (!h)
 		return -ENOMEM;
 	sb_hist_init(&h[0]);
 	sb_hist_init(&h[1]);
-	size = sp->v[K_SIZE] ? sp->v[K_SIZE] : 2 * c->ram;
+	size = rand_o(sp)->size ? rand_o(sp)->size : 2 * c->ram;
 	nb = size / bs;
 	if (nb == 0) {
 		free(h);
 		return sb_wl_fail(c, 0, "size is smaller than one record");
 	}
 	size = nb * bs;
-	ops = sp->set[K_OPS] ? sp->v[K_OPS] : sp->v[K_TIME] ? UINT64_MAX : nb;
+	ops = sb_wl_given(sp, "ops") ? rand_o(sp)->ops : rand_o(sp)->time ? UINT64_MAX : nb;
 	if (asprintf(&path, "%s/rand.dat", c->work) < 0 ||
 	    !(bitmap = calloc(nb / 64 + 1, sizeof(*bitmap))) ||
 	    !(busy = calloc(nb / 64 + 1, sizeof(*busy)))) {
@@ -810,10 +803,10 @@ static int rand_run(struct sb_wl_ctx *c)
 	j.nblocks = nb;
 	j.bitmap = bitmap;
 	j.busy = busy;
-	sb_wl_validity(c, size, sp->v[K_DIRECT]);
+	sb_wl_validity(c, size, rand_o(sp)->direct);
 	sb_wl_extra_int(c, "record_bytes", (int64_t)bs);
-	sb_wl_extra_int(c, "threads", (int64_t)sp->v[K_THREADS]);
-	sb_wl_engine_extra(c, sp, K_ENGINE);
+	sb_wl_extra_int(c, "threads", (int64_t)rand_o(sp)->threads);
+	sb_wl_engine_extra(c, &rand_o(sp)->eng);
 	rc = sb_wl_check_space(c, size);
 	if (rc < 0) {
 		free(h);
@@ -824,26 +817,26 @@ static int rand_run(struct sb_wl_ctx *c)
 	if (rc == 0 && size / bs < nb) {
 		/* cut short: work on what is there */
 		nb = j.nblocks = size / bs;
-		if (!sp->set[K_OPS] && !sp->v[K_TIME])
+		if (!sb_wl_given(sp, "ops") && !rand_o(sp)->time)
 			ops = nb;
 	}
-	if (rc == 0 && nb && sp->v[K_DIRECT]) {
+	if (rc == 0 && nb && rand_o(sp)->direct) {
 		int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (fd < 0)
 			rc = sb_wl_fail(c, -errno, "%s: O_DIRECT not supported here", c->env->dir);
 		else
 			close(fd);
 	}
-	if (rc == 0 && sp->v[K_DROP])
+	if (rc == 0 && rand_o(sp)->drop)
 		sb_wl_drop_caches(c);
-	if (rc == 0 && sp->v[K_READ] && nb && !*c->env->stop) {
+	if (rc == 0 && rand_o(sp)->read && nb && !*c->env->stop) {
 		j.write = false;
 		rc = rand_phase(c, &j, path, ops, &h[0], &bad);
 	}
-	if (rc == 0 && sp->v[K_WRITE] && nb && !*c->env->stop) {
+	if (rc == 0 && rand_o(sp)->write && nb && !*c->env->stop) {
 		j.write = true;
 		rc = rand_phase(c, &j, path, ops, &h[1], &bad);
-		if (rc == 0 && sp->v[K_VERIFY] && !*c->env->stop)
+		if (rc == 0 && rand_o(sp)->verify && !*c->env->stop)
 			rc = read_back(c, path, bs, nb, bitmap, &bad, &written);
 		sb_wl_extra_int(c, "written_blocks", (int64_t)written);
 	}
@@ -878,6 +871,7 @@ const struct sb_wl_ops sb_wl_rand = {
     .example = "rand:16k,direct=1",
     .summary = "iozone-style random read and random write of BS records; MB/s, IOPS, latency",
     .opts = rand_opts,
+    .opts_size = sizeof(struct rand_opts),
     .metrics = rand_metrics,
     .parse_arg = parse_bs,
     .check = rand_check,

@@ -15,70 +15,64 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	K_SIZE,
-	K_CHUNK,
-	K_PERCHAR,
-	K_SEEKS,
-	K_SEEKERS,
-	K_DIRECT,
-	K_FSYNC,
-	K_VERIFY,
-	K_DROP,
-	K_TIMEOUT,
-	K_COMPRESS,
-	K_DEDUPE,
-	K_RAMP,
-	K_MIN_TIME,
-	K_ENGINE,
-	K_QD,
-	K_FIXED,
-	K_HIPRI,
-	K_SQPOLL,
-	K_BATCH_SUBMIT,
-	K_BATCH_COMPLETE,
+/* The typed options seq_opts fills (seq.c). */
+struct seq_opts {
+	struct sb_wl_common com;
+	uint64_t size;
+	uint64_t chunk;
+	bool perchar;
+	uint64_t seeks;
+	uint64_t seekers;
+	bool direct;
+	bool fsync;
+	bool verify;
+	bool drop;
+	uint64_t min_time;
+	struct sb_engine_opts eng;
 };
-_Static_assert(K_BATCH_COMPLETE - K_ENGINE == SB_EK_BATCH_COMPLETE, "the engine keys in a row");
+
+static inline const struct seq_opts *seq_o(const struct sb_wl_spec *s)
+{
+	return s->o;
+}
 
 static const struct sb_wl_opt seq_opts[] = {
-    [K_SIZE] =
-	{"size", SB_WO_SIZE, NULL, "64M", 4096, 0,
-	 "file size; default twice the RAM (valid figures), smaller is flagged cache-affected"},
-    [K_CHUNK] = {"chunk", SB_WO_SIZE, "8k", NULL, 512, 64ull << 20,
-		 "block size of the block tests (a multiple of 512)"},
-    [K_PERCHAR] = {"perchar", SB_WO_BOOL, "1", NULL, 0, 1, "run the per-char (putc/getc) tests"},
-    [K_SEEKS] = {"seeks", SB_WO_UINT, "8192", "2000", 1, 0, "random seeks in total"},
-    [K_SEEKERS] = {"seekers", SB_WO_UINT, "5", NULL, 1, 64, "threads doing the seeks"},
-    [K_DIRECT] = {"direct", SB_WO_BOOL, "0", NULL, 0, 1, "O_DIRECT for the block tests"},
-    [K_FSYNC] = {"fsync", SB_WO_BOOL, "1", NULL, 0, 1,
-		 "count an fsync at the end of each write test in its time"},
-    [K_VERIFY] = {"verify", SB_WO_BOOL, "1", NULL, 0, 1,
-		  "read the per-char output back (untimed) and check it"},
-    [K_DROP] = {"drop", SB_WO_BOOL, "1", NULL, 0, 1,
-		"drop the page cache before each read test (when permitted)"},
-    [K_TIMEOUT] = {"timeout", SB_WO_DURATION, "1h", "5m", 1, 0,
-		   "time limit of each test; past it the test stops and is flagged incomplete"},
-    [K_COMPRESS] = {"compress", SB_WO_UINT, "0", NULL, 0, 100,
-		    "percent of the data that compresses (0: none, as random data)"},
-    [K_DEDUPE] = {"dedupe", SB_WO_UINT, "0", NULL, 0, 100,
-		  "percent of 4 KiB blocks that are duplicates (0: none)"},
-    [K_RAMP] = {"ramp", SB_WO_DURATION, "0", NULL, 0, 0,
-		"warm-up at the start of each test left out of its rate"},
+    SB_WO(struct seq_opts, size, "size", SB_WO_SIZE, NULL, "64M", 4096, 0,
+	  "file size; default twice the RAM (valid figures), smaller is flagged cache-affected"),
+    SB_WO(struct seq_opts, chunk, "chunk", SB_WO_SIZE, "8k", NULL, 512, 64ull << 20,
+	  "block size of the block tests (a multiple of 512)"),
+    SB_WO(struct seq_opts, perchar, "perchar", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "run the per-char (putc/getc) tests"),
+    SB_WO(struct seq_opts, seeks, "seeks", SB_WO_UINT, "8192", "2000", 1, 0,
+	  "random seeks in total"),
+    SB_WO(struct seq_opts, seekers, "seekers", SB_WO_UINT, "5", NULL, 1, 64,
+	  "threads doing the seeks"),
+    SB_WO(struct seq_opts, direct, "direct", SB_WO_BOOL, "0", NULL, 0, 1,
+	  "O_DIRECT for the block tests"),
+    SB_WO(struct seq_opts, fsync, "fsync", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "count an fsync at the end of each write test in its time"),
+    SB_WO(struct seq_opts, verify, "verify", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "read the per-char output back (untimed) and check it"),
+    SB_WO(struct seq_opts, drop, "drop", SB_WO_BOOL, "1", NULL, 0, 1,
+	  "drop the page cache before each read test (when permitted)"),
+    SB_WL_TEST_TIMEOUT_ROW(struct seq_opts),
+    SB_WL_DATA_ROWS(struct seq_opts),
+    SB_WL_RAMP_ROW(struct seq_opts, "warm-up at the start of each test left out of its rate"),
     /* --quick: a 64M file's block tests took 0.03-0.6 s, too short for a
      * rate (smallest detectable change 75% between repeats). 0.5 s: on
      * ext4 over a /dev/shm loop at load 6 the rounds' CV was no lower
      * with 1 s (6 rounds each: 29/22/29% against 10/21/40% for write,
      * rewrite, read), at twice the time (+2.8 s a seq run, not +1.2 s). */
-    [K_MIN_TIME] = {"min-time", SB_WO_DURATION, "0", "500ms", 0, 0,
-		    "block tests repeat whole passes over the file until they have lasted this "
-		    "long (0: one pass); the passes are recorded"},
-    [K_ENGINE] = SB_WL_ENGINE_OPTS,
+    SB_WO(struct seq_opts, min_time, "min-time", SB_WO_DURATION, "0", "500ms", 0, 0,
+	  "block tests repeat whole passes over the file until they have lasted this "
+	  "long (0: one pass); the passes are recorded"),
+    SB_ENGINE_OPT_ROWS(struct seq_opts, eng),
     {0},
 };
 
 static bool use_uring(const struct sb_wl_spec *s)
 {
-	return sb_wl_uses_uring(s, K_ENGINE);
+	return sb_engine_opts_uring(&seq_o(s)->eng);
 }
 
 /* At spec check time, so that a bad combination or a kernel without
@@ -87,13 +81,13 @@ static int seq_check(const struct sb_wl_spec *s, char **why)
 {
 	/* The passes would run into the time limit and flag every test cut
 	 * short. */
-	if (s->v[K_MIN_TIME] && s->v[K_MIN_TIME] >= s->v[K_TIMEOUT]) {
+	if (seq_o(s)->min_time && seq_o(s)->min_time >= seq_o(s)->com.timeout) {
 		*why = sb_asprintf("min-time=%llums must be shorter than timeout=%llums",
-				   (unsigned long long)s->v[K_MIN_TIME],
-				   (unsigned long long)s->v[K_TIMEOUT]);
+				   (unsigned long long)seq_o(s)->min_time,
+				   (unsigned long long)seq_o(s)->com.timeout);
 		return -EINVAL;
 	}
-	return sb_wl_engine_check(s, K_ENGINE, K_DIRECT, why);
+	return sb_wl_engine_check(s, &seq_o(s)->eng, seq_o(s)->direct, why);
 }
 
 struct seq_run {
@@ -135,7 +129,7 @@ struct passes {
 
 static void passes_init(struct seq_run *s, struct passes *ps)
 {
-	*ps = (struct passes){.min_ns = s->c->spec->v[K_MIN_TIME] * 1000000ull};
+	*ps = (struct passes){.min_ns = seq_o(s->c->spec)->min_time * 1000000ull};
 }
 
 /* After a pass of pass_bytes ended with rc: true when another is due. */
@@ -160,7 +154,7 @@ static int pass_reset(struct seq_run *s, struct passes *ps, int fd, enum blk_tes
 		return sb_wl_fail(c, -errno, "%s: seek", s->path);
 	if (t == BLK_WRITE || s->direct)
 		return 0;
-	if (!c->spec->v[K_DROP]) {
+	if (!seq_o(c->spec)->drop) {
 		ps->cached = true;
 		return 0;
 	}
@@ -220,7 +214,7 @@ static int putc_write(struct seq_run *s)
 		if (sb_phase_over(&p, sb_now_ns(), done))
 			break;
 	}
-	if (fflush(f) != 0 || (c->spec->v[K_FSYNC] && fsync(fileno(f)) < 0))
+	if (fflush(f) != 0 || (seq_o(c->spec)->fsync && fsync(fileno(f)) < 0))
 		if (rc == 0)
 			rc = sb_wl_fail(c, -errno, "%s: write", s->path);
 	if (fclose(f) != 0 && rc == 0)
@@ -229,7 +223,7 @@ static int putc_write(struct seq_run *s)
 	sb_phase_end(&p);
 	add_rate(c, "putc_write", &p, done, 1 / 1024.0, "KB/s");
 	sb_wl_extra_int(c, "putc_bytes", (int64_t)done);
-	if (rc == 0 && c->spec->v[K_VERIFY] && !p.expired && !p.stopped) {
+	if (rc == 0 && seq_o(c->spec)->verify && !p.expired && !p.stopped) {
 		int fd = open(s->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return sb_wl_fail(c, -errno, "%s", s->path);
@@ -418,7 +412,7 @@ static int block_psync(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 	p.hist = h;
 	for (;;) {
 		rc = pass[t](s, &p, &ps, fd, h, &b);
-		if (rc == 0 && t != BLK_READ && c->spec->v[K_FSYNC] && fsync(fd) < 0)
+		if (rc == 0 && t != BLK_READ && seq_o(c->spec)->fsync && fsync(fd) < 0)
 			rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
 		if (!pass_again(s, &p, &ps, b * s->chunk, rc))
 			break;
@@ -489,7 +483,7 @@ static int uring_setup(struct uring_test *u, int fd)
 	}
 	struct sb_engine_cfg cfg = {
 	    .fd = fd, .qd = u->qd, .bufs = u->bufs, .n_bufs = u->qd, .buf_len = s->chunk};
-	sb_wl_engine_cfg(sp, K_ENGINE, &cfg);
+	sb_engine_opts_cfg(&seq_o(sp)->eng, &cfg);
 	r = sb_engine_init(&u->e, &sb_engine_io_uring, &cfg, &why);
 	if (r < 0)
 		r = sb_wl_fail(s->c, r, "%s: %s", s->path, why ? why : "io_uring setup failed");
@@ -593,7 +587,7 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 	struct passes ps;
 	int rc;
 
-	u.qd = (unsigned)(sp->v[K_QD] < s->nblocks ? sp->v[K_QD] : s->nblocks);
+	u.qd = (unsigned)(seq_o(sp)->eng.qd < s->nblocks ? seq_o(sp)->eng.qd : s->nblocks);
 	if (fd < 0 || u.qd == 0) /* qd 0: the write before was cut short at once */
 		return fd < 0 ? fd : 0;
 	if ((rc = uring_setup(&u, fd)) < 0) {
@@ -609,7 +603,7 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 	u.p.hist = h;
 	for (;;) {
 		rc = uring_pass(&u, &ps);
-		if (rc == 0 && t != BLK_READ && sp->v[K_FSYNC] && fsync(fd) < 0)
+		if (rc == 0 && t != BLK_READ && seq_o(sp)->fsync && fsync(fd) < 0)
 			rc = sb_wl_fail(c, -errno, "%s: fsync", s->path);
 		if (!pass_again(s, &u.p, &ps, u.completed * s->chunk, rc))
 			break;
@@ -709,8 +703,8 @@ static uint64_t seek_live(void *arg)
 static int seeks(struct seq_run *s, struct sb_hist *h)
 {
 	struct sb_wl_ctx *c = s->c;
-	unsigned n = (unsigned)c->spec->v[K_SEEKERS];
-	uint64_t total = c->spec->v[K_SEEKS], done = 0, written = 0;
+	unsigned n = (unsigned)seq_o(c->spec)->seekers;
+	uint64_t total = seq_o(c->spec)->seeks, done = 0, written = 0;
 	struct seeker *k = calloc(n, sizeof(*k));
 	pthread_t *th = calloc(n, sizeof(*th));
 	struct sb_phase p;
@@ -765,7 +759,7 @@ static int seeks(struct seq_run *s, struct sb_hist *h)
 static int seq_run(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_spec *sp = c->spec;
-	struct seq_run s = {.c = c, .chunk = sp->v[K_CHUNK], .direct = sp->v[K_DIRECT]};
+	struct seq_run s = {.c = c, .chunk = seq_o(sp)->chunk, .direct = seq_o(sp)->direct};
 	struct sb_hist *h = malloc(4 * sizeof(*h));
 	_cleanup_free_ char *path = NULL;
 	static const char *const ops[] = {"block write", "rewrite", "block read", "seek"};
@@ -781,7 +775,7 @@ static int seq_run(struct sb_wl_ctx *c)
 		return sb_wl_fail(c, 0, "chunk=%llu is not a multiple of %u",
 				  (unsigned long long)s.chunk, SB_SECTOR);
 	}
-	s.size = sp->set[K_SIZE] || sp->v[K_SIZE] ? sp->v[K_SIZE] : 2 * c->ram;
+	s.size = sb_wl_given(sp, "size") || seq_o(sp)->size ? seq_o(sp)->size : 2 * c->ram;
 	s.nblocks = s.size / s.chunk;
 	if (s.nblocks == 0) {
 		free(h);
@@ -800,9 +794,9 @@ static int seq_run(struct sb_wl_ctx *c)
 	}
 	sb_wl_validity(c, s.size, s.direct);
 	sb_wl_extra_int(c, "chunk", (int64_t)s.chunk);
-	sb_wl_extra_int(c, "seeks", (int64_t)sp->v[K_SEEKS]);
-	sb_wl_extra_int(c, "seekers", (int64_t)sp->v[K_SEEKERS]);
-	sb_wl_engine_extra(c, sp, K_ENGINE);
+	sb_wl_extra_int(c, "seeks", (int64_t)seq_o(sp)->seeks);
+	sb_wl_extra_int(c, "seekers", (int64_t)seq_o(sp)->seekers);
+	sb_wl_engine_extra(c, &seq_o(sp)->eng);
 	rc = sb_wl_check_space(c, s.size);
 	if (rc < 0) {
 		free(s.buf);
@@ -810,22 +804,22 @@ static int seq_run(struct sb_wl_ctx *c)
 		return rc;
 	}
 
-	rc = sp->v[K_PERCHAR] ? putc_write(&s) : 0;
+	rc = seq_o(sp)->perchar ? putc_write(&s) : 0;
 	if (rc == 0 && !*c->env->stop)
 		rc = uring ? block_uring(&s, BLK_WRITE, &h[0]) : block_psync(&s, BLK_WRITE, &h[0]);
 	if (rc == 0 && !*c->env->stop) {
-		if (sp->v[K_DROP])
+		if (seq_o(sp)->drop)
 			sb_wl_drop_caches(c);
 		rc = uring ? block_uring(&s, BLK_REWRITE, &h[1])
 			   : block_psync(&s, BLK_REWRITE, &h[1]);
 	}
-	if (rc == 0 && !*c->env->stop && sp->v[K_PERCHAR]) {
-		if (sp->v[K_DROP])
+	if (rc == 0 && !*c->env->stop && seq_o(sp)->perchar) {
+		if (seq_o(sp)->drop)
 			sb_wl_drop_caches(c);
 		rc = getc_read(&s);
 	}
 	if (rc == 0 && !*c->env->stop) {
-		if (sp->v[K_DROP])
+		if (seq_o(sp)->drop)
 			sb_wl_drop_caches(c);
 		rc = uring ? block_uring(&s, BLK_READ, &h[2]) : block_psync(&s, BLK_READ, &h[2]);
 	}
@@ -880,6 +874,7 @@ const struct sb_wl_ops sb_wl_seq = {
     .summary = "bonnie++-style sequential test: putc write, block write, rewrite, getc read, "
 	       "block read, random seeks; KB/s and %CPU",
     .opts = seq_opts,
+    .opts_size = sizeof(struct seq_opts),
     .metrics = seq_metrics,
     .check = seq_check,
     .run = seq_run,

@@ -18,76 +18,37 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum sb_wo_type { SB_WO_UINT, SB_WO_SIZE, SB_WO_DURATION, SB_WO_BOOL, SB_WO_STRING };
-
-/* One key of a workload spec ("direct=1"). */
-struct sb_wl_opt {
-	const char *name;
-	enum sb_wo_type type;
-	const char *def;       /* default as the user would write it; NULL: computed (see help) */
-	const char *quick_def; /* default under --quick; NULL: same as def */
-	uint64_t min, max;     /* accepted range of the parsed value (max 0: unbounded) */
-	const char *help;
-};
+#include "engine/engine.h"
+#include "util/specopt.h"
 
 #define SB_WL_MAX_OPTS 32
 
-/* The engine keys of rand's I/O and seq's block tests, one definition for
- * both. A workload puts them at K_ENGINE in this order (its enum has
- * K_ENGINE, K_QD, K_FIXED, K_HIPRI, K_SQPOLL, K_BATCH_SUBMIT,
- * K_BATCH_COMPLETE in a row) and writes [K_ENGINE] = SB_WL_ENGINE_OPTS. */
-enum {
-	SB_EK_ENGINE,
-	SB_EK_QD,
-	SB_EK_FIXED,
-	SB_EK_HIPRI,
-	SB_EK_SQPOLL,
-	SB_EK_BATCH_SUBMIT,
-	SB_EK_BATCH_COMPLETE,
-	SB_EK_N
+/* The options every workload's typed struct starts with (its first member,
+ * named com): the ones workload.c reads itself to set up the run (time
+ * limit, data pattern, ramp). A workload declares the rows it takes with
+ * the macros below; a value without a row stays 0. */
+struct sb_wl_common {
+	uint64_t timeout; /* ms; 0: DEFAULT_TIMEOUT_MS */
+	uint64_t seed;
+	uint64_t compress, dedupe; /* percent */
+	uint64_t ramp;		   /* ms */
 };
-#define SB_WL_ENGINE_OPTS                                                                          \
-	{"engine",                                                                                 \
-	 SB_WO_STRING,                                                                             \
-	 "psync",                                                                                  \
-	 NULL,                                                                                     \
-	 0,                                                                                        \
-	 0,                                                                                        \
-	 "psync (one read or write at a time per thread) or io_uring (qd in flight)"},             \
-	    {"qd", SB_WO_UINT, "1", NULL, 1, 4096, "I/Os in flight per thread (engine=io_uring)"}, \
-	    {"fixed",                                                                              \
-	     SB_WO_BOOL,                                                                           \
-	     "1",                                                                                  \
-	     NULL,                                                                                 \
-	     0,                                                                                    \
-	     1,                                                                                    \
-	     "io_uring: registered buffers and file (READ_FIXED/WRITE_FIXED)"},                    \
-	    {"hipri",                                                                              \
-	     SB_WO_BOOL,                                                                           \
-	     "0",                                                                                  \
-	     NULL,                                                                                 \
-	     0,                                                                                    \
-	     1,                                                                                    \
-	     "io_uring: poll for completions (IOPOLL; needs direct=1 and poll queues)"},           \
-	    {"sqpoll",                                                                             \
-	     SB_WO_BOOL,                                                                           \
-	     "0",                                                                                  \
-	     NULL,                                                                                 \
-	     0,                                                                                    \
-	     1,                                                                                    \
-	     "io_uring: a kernel thread submits (its CPU counts in %CPU)"},                        \
-	    {"batch_submit",                                                                       \
-	     SB_WO_UINT,                                                                           \
-	     "1",                                                                                  \
-	     NULL,                                                                                 \
-	     1,                                                                                    \
-	     4096,                                                                                 \
-	     "io_uring: I/Os queued before one submit (1, fio's default: each at once; qd: all "   \
-	     "refills of a reap in one call)"},                                                    \
-	{                                                                                          \
-		"batch_complete", SB_WO_UINT, "0", NULL, 0, 4096,                                  \
-		    "io_uring: completions reaped per call (0: qd)"                                \
-	}
+
+#define SB_WL_TIMEOUT_ROW(T, def, quick_def, help)                                                 \
+	SB_WO(T, com.timeout, "timeout", SB_WO_DURATION, def, quick_def, 1, 0, help)
+/* The time limit of each test of the built-in benchmarks (seq, meta, rand). */
+#define SB_WL_TEST_TIMEOUT_ROW(T)                                                                  \
+	SB_WL_TIMEOUT_ROW(T, "1h", "5m",                                                           \
+			  "time limit of each test; past it the test stops and is flagged "        \
+			  "incomplete")
+#define SB_WL_SEED_ROW(T, help) SB_WO(T, com.seed, "seed", SB_WO_UINT, "1", NULL, 0, 0, help)
+/* compress= and dedupe= of the data written (data.h). */
+#define SB_WL_DATA_ROWS(T)                                                                         \
+	SB_WO(T, com.compress, "compress", SB_WO_UINT, "0", NULL, 0, 100,                          \
+	      "percent of the data that compresses (0: none, as random data)"),                    \
+	    SB_WO(T, com.dedupe, "dedupe", SB_WO_UINT, "0", NULL, 0, 100,                          \
+		  "percent of 4 KiB blocks that are duplicates (0: none)")
+#define SB_WL_RAMP_ROW(T, help) SB_WO(T, com.ramp, "ramp", SB_WO_DURATION, "0", NULL, 0, 0, help)
 
 /* One metric a workload reports: the one table of labels. The labels go into
  * result.json with each figure, and `report` and `bench` read them from
@@ -197,6 +158,7 @@ struct sb_wl_ops {
 	const char *example; /* a valid spec, for error messages */
 	const char *summary;
 	const struct sb_wl_opt *opts;
+	size_t opts_size; /* sizeof the typed struct opts fill (starts with struct sb_wl_common) */
 	const struct sb_wl_metric *metrics;
 	/* Adapters reporting a built-in workload's figures under its names
 	 * (bonnie++: seq and meta): look their metrics up there too. */
@@ -214,10 +176,9 @@ struct sb_wl_spec {
 	const struct sb_wl_ops *ops;
 	char *text;
 	char *arg;
-	uint64_t a[4]; /* ARG decoded by parse_arg */
-	uint64_t v[SB_WL_MAX_OPTS];
-	char *s[SB_WL_MAX_OPTS];  /* SB_WO_STRING values */
-	bool set[SB_WL_MAX_OPTS]; /* given by the user (else the default) */
+	uint64_t a[4];		  /* ARG decoded by parse_arg */
+	void *o;		  /* the workload's typed options (ops->opts_size bytes) */
+	bool set[SB_WL_MAX_OPTS]; /* row i given by the user (else the default) */
 };
 
 /* The registry (workload.c), in the order `list workloads` shows. */
@@ -231,9 +192,19 @@ const struct sb_wl_ops *sb_wl_find(const char *name);
  * the spec and the expected form. Pure: no I/O. */
 int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **err);
 void sb_wl_spec_release(struct sb_wl_spec *s);
-/* Index of key name in the spec's option table (the workloads use their own
- * enum in table order; this is for tests and adapters). -1 when absent. */
+/* Index of key name in the spec's option table; -1 when absent. */
 int sb_wl_opt_index(const struct sb_wl_ops *ops, const char *name);
+/* The common options (every typed struct starts with them). */
+static inline const struct sb_wl_common *sb_wl_com(const struct sb_wl_spec *s)
+{
+	return (const struct sb_wl_common *)s->o;
+}
+/* Key name given by the user (not its default)? */
+bool sb_wl_given(const struct sb_wl_spec *s, const char *name);
+/* The value of key name read through its row, whatever the workload (generic
+ * code: --cap-cache's floor, tests); def when the workload has no such key
+ * or it is a string. */
+uint64_t sb_wl_opt_u64(const struct sb_wl_spec *s, const char *name, uint64_t def);
 
 /* A running workload. */
 struct sb_wl_ctx {
@@ -396,17 +367,12 @@ void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v);
 void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v);
 void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v);
 void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v);
-struct sb_engine_cfg;
-/* engine=io_uring? k0: the workload's K_ENGINE. */
-bool sb_wl_uses_uring(const struct sb_wl_spec *s, int k0);
-/* At spec check time: the engine exists (a kernel without io_uring is an
- * error before anything is built), psync gets no qd above 1 and no io_uring
- * key, hipri has direct (k_direct: the workload's K_DIRECT). */
-int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **why);
-/* The engine keys into cfg (fixed buffers and file, hipri, sqpoll, batches). */
-void sb_wl_engine_cfg(const struct sb_wl_spec *s, int k0, struct sb_engine_cfg *cfg);
+/* At spec check time: the engine keys as engine.h's sb_engine_opts_check,
+ * and no io_uring-only key given for psync. */
+int sb_wl_engine_check(const struct sb_wl_spec *s, const struct sb_engine_opts *o, bool direct,
+		       char **why);
 /* engine, qd and, for io_uring, its keys into the workload's extra. */
-void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_wl_spec *s, int k0);
+void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_engine_opts *o);
 /* sync, then drop the page cache when permitted; returns 0 or -errno. */
 int sb_wl_drop_caches(struct sb_wl_ctx *c);
 /* Flags the result cache-affected when size < 2x RAM and not direct. */

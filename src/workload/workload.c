@@ -52,6 +52,29 @@ int sb_wl_opt_index(const struct sb_wl_ops *ops, const char *name)
 	return -1;
 }
 
+bool sb_wl_given(const struct sb_wl_spec *s, const char *name)
+{
+	int i = sb_wl_opt_index(s->ops, name);
+	return i >= 0 && s->set[i];
+}
+
+uint64_t sb_wl_opt_u64(const struct sb_wl_spec *s, const char *name, uint64_t def)
+{
+	int i = sb_wl_opt_index(s->ops, name);
+	if (i < 0 || !s->o)
+		return def;
+	const struct sb_wl_opt *o = &s->ops->opts[i];
+	const char *p = (const char *)s->o + o->off;
+	switch (o->type) {
+	case SB_WO_BOOL:
+		return *(const bool *)p;
+	case SB_WO_STRING:
+		return def;
+	default:
+		return *(const uint64_t *)p;
+	}
+}
+
 /* "rand:BS[,key=value...]" */
 static void expected_form(const struct sb_wl_ops *ops, char *buf, size_t len)
 {
@@ -109,7 +132,7 @@ static const char *type_form(enum sb_wo_type t)
 	}
 }
 
-static int parse_value(const struct sb_wl_opt *o, const char *v, uint64_t *out)
+static int parse_number(const struct sb_wl_opt *o, const char *v, uint64_t *out)
 {
 	switch (o->type) {
 	case SB_WO_UINT:
@@ -124,6 +147,33 @@ static int parse_value(const struct sb_wl_opt *o, const char *v, uint64_t *out)
 		*out = 0;
 		return 0;
 	}
+}
+
+/* Parses v into row o's place in s->o. want_range: the bounds are checked
+ * (1 when out of range). 0, 1, -EINVAL (bad value) or -ENOMEM. */
+static int store_value(struct sb_wl_spec *s, const struct sb_wl_opt *o, const char *v,
+		       bool want_range)
+{
+	char *p = (char *)s->o + o->off;
+	uint64_t n;
+
+	if (o->type == SB_WO_STRING) {
+		char *d = strdup(v);
+		if (!d)
+			return -ENOMEM;
+		free(*(char **)p);
+		*(char **)p = d;
+		return 0;
+	}
+	if (parse_number(o, v, &n) < 0 || !*v)
+		return -EINVAL;
+	if (want_range && (n < o->min || (o->max && n > o->max)))
+		return 1;
+	if (o->type == SB_WO_BOOL)
+		*(bool *)p = n;
+	else
+		*(uint64_t *)p = n;
+	return 0;
 }
 
 static int set_key(struct sb_wl_spec *s, const char *text, const char *kv, char **err)
@@ -151,13 +201,14 @@ static int set_key(struct sb_wl_spec *s, const char *text, const char *kv, char 
 	const struct sb_wl_opt *o = &ops->opts[i];
 	if (s->set[i])
 		return spec_error(err, text, ops, "key '%s' given twice", key);
-	if (parse_value(o, eq + 1, &s->v[i]) < 0 || (o->type != SB_WO_STRING && !eq[1]))
+	int r = store_value(s, o, eq + 1, true);
+	if (r == -EINVAL)
 		return spec_error(err, text, ops, "bad value '%s' for %s: expected %s", eq + 1, key,
 				  type_form(o->type));
-	if (o->type != SB_WO_STRING && (s->v[i] < o->min || (o->max && s->v[i] > o->max)))
+	if (r == 1)
 		return spec_error(err, text, ops, "%s=%s out of range", key, eq + 1);
-	if (o->type == SB_WO_STRING && !(s->s[i] = strdup(eq + 1)))
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	s->set[i] = true;
 	return 0;
 }
@@ -222,10 +273,10 @@ static int set_defaults(struct sb_wl_spec *s, const char *text, bool quick, char
 		const char *d = quick && o->quick_def ? o->quick_def : o->def;
 		if (s->set[i] || !d)
 			continue;
-		if (o->type == SB_WO_STRING) {
-			if (!(s->s[i] = strdup(d)))
-				return -ENOMEM;
-		} else if (parse_value(o, d, &s->v[i]) < 0) {
+		int r = store_value(s, o, d, false);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
 			/* a bug in a table; the unit test catches it */
 			spec_error(err, text, ops, "bad default '%s' for %s", d, o->name);
 			return -EINVAL;
@@ -251,6 +302,11 @@ int sb_wl_spec_parse(const char *text, bool quick, struct sb_wl_spec *s, char **
 		return unknown_workload(text, name, err);
 	s->ops = ops;
 	if (!(s->text = strdup(text)) || !(copy = strdup(text + nl)))
+		goto nomem;
+	/* the typed struct; at least the common part, which workload.c reads */
+	if (!(s->o = calloc(1, ops->opts_size > sizeof(struct sb_wl_common)
+				   ? ops->opts_size
+				   : sizeof(struct sb_wl_common))))
 		goto nomem;
 
 	if (copy[0] == ':') {
@@ -313,8 +369,10 @@ void sb_wl_spec_release(struct sb_wl_spec *s)
 {
 	free(s->text);
 	free(s->arg);
-	for (int i = 0; i < SB_WL_MAX_OPTS; i++)
-		free(s->s[i]);
+	for (int i = 0; s->o && s->ops->opts && s->ops->opts[i].name; i++)
+		if (s->ops->opts[i].type == SB_WO_STRING)
+			free(*(char **)((char *)s->o + s->ops->opts[i].off));
+	free(s->o);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -379,69 +437,31 @@ void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
 	json_object_object_add(extra(c), key, json_object_new_boolean(v));
 }
 
-bool sb_wl_uses_uring(const struct sb_wl_spec *s, int k0)
+int sb_wl_engine_check(const struct sb_wl_spec *s, const struct sb_engine_opts *o, bool direct,
+		       char **why)
 {
-	const char *e = s->s[k0 + SB_EK_ENGINE];
-	return e && strcmp(e, "io_uring") == 0;
-}
-
-int sb_wl_engine_check(const struct sb_wl_spec *s, int k0, int k_direct, char **why)
-{
-	/* the keys after engine and qd (their names: the workload's table) */
-	static const int uring_only[] = {SB_EK_FIXED, SB_EK_HIPRI, SB_EK_SQPOLL, SB_EK_BATCH_SUBMIT,
-					 SB_EK_BATCH_COMPLETE};
-	const char *e = s->s[k0 + SB_EK_ENGINE];
-	const struct sb_engine_ops *ops = e ? sb_engine_find(e) : NULL;
-
-	if (!ops) {
-		*why = sb_asprintf("engine=%s: not an engine (psync, io_uring)", e ? e : "");
-		return -EINVAL;
-	}
-	if (sb_wl_uses_uring(s, k0)) {
-		if (s->v[k0 + SB_EK_HIPRI] && !s->v[k_direct]) {
-			*why = strdup("hipri=1 (completion polling) needs direct=1");
+	int rc = sb_engine_opts_check(o, direct, why);
+	if (rc < 0 || sb_engine_opts_uring(o))
+		return rc;
+	for (const char *const *k = sb_engine_uring_keys; *k; k++)
+		if (sb_wl_given(s, *k) && sb_wl_opt_u64(s, *k, 0)) {
+			*why = sb_asprintf("%s= is for engine=io_uring", *k);
 			return -EINVAL;
 		}
-		return ops->probe(why);
-	}
-	if (s->v[k0 + SB_EK_QD] > 1) {
-		*why =
-		    strdup("qd above 1 needs engine=io_uring (psync issues one I/O at a time per "
-			   "thread)");
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < sizeof(uring_only) / sizeof(uring_only[0]); i++) {
-		int k = k0 + uring_only[i];
-		if (s->set[k] && s->v[k]) {
-			*why = sb_asprintf("%s= is for engine=io_uring", s->ops->opts[k].name);
-			return -EINVAL;
-		}
-	}
 	return 0;
 }
 
-void sb_wl_engine_cfg(const struct sb_wl_spec *s, int k0, struct sb_engine_cfg *cfg)
+void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_engine_opts *o)
 {
-	cfg->fixed_bufs = s->v[k0 + SB_EK_FIXED];
-	cfg->fixed_files = s->v[k0 + SB_EK_FIXED];
-	cfg->hipri = s->v[k0 + SB_EK_HIPRI];
-	cfg->sqpoll = s->v[k0 + SB_EK_SQPOLL];
-	cfg->batch_submit = (unsigned)s->v[k0 + SB_EK_BATCH_SUBMIT];
-	cfg->batch_complete = (unsigned)s->v[k0 + SB_EK_BATCH_COMPLETE];
-}
-
-void sb_wl_engine_extra(struct sb_wl_ctx *c, const struct sb_wl_spec *s, int k0)
-{
-	const char *e = s->s[k0 + SB_EK_ENGINE];
-	sb_wl_extra_str(c, "engine", e ? e : "psync");
-	sb_wl_extra_int(c, "qd", (int64_t)s->v[k0 + SB_EK_QD]);
-	if (!sb_wl_uses_uring(s, k0))
+	sb_wl_extra_str(c, "engine", o->engine ? o->engine : "psync");
+	sb_wl_extra_int(c, "qd", (int64_t)o->qd);
+	if (!sb_engine_opts_uring(o))
 		return;
-	sb_wl_extra_bool(c, "fixed", s->v[k0 + SB_EK_FIXED]);
-	sb_wl_extra_bool(c, "hipri", s->v[k0 + SB_EK_HIPRI]);
-	sb_wl_extra_bool(c, "sqpoll", s->v[k0 + SB_EK_SQPOLL]);
-	sb_wl_extra_int(c, "batch_submit", (int64_t)s->v[k0 + SB_EK_BATCH_SUBMIT]);
-	sb_wl_extra_int(c, "batch_complete", (int64_t)s->v[k0 + SB_EK_BATCH_COMPLETE]);
+	sb_wl_extra_bool(c, "fixed", o->fixed);
+	sb_wl_extra_bool(c, "hipri", o->hipri);
+	sb_wl_extra_bool(c, "sqpoll", o->sqpoll);
+	sb_wl_extra_int(c, "batch_submit", (int64_t)o->batch_submit);
+	sb_wl_extra_int(c, "batch_complete", (int64_t)o->batch_complete);
 }
 
 void sb_wl_add_hist(struct sb_wl_ctx *c, const char *op, const struct sb_hist *h)
@@ -994,8 +1014,10 @@ uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram)
 	/* Only a size= whose default is computed is the data set sized from
 	 * RAM (seq, rand); other workloads' sizes do not grow with the host. */
 	k = sb_wl_opt_index(s.ops, "size");
-	if (k >= 0 && !s.ops->opts[k].def)
-		n = s.v[k] ? s.v[k] : 2 * (ram ? ram : system_ram());
+	if (k >= 0 && !s.ops->opts[k].def) {
+		n = sb_wl_opt_u64(&s, "size", 0);
+		n = n ? n : 2 * (ram ? ram : system_ram());
+	}
 	sb_wl_spec_release(&s);
 	return n;
 }
@@ -1012,8 +1034,7 @@ uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram)
 
 static uint64_t optv(const struct sb_wl_spec *s, const char *name, uint64_t def)
 {
-	int k = sb_wl_opt_index(s->ops, name);
-	return k >= 0 ? s->v[k] : def;
+	return sb_wl_opt_u64(s, name, def);
 }
 
 /* seq: a block (chunk) per I/O in flight, one per seeker, four histograms. */
@@ -1333,20 +1354,17 @@ static void wl_ctx_setup(struct sb_wl_ctx *c)
 {
 	const struct sb_wl_env *env = c->env;
 	const struct sb_wl_spec *s = c->spec;
-	int ti;
+	const struct sb_wl_common *com = sb_wl_com(s);
 
 	c->ram = env->ram_bytes ? env->ram_bytes : system_ram();
-	ti = sb_wl_opt_index(s->ops, "timeout");
-	c->timeout_ns = (ti >= 0 && s->v[ti] ? s->v[ti] : DEFAULT_TIMEOUT_MS) * 1000000ull;
+	c->timeout_ns = (com->timeout ? com->timeout : DEFAULT_TIMEOUT_MS) * 1000000ull;
 	c->tty = isatty(STDERR_FILENO) && sb_log_level >= SB_LOG_NORMAL;
-	int si = sb_wl_opt_index(s->ops, "seed"), ci = sb_wl_opt_index(s->ops, "compress"),
-	    di = sb_wl_opt_index(s->ops, "dedupe"), ri = sb_wl_opt_index(s->ops, "ramp");
-	sb_data_init(&c->data, si >= 0 ? s->v[si] : 0, ci >= 0 ? (unsigned)s->v[ci] : 0,
-		     di >= 0 ? (unsigned)s->v[di] : 0);
-	c->ramp_ns = ri >= 0 ? s->v[ri] * 1000000ull : 0;
-	if (ci >= 0)
+	/* a workload without a row for one of them has 0 there */
+	sb_data_init(&c->data, com->seed, (unsigned)com->compress, (unsigned)com->dedupe);
+	c->ramp_ns = com->ramp * 1000000ull;
+	if (sb_wl_opt_index(s->ops, "compress") >= 0)
 		sb_wl_extra_int(c, "compress_pct", (int64_t)c->data.compress);
-	if (di >= 0)
+	if (sb_wl_opt_index(s->ops, "dedupe") >= 0)
 		sb_wl_extra_int(c, "dedupe_pct", (int64_t)c->data.dedupe);
 	/* The devices under the directory, for per-phase accounting; none for
 	 * tmpfs and the like. */

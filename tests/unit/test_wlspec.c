@@ -135,12 +135,11 @@ static void test_specs(void **state)
 		assert_int_equal(s.a[0], cases[i].a0);
 		assert_int_equal(s.a[1], cases[i].a1);
 		if (cases[i].key) {
-			int k = sb_wl_opt_index(s.ops, cases[i].key);
-			assert_true(k >= 0);
-			if (s.v[k] != cases[i].val)
+			uint64_t v = sb_wl_opt_u64(&s, cases[i].key, UINT64_MAX);
+			assert_true(sb_wl_opt_index(s.ops, cases[i].key) >= 0);
+			if (v != cases[i].val)
 				fail_msg("'%s': %s=%llu, want %llu", cases[i].spec, cases[i].key,
-					 (unsigned long long)s.v[k],
-					 (unsigned long long)cases[i].val);
+					 (unsigned long long)v, (unsigned long long)cases[i].val);
 		}
 		sb_wl_spec_release(&s);
 	}
@@ -164,14 +163,75 @@ static void test_quick_defaults(void **state)
 		struct sb_wl_spec s;
 		char *err = NULL;
 		assert_int_equal(sb_wl_spec_parse(cases[i].spec, cases[i].quick, &s, &err), 0);
-		int k = sb_wl_opt_index(s.ops, cases[i].key);
-		assert_true(k >= 0);
-		if (s.v[k] != cases[i].val)
+		uint64_t v = sb_wl_opt_u64(&s, cases[i].key, UINT64_MAX);
+		assert_true(sb_wl_opt_index(s.ops, cases[i].key) >= 0);
+		if (v != cases[i].val)
 			fail_msg("%s quick=%d: %s=%llu want %llu", cases[i].spec, cases[i].quick,
-				 cases[i].key, (unsigned long long)s.v[k],
-				 (unsigned long long)cases[i].val);
+				 cases[i].key, (unsigned long long)v, (unsigned long long)cases[i].val);
 		sb_wl_spec_release(&s);
 	}
+}
+
+/* Every row of every table writes inside its workload's typed struct, in
+ * the storage its type says (uint64_t, bool, char *), and no two rows share
+ * a place; the typed struct has room for the common part. */
+static void test_tables_typed(void **state)
+{
+	for (size_t i = 0; i < sb_n_workloads; i++) {
+		const struct sb_wl_ops *ops = sb_workloads[i];
+		assert_true(ops->opts_size >= sizeof(struct sb_wl_common));
+		for (int r = 0; ops->opts && ops->opts[r].name; r++) {
+			const struct sb_wl_opt *o = &ops->opts[r];
+			size_t want = o->type == SB_WO_BOOL	  ? sizeof(bool)
+				      : o->type == SB_WO_STRING ? sizeof(char *)
+								: sizeof(uint64_t);
+			if (o->size != want || o->off + o->size > ops->opts_size)
+				fail_msg("%s: %s: size %zu at %zu (want %zu in %zu)", ops->name,
+					 o->name, o->size, o->off, want, ops->opts_size);
+			for (int q = 0; q < r; q++)
+				if (ops->opts[q].off == o->off)
+					fail_msg("%s: %s and %s share a place", ops->name,
+						 ops->opts[q].name, o->name);
+		}
+		assert_true(ops->opts == NULL || sb_wl_opt_index(ops, "timeout") >= 0);
+	}
+}
+
+/* A few parses pinned to their typed values: the common part, the engine's
+ * struct and a string, as the workloads read them. */
+static void test_typed_values(void **state)
+{
+	struct sb_wl_spec s;
+	char *err = NULL;
+
+	assert_int_equal(sb_wl_spec_parse("rand:8k,threads=3,direct=1,seed=7,timeout=2s,ramp=1s,"
+					  "compress=30,engine=io_uring,qd=8,batch_complete=2",
+					  false, &s, &err),
+			 0);
+	const struct sb_wl_common *com = sb_wl_com(&s);
+	assert_int_equal(com->timeout, 2000);
+	assert_int_equal(com->seed, 7);
+	assert_int_equal(com->compress, 30);
+	assert_int_equal(com->dedupe, 0);
+	assert_int_equal(com->ramp, 1000);
+	assert_int_equal(sb_wl_opt_u64(&s, "threads", 0), 3);
+	assert_int_equal(sb_wl_opt_u64(&s, "direct", 0), 1);
+	assert_int_equal(sb_wl_opt_u64(&s, "qd", 0), 8);
+	assert_int_equal(sb_wl_opt_u64(&s, "fixed", 0), 1); /* the default */
+	assert_int_equal(sb_wl_opt_u64(&s, "batch_complete", 0), 2);
+	assert_true(sb_wl_given(&s, "qd"));
+	assert_false(sb_wl_given(&s, "fixed"));
+	sb_wl_spec_release(&s);
+
+	/* --quick defaults in the common part */
+	assert_int_equal(sb_wl_spec_parse("meta", true, &s, &err), 0);
+	assert_int_equal(sb_wl_com(&s)->timeout, 5 * 60 * 1000);
+	assert_int_equal(sb_wl_com(&s)->seed, 1);
+	sb_wl_spec_release(&s);
+	assert_int_equal(sb_wl_spec_parse("command:true", false, &s, &err), 0);
+	assert_int_equal(sb_wl_com(&s)->timeout, 24 * 3600 * 1000ull);
+	assert_int_equal(sb_wl_com(&s)->seed, 0); /* no seed= row */
+	sb_wl_spec_release(&s);
 }
 
 static void test_split_words(void **state)
@@ -424,6 +484,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_registry_order), cmocka_unit_test(test_examples_and_defaults),
 	    cmocka_unit_test(test_specs),	   cmocka_unit_test(test_quick_defaults),
+	    cmocka_unit_test(test_tables_typed),
+	    cmocka_unit_test(test_typed_values),
 	    cmocka_unit_test(test_split_words),	   cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_stop),	   cmocka_unit_test(test_bonnie_csv),
 	    cmocka_unit_test(test_pattern),	   cmocka_unit_test(test_iozone_import),
