@@ -116,7 +116,7 @@ struct sb_config {
 	size_t n_workloads;
 };
 
-#define SB_DIM_KEYS 6
+#define SB_DIM_KEYS 16
 
 /* One [matrix] line: one key, or several varied together
  * ("fs.type; fs.mkfs = btrfs; -n 4k | xfs"). vals holds n tuples of n_keys

@@ -144,6 +144,10 @@ static void test_golden(void **state)
 	     log_devs, 2, NULL},
 	    {"lvmcache-ssd-hdd.loop.txt", "profiles/lvmcache-ssd-hdd.conf", true, true, NULL, 0,
 	     NULL},
+	    /* one SSD and two HDDs every way: md write-mostly, lvmcache,
+	     * dm-writecache and bcache over the HDDs' RAID1, in one matrix */
+	    {"ssd-2hdd-hybrids.loop.txt", "profiles/ssd-2hdd-hybrids.conf", true, true, NULL, 0,
+	     NULL},
 	    /* bcache: the cache device set aside (never the file system's log),
 	     * the backing device the one unit below. */
 	    {"bcache-ssd-hdd.loop.txt", "profiles/bcache-ssd-hdd.conf", true, true, NULL, 0, NULL},
