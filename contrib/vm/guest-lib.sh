@@ -77,3 +77,13 @@ vm_shuffle() {
 	done
 	echo "${out% }"
 }
+
+# vm_distinct_steps: of `stackbench plan`'s output on stdin, the numbers of
+# the steps that begin or end a run of steps of one kind (loop loop loop
+# queue: 1 3 4). A failure or a kill at a step inside such a run leaves
+# the journal as at the run's last step does, with one step of that kind
+# fewer done: it proves nothing the last one does not.
+vm_distinct_steps() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 2 { n[++c] = $1; k[c] = $2 }
+		END { for (i = 1; i <= c; i++) if (i == 1 || i == c || k[i - 1] != k[i] || k[i + 1] != k[i]) print n[i] }'
+}
