@@ -217,30 +217,52 @@ static int lock_devices(struct ctx *c, struct sb_devlock *l)
 	return 0;
 }
 
+/* A program's first line of --version (-V), or NULL. */
+static json_object *version_of(const char *p)
+{
+	/* e2fsprogs and xfsprogs know -V; the others --version. */
+	bool dash_v = strncmp(p, "mkfs.ext", 8) == 0 || strcmp(p, "mkfs.xfs") == 0;
+	const char *argv[] = {p, dash_v ? "-V" : "--version", NULL};
+	struct sb_child ch = {.argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
+	json_object *v = NULL;
+	if (sb_spawn_run(&ch) == 0) {
+		char *s = ch.out_len ? ch.out : ch.err;
+		s[strcspn(s, "\n")] = '\0';
+		v = json_object_new_string(s);
+	}
+	sb_child_release(&ch);
+	return v;
+}
+
+/* The version of every program the plans run, each binary asked once:
+ * pvcreate, vgcreate, lvs... are all lvm (a process start costs seconds
+ * under emulation). */
 static json_object *tool_versions(struct ctx *c)
 {
 	const char *progs[32];
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *by_bin = json_object_new_object();
 	for (size_t i = 0; i < c->n_var; i++) {
 		size_t n = (size_t)sb_plan_programs(&c->plans[i], progs, ARRAY_SIZE(progs));
 		for (size_t k = 0; k < n; k++) {
 			const char *p = progs[k];
-			json_object *tmp;
-			if (json_object_object_get_ex(o, p, &tmp) || strstr(p, "remove"))
+			_cleanup_free_ char *path = NULL, *bin = NULL;
+			json_object *v;
+			if (json_object_object_get_ex(o, p, &v) || strstr(p, "remove"))
 				continue;
-			/* e2fsprogs and xfsprogs know -V; the others --version. */
-			bool dash_v = strncmp(p, "mkfs.ext", 8) == 0 || strcmp(p, "mkfs.xfs") == 0;
-			const char *argv[] = {p, dash_v ? "-V" : "--version", NULL};
-			struct sb_child ch = {
-			    .argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
-			if (sb_spawn_run(&ch) == 0) {
-				char *s = ch.out_len ? ch.out : ch.err;
-				s[strcspn(s, "\n")] = '\0';
-				json_object_object_add(o, p, json_object_new_string(s));
+			path = sb_program_path(p);
+			bin = path ? realpath(path, NULL) : NULL;
+			if (bin && json_object_object_get_ex(by_bin, bin, &v)) {
+				json_object_object_add(o, p, json_object_get(v));
+				continue;
 			}
-			sb_child_release(&ch);
+			if (!(v = version_of(p)))
+				continue;
+			json_object_object_add(o, p, v);
+			if (bin)
+				json_object_object_add(by_bin, bin, json_object_get(v));
 		}
 	}
+	json_object_put(by_bin);
 	return o;
 }
 

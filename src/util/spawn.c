@@ -229,27 +229,33 @@ int sb_run_argv(const char *const *argv, char **out)
 	return c.status;
 }
 
-bool sb_have_program(const char *name)
+char *sb_program_path(const char *name)
 {
 	const char *path = getenv("PATH");
 	_cleanup_free_ char *copy = NULL;
 	char *save = NULL;
 
 	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
+		return access(name, X_OK) == 0 ? strdup(name) : NULL;
 	if (!path)
 		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 	copy = strdup(path);
 	if (!copy)
-		return false;
+		return NULL;
 	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		char full[4096];
 		struct stat st;
 		snprintf(full, sizeof(full), "%s/%s", dir, name);
 		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
-			return true;
+			return strdup(full);
 	}
-	return false;
+	return NULL;
+}
+
+bool sb_have_program(const char *name)
+{
+	_cleanup_free_ char *p = sb_program_path(name);
+	return p != NULL;
 }
 
 static bool needs_quote(const char *s)

@@ -43,6 +43,8 @@ int sb_run_argv(const char *const *argv, char **out);
 
 /* Is the program in PATH? */
 bool sb_have_program(const char *name);
+/* Where PATH finds the executable name (malloc'ed), or NULL. */
+char *sb_program_path(const char *name);
 
 /* "mdadm --create /dev/md0 '--name=a b'": a human-readable rendering of argv for
  * plans and logs (quoted as a shell would, but never passed to one). */

@@ -52,6 +52,8 @@ devs = r["devices"]
 assert devs and devs[0]["path"].startswith("/dev/loop"), devs
 assert devs[0]["rotational"] is False
 assert "mkfs.xfs" in r["tools"] and "mkfs.ext4" in r["tools"], r["tools"]
+# each binary asked once, its answer under every name it has
+assert all(isinstance(v, str) and v for v in r["tools"].values()), r["tools"]
 EOP
 nothing_left "results run"
 pass_msg "result.json, run.log, plan.txt; repeats interleaved"
