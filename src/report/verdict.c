@@ -219,60 +219,72 @@ static void seen_line(const struct sb_report *r, FILE *f, const struct sb_report
 		fputs("\n", f);
 }
 
+/* Is row j of the untested list untested for the reason why? */
+static bool untested_for(const struct sb_report *r, const struct sb_report_verdict *v, size_t j,
+			 size_t c, const char *why)
+{
+	char other[160];
+	return strcmp(sb_report_untested_why(r, &r->rows[v->untested[j]], c, other, sizeof(other)),
+		      why) == 0;
+}
+
+/* The rows untested for one reason (the first is row k): a line each up to
+ * UNTESTED_ALONE, else one line with their count, headline ones named
+ * first. */
+static void untested_reason(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+			    size_t k, size_t c, const char *why)
+{
+	size_t n = 0, heads = 0, shown = 0;
+	for (size_t j = k; j < v->n_untested; j++)
+		if (untested_for(r, v, j, c, why)) {
+			n++;
+			heads += r->rows[v->untested[j]].headline;
+		}
+	if (n <= UNTESTED_ALONE) {
+		for (size_t j = k; j < v->n_untested; j++)
+			if (untested_for(r, v, j, c, why)) {
+				fputs("    untested: ", f);
+				row_name(f, &r->rows[v->untested[j]]);
+				fprintf(f, ": %s\n", why);
+			}
+		return;
+	}
+	fprintf(f, "    untested, %zu rows (%zu headline): %s: ", n, heads, why);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t j = k; j < v->n_untested && shown < 3; j++) {
+			const struct sb_report_row *row = &r->rows[v->untested[j]];
+			if (row->headline != (pass == 0) || !untested_for(r, v, j, c, why))
+				continue;
+			fputs(shown++ ? ", " : "", f);
+			row_name(f, row);
+		}
+	if (shown < n)
+		fprintf(f, " and %zu more", n - shown);
+	fputs("\n", f);
+}
+
 /* The untested rows, one line per reason: up to UNTESTED_ALONE rows with
  * one reason are named a line each; more (every row of a run with one
- * repeat) are counted on one line, the headline ones named first, so that
- * the block stays a verdict and not a copy of the table. Too few repeats
- * ends with the changes as seen and the next step. */
+ * repeat) are counted on one line, so that the block stays a verdict and
+ * not a copy of the table. Too few repeats ends with the changes as seen
+ * and the next step. */
 static void untested_lines(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
 			   size_t c)
 {
 	bool few = false;
 	for (size_t k = 0; k < v->n_untested; k++) {
-		char why[160], other[160];
-		size_t n = 0, heads = 0, shown = 0;
-		sb_report_untested_why(r, &r->rows[v->untested[k]], c, why, sizeof(why));
+		const struct sb_report_row *row = &r->rows[v->untested[k]];
+		char why[160];
 		bool seen = false;
+		sb_report_untested_why(r, row, c, why, sizeof(why));
 		for (size_t j = 0; j < k && !seen; j++)
-			seen = strcmp(sb_report_untested_why(r, &r->rows[v->untested[j]], c, other,
-							     sizeof(other)),
-				      why) == 0;
+			seen = untested_for(r, v, j, c, why);
 		if (seen)
 			continue;
-		few |= r->rows[v->untested[k]].cells[c].st.n > 0 &&
-		       (r->rows[v->untested[k]].cells[c].st.n < SB_STATS_MIN_N ||
-			r->rows[v->untested[k]].cells[r->cols[c].base].st.n < SB_STATS_MIN_N);
-		for (size_t j = k; j < v->n_untested; j++) {
-			const struct sb_report_row *row = &r->rows[v->untested[j]];
-			if (strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)), why))
-				continue;
-			n++;
-			heads += row->headline;
-		}
-		for (size_t j = k; n <= UNTESTED_ALONE && j < v->n_untested; j++) {
-			const struct sb_report_row *row = &r->rows[v->untested[j]];
-			if (strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)), why))
-				continue;
-			fputs("    untested: ", f);
-			row_name(f, row);
-			fprintf(f, ": %s\n", why);
-		}
-		if (n <= UNTESTED_ALONE)
-			continue;
-		fprintf(f, "    untested, %zu rows (%zu headline): %s: ", n, heads, why);
-		for (int pass = 0; pass < 2; pass++)
-			for (size_t j = k; j < v->n_untested && shown < 3; j++) {
-				const struct sb_report_row *row = &r->rows[v->untested[j]];
-				if (row->headline != (pass == 0) ||
-				    strcmp(sb_report_untested_why(r, row, c, other, sizeof(other)),
-					   why))
-					continue;
-				fputs(shown++ ? ", " : "", f);
-				row_name(f, row);
-			}
-		if (shown < n)
-			fprintf(f, " and %zu more", n - shown);
-		fputs("\n", f);
+		few |=
+		    row->cells[c].st.n > 0 && (row->cells[c].st.n < SB_STATS_MIN_N ||
+					       row->cells[r->cols[c].base].st.n < SB_STATS_MIN_N);
+		untested_reason(r, f, v, k, c, why);
 	}
 	if (few) {
 		seen_line(r, f, v, c);
