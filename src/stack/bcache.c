@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- pure parsers ---- */
@@ -226,12 +225,6 @@ static const char *base_name(const char *dev)
 	return s ? s + 1 : dev;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 /* The superblock on dev: 0, -ENOENT (none), -EINVAL (damaged), -errno. */
 static int read_sb(const char *dev, struct sb_bcache_sb *sb)
 {
@@ -288,7 +281,7 @@ static bool wait_for(bool (*done)(const char *), const char *arg, unsigned ms)
 	for (unsigned w = 0; w < ms; w += 50) {
 		if (done(arg))
 			return true;
-		sleep_ms(50);
+		usleep(50000);
 	}
 	return done(arg);
 }
@@ -607,7 +600,7 @@ static int attach_undo(const struct sb_bcache_args *a, struct sb_exec *x)
 			return 0;
 		if (s % 100 == 99 && sb_sys_read(p, buf, sizeof(buf)) == 0)
 			sb_exec_log(x, "%s: detaching, %s dirty\n", a->on, buf);
-		sleep_ms(100);
+		usleep(100000);
 	}
 	sb_sys_read(p, buf, sizeof(buf));
 	sb_exec_log(x,
@@ -664,7 +657,7 @@ static int stop_and_wipe(const struct sb_bcache_args *a, const char *uuid, struc
 			r = zero_sb(x, a->dev, uuid);
 			if (r != -EBUSY || held(a->dev))
 				break;
-			sleep_ms(100);
+			usleep(100000);
 		}
 		if (r != -EBUSY)
 			break;
