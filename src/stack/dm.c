@@ -1,9 +1,11 @@
 /* libdevmapper: find and remove device-mapper devices a run left behind
- * (LVs whose VG could not be removed by the LVM tools). */
+ * (LVs whose VG could not be removed by the LVM tools), and read a
+ * device's first target (the cache layers' status and table). */
 #include "stack/stack.h"
 #include "util/macro.h"
 
 #include <libdevmapper.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,4 +72,26 @@ int sb_dm_remove_prefix(const char *prefix, char ***removed)
 	}
 	dm_task_destroy(t);
 	return r < 0 ? r : n;
+}
+
+int sb_dm_first_target(const char *name, bool table, char *buf, size_t len)
+{
+	uint64_t start, length;
+	char *type = NULL, *params = NULL;
+	struct dm_task *t;
+	int r = -ENODEV;
+
+	dm_log_with_errno_init(quiet_log);
+	if (!(t = dm_task_create(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS)))
+		return -ENOMEM;
+	if (dm_task_set_name(t, name) && dm_task_run(t)) {
+		dm_get_next_target(t, NULL, &start, &length, &type, &params);
+		if (type) {
+			snprintf(buf, len, "%llu %llu %s %s", (unsigned long long)start,
+				 (unsigned long long)length, type, params ? params : "");
+			r = 0;
+		}
+	}
+	dm_task_destroy(t);
+	return r;
 }

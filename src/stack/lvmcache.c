@@ -25,7 +25,6 @@
 #include "stack/plan.h"
 #include "util/macro.h"
 
-#include <libdevmapper.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -679,38 +678,17 @@ static int lvc_plan(const void *cfg, struct sb_pctx *b)
 
 /* ---- reading the cache back: capture and per-phase counters ---- */
 
-static void quiet_log(int level, const char *file, int line, int dm_errno, const char *f, ...)
-{
-}
-
 /* The first target's status or table line of the dm device whose kernel
- * name is st->dev[i] ("0 2097152 cache 8 27/2048 ..."); -errno when it is
- * not a dm device of the live kernel. */
-static int dm_line(const struct sb_devstack *st, size_t i, int task, char *buf, size_t len)
+ * name is st->dev[i]; -errno when it is not a dm device of the live kernel. */
+static int dm_line(const struct sb_devstack *st, size_t i, bool table, char *buf, size_t len)
 {
 	char p[PATH_MAX], name[256];
-	uint64_t start, length;
-	char *type = NULL, *params = NULL;
-	struct dm_task *t;
-	int r = -ENODEV;
 
 	snprintf(p, sizeof(p), "%s/class/block/%s/dm/name", st->sysroot, st->dev[i].name);
 	if (strcmp(st->dev[i].type, "dm") != 0 || sb_sys_read(p, name, sizeof(name)) < 0)
 		return -ENODEV;
 	name[strcspn(name, "\n")] = '\0';
-	dm_log_with_errno_init(quiet_log);
-	if (!(t = dm_task_create(task)))
-		return -ENOMEM;
-	if (dm_task_set_name(t, name) && dm_task_run(t)) {
-		dm_get_next_target(t, NULL, &start, &length, &type, &params);
-		if (type) {
-			snprintf(buf, len, "%llu %llu %s %s", (unsigned long long)start,
-				 (unsigned long long)length, type, params ? params : "");
-			r = 0;
-		}
-	}
-	dm_task_destroy(t);
-	return r;
+	return sb_dm_first_target(name, table, buf, len);
 }
 
 static size_t read_type(const struct sb_devstack *st, size_t i, struct sb_lcnt_val *out,
@@ -718,8 +696,8 @@ static size_t read_type(const struct sb_devstack *st, size_t i, struct sb_lcnt_v
 {
 	char line[1024];
 	struct sb_dmstatus s;
-	if (dm_line(st, i, DM_DEVICE_STATUS, line, sizeof(line)) < 0 ||
-	    sb_dmstatus_parse(line, &s) < 0 || s.type != want)
+	if (dm_line(st, i, false, line, sizeof(line)) < 0 || sb_dmstatus_parse(line, &s) < 0 ||
+	    s.type != want)
 		return 0;
 	return sb_dmstatus_counters(&s, out);
 }
@@ -748,8 +726,8 @@ static void lvc_capture(json_object *into, const struct sb_devstack *st, size_t 
 	struct sb_dmstatus s;
 	json_object *o;
 
-	if (dm_line(st, i, DM_DEVICE_STATUS, line, sizeof(line)) < 0 ||
-	    sb_dmstatus_parse(line, &s) < 0 || s.type == SB_DMS_OTHER)
+	if (dm_line(st, i, false, line, sizeof(line)) < 0 || sb_dmstatus_parse(line, &s) < 0 ||
+	    s.type == SB_DMS_OTHER)
 		return;
 	o = json_object_new_object();
 	if (s.type == SB_DMS_CACHE) {
@@ -764,7 +742,7 @@ static void lvc_capture(json_object *into, const struct sb_devstack *st, size_t 
 	} else {
 		char kind = 's';
 		uint64_t bs = 0;
-		if (dm_line(st, i, DM_DEVICE_TABLE, line, sizeof(line)) == 0)
+		if (dm_line(st, i, true, line, sizeof(line)) == 0)
 			bs = sb_dmtable_wc_block(line, &kind);
 		json_object_object_add(o, "type", json_object_new_string("writecache"));
 		json_object_object_add(o, "mode", json_object_new_string("writeback"));

@@ -405,3 +405,7 @@ int sb_md_detail(struct sb_exec *x, const char *dev, char *uuid, size_t ulen, ch
 /* Removes device-mapper devices whose name starts with prefix (leftover LVs
  * of a run). Returns the number removed, 0 when dm is unavailable. */
 int sb_dm_remove_prefix(const char *prefix, char ***names);
+/* The first target of dm device name as `dmsetup status` (table: `dmsetup
+ * table`) prints it ("0 2097152 cache 8 27/2048 ..."): 0, -ENODEV when
+ * there is no such device, -ENOMEM. */
+int sb_dm_first_target(const char *name, bool table, char *buf, size_t len);
