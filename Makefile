@@ -34,7 +34,7 @@ LIBOBJS   := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all man check check-unit check-loop check-vm install clean deps demo bench fmt deb FORCE
+.PHONY: all man check check-unit check-loop check-vm install clean deps demo bench bench-sensitivity bench-hybrids fmt deb FORCE
 
 all: stackbench man
 
@@ -130,6 +130,11 @@ bench: all
 
 bench-sensitivity: all
 	bench/sensitivity --quick $(BENCH_ARGS)
+
+# The SSD + two HDDs table (issue 22) in two VM guests: every hybrid, and
+# md degraded and rebuilding, with repeats (doc/hybrids.md).
+bench-hybrids: all
+	bench/hybrids-vm --quick $(BENCH_ARGS)
 
 # --- Hardening (issue 7): fuzzing, static analysis, valgrind -----------------
 # libFuzzer targets fuzz/fuzz_NAME.c, built with clang against the sources

@@ -108,6 +108,14 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 	json_object_object_add(sched, "seed", json_object_new_uint64(seed));
 	json_object_object_add(sched, "shuffled", json_object_new_boolean(shuffle));
 	json_object_object_add(sched, "rounds", rounds);
+	if (!c->o.repeat && c->n_var > 1 && n_rep >= SB_REPEAT_AUTO_MIN) {
+		/* the looks --repeat auto may take: the report spends alpha over them */
+		json_object *a = json_object_new_object();
+		json_object_object_add(a, "first", json_object_new_int(SB_REPEAT_AUTO_MIN));
+		json_object_object_add(a, "max", json_object_new_int((int)n_rep));
+		json_object_object_add(a, "spending", json_object_new_string("pocock"));
+		json_object_object_add(sched, "auto", a);
+	}
 	if (!set->profile)
 		set->profile = json_object_new_object();
 	json_object_object_add(set->profile, "schedule", sched);

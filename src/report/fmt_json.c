@@ -120,6 +120,15 @@ static int json_emit(const struct sb_report *r, FILE *f)
 	json_object_object_add(o, "version", json_object_new_int(2));
 	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->baseline].label));
 	json_object_object_add(o, "alpha", json_object_new_double(r->alpha));
+	if (r->seq_look) {
+		json_object *q = json_object_new_object();
+		json_object_object_add(q, "alpha", json_object_new_double(r->alpha_nominal));
+		json_object_object_add(q, "spending", json_object_new_string("pocock"));
+		json_object_object_add(q, "look", json_object_new_uint64(r->seq_look));
+		json_object_object_add(q, "first", json_object_new_uint64(r->seq_first));
+		json_object_object_add(q, "max", json_object_new_uint64(r->seq_max));
+		json_object_object_add(o, "sequential", q);
+	}
 	json_object_object_add(o, "min_n", json_object_new_int(SB_STATS_MIN_N));
 	json_object_object_add(o, "correction",
 			       json_object_new_string(sb_correction_name(r->correction)));

@@ -2,6 +2,7 @@
  * registry, and the labels and number formatting the formats share. */
 #include "report/report.h"
 #include "util/escape.h"
+#include "util/json-get.h"
 #include "util/strutil.h"
 #include "util/macro.h"
 #include "util/suggest.h"
@@ -86,6 +87,15 @@ char *sb_report_legend(const struct sb_report *r, const char *pm)
 		: 100 * (SB_REPORT_MAIN_SHARE - SB_REPORT_HEADLINE_SHARE),
 	    r->correction == SB_CORRECTION_NONE ? 100 : 100 * (1 - SB_REPORT_MAIN_SHARE), pm,
 	    r->resolve_pct);
+	if (r->seq_look)
+		fprintf(
+		    f,
+		    ";\nsequential: --repeat auto looked after each round from %zu to at most "
+		    "%zu and stopped after round %zu; this look's alpha is %.4g of %g (Lan-DeMets "
+		    "Pocock-type spending; the looks' alphas sum to at most %g), so that stopping "
+		    "once the rows resolve keeps an A/A run's false alarms at %g",
+		    r->seq_first, r->seq_max, r->seq_look, r->alpha, r->alpha_nominal,
+		    r->alpha_nominal, r->alpha_nominal);
 	if (r->legend_needed)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if (strcmp(r->cols[c].label, r->cols[c].full) != 0)
@@ -1174,6 +1184,56 @@ static void pick_bases(struct sb_report *r, const char *baseline)
 	r->cols[r->baseline].base = r->baseline;
 }
 
+/* A set whose rounds `run --repeat auto` chose records, in
+ * profile.schedule, the looks it could take (auto: {first, max}) and the
+ * rounds it ran: the report takes its verdict at the alpha that last look
+ * may spend, the smallest over such sets, so that looking after every
+ * round and stopping once rows resolve keeps the false alarms at alpha. */
+/* The looks of one set: 0 with *first and *max set, 1 when it has none. */
+static int set_looks(const struct sb_resultset *rs, size_t *look, int64_t *first, int64_t *max,
+		     char **why)
+{
+	json_object *sched = NULL, *a = NULL, *rounds = NULL;
+	if (!rs->profile ||
+	    sb_jm_object(rs->profile, "profile", "schedule", SB_J_OPT, &sched, why) != 0 ||
+	    sb_jm_object(sched, "profile.schedule", "auto", SB_J_OPT, &a, why) != 0)
+		return *why ? -EINVAL : 1;
+	if (sb_jm_int(a, "profile.schedule.auto", "first", SB_J_REQ, 1, 1000, first, why) < 0 ||
+	    sb_jm_int(a, "profile.schedule.auto", "max", SB_J_REQ, *first, 1000, max, why) < 0 ||
+	    sb_jm_array(sched, "profile.schedule", "rounds", SB_J_REQ, &rounds, why) < 0)
+		return -EINVAL;
+	*look = json_object_array_length(rounds);
+	return 0;
+}
+
+static int sequential_alpha(struct sb_report *r, char **err)
+{
+	r->alpha_nominal = r->alpha;
+	for (size_t s = 0; s < r->n_sets; s++) {
+		size_t look = 0;
+		int64_t first = 0, max = 0;
+		char *why = NULL;
+		int ret = set_looks(r->sets[s], &look, &first, &max, &why);
+		if (ret < 0) {
+			ret = sb_set_err(err, -EINVAL, "%s: %s",
+					 r->sets[s]->path ? r->sets[s]->path : "result set", why);
+			free(why);
+			return ret;
+		}
+		/* a run stopped (failed) before its first look took no look */
+		if (ret > 0 || look < (size_t)first)
+			continue;
+		double spend = sb_alpha_spend(r->alpha_nominal, look, (size_t)first, (size_t)max);
+		if (!r->seq_look || spend < r->alpha) {
+			r->alpha = spend;
+			r->seq_look = look;
+			r->seq_first = (size_t)first;
+			r->seq_max = (size_t)max;
+		}
+	}
+	return 0;
+}
+
 /* Version 1 files carry no labels: the workloads' tables give them,
  * through the describer workload/ registers (result/describe.h). */
 static int describe_sets(struct sb_resultset **sets, size_t n_sets)
@@ -1293,6 +1353,9 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	r->baseline_set = o && o->baseline_set && n_sets > 1;
 	r->fleet = o && (o->fleet || o->by_host) && !r->baseline_set;
 	ret = describe_sets(sets, n_sets);
+	if (ret < 0)
+		goto out;
+	ret = sequential_alpha(r, err);
 	if (ret < 0)
 		goto out;
 	ret = align_specs(r);

@@ -119,6 +119,11 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
+	/* A set whose rounds `run --repeat auto` chose: its last look (the
+	 * rounds it ran) of at most seq_max; alpha is then what that look may
+	 * spend of alpha_nominal (sb_alpha_spend). seq_look 0: no such set. */
+	double alpha_nominal;
+	size_t seq_look, seq_first, seq_max;
 	size_t
 	    family_main; /* largest size of a column's headline family (for the repeats estimate) */
 	bool all;	 /* the text and HTML tables show every row (report --all) */

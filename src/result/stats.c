@@ -236,6 +236,21 @@ static size_t order(const double *p, size_t n, size_t *ix)
 	return m;
 }
 
+static double pocock_spent(double alpha, size_t k, size_t max)
+{
+	return alpha * log(1 + (M_E - 1) * (double)k / (double)max);
+}
+
+double sb_alpha_spend(double alpha, size_t look, size_t first, size_t max)
+{
+	if (max == 0 || first == 0 || first > max || look < first)
+		return 0;
+	if (look > max)
+		look = max;
+	double spent = pocock_spent(alpha, look, max);
+	return look == first ? spent : spent - pocock_spent(alpha, look - 1, max);
+}
+
 int sb_p_adjust_holm(const double *p, size_t n, double *adj)
 {
 	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), m;

@@ -59,6 +59,16 @@ int sb_diff_compute(const struct sb_stats *a, const struct sb_stats *b, double a
 int sb_p_adjust_holm(const double *p, size_t n, double *adj);
 int sb_p_adjust_bh(const double *p, size_t n, double *adj);
 
+/* The alpha a sequential run may spend at one look, so that stopping at
+ * whichever look first satisfies it keeps the overall false-alarm rate at
+ * most alpha (`run --repeat auto`): looks after rounds first..max, the
+ * share of alpha spent by round k is Lan-DeMets' Pocock-type function
+ * alpha * ln(1 + (e - 1) * k / max), and a look gets what its round adds
+ * (the first look all it has reached). By the union bound the looks'
+ * alphas sum to at most alpha whatever the looks' correlation. look past
+ * max counts as max; look below first, or first above max, is 0. */
+double sb_alpha_spend(double alpha, size_t look, size_t first, size_t max);
+
 /* Relative change of x against base, in percent; NaN when base is 0 or NaN. */
 double sb_rel_change(double base, double x);
 

@@ -39,6 +39,24 @@ assert_contains "$OUT" "mount.options=noatime,sync: command:$SB_TMP/wl.sh: Wall 
 read -r ra rb <<<"$(repeats "$SB_TMP/ab")"
 assert_eq "$ra" "$rb" "A/B: whole rounds"
 grep -qF "stopped after $ra rounds" <<<"$OUT" || fail "A/B: $ra repeats, not the rounds it said"
+# the looks it could take are recorded, and the report's verdict is at the
+# alpha its last look may spend (Pocock-type: 0.05 ln(1 + (e-1) k/6) less
+# what look k-1 spent; the first look all it reached)
+python3 -c 'import json, math, sys
+f = lambda k: 0.05 * math.log(1 + (math.e - 1) * k / 6)
+s = json.load(open(sys.argv[1] + "/result.json"))["profile"]["schedule"]
+assert s["auto"]["first"] == 3 and s["auto"]["max"] == 6, s["auto"]
+k = len(s["rounds"])
+assert k == int(sys.argv[2]), (k, sys.argv[2])
+r = json.load(sys.stdin)
+want = f(3) if k == 3 else f(k) - f(k - 1)
+assert abs(r["alpha"] - want) < 1e-12, (r["alpha"], want)
+assert r["sequential"]["look"] == k and r["sequential"]["alpha"] == 0.05, r["sequential"]
+' "$SB_TMP/ab" "$ra" < <("$STACKBENCH" report --format json "$SB_TMP/ab") ||
+	fail "A/B: the report's alpha is not the one its last look may spend"
+expect_exit 0 "$STACKBENCH" report "$SB_TMP/ab"
+assert_contains "$OUT" "sequential: --repeat auto looked after each round from 3 to at most 6 and stopped after round $ra" \
+	"A/B legend"
 
 run_auto "$SB_TMP/aa" 4 "matrix.workloads.time-limit=20m|21m"
 if grep -qF "stopped at the limit of 4 rounds" <<<"$OUT"; then

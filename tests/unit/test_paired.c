@@ -173,12 +173,70 @@ static void test_aa_false_alarms(void **state)
 	aa_rate(false, false);
 }
 
+static void test_alpha_spend(void **state)
+{
+	double sum = 0;
+	for (size_t k = 3; k <= 10; k++)
+		sum += sb_alpha_spend(0.05, k, 3, 10);
+	assert_float_equal(sum, 0.05, 1e-12);
+	/* Pocock-type: the first look (3 of 10) 0.05 ln(1 + 0.3 (e - 1)) */
+	assert_float_equal(sb_alpha_spend(0.05, 3, 3, 10), 0.05 * log(1 + 0.3 * (M_E - 1)), 1e-12);
+	assert_true(sb_alpha_spend(0.05, 4, 3, 10) < sb_alpha_spend(0.05, 3, 3, 10));
+	assert_float_equal(sb_alpha_spend(0.05, 12, 3, 10), sb_alpha_spend(0.05, 10, 3, 10), 1e-15);
+	assert_float_equal(sb_alpha_spend(0.05, 2, 3, 10), 0, 0);
+	assert_float_equal(sb_alpha_spend(0.05, 3, 3, 3), 0.05, 1e-12);
+	assert_float_equal(sb_alpha_spend(0.05, 3, 4, 3), 0, 0);
+}
+
+/* --repeat auto as an adversary would stop it: after each round from the
+ * third to the tenth, 4 headline rows (Holm), stopping at the first look
+ * that marks any row. At the full alpha at every look the A/A false
+ * alarms pass 5%; at the alpha each look may spend they stay under it. */
+static double aa_sequential(bool spend)
+{
+	size_t reports = 2000, alarms = 0;
+	enum { MAXR = 10, ROWS = 4 };
+	for (size_t t = 0; t < reports; t++) {
+		double a[ROWS][MAXR], b[ROWS][MAXR];
+		for (size_t row = 0; row < ROWS; row++)
+			for (size_t r = 0; r < MAXR; r++)
+				round_pair(0, false, &a[row][r], &b[row][r]);
+		bool any = false;
+		for (size_t look = 3; look <= MAXR && !any; look++) {
+			double alpha = spend ? sb_alpha_spend(0.05, look, 3, MAXR) : 0.05;
+			double p[ROWS], adj[ROWS];
+			for (size_t row = 0; row < ROWS; row++) {
+				struct sb_cmp c;
+				sb_cmp_paired(a[row], b[row], look, alpha, 0.8, &c);
+				p[row] = c.p;
+			}
+			sb_p_adjust_holm(p, ROWS, adj);
+			for (size_t row = 0; row < ROWS; row++)
+				any |= adj[row] < alpha;
+		}
+		alarms += any;
+	}
+	double rate = (double)alarms / (double)reports;
+	print_message("A/A, looks after rounds 3..10, %s: %zu of %zu runs marked (%.2f%%)\n",
+		      spend ? "alpha spent per look" : "full alpha at every look", alarms, reports,
+		      100 * rate);
+	return rate;
+}
+
+static void test_aa_sequential(void **state)
+{
+	double se = 2 * sqrt(0.05 * 0.95 / 2000);
+	assert_true(aa_sequential(false) > 0.05 + se);
+	assert_true(aa_sequential(true) <= 0.05 + se);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_signed_rank),	    cmocka_unit_test(test_exact_ratio),
 	    cmocka_unit_test(test_repeats_needed),  cmocka_unit_test(test_drift_paired_vs_welch),
-	    cmocka_unit_test(test_aa_false_alarms),
+	    cmocka_unit_test(test_aa_false_alarms), cmocka_unit_test(test_alpha_spend),
+	    cmocka_unit_test(test_aa_sequential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

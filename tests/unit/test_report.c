@@ -266,7 +266,12 @@ static void test_aligned_specs(void **state)
 	    {"rand:4k", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {20, NAN, NAN}},
 	};
 	static const struct fx_metric ours[] = {
-	    {"seq,perchar=0,size=3G", "seq", "block_write", "KB/s", SB_BETTER_HIGHER, {110000, 111000, 109000}},
+	    {"seq,perchar=0,size=3G",
+	     "seq",
+	     "block_write",
+	     "KB/s",
+	     SB_BETTER_HIGHER,
+	     {110000, 111000, 109000}},
 	    {"rand:16k,time=60s", "rand", "read_mbs", "MB/s", SB_BETTER_HIGHER, {52, 53, 51}},
 	    {"rand:16k,read=0,rate=2000", "rand", "write_mbs", "MB/s", SB_BETTER_HIGHER, {6, 6, 6}},
 	    /* one run, one test, two lengths: apart */
@@ -419,7 +424,8 @@ static void test_helpers(void **state)
 	};
 	for (size_t i = 0; i < N_OF(labels); i++) {
 		struct sb_wl_result *w = sb_wl_result_new(labels[i].workload, labels[i].spec);
-		assert_int_equal(sb_wl_add_metric(w, labels[i].metric, "x", SB_BETTER_HIGHER, 1), 0);
+		assert_int_equal(sb_wl_add_metric(w, labels[i].metric, "x", SB_BETTER_HIGHER, 1),
+				 0);
 		assert_int_equal(sb_wl_result_describe(w), 0);
 		if (strcmp(w->metrics[0].label, labels[i].label) != 0 ||
 		    w->metrics[0].headline != labels[i].headline)
@@ -509,8 +515,10 @@ static void test_labels(void **state)
 		const char *labels;	  /* joined by '|' */
 		bool legend;
 	} cases[] = {
-	    {{"ext4", "xfs", "btrfs"}, {{"fs.type=ext4"}, {"fs.type=xfs"}, {"fs.type=btrfs"}},
-	     "ext4|xfs|btrfs", false},
+	    {{"ext4", "xfs", "btrfs"},
+	     {{"fs.type=ext4"}, {"fs.type=xfs"}, {"fs.type=btrfs"}},
+	     "ext4|xfs|btrfs",
+	     false},
 	    /* the md demo: names share a long prefix, so cutting them made two alike */
 	    {{"md.write-mostly=none,mount.options=noatime,logbufs=8,logbsize=256k",
 	      "md.write-mostly=hdd,md.write-behind=0,mount.options=noatime,logbufs=8,logbsize=256k",
@@ -519,13 +527,16 @@ static void test_labels(void **state)
 	     {{"md.write-mostly=none", "mount.options=noatime"},
 	      {"md.write-mostly=hdd", "md.write-behind=0", "mount.options=noatime"},
 	      {"md.write-mostly=hdd", "md.write-behind=16383", "mount.options=noatime"}},
-	     "write-mostly=none|write-mostly=hdd write-behind=0|write-mostly=hdd write-behind=16383",
+	     "write-mostly=none|write-mostly=hdd write-behind=0|write-mostly=hdd "
+	     "write-behind=16383",
 	     true},
 	    /* two keys with the same last part keep their sections */
-	    {{"a-very-long-variant-name-number-one-of-three", "a-very-long-variant-name-number-two-of-three",
+	    {{"a-very-long-variant-name-number-one-of-three",
+	      "a-very-long-variant-name-number-two-of-three",
 	      "a-very-long-variant-name-number-three-of-three"},
 	     {{"md.size=1", "fs.size=1"}, {"md.size=2", "fs.size=1"}, {"md.size=2", "fs.size=3"}},
-	     "md.size=1 fs.size=1|md.size=2 fs.size=1|md.size=2 fs.size=3", true},
+	     "md.size=1 fs.size=1|md.size=2 fs.size=1|md.size=2 fs.size=3",
+	     true},
 	    /* too long even so: letters */
 	    {{"x-very-long-variant-name-number-one-of-three-xxxxxxxxxxxx",
 	      "x-very-long-variant-name-number-two-of-three-xxxxxxxxxxxx",
@@ -533,7 +544,8 @@ static void test_labels(void **state)
 	     {{"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode64"},
 	      {"mount.options=noatime,logbufs=8,logbsize=256k,nobarrier,inode32"},
 	      {"mount.options=relatime,logbufs=8,logbsize=256k,nobarrier,inode64"}},
-	     "A|B|C", true},
+	     "A|B|C",
+	     true},
 	};
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		struct sb_resultset *rs = sb_resultset_new("run");
@@ -544,8 +556,8 @@ static void test_labels(void **state)
 			for (int k = 0; k < 3 && cases[i].params[v][k]; k++) {
 				char key[128];
 				const char *eq = strchr(cases[i].params[v][k], '=');
-				snprintf(key, sizeof(key), "%.*s", (int)(eq - cases[i].params[v][k]),
-					 cases[i].params[v][k]);
+				snprintf(key, sizeof(key), "%.*s",
+					 (int)(eq - cases[i].params[v][k]), cases[i].params[v][k]);
 				json_object_object_add(p, key, json_object_new_string(eq + 1));
 			}
 			struct sb_variant *var = sb_resultset_variant(rs, cases[i].names[v], p);
@@ -565,12 +577,65 @@ static void test_labels(void **state)
 		char *legend = sb_report_legend(r, "+-");
 		if (cases[i].legend) {
 			char want[256];
-			snprintf(want, sizeof(want), "%s = %s", r->cols[1].label, cases[i].names[1]);
+			snprintf(want, sizeof(want), "%s = %s", r->cols[1].label,
+				 cases[i].names[1]);
 			assert_non_null(strstr(legend, want));
 		}
 		free(legend);
 		sb_report_free(r);
 		sb_resultset_free(rs);
+	}
+}
+
+/* A set whose rounds --repeat auto chose (profile.schedule.auto, and the
+ * rounds it ran): the verdict is at the alpha its last look may spend; a
+ * wrong type there is an error naming the member. */
+static void test_sequential_alpha(void **state)
+{
+	static const char *const bad[] = {
+	    "{\"schedule\": {\"auto\": {\"first\": 3, \"max\": \"ten\"}, \"rounds\": []}}",
+	    "{\"schedule\": {\"auto\": {\"first\": 3, \"max\": 10}}}",
+	    "{\"schedule\": {\"auto\": [], \"rounds\": []}}",
+	    "{\"schedule\": {\"auto\": {\"first\": 3, \"max\": 2}, \"rounds\": []}}",
+	};
+	static const char *const why[] = {"profile.schedule.auto.max", "profile.schedule.rounds",
+					  "profile.schedule.auto", "profile.schedule.auto.max"};
+	for (size_t looks = 2; looks <= 5; looks++) {
+		struct sb_resultset *sets[] = {fixture(0)};
+		struct sb_report *r = NULL;
+		char *err = NULL;
+		json_object *sched = json_object_new_object(), *a = json_object_new_object();
+		json_object *rounds = json_object_new_array();
+		for (size_t k = 0; k < looks; k++)
+			json_object_array_add(rounds, json_object_new_array());
+		json_object_object_add(a, "first", json_object_new_int(3));
+		json_object_object_add(a, "max", json_object_new_int(10));
+		json_object_object_add(sched, "auto", a);
+		json_object_object_add(sched, "rounds", rounds);
+		sets[0]->profile = json_object_new_object();
+		json_object_object_add(sets[0]->profile, "schedule", sched);
+		assert_int_equal(sb_report_build(sets, 1, NULL, &r, &err), 0);
+		/* stopped before its first look: no look, the whole alpha */
+		near(r->alpha, looks < 3 ? 0.05 : sb_alpha_spend(0.05, looks, 3, 10), "alpha");
+		assert_int_equal(r->seq_look, looks < 3 ? 0 : looks);
+		char *legend = sb_report_legend(r, "+-");
+		assert_true((strstr(legend, "sequential: --repeat auto") != NULL) == (looks >= 3));
+		free(legend);
+		sb_report_free(r);
+		sb_resultset_free(sets[0]);
+	}
+	for (size_t i = 0; i < N_OF(bad); i++) {
+		struct sb_resultset *sets[] = {fixture(0)};
+		struct sb_report *r = NULL;
+		char *err = NULL;
+		sets[0]->profile = json_tokener_parse(bad[i]);
+		assert_non_null(sets[0]->profile);
+		assert_int_equal(sb_report_build(sets, 1, NULL, &r, &err), -EINVAL);
+		assert_non_null(err);
+		if (!strstr(err, why[i]) || !strstr(err, "run1/result.json"))
+			fail_msg("case %zu: %s", i, err);
+		free(err);
+		sb_resultset_free(sets[0]);
 	}
 }
 
@@ -580,7 +645,7 @@ int main(void)
 	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
 	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
 	    cmocka_unit_test(test_golden_inputs), cmocka_unit_test(test_labels),
-	    cmocka_unit_test(test_aligned_specs),
+	    cmocka_unit_test(test_aligned_specs), cmocka_unit_test(test_sequential_alpha),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
