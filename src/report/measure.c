@@ -178,13 +178,18 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 }
 
 /* Effective keys that follow from a parameter: another file system type
- * comes with its own fstype, default mount options and geometry. */
+ * comes with its own fstype, default mount options and geometry; a member
+ * taken out of an array (or rebuilt) changes the md state, and its queue
+ * is no longer captured (gone: a queue setting that differs on both sides
+ * is still a surprise). */
 static const struct {
 	const char *param, *prefix;
+	bool gone_only; /* only when the key is on one side alone */
 } follows[] = {
-    {"fs.type", "mount."},
-    {"fs.type", "geometry"},
-    {"fs.mkfs", "geometry"},
+    {"fs.type", "mount.", false},	 {"fs.type", "geometry", false},
+    {"fs.mkfs", "geometry", false},	 {"scenario.degrade", "md", false},
+    {"scenario.rebuild", "md", false},	 {"scenario.degrade", "queue", true},
+    {"scenario.rebuild", "queue", true},
 };
 
 static bool param_differs(json_object *pa, json_object *pb, const char *k)
@@ -197,13 +202,14 @@ static bool param_differs(json_object *pa, json_object *pb, const char *k)
 	return ha && !same_val(a, b);
 }
 
-static bool asked(const char *key, json_object *pa, json_object *pb)
+static bool asked(const char *key, bool both_sides, json_object *pa, json_object *pb)
 {
 	const char *leaf = strrchr(key, '.');
 	char section[64];
 	leaf = leaf ? leaf + 1 : key;
 	for (size_t i = 0; i < sizeof(follows) / sizeof(follows[0]); i++)
 		if (strncmp(key, follows[i].prefix, strlen(follows[i].prefix)) == 0 &&
+		    !(follows[i].gone_only && both_sides) &&
 		    param_differs(pa, pb, follows[i].param))
 			return true;
 	if (param_word(pa, pb, leaf))
@@ -255,7 +261,7 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 					continue; /* seen from the base's side */
 				if (in_other && strcmp(str_of(val), str_of(o)) == 0)
 					continue;
-				if (asked(k, v[base].params, v[i].params))
+				if (asked(k, in_other, v[base].params, v[i].params))
 					continue;
 				const char *bv =
 				    s == 0 ? str_of(val) : (in_other ? str_of(o) : NULL);

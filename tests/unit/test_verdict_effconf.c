@@ -12,6 +12,7 @@
 
 #include "report/measure.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +61,50 @@ static void test_follows_from_fs_type(void **state)
 	free(d);
 }
 
+/* scenario.degrade takes a member out: the md state differs and that
+ * member's queue is gone, both its consequences; a queue setting that
+ * differs on a device both sides have is not. */
+static void test_follows_from_degrade(void **state)
+{
+	static const char healthy[] =
+	    "{\"md0\":{\"member_states\":\"in_sync in_sync,write_mostly\"},"
+	    "\"queue\":{\"sda\":{\"kind\":\"disk\",\"wbt_lat_usec\":\"75000\"},"
+	    "\"sdb\":{\"kind\":\"disk\",\"wbt_lat_usec\":\"75000\"}}}";
+	static const char degraded[] =
+	    "{\"md0\":{\"member_states\":\"in_sync\"},"
+	    "\"queue\":{\"sda\":{\"kind\":\"disk\",\"wbt_lat_usec\":\"2000\"}}}";
+	static const char *const params[][2] = {
+	    {"{\"scenario.degrade\":\"none\"}", "{\"scenario.degrade\":\"hdd\"}"},
+	    {"{\"scenario.rebuild\":\"none\"}", "{\"scenario.rebuild\":\"hdd\"}"},
+	    {"{\"mount.options\":\"noatime\"}", "{\"mount.options\":\"relatime\"}"},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		struct sb_measure_var v[2] = {
+		    {"healthy", json_tokener_parse(healthy), json_tokener_parse(params[i][0])},
+		    {"degraded", json_tokener_parse(degraded), json_tokener_parse(params[i][1])},
+		};
+		char *d = sb_measure_config_diff(v, 2, 0);
+		assert_non_null(d);
+		bool scen = i < 2;
+		if ((scen && strstr(d, "md0.member_states")) ||
+		    (strstr(d, "queue1.kind") == NULL) != scen)
+			fail_msg("params %s: %s", params[i][1], d);
+		/* a device of both sides whose setting differs: noted either way */
+		if (!strstr(d, "queue0.wbt_lat_usec is 75000 vs 2000"))
+			fail_msg("params %s: %s", params[i][1], d);
+		free(d);
+		for (int k = 0; k < 2; k++) {
+			json_object_put(v[k].config);
+			json_object_put(v[k].params);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_follows_from_fs_type),
+	    cmocka_unit_test(test_follows_from_degrade),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
