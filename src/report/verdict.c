@@ -138,8 +138,14 @@ static void change_line(const struct sb_report *r, FILE *f, const struct sb_repo
 			size_t col)
 {
 	const struct sb_report_cell *x = &row->cells[col];
-	fprintf(f, "%+.1f%% [%+.1f, %+.1f] (%s, p adj %.2g)", x->change, x->change_lo, x->change_hi,
-		sb_test_name(x->cmp.test), x->p_adj);
+	/* a count that moved by a few in a million (bytes per byte +0.003%)
+	 * is significant with no spread: "+0.0% [+0.0, +0.0]" would say a
+	 * change of nothing was found, so small ones keep two digits */
+	if (fabs(x->change_lo) < 0.05 && fabs(x->change_hi) < 0.05)
+		fprintf(f, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo, x->change_hi);
+	else
+		fprintf(f, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo, x->change_hi);
+	fprintf(f, " (%s, p adj %.2g)", sb_test_name(x->cmp.test), x->p_adj);
 }
 
 /* How many lines of each list the text verdict shows: the headline rows

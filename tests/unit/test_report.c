@@ -587,6 +587,39 @@ static void test_labels(void **state)
 	}
 }
 
+/* A count that moved by a few in ten thousand, every round alike: the
+ * verdict names it with the digits it has, not "+0.0% [+0.0, +0.0]". */
+static void test_verdict_small_change(void **state)
+{
+	static const struct fx_metric a[] = {
+	    {"command:make", "command", "wall", "s", SB_BETTER_LOWER, {10.0, 10.1, 9.9}},
+	};
+	static const struct fx_metric b[] = {
+	    {"command:make",
+	     "command",
+	     "wall",
+	     "s",
+	     SB_BETTER_LOWER,
+	     {10.0 * 1.00029, 10.1 * 1.0003, 9.9 * 1.00031}},
+	};
+	struct sb_resultset *rs = sb_resultset_new("run");
+	struct sb_report *r = NULL;
+	char *err = NULL, *text = NULL;
+	size_t len = 0;
+	add_variant(rs, "a", a, 1, 3);
+	add_variant(rs, "b", b, 1, 3);
+	assert_int_equal(sb_report_build(&rs, 1, NULL, &r, &err), 0);
+	FILE *f = open_memstream(&text, &len);
+	sb_report_verdict_text(r, f, "+-");
+	fclose(f);
+	if (!strstr(text, "worse") || !strstr(text, "+0.03% [+0.0") ||
+	    strstr(text, "+0.0% [+0.0, +0.0]"))
+		fail_msg("%s", text);
+	free(text);
+	sb_report_free(r);
+	sb_resultset_free(rs);
+}
+
 /* A set whose rounds --repeat auto chose (profile.schedule.auto, and the
  * rounds it ran): the verdict is at the alpha its last look may spend; a
  * wrong type there is an error naming the member. */
@@ -642,10 +675,15 @@ static void test_sequential_alpha(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),	  cmocka_unit_test(test_columns_and_baseline),
-	    cmocka_unit_test(test_helpers),	  cmocka_unit_test(test_print),
-	    cmocka_unit_test(test_golden_inputs), cmocka_unit_test(test_labels),
-	    cmocka_unit_test(test_aligned_specs), cmocka_unit_test(test_sequential_alpha),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_columns_and_baseline),
+	    cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_print),
+	    cmocka_unit_test(test_golden_inputs),
+	    cmocka_unit_test(test_labels),
+	    cmocka_unit_test(test_aligned_specs),
+	    cmocka_unit_test(test_sequential_alpha),
+	    cmocka_unit_test(test_verdict_small_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
