@@ -71,6 +71,9 @@ static const char *dev_type(const char *root, const char *name)
 		return "part";
 	if (exists(root, name, "loop") || strncmp(name, "loop", 4) == 0)
 		return "loop";
+	/* bcacheN (its backing and cache devices have a bcache directory too) */
+	if (strncmp(name, "bcache", 6) == 0 && exists(root, name, "bcache"))
+		return "bcache";
 	return "disk";
 }
 

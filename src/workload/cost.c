@@ -173,26 +173,30 @@ int sb_perf_read(int fd, uint64_t *v)
 	return read(fd, v, sizeof(*v)) == (ssize_t)sizeof(*v) ? 0 : -EIO;
 }
 
-static size_t children(const struct sb_devstack *st, int parent, int *idx, size_t max)
+/* The layers the shares look through to the devices under them. */
+static bool layer_type(const char *type)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < st->n && n < max; i++)
-		if (st->dev[i].parent == parent)
+	return strcmp(type, "md") == 0 || strcmp(type, "dm") == 0 || strcmp(type, "bcache") == 0;
+}
+
+/* The devices under parent, layers looked through: a parent's index is
+ * always below its children's, so the descent ends. */
+static size_t leaves(const struct sb_devstack *st, int parent, int *idx, size_t n, size_t max)
+{
+	for (size_t i = 0; i < st->n && n < max; i++) {
+		if (st->dev[i].parent != parent)
+			continue;
+		if (layer_type(st->dev[i].type))
+			n = leaves(st, (int)i, idx, n, max);
+		else
 			idx[n++] = (int)i;
+	}
 	return n;
 }
 
 size_t sb_cost_members(const struct sb_devstack *st, int *idx, size_t max)
 {
-	size_t n = children(st, -1, idx, max);
-	/* LVM on md, md on dm...: down while a volume has one volume below */
-	while (n == 1 && (strcmp(st->dev[idx[0]].type, "md") == 0 ||
-			  strcmp(st->dev[idx[0]].type, "dm") == 0)) {
-		int top = idx[0];
-		n = children(st, top, idx, max);
-		if (n == 0)
-			return 0;
-	}
+	size_t n = leaves(st, -1, idx, 0, max);
 	return n > 1 ? n : 0;
 }
 

@@ -53,11 +53,12 @@ int sb_perf_open(int paranoid, bool *user_only, char *why, size_t len);
 /* The count so far; 0 or -errno. */
 int sb_perf_read(int fd, uint64_t *v);
 
-/* The devices whose shares are rows: the members of the RAID or volume
- * under the mount. Several top devices (btrfs over several devices) are
- * the members; a single md or dm top is followed down while it has one
- * child of its own kind, and its children are the members. None (0) for
- * a plain disk or partition. Indexes into st->dev; pure. */
+/* The devices whose shares are rows: the disks, partitions and loop
+ * devices under the mount, with every md, dm and bcache layer between
+ * looked through (LVM on md: the md's members; dm-cache or bcache over md
+ * with an SSD: the md's members and the SSD; btrfs over several devices:
+ * those). None (0) when that is one device. Indexes into st->dev, in
+ * stack order; pure. */
 size_t sb_cost_members(const struct sb_devstack *st, int *idx, size_t max);
 
 struct sb_cost_member {

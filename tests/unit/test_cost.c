@@ -109,6 +109,45 @@ static void test_members(void **state)
 	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
 	assert_int_equal(idx[0], 2);
 	assert_int_equal(idx[2], 4);
+	/* dm-cache over md RAID1 of two HDDs, its cache volume on the SSD: the
+	 * HDDs and the SSD, not the origin and cache volumes (which named the
+	 * origin after its first HDD and left the second out) */
+	memset(&st, 0, sizeof(st));
+	add_dev(&st, "dm-2", "dm", -1);
+	add_dev(&st, "dm-1", "dm", 0);
+	add_dev(&st, "md127", "md", 1);
+	add_dev(&st, "sda", "disk", 2);
+	add_dev(&st, "sdc", "disk", 2);
+	add_dev(&st, "dm-3", "dm", 0);
+	add_dev(&st, "sdb", "disk", 5);
+	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(idx[1], 4);
+	assert_int_equal(idx[2], 6);
+	/* bcache over md with the SSD as its cache */
+	memset(&st, 0, sizeof(st));
+	add_dev(&st, "bcache0", "bcache", -1);
+	add_dev(&st, "md127", "md", 0);
+	add_dev(&st, "sda", "disk", 1);
+	add_dev(&st, "sdc", "disk", 1);
+	add_dev(&st, "sdb", "disk", 0);
+	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
+	assert_int_equal(idx[2], 4);
+	/* md on partitions: the partitions, not their disks */
+	memset(&st, 0, sizeof(st));
+	add_dev(&st, "md0", "md", -1);
+	add_dev(&st, "sda1", "part", 0);
+	add_dev(&st, "sda", "disk", 1);
+	add_dev(&st, "sdb1", "part", 0);
+	add_dev(&st, "sdb", "disk", 3);
+	assert_int_equal(sb_cost_members(&st, idx, 8), 2);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 3);
+	/* one layer over one disk: nothing to share */
+	memset(&st, 0, sizeof(st));
+	add_dev(&st, "bcache0", "bcache", -1);
+	add_dev(&st, "sda", "disk", 0);
+	assert_int_equal(sb_cost_members(&st, idx, 8), 0);
 }
 
 static const struct sb_cost_row *find(const struct sb_cost_row *r, size_t n, const char *suffix,
