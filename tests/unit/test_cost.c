@@ -83,71 +83,86 @@ static void test_kw_delta(void **state)
 	free(b);
 }
 
+/* Device trees (name, type, parent index) and the members they
+ * give, as indexes (-1 ends; none at all: 0 members). */
+static const struct {
+	const char *what;
+	struct {
+		const char *name, *type;
+		int parent;
+	} dev[8];
+	int want[4];
+} member_cases[] = {
+    {"ext4 on a partition of a loop device: no members",
+     {{"loop0p1", "part", -1}, {"loop0", "loop", 0}},
+     {-1}},
+    {"btrfs on two partitions: the two tops",
+     {{"loop0p1", "part", -1}, {"loop0", "loop", 0}, {"loop0p2", "part", -1}},
+     {0, 2, -1}},
+    {"LVM on md over three loop devices: the md's members",
+     {
+	 {"dm-0", "dm", -1},
+	 {"md0", "md", 0},
+	 {"loop1", "loop", 1},
+	 {"loop2", "loop", 1},
+	 {"loop3", "loop", 1},
+     },
+     {2, 3, 4, -1}},
+    /* not the origin and cache volumes, which named the origin after its
+     * first HDD and left the second out */
+    {"dm-cache over md RAID1 of two HDDs, its cache volume on the SSD",
+     {
+	 {"dm-2", "dm", -1},
+	 {"dm-1", "dm", 0},
+	 {"md127", "md", 1},
+	 {"sda", "disk", 2},
+	 {"sdc", "disk", 2},
+	 {"dm-3", "dm", 0},
+	 {"sdb", "disk", 5},
+     },
+     {3, 4, 6, -1}},
+    {"bcache over md with the SSD as its cache",
+     {
+	 {"bcache0", "bcache", -1},
+	 {"md127", "md", 0},
+	 {"sda", "disk", 1},
+	 {"sdc", "disk", 1},
+	 {"sdb", "disk", 0},
+     },
+     {2, 3, 4, -1}},
+    {"md on partitions: the partitions, not their disks",
+     {
+	 {"md0", "md", -1},
+	 {"sda1", "part", 0},
+	 {"sda", "disk", 1},
+	 {"sdb1", "part", 0},
+	 {"sdb", "disk", 3},
+     },
+     {1, 3, -1}},
+    {"one layer over one disk: nothing to share",
+     {{"bcache0", "bcache", -1}, {"sda", "disk", 0}},
+     {-1}},
+};
+
 static void test_members(void **state)
 {
-	struct sb_devstack st = {0};
-	int idx[8];
-	/* ext4 on a partition of a loop device: no members */
-	add_dev(&st, "loop0p1", "part", -1);
-	add_dev(&st, "loop0", "loop", 0);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 0);
-	/* btrfs on two partitions: the two tops */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "loop0p1", "part", -1);
-	add_dev(&st, "loop0", "loop", 0);
-	add_dev(&st, "loop0p2", "part", -1);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 2);
-	assert_int_equal(idx[0], 0);
-	assert_int_equal(idx[1], 2);
-	/* LVM on md over three loop devices: the md's members */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "dm-0", "dm", -1);
-	add_dev(&st, "md0", "md", 0);
-	add_dev(&st, "loop1", "loop", 1);
-	add_dev(&st, "loop2", "loop", 1);
-	add_dev(&st, "loop3", "loop", 1);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
-	assert_int_equal(idx[0], 2);
-	assert_int_equal(idx[2], 4);
-	/* dm-cache over md RAID1 of two HDDs, its cache volume on the SSD: the
-	 * HDDs and the SSD, not the origin and cache volumes (which named the
-	 * origin after its first HDD and left the second out) */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "dm-2", "dm", -1);
-	add_dev(&st, "dm-1", "dm", 0);
-	add_dev(&st, "md127", "md", 1);
-	add_dev(&st, "sda", "disk", 2);
-	add_dev(&st, "sdc", "disk", 2);
-	add_dev(&st, "dm-3", "dm", 0);
-	add_dev(&st, "sdb", "disk", 5);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
-	assert_int_equal(idx[0], 3);
-	assert_int_equal(idx[1], 4);
-	assert_int_equal(idx[2], 6);
-	/* bcache over md with the SSD as its cache */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "bcache0", "bcache", -1);
-	add_dev(&st, "md127", "md", 0);
-	add_dev(&st, "sda", "disk", 1);
-	add_dev(&st, "sdc", "disk", 1);
-	add_dev(&st, "sdb", "disk", 0);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 3);
-	assert_int_equal(idx[2], 4);
-	/* md on partitions: the partitions, not their disks */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "md0", "md", -1);
-	add_dev(&st, "sda1", "part", 0);
-	add_dev(&st, "sda", "disk", 1);
-	add_dev(&st, "sdb1", "part", 0);
-	add_dev(&st, "sdb", "disk", 3);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 2);
-	assert_int_equal(idx[0], 1);
-	assert_int_equal(idx[1], 3);
-	/* one layer over one disk: nothing to share */
-	memset(&st, 0, sizeof(st));
-	add_dev(&st, "bcache0", "bcache", -1);
-	add_dev(&st, "sda", "disk", 0);
-	assert_int_equal(sb_cost_members(&st, idx, 8), 0);
+	for (size_t c = 0; c < sizeof(member_cases) / sizeof(member_cases[0]); c++) {
+		struct sb_devstack st = {0};
+		int idx[8];
+		size_t want = 0;
+		for (size_t d = 0; d < 8 && member_cases[c].dev[d].name; d++)
+			add_dev(&st, member_cases[c].dev[d].name, member_cases[c].dev[d].type,
+				member_cases[c].dev[d].parent);
+		while (member_cases[c].want[want] >= 0)
+			want++;
+		size_t n = sb_cost_members(&st, idx, 8);
+		if (n != want)
+			fail_msg("%s: %zu members, want %zu", member_cases[c].what, n, want);
+		for (size_t m = 0; m < n; m++)
+			if (idx[m] != member_cases[c].want[m])
+				fail_msg("%s: member %zu is device %d, want %d",
+					 member_cases[c].what, m, idx[m], member_cases[c].want[m]);
+	}
 }
 
 static const struct sb_cost_row *find(const struct sb_cost_row *r, size_t n, const char *suffix,
