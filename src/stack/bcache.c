@@ -1013,6 +1013,6 @@ const struct sb_layer sb_layer_bcache = {
     .takes = bcache_takes,
     .aside = bcache_aside,
     .plan = bcache_plan,
-    .capture = &(const struct sb_capture){"bcache", "disk", bcache_capture},
+    .capture = &(const struct sb_capture){"bcache", "bcache", bcache_capture},
     .counters = &sb_bcache_counters,
 };

@@ -1,7 +1,8 @@
 /* Per-device accounting (src/probe/devstat.c): stat lines as the kernel
  * writes them (17, 15 and 11 fields), the stack under a mount discovered on
  * a captured sysfs tree (md over a partition and a loop device; btrfs with
- * two members) from a captured mountinfo, and the per-phase deltas. */
+ * two members) from a captured mountinfo, the per-phase deltas, and that
+ * each layer capture reads the device type the tree gives its devices. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <cmocka.h>
 
 #include "probe/devstat.h"
+#include "stack/capture.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -98,6 +100,17 @@ static void make_tree(void)
 	put("devices/virtual/block/loop3/loop/backing_file", "/var/tmp/a.img\n");
 	put("devices/virtual/block/loop5/stat", stat0);
 	put("devices/virtual/block/loop6/stat", stat0);
+	put("devices/virtual/block/bcache0/stat", stat0);
+	put("devices/virtual/block/bcache0/bcache/cache_mode", "writethrough [writeback]\n");
+	put("devices/pci0/block/sdb/stat", stat0);
+	put("devices/pci0/block/sdb/bcache/", NULL);
+	put("devices/virtual/block/dm-0/stat", stat0);
+	put("devices/virtual/block/dm-0/dm/name", "sbvg-sblv\n");
+	link_to("devices/virtual/block/bcache0/slaves/sdb", "../../../../pci0/block/sdb");
+	link_to("devices/virtual/block/dm-0/slaves/sdz", "../../../../pci0/block/sdz");
+	link_to("class/block/bcache0", "../../devices/virtual/block/bcache0");
+	link_to("class/block/sdb", "../../devices/pci0/block/sdb");
+	link_to("class/block/dm-0", "../../devices/virtual/block/dm-0");
 	link_to("devices/virtual/block/md127/slaves/sda1", "../../../../pci0/block/sda/sda1");
 	link_to("devices/virtual/block/md127/slaves/loop3", "../../loop3");
 	link_to("class/block/md127", "../../devices/virtual/block/md127");
@@ -208,12 +221,52 @@ static void test_deltas(void **state)
 	rm_tree();
 }
 
+/* Each layer's capture reads the devices of the type the device tree gives
+ * its devices: a capture keyed to another type reads nothing, silently
+ * (bcache's read "disk" after bcacheN became a type of its own, and
+ * extra.config lost its bcache object). A new layer with a capture names
+ * its device here. */
+static void test_capture_types(void **state)
+{
+	static const struct {
+		const char *key, *dev;
+	} own[] = {
+	    {"md", "md127"}, {"lvm", "dm-0"}, {"lvmcache", "dm-0"}, {"bcache", "bcache0"},
+	};
+	const char *tops[] = {"md127", "bcache0", "dm-0"};
+	const struct sb_capture *caps[16];
+	struct sb_devstack st;
+	size_t n = sb_layer_captures(caps, 16);
+
+	(void)state;
+	make_tree();
+	assert_int_equal(sb_devstack_build(root, tops, 3, &st), 0);
+	assert_true(n >= 4);
+	for (size_t c = 0; c < n; c++) {
+		const char *dev = NULL;
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			if (strcmp(own[k].key, caps[c]->key) == 0)
+				dev = own[k].dev;
+		if (!dev)
+			fail_msg("capture %s: no device for it in this test's tree", caps[c]->key);
+		size_t i = 0;
+		while (i < st.n && strcmp(st.dev[i].name, dev) != 0)
+			i++;
+		assert_true(i < st.n);
+		if (strcmp(st.dev[i].type, caps[c]->type) != 0)
+			fail_msg("capture %s reads type %s; %s is %s", caps[c]->key, caps[c]->type, dev,
+				 st.dev[i].type);
+	}
+	rm_tree();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_stack),
 	    cmocka_unit_test(test_deltas),
+	    cmocka_unit_test(test_capture_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
