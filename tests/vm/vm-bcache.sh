@@ -128,10 +128,19 @@ if [ "${1:-}" = --guest ]; then
 	: >"$facts"
 	MD=(-o devices.hdd=2 -o md.level=1 -o md.members=hdd -o md.assume-clean=yes -o matrix.bcache.mode=writeback)
 	rc=0
-	$SB run "$PROFILE" --devices "$SSD,$HDD,$HDD2" --yes --quick --results /run/res-bcmd "${MD[@]}" -o "$INSPECT" >/run/out 2>&1 || rc=$?
+	$SB run "$PROFILE" --devices "$SSD,$HDD,$HDD2" --yes --quick --results /run/res-bcmd "${MD[@]}" -o "$INSPECT" \
+		-o workloads.run=rand:16k,size=16M,direct=1,ops=512 >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "bcache over md exited $rc"; }
 	cat "$facts"
 	want "$(cat "$facts")" "mode=writeback" "backing=(md[0-9]+\+$s|$s\+md[0-9]+)"
+	# the shares look through bcache and md to the devices: the SSD and
+	# both HDDs each have a row, and the HDDs' RAID1 wrote each byte twice
+	# at most (writeback: the SSD took them, the HDDs what was written back)
+	rows=$(jq -r '.variants[0].repeats[0].workloads[1].metrics[].name | select(test("^write_member_w_per_b:"))' /run/res-bcmd/result.json | sort | tr '\n' ' ')
+	[ "$rows" = "write_member_w_per_b:hdd1 write_member_w_per_b:hdd2 write_member_w_per_b:ssd " ] ||
+		vm_fail "bcache over md: member rows '$rows', want hdd1, hdd2 and ssd"
+	ssdw=$(jq -r '[.variants[0].repeats[0].workloads[1].metrics[] | select(.name == "write_member_w_per_b:ssd")][0].value' /run/res-bcmd/result.json)
+	awk -v v="$ssdw" 'BEGIN { exit !(v >= 0.9) }' || vm_fail "bcache writeback: the SSD wrote $ssdw per byte, want about 1"
 	left "after bcache over md"
 	echo "ok: bcache over md RAID1 of $HDD and $HDD2 ($((SECONDS - t0))s)"
 
