@@ -51,8 +51,13 @@ assert_contains "$OUT" "vs aa:mount.options=noatime,sync" "namesake baseline"
 expect_exit 0 "$STACKBENCH" report --check --baseline-set "$SB_TMP/aa" "$SB_TMP/aa"
 
 # JUnit: valid XML (python's parser), one test case per compared variant
-# and headline metric, exactly one failure carrying the figures.
-"$STACKBENCH" report --format junit --baseline-set "$SB_TMP/aa" "$SB_TMP/slow" >"$SB_TMP/junit.xml" ||
+# and headline metric, exactly one failure carrying the figures. Against a
+# stored set the namesakes ran minutes apart, unpaired: on a shared machine
+# whose load changed between the sets (the VM tier starts beside this one)
+# the 0.1 s sleep of the A/A namesake took measurably longer in one set and
+# was marked worse (CI, 2 failures): a threshold of 50% lets that drift pass
+# and still fails the 300% slowdown.
+"$STACKBENCH" report --format junit --threshold 50 --baseline-set "$SB_TMP/aa" "$SB_TMP/slow" >"$SB_TMP/junit.xml" ||
 	true
 /usr/bin/python3 - "$SB_TMP/junit.xml" <<'EOP' || fail "junit output"
 import sys, xml.etree.ElementTree as ET
@@ -65,6 +70,7 @@ assert len(fails) == 1, len(fails)
 assert int(root.get("failures")) == 1 and int(root.get("tests")) == 2
 msg = fails[0].get("message")
 assert "Wall time" in msg and "%" in msg and "adjusted" in msg, msg
+assert "threshold 50%" in fails[0].text, fails[0].text
 print("junit ok:", msg)
 EOP
 "$STACKBENCH" report --format junit "$SB_TMP/aa" >"$SB_TMP/aa.xml"
