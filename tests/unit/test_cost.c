@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "util/macro.h"
 #include "workload/cost.h"
 
 #include <errno.h>
@@ -146,7 +147,7 @@ static const struct {
 
 static void test_members(void **state)
 {
-	for (size_t c = 0; c < sizeof(member_cases) / sizeof(member_cases[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(member_cases); c++) {
 		struct sb_devstack st = {0};
 		int idx[8];
 		size_t want = 0;

@@ -11,6 +11,7 @@
 
 #include "probe/devstat.h"
 #include "stack/capture.h"
+#include "util/macro.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -231,20 +232,23 @@ static void test_capture_types(void **state)
 	static const struct {
 		const char *key, *dev;
 	} own[] = {
-	    {"md", "md127"}, {"lvm", "dm-0"}, {"lvmcache", "dm-0"}, {"bcache", "bcache0"},
+	    {"md", "md127"},
+	    {"lvm", "dm-0"},
+	    {"lvmcache", "dm-0"},
+	    {"bcache", "bcache0"},
 	};
 	const char *tops[] = {"md127", "bcache0", "dm-0"};
 	const struct sb_capture *caps[16];
 	struct sb_devstack st;
-	size_t n = sb_layer_captures(caps, 16);
+	size_t n = sb_layer_captures(caps, ARRAY_SIZE(caps));
 
 	(void)state;
 	make_tree();
-	assert_int_equal(sb_devstack_build(root, tops, 3, &st), 0);
+	assert_int_equal(sb_devstack_build(root, tops, ARRAY_SIZE(tops), &st), 0);
 	assert_true(n >= 4);
 	for (size_t c = 0; c < n; c++) {
 		const char *dev = NULL;
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+		for (size_t k = 0; k < ARRAY_SIZE(own); k++)
 			if (strcmp(own[k].key, caps[c]->key) == 0)
 				dev = own[k].dev;
 		if (!dev)
@@ -254,8 +258,8 @@ static void test_capture_types(void **state)
 			i++;
 		assert_true(i < st.n);
 		if (strcmp(st.dev[i].type, caps[c]->type) != 0)
-			fail_msg("capture %s reads type %s; %s is %s", caps[c]->key, caps[c]->type, dev,
-				 st.dev[i].type);
+			fail_msg("capture %s reads type %s; %s is %s", caps[c]->key, caps[c]->type,
+				 dev, st.dev[i].type);
 	}
 	rm_tree();
 }
