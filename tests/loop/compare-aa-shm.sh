@@ -12,7 +12,8 @@
 # pairs only 10% of the time (this test is for gross errors; the unit test
 # test_aa_sequential measures the rate on 2000 simulated runs). Separate
 # runs, not one run of 41 variants against one baseline: a baseline unlucky
-# in its rounds marks many pairs at once. A pair takes about a second.
+# in its rounds marks many pairs at once. A pair takes 1-2 s (85 s for the
+# 40 in a loaded make check).
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
