@@ -97,18 +97,34 @@ static long long resident_pages(int fd)
 	return n;
 }
 
-/* mincore against the alternatives: fcntl(F_GETFL) still shows O_DIRECT
- * when ext4 (data=journal) serves the calls from the page cache; the
- * device's read bytes say nothing about writes, and a cache below the
+/* The file system's own word first: statx(STATX_DIOALIGN) gives both
+ * alignments 0 when the file takes no direct I/O and the calls are served
+ * buffered (ext4 data=journal, since Linux 6.1). A file system that does
+ * not answer leaves the mask bit clear. */
+static bool dio_unsupported(int fd)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) < 0)
+		return false;
+	return (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align == 0 &&
+	       sx.stx_dio_mem_align == 0;
+}
+
+/* Then mincore, against the alternatives: fcntl(F_GETFL) still shows
+ * O_DIRECT when ext4 (data=journal) serves the calls from the page cache;
+ * the device's read bytes say nothing about writes, and a cache below the
  * file system (or read-ahead) moves them; Cached in /proc/meminfo is the
- * whole machine's. The file's own resident pages are exact: direct I/O
- * leaves none behind (a direct write even drops cached ones). */
+ * whole machine's. The file's own resident pages are near exact: direct
+ * I/O leaves none behind (a direct write even drops cached ones), but a
+ * drop_caches by another program during the phase takes clean pages away,
+ * which is why the file system's word comes first. */
 void sb_phase_direct(struct sb_phase *p, int fd)
 {
 	long long n = resident_pages(fd);
 	p->direct = n >= 0;
 	p->direct_fd = fd;
 	p->direct_pages0 = n;
+	p->direct_unsupported = p->direct && dio_unsupported(fd);
 }
 
 /* Buffered: the file's cache grew by a quarter of what the phase moved (at
@@ -121,6 +137,8 @@ static bool direct_fell_back(struct sb_phase *p)
 	uint64_t moved = p->rbytes + p->wbytes;
 	struct stat sb;
 	p->direct_pages1 = n;
+	if (p->direct_unsupported)
+		return true;
 	if (n < 0 || pg <= 0 || fstat(p->direct_fd, &sb) < 0)
 		return false;
 	if ((uint64_t)sb.st_size < moved)
@@ -255,6 +273,11 @@ static void cost_extra(struct sb_phase *p, uint64_t ops)
 				       json_object_new_boolean(k->direct_fallback));
 		I("cached_pages_before", p->direct_pages0);
 		I("cached_pages_after", p->direct_pages1);
+		json_object_object_add(o, "direct_fallback_by",
+				       json_object_new_string(!k->direct_fallback ? "none"
+							      : p->direct_unsupported
+								  ? "statx: no direct I/O alignment"
+								  : "page cache"));
 	}
 #undef I
 #undef D
@@ -266,10 +289,13 @@ static void cost_extra(struct sb_phase *p, uint64_t ops)
 	}
 	if (k->direct_fallback) {
 		json_object *a = obj_at(c->res->extra, "direct_fallback_phases");
-		json_object_object_add(a, p->name,
-				       json_object_new_string("asked for O_DIRECT, got the page "
-							      "cache (the file's pages stayed "
-							      "resident)"));
+		json_object_object_add(
+		    a, p->name,
+		    json_object_new_string(p->direct_unsupported
+					       ? "asked for O_DIRECT, got the page cache (the "
+						 "file system takes no direct I/O on this file)"
+					       : "asked for O_DIRECT, got the page cache (the "
+						 "file's pages stayed resident)"));
 	}
 }
 

@@ -267,6 +267,7 @@ struct sb_phase {
 	bool direct;
 	int direct_fd;
 	long long direct_pages0, direct_pages1; /* the file's cached pages */
+	bool direct_unsupported;		/* statx: no direct I/O on the file */
 	uint64_t instr0;
 	struct sb_kwsnap *kw0;
 	struct sb_lcnt_snap *lc0; /* the layers' counters at the start, when some layer has any */
