@@ -582,6 +582,11 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 			"<ul class=\"verdict\">\n",
 			r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 			v.paired ? "rounds paired" : "sets not run together: Welch");
+		if (!v.paired) {
+			fprintf(f, "<li class=\"unresolved\">note: ");
+			esc(f, sb_report_unpaired_note);
+			fprintf(f, "</li>\n");
+		}
 		for (size_t k = 0; k < v.n_changed; k++) {
 			enum sb_verdict w = r->rows[v.changed[k]].cells[c].verdict;
 			verdict_item(r, c, v.changed[k], verdict_class(w), sb_verdict_name(w), f);

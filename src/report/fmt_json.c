@@ -98,6 +98,9 @@ static json_object *verdict_json(const struct sb_report *r)
 		json_object_object_add(o, "baseline",
 				       json_object_new_string(r->cols[r->cols[c].base].label));
 		json_object_object_add(o, "paired", json_object_new_boolean(v.paired));
+		if (!v.paired)
+			json_object_object_add(o, "note",
+					       json_object_new_string(sb_report_unpaired_note));
 		json_object_object_add(o, "equal_within_pct", num(r->resolve_pct));
 		json_object_object_add(o, "changed", verdict_rows(r, c, v.changed, v.n_changed));
 		json_object_object_add(o, "equal", verdict_rows(r, c, v.equal, v.n_equal));

@@ -281,6 +281,9 @@ struct sb_report_verdict {
 	bool paired;		      /* every tested main row paired rounds */
 };
 int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v);
+/* What an unpaired verdict cannot see, said under its heading in every
+ * format (a text line, an HTML note, the JSON verdict's "note"). */
+extern const char sb_report_unpaired_note[];
 void sb_report_verdict_free(struct sb_report_verdict *v);
 /* The text block headed "verdict" that opens the text report. */
 void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm);

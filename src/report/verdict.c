@@ -300,6 +300,12 @@ static void untested_lines(const struct sb_report *r, FILE *f, const struct sb_r
 	}
 }
 
+const char sb_report_unpaired_note[] =
+    "unpaired: the sets ran at different times, so a change of the host between them "
+    "(its load, other jobs, a warmer cache) moves their rows alike and reads as a change "
+    "of the stack; for rounds that pair, run both as variants of one `stackbench run` "
+    "(a [matrix] or -o A|B)";
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
 {
 	struct sb_report_verdict v;
@@ -310,6 +316,8 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
 		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
+	if (!v.paired)
+		fprintf(f, "    note: %s\n", sb_report_unpaired_note);
 	if ((left = list_lines(r, f, v.changed, v.n_changed, c, pm, false)))
 		fprintf(f, "    ... and %zu more cost row%s changed (in the table below)\n", left,
 			left == 1 ? "" : "s");

@@ -8,6 +8,7 @@
 # CSV carry the verdict, the test used and the repeats estimate; the HTML
 # opens with the verdict and a forest plot, the table in a scrolling box.
 . "$SB_TOP/tests/lib.sh"
+need_prog jq
 need_prog python3
 cd "$SB_TOP"
 export LC_ALL=C
@@ -57,6 +58,13 @@ assert_contains "$all" "Sequential Output Block %CP" "--all: %CPU rows"
 two=$("$STACKBENCH" report --baseline-set $R1 tests/golden/report/inputs/run2)
 assert_contains "$two" "equal within +-5%: seq: Sequential Output Block" "equal"
 assert_contains "$two" "sets not run together: Welch" "unpaired"
+assert_contains "$two" "note: unpaired: the sets ran at different times" "the unpaired note"
+assert_not_contains "$text" "note: unpaired" "no unpaired note on paired rounds"
+"$STACKBENCH" report --format json --baseline-set $R1 tests/golden/report/inputs/run2 |
+	jq -e '.verdict[0].paired == false and (.verdict[0].note | test("^unpaired: "))' >/dev/null ||
+	fail "JSON: the unpaired verdict has no note"
+"$STACKBENCH" report --format html --baseline-set $R1 tests/golden/report/inputs/run2 |
+	grep -q '<li class="unresolved">note: unpaired: ' || fail "HTML: no unpaired note"
 wide=$("$STACKBENCH" report --equal 2 --baseline-set $R1 tests/golden/report/inputs/run2)
 assert_contains "$wide" "not resolved: seq: Sequential Output Block +0.0% [" "--equal narrows"
 assert_contains "$wide" "(welch-log, p adj 1): about " "repeats needed"
