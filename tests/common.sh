@@ -23,7 +23,7 @@ expect_exit() {
 no_journal_left() {
 	local j
 	[ -d "$2" ] || return 0
-	j=$(find "$2" -name 'journal*' 2>/dev/null | head -1)
+	j=$(find "$2" -name 'journal*' -print -quit 2>/dev/null)
 	[ -z "$j" ] || fail "$1: journal left: $j"
 }
 
