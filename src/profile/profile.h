@@ -53,6 +53,7 @@ enum sb_key_id {
 	K_SCEN_REBUILD_WITH,
 	K_SCEN_REBUILD_LIMIT,
 	K_SCEN_INTEGRITY,
+	K_SCEN_INTEGRITY_QUICK,
 	K_SCEN_FILL,
 	SB_KEY_CORE_N, /* the registered tables' keys follow (sb_key_n) */
 };

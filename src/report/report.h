@@ -313,7 +313,9 @@ bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FI
 /* scen_report.c: integrity and rebuild facts of a column's repeats. */
 struct sb_report_scen {
 	unsigned checked, rebuilds, finished, outlasted, n_rate;
+	unsigned md_checks, md_partial, md_unfinished; /* md checks: of a span, cut by time */
 	int64_t errors, md_mismatch, scrub_errors, data_errors;
+	int64_t md_span, md_walk; /* bytes, the last partial check's */
 	double seconds, under, rate;
 };
 void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *s);

@@ -3,6 +3,7 @@
  * rebuild's figures and a clean check among the notes, both per column. */
 #include "report/report.h"
 #include "util/macro.h"
+#include "util/size.h"
 
 #include <json-c/json.h>
 #include <string.h>
@@ -33,6 +34,19 @@ void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *
 			const struct sb_repeat *rep = &col->vars[i]->rep[k];
 			json_object *in = rep->integrity, *sc = rep->scenario;
 			bool has, fin;
+			json_object *md = NULL, *v;
+			if (in && json_object_object_get_ex(in, "md", &md) &&
+			    json_object_object_get_ex(md, "mismatch_cnt", &v)) {
+				s->md_checks++;
+				if (geti(md, "span_bytes", NULL)) {
+					s->md_partial++;
+					s->md_span = geti(md, "span_bytes", NULL);
+					s->md_walk = geti(md, "walk_bytes", NULL);
+				} else if (json_object_object_get_ex(md, "finished", &v) &&
+					   !json_object_get_boolean(v)) {
+					s->md_unfinished++;
+				}
+			}
 			if (in) {
 				s->checked++;
 				s->errors += geti(in, "errors", NULL);
@@ -74,11 +88,27 @@ void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud)
 				(long long)s.scrub_errors, (long long)s.data_errors, s.checked);
 		if (loud)
 			continue;
-		if (s.checked && !s.errors)
+		if (s.checked && !s.errors) {
 			fprintf(f,
 				"integrity: %s: clean in %u repeat(s) (md check, btrfs scrub, data "
-				"read back)\n",
+				"read back)",
 				r->cols[c].label, s.checked);
+			if (s.md_partial) {
+				char a[32], b[32];
+				sb_format_size((uint64_t)s.md_span, a, sizeof(a));
+				sb_format_size((uint64_t)s.md_walk, b, sizeof(b));
+				fprintf(f,
+					"; md checked the first %s of %s in %u of %u (--quick: "
+					"scenario.integrity-quick)",
+					a, b, s.md_partial, s.md_checks);
+			}
+			if (s.md_unfinished)
+				fprintf(f,
+					"; md's check cut by scenario.rebuild-limit in %u of %u, "
+					"not all checked",
+					s.md_unfinished, s.md_checks);
+			fputs("\n", f);
+		}
 		if (s.rebuilds) {
 			fprintf(f, "rebuild: %s: ", r->cols[c].label);
 			if (s.finished)
@@ -116,6 +146,9 @@ json_object *sb_report_scen_json(const struct sb_report_col *col)
 		json_object_object_add(i, "btrfs_scrub_errors",
 				       json_object_new_int64(s.scrub_errors));
 		json_object_object_add(i, "data_errors", json_object_new_int64(s.data_errors));
+		json_object_object_add(i, "md_checks", json_object_new_int((int)s.md_checks));
+		json_object_object_add(i, "md_partial", json_object_new_int((int)s.md_partial));
+		json_object_object_add(i, "md_unfinished", json_object_new_int((int)s.md_unfinished));
 		json_object_object_add(o, "integrity", i);
 	}
 	if (s.rebuilds) {

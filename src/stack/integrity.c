@@ -47,24 +47,76 @@ static bool plan_btrfs(const struct sb_plan *p)
 	return false;
 }
 
+/* An md attribute of array NAME as a number; 0 when unreadable. */
+static uint64_t md_u64(const char *name, const char *attr)
+{
+	char p[200], buf[64];
+	snprintf(p, sizeof(p), "/sys/block/%s/md/%s", name, attr);
+	return sb_sys_read(p, buf, sizeof(buf)) >= 0 ? strtoull(buf, NULL, 10) : 0;
+}
+
+/* sync_completed "DONE / TOTAL" (sectors of the walk); false when idle
+ * ("none") or unreadable. */
+static bool md_progress(const char *name, uint64_t *done, uint64_t *total)
+{
+	char p[200], buf[64];
+	unsigned long long a, b;
+	snprintf(p, sizeof(p), "/sys/block/%s/md/sync_completed", name);
+	if (sb_sys_read(p, buf, sizeof(buf)) < 0 || sscanf(buf, "%llu / %llu", &a, &b) != 2)
+		return false;
+	*done = a;
+	*total = b;
+	return true;
+}
+
+/* The end of the walk a check of at most span bytes stops at, in sectors:
+ * md's sync_max, a multiple of the chunk (md refuses another); 0 for the
+ * whole array (span 0, or not smaller than it). */
+static uint64_t md_span_end(const char *name, uint64_t span)
+{
+	uint64_t chunk = md_u64(name, "chunk_size") / 512, end = span / 512;
+	if (!span)
+		return 0;
+	if (chunk)
+		end -= end % chunk;
+	if (!end)
+		end = chunk ? chunk : 8;
+	/* The walk of RAID1/4/5/6 is the members' data; RAID10's, the array. */
+	uint64_t whole = md_u64(name, "component_size") * 2;
+	return whole && end >= whole ? 0 : end;
+}
+
 /* md check: mismatch_cnt counts the sectors whose copies (or parity)
- * disagree. 0 with *o filled, -errno with *msg. */
-static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *stop, json_object *o,
-		    char **msg)
+ * disagree. Of the first span bytes of the walk only (sync_max, set back to
+ * "max" afterwards) when span is not 0. 0 with *o filled, -errno with *msg. */
+static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile sig_atomic_t *stop,
+		    json_object *o, char **msg)
 {
 	_cleanup_free_ char *name = sb_sys_name(md);
 	char p[200], buf[64];
 	double t0 = now_mono();
-	bool done = false;
+	bool done = false, cut = false;
+	uint64_t end = 0, at = 0, total = 0;
 	int r;
 
 	if (!name)
 		return -ENOENT;
 	snprintf(p, sizeof(p), "/sys/block/%s/md/degraded", name);
 	bool degraded = sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "0") != 0;
+	if ((end = md_span_end(name, span))) {
+		char v[32];
+		snprintf(p, sizeof(p), "/sys/block/%s/md/sync_max", name);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)end);
+		if (sys_write(p, v) < 0)
+			end = 0; /* a resync going: the whole check, as without a span */
+	}
 	snprintf(p, sizeof(p), "/sys/block/%s/md/sync_action", name);
 	r = sys_write(p, "check");
 	if (r < 0) {
+		if (end) {
+			snprintf(p, sizeof(p), "/sys/block/%s/md/sync_max", name);
+			sys_write(p, "max");
+		}
 		if (asprintf(msg, "%s: md check could not start (%s)", md, strerror(-r)) < 0)
 			*msg = NULL;
 		return r;
@@ -75,10 +127,22 @@ static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *st
 			done = true;
 			break;
 		}
+		/* At sync_max md waits for it to move: the span is checked. */
+		if (md_progress(name, &at, &total) && end && at >= end) {
+			cut = done = true;
+			break;
+		}
 		usleep(200000);
 	}
-	if (!done)
-		sys_write(p, "idle"); /* the limit, or a signal: stop the check */
+	if (!done || cut)
+		sys_write(p, "idle"); /* the span, the limit, or a signal: stop the check */
+	if (end) {
+		for (int i = 0; i < 50 && sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "idle");
+		     i++)
+			usleep(100000);
+		snprintf(p, sizeof(p), "/sys/block/%s/md/sync_max", name);
+		sys_write(p, "max");
+	}
 	snprintf(p, sizeof(p), "/sys/block/%s/md/mismatch_cnt", name);
 	if (sb_sys_read(p, buf, sizeof(buf)) < 0)
 		return -EIO;
@@ -86,6 +150,11 @@ static int md_check(const char *md, uint64_t limit_ms, volatile sig_atomic_t *st
 	json_object_object_add(o, "seconds", json_object_new_double(now_mono() - t0));
 	json_object_object_add(o, "finished", json_object_new_boolean(done));
 	json_object_object_add(o, "degraded", json_object_new_boolean(degraded));
+	if (cut) {
+		/* "span" against the walk's whole length, both in bytes */
+		json_object_object_add(o, "span_bytes", json_object_new_int64((int64_t)(end * 512)));
+		json_object_object_add(o, "walk_bytes", json_object_new_int64((int64_t)(total * 512)));
+	}
 	return 0;
 }
 
@@ -115,7 +184,8 @@ static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char 
 }
 
 json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
-			      uint64_t limit_ms, volatile sig_atomic_t *stop, char **msg)
+			      uint64_t limit_ms, uint64_t md_span, volatile sig_atomic_t *stop,
+			      char **msg)
 {
 	bool assume_clean = false;
 	const char *md = plan_md(p, x, &assume_clean);
@@ -130,7 +200,7 @@ json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const 
 	if (md) {
 		json_object *m = json_object_new_object(), *v;
 		json_object_object_add(m, "assume_clean", json_object_new_boolean(assume_clean));
-		if (md_check(md, limit_ms, stop, m, msg) == 0) {
+		if (md_check(md, limit_ms, md_span, stop, m, msg) == 0) {
 			json_object_object_get_ex(m, "mismatch_cnt", &v);
 			errors += json_object_get_int64(v);
 		}
@@ -187,7 +257,7 @@ static json_object *data_verify(struct sb_wl_result *const *wl, size_t n_wl, int
 
 json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
 				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
-				struct sb_wl_result *const *wl, size_t n_wl,
+				struct sb_wl_result *const *wl, size_t n_wl, bool quick,
 				volatile sig_atomic_t *stop)
 {
 	_cleanup_free_ char *msg = NULL;
@@ -197,7 +267,8 @@ json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
 	if (!sb_scen_integrity_on(c) || (stop && *stop))
 		return NULL;
 	sb_info("integrity check");
-	o = sb_integrity_run(p, x, mnt, sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT), stop, &msg);
+	o = sb_integrity_run(p, x, mnt, sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT),
+			     quick ? sb_cfg_u64(c, K_SCEN_INTEGRITY_QUICK) : 0, stop, &msg);
 	if (!o)
 		o = json_object_new_object();
 	if (json_object_object_get_ex(o, "errors", &e))

@@ -99,12 +99,14 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
 
 /* ---- integrity after the run (integrity.c) ---- */
 /* md check (mismatch_cnt) of the array x's "md" variable names, btrfs
- * scrub of the mount point: {"md": {"mismatch_cnt", "seconds", "finished"},
- * "btrfs": {"errors", "uncorrectable", "corrected", "bytes"}, "errors": N}
- * where N is the sum that makes the report loud. NULL when the plan has
- * neither; *msg says what could not be checked (malloc'ed) or NULL. */
+ * scrub of the mount point: {"md": {"mismatch_cnt", "seconds", "finished"}
+ * and, when md_span (bytes, 0: all) stopped it short, "span_bytes" and
+ * "walk_bytes"; "btrfs": {"errors", "uncorrectable", "corrected", "bytes"},
+ * "errors": N} where N is the sum that makes the report loud. NULL when the
+ * plan has neither; *msg says what could not be checked (malloc'ed) or NULL. */
 json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
-			      uint64_t limit_ms, volatile sig_atomic_t *stop, char **msg);
+			      uint64_t limit_ms, uint64_t md_span, volatile sig_atomic_t *stop,
+			      char **msg);
 
 struct sb_wl_result;
 /* The session's end of a variant: integrity when the variant has it on
@@ -113,5 +115,5 @@ struct sb_wl_result;
  * count on stderr (once, naming the variant). NULL when off. */
 json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
 				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
-				struct sb_wl_result *const *wl, size_t n_wl,
+				struct sb_wl_result *const *wl, size_t n_wl, bool quick,
 				volatile sig_atomic_t *stop);

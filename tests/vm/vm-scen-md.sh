@@ -87,12 +87,21 @@ sys.exit(0 if s["seconds"] > 0 and s["rate_under_load_mbps"] > 0 and s["under_lo
 		[ "$(field /run/scen-res "$v" integrity.errors)" = 0 ] ||
 			vm_fail "$v: integrity errors: $(field /run/scen-res "$v" integrity)"
 	done
+	# --quick: md's check stopped at scenario.integrity-quick (128M) of the
+	# walk (512M members), and the report says so.
+	v=scenario.degrade=none,scenario.rebuild=none
+	[ "$(field /run/scen-res "$v" integrity.md.span_bytes)" = $((128 << 20)) ] ||
+		vm_fail "$v: the quick md check's span: $(field /run/scen-res "$v" integrity.md)"
+	[ "$(field /run/scen-res "$v" integrity.md.walk_bytes)" -gt $((400 << 20)) ] ||
+		vm_fail "$v: the md check's whole walk: $(field /run/scen-res "$v" integrity.md)"
 	grep -q -- "--add /dev/" /run/scen-res/run.log || vm_fail "no --add in run.log"
 	rc=0
 	$SB report /run/scen-res >/run/rep 2>/run/rep.err || rc=$?
 	[ $rc = 0 ] || { head -30 /run/rep; cat /run/rep.err; vm_fail "report exited $rc"; }
 	grep -q "^rebuild: .*MB/s" /run/rep || vm_fail "report lacks the rebuild line: $(grep -i rebuild /run/rep)"
 	grep -q "INTEGRITY ERRORS" /run/rep && vm_fail "a clean run reported integrity errors"
+	grep -q "^integrity: .*md checked the first 128M of " /run/rep ||
+		vm_fail "the report does not say the md check was partial: $(grep '^integrity' /run/rep)"
 	left "after the three variants"
 	echo "ok: healthy, degraded, recovering under the workload; $(grep '^rebuild:' /run/rep); mismatch_cnt 0 ($((SECONDS - t0))s)"
 
@@ -106,6 +115,9 @@ sys.exit(0 if s["seconds"] > 0 and s["rate_under_load_mbps"] > 0 and s["under_lo
 	n=$(python3 -c 'import json; d = json.load(open("/run/scen-dmg/result.json"))
 print(d["variants"][0]["repeats"][0]["integrity"]["md"]["mismatch_cnt"])')
 	[ "$n" -gt 0 ] || vm_fail "mismatch_cnt $n after 4M written to one member"
+	# ... by the quick check of the first 128M (the damage is at 64M): the
+	# count survives the check's stop at sync_max.
+	grep -q '"span_bytes"' /run/scen-dmg/result.json || vm_fail "the damage run's md check was not the quick one"
 	$SB report /run/scen-dmg >/run/rep 2>&1 || true
 	head -1 /run/rep | grep -q "^INTEGRITY ERRORS: .*md mismatch_cnt $n" || vm_fail "report's first line: $(head -1 /run/rep)"
 	left "after the damage run"
