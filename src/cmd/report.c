@@ -156,7 +156,7 @@ static size_t print_unresolved(const struct sb_report *r)
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_row *row = &r->rows[i];
 			char need[48];
-			if (r->cols[c].base == c || !row->headline || row->lat != SB_LAT_NONE ||
+			if (r->cols[c].base == c || !row->headline ||
 			    sb_report_cell_resolved(row, c))
 				continue;
 			char what[48];

@@ -719,15 +719,39 @@ static int add_row(struct sb_report *r, const struct sb_wl_result *wl, const str
 static const char *const lat_names[] = {
     [SB_LAT_P50] = "p50", [SB_LAT_P99] = "p99", [SB_LAT_P999] = "p99.9", [SB_LAT_MAX] = "max"};
 
+/* Was op a paced phase (rate=: extra.paced names it)? Its throughput is
+ * the schedule's; its p99 is the figure that tells the stacks apart. */
+static bool paced_op(const struct sb_wl_result *wl, const char *op)
+{
+	json_object *a;
+	if (!wl->extra || !json_object_object_get_ex(wl->extra, "paced", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), op) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* p50, p99, p99.9 and max of an operation: rows like the metrics (lower is
- * better), so that they get intervals, tests and marks too. */
-static int add_latrow(struct sb_report *r, const char *spec, const char *workload, const char *op)
+ * better), so that they get intervals, tests and marks too; a paced
+ * phase's p99 is a headline row. */
+static int add_latrow(struct sb_report *r, const char *spec, const char *workload, const char *op,
+		      bool paced)
 {
 	struct sb_report_latrow *l;
 
 	for (size_t i = 0; i < r->n_lat; i++)
-		if (strcmp(r->lat[i].spec, spec) == 0 && strcmp(r->lat[i].op, op) == 0)
+		if (strcmp(r->lat[i].spec, spec) == 0 && strcmp(r->lat[i].op, op) == 0) {
+			for (size_t k = 0; paced && k < r->n_rows; k++)
+				if (r->rows[k].lat == SB_LAT_P99 && strcmp(r->rows[k].spec, spec) == 0 &&
+				    strcmp(r->rows[k].op, op) == 0)
+					r->rows[k].headline = true;
 			return 0;
+		}
 	l = realloc(r->lat, (r->n_lat + 1) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -745,7 +769,9 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *workloa
 		row->spec = strdup(spec);
 		row->workload = strdup(workload);
 		row->metric = sb_asprintf("latency:%s:%s", op, lat_names[k]);
-		row->label = sb_asprintf("%s %s", op, lat_names[k]);
+		row->headline = paced && k == SB_LAT_P99;
+		row->label = sb_asprintf("%s %s%s", op, lat_names[k],
+					 row->headline ? " (paced: the headline)" : "");
 		row->unit = strdup("ms");
 		row->better = SB_BETTER_LOWER;
 		row->op = strdup(op);
@@ -914,7 +940,7 @@ static bool testable(const struct sb_report_cell *base, const struct sb_report_c
 
 bool sb_report_row_main(const struct sb_report_row *row)
 {
-	return (row->headline || row->cost) && row->lat == SB_LAT_NONE;
+	return (row->headline || row->cost) && (row->lat == SB_LAT_NONE || row->headline);
 }
 
 static void decide(const struct sb_report *r, const struct sb_report_row *row,
@@ -1285,7 +1311,8 @@ static int add_rows_of(struct sb_report *r, const struct sb_wl_result *wl, bool 
 	for (size_t m = 0; !lat && ret >= 0 && m < wl->n_metrics; m++)
 		ret = add_row(r, wl, &wl->metrics[m]);
 	for (size_t l = 0; lat && ret >= 0 && l < wl->n_lat; l++)
-		ret = add_latrow(r, wl->spec, wl->workload, wl->lat[l].op);
+		ret = add_latrow(r, wl->spec, wl->workload, wl->lat[l].op,
+				 paced_op(wl, wl->lat[l].op));
 	return ret < 0 ? ret : 0;
 }
 

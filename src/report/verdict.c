@@ -373,7 +373,7 @@ static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 			const struct sb_report_row *row = &r->rows[i];
 			const struct sb_report_cell *x = &row->cells[c];
 			bool ok = sb_report_cell_resolved(row, c);
-			if (!row->headline || row->lat != SB_LAT_NONE || x->st.n == 0)
+			if (!row->headline || x->st.n == 0)
 				continue;
 			n += !ok;
 			if (!log || (!all && ok))

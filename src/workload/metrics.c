@@ -146,7 +146,21 @@ __attribute__((constructor)) static void describer_register(void)
 	sb_result_set_describer(sb_wl_result_describe);
 }
 
+static int metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note,
+		       bool keep_headline);
+
 int sb_wl_metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note)
+{
+	return metric_note(s, m, note, true);
+}
+
+int sb_wl_metric_paced(const struct sb_wl_spec *s, struct sb_metric *m, const char *note)
+{
+	return metric_note(s, m, note, false);
+}
+
+static int metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note,
+		       bool keep_headline)
 {
 	char match[256];
 	const struct sb_wl_metric *d = sb_wl_metric_find(s->ops, m->name, match, sizeof(match));
@@ -161,5 +175,5 @@ int sb_wl_metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const cha
 		return -ENOMEM;
 	}
 	m->cost = d->cost;
-	return sb_metric_describe(m, full, d->headline, phase);
+	return sb_metric_describe(m, full, keep_headline && d->headline, phase);
 }

@@ -313,6 +313,9 @@ void sb_wl_member_role(const struct sb_wl_ctx *c, size_t i, char *buf, size_t le
 /* Describes m from its table with note added to the label ("loop3p1, ssd",
  * "unavailable: ..."), and its cost flag. 0 or -ENOMEM. */
 int sb_wl_metric_note(const struct sb_wl_spec *s, struct sb_metric *m, const char *note);
+/* The same, and m is no headline figure: a paced phase's throughput, which
+ * the schedule sets (its p99 latency is the headline: extra.paced). */
+int sb_wl_metric_paced(const struct sb_wl_spec *s, struct sb_metric *m, const char *note);
 /* For phases whose threads do not call sb_phase_over (mixed, seq's seeks):
  * the calling thread sleeps and takes the per-second samples from
  * p->progress until p->running drops to 0 (each thread decrements it as it

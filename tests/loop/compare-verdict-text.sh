@@ -63,8 +63,9 @@ assert_not_contains "$text" "note: unpaired" "no unpaired note on paired rounds"
 "$STACKBENCH" report --format json --baseline-set $R1 tests/golden/report/inputs/run2 |
 	jq -e '.verdict[0].paired == false and (.verdict[0].note | test("^unpaired: "))' >/dev/null ||
 	fail "JSON: the unpaired verdict has no note"
-"$STACKBENCH" report --format html --baseline-set $R1 tests/golden/report/inputs/run2 |
-	grep -q '<li class="unresolved">note: unpaired: ' || fail "HTML: no unpaired note"
+"$STACKBENCH" report --format html --baseline-set $R1 tests/golden/report/inputs/run2 >"$SB_TMP/two.html" ||
+	fail "HTML report"
+grep -q '<li class="unresolved">note: unpaired: ' "$SB_TMP/two.html" || fail "HTML: no unpaired note"
 wide=$("$STACKBENCH" report --equal 2 --baseline-set $R1 tests/golden/report/inputs/run2)
 assert_contains "$wide" "not resolved: seq: Sequential Output Block +0.0% [" "--equal narrows"
 assert_contains "$wide" "(welch-log, p adj 1): about " "repeats needed"

@@ -63,8 +63,10 @@ assert_eq "$cell" "true worse paired-t-log" "data=journal's block write amplific
 v=$(jq -r '.verdict[] | select(.variant | contains("journal")) | .changed[]
 	| select(.metric == "block_write_dev_w_per_b") | "\(.verdict) \(.test)"' "$SB_TMP/report.json")
 assert_eq "$v" "worse paired-t-log" "the verdict lists the amplification"
-"$STACKBENCH" report "$res" | sed -n '/^verdict/,/^$/p' | grep -Eq 'worse .*device bytes written per byte|and [0-9]+ more cost rows changed' ||
-	fail "the text verdict neither lists nor counts the cost changes: $("$STACKBENCH" report "$res" | sed -n '/^verdict/,/^$/p')"
+"$STACKBENCH" report "$res" >"$SB_TMP/report.txt" || fail "text report"
+sed -n '/^verdict/,/^$/p' "$SB_TMP/report.txt" >"$SB_TMP/verdict.txt"
+grep -Eq 'worse .*device bytes written per byte|and [0-9]+ more cost rows changed' "$SB_TMP/verdict.txt" ||
+	fail "the text verdict neither lists nor counts the cost changes: $(cat "$SB_TMP/verdict.txt")"
 
 # The rows are cost rows, with labels; no zero stands for a missing counter.
 n=$(jq '[.variants[].repeats[].workloads[].metrics[] | select(.name == "block_write_dev_w_per_b")

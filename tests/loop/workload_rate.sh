@@ -69,4 +69,17 @@ expect_exit 0 "$STACKBENCH" bench "$mnt" --results "$SB_TMP/b" \
 	-w "rand:4k,size=8M,direct=1,read=0,rate=1000,burst=100,idle=100ms,time=2s"
 nb=$(q "$SB_TMP/b" '.extra.write_burst_p99_ms | length')
 [ "$nb" -ge 5 ] && [ "$nb" -le 11 ] || fail "$nb burst p99 figures for ~2 s of 200 ms bursts"
+# A paced phase's throughput is the schedule's: no headline figure, its
+# label says so; its p99 is the headline row of the report, and so a row of
+# the verdict and the default table (not only of report --all).
+b=$SB_TMP/b/result.json
+assert_eq "$(jq -r '.variants[0].repeats[0].workloads[0].metrics[] | select(.name == "write_mbs")
+	| "\(.headline) \(.label | test("paced by rate=1000/s"))"' "$b")" "false true" "paced MB/s: no headline, labelled"
+assert_eq "$(jq -r '.variants[0].repeats[0].workloads[0].extra.paced | join(",")' "$b")" "random write" "extra.paced"
+"$STACKBENCH" report --format json "$SB_TMP/b" >"$SB_TMP/b.json" || fail "report of the bursts"
+assert_eq "$(jq -r '[.rows[] | select(.headline) | .metric] | join(",")' "$SB_TMP/b.json")" \
+	"latency:random write:p99" "the paced phase's headline row is its p99"
+"$STACKBENCH" report "$SB_TMP/b" >"$SB_TMP/b.txt" || fail "text report of the bursts"
+grep -q "random write p99 (paced: the headline)" "$SB_TMP/b.txt" ||
+	fail "the default table lacks the paced p99: $(cat "$SB_TMP/b.txt")"
 pass_msg "open loop: late records for a 2 s stall at $rate/s: $LATE; $nb bursts with a p99 each"
