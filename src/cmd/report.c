@@ -159,13 +159,13 @@ static size_t print_unresolved(const struct sb_report *r)
 			if (r->cols[c].base == c || !row->headline ||
 			    sb_report_cell_resolved(row, c))
 				continue;
-			char what[48];
+			char what[48], ch[96];
 			sb_report_need_str(&row->cells[c], need, sizeof(need));
 			fprintf(stderr,
-				"stackbench: check: not resolved: %s: %s: %s (%+.1f%% [%+.1f, "
-				"%+.1f], %s): %s would resolve %s\n",
-				row->spec, row->label, r->cols[c].label, row->cells[c].change,
-				row->cells[c].change_lo, row->cells[c].change_hi,
+				"stackbench: check: not resolved: %s: %s: %s (%s, %s): %s would "
+				"resolve %s\n",
+				row->spec, row->label, r->cols[c].label,
+				sb_report_change_str(&row->cells[c], ch, sizeof(ch)),
 				sb_test_name(row->cells[c].cmp.test), need,
 				sb_report_need_what(r, &row->cells[c], "+-", what, sizeof(what)));
 			n++;

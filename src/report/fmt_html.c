@@ -550,13 +550,12 @@ static void verdict_item(const struct sb_report *r, size_t c, size_t i, const ch
 {
 	const struct sb_report_row *row = &r->rows[i];
 	const struct sb_report_cell *x = &row->cells[c];
-	char need[48];
+	char need[48], ch[96];
 	fprintf(f, "<li class=\"%s\">%s ", cls, word);
 	esc(f, row->spec);
 	fprintf(f, ": ");
 	esc(f, row->label);
-	fprintf(f, " %+.1f%% [%+.1f, %+.1f] (%s)", x->change, x->change_lo, x->change_hi,
-		sb_test_name(x->cmp.test));
+	fprintf(f, " %s (%s)", sb_report_change_str(x, ch, sizeof(ch)), sb_test_name(x->cmp.test));
 	if (x->verdict == SB_VERDICT_UNRESOLVED) {
 		char what[48];
 		fprintf(f, ": %s would resolve %s", sb_report_need_str(x, need, sizeof(need)),

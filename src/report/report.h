@@ -285,6 +285,9 @@ int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_rep
  * format (a text line, an HTML note, the JSON verdict's "note"). */
 extern const char sb_report_unpaired_note[];
 void sb_report_verdict_free(struct sb_report_verdict *v);
+/* "+1.2% [+0.4, +2.0]": a cell's change and interval, with two significant
+ * digits where both ends are within +-0.05% (buf returned). */
+const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len);
 /* The text block headed "verdict" that opens the text report. */
 void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm);
 /* Why a main row's cell is untested (sb_report_cell_untested). */

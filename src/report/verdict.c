@@ -134,18 +134,27 @@ static void row_name(FILE *f, const struct sb_report_row *row)
 	fprintf(f, "%s: %s", row->spec, row->label);
 }
 
-static void change_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
-			size_t col)
+const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len)
 {
-	const struct sb_report_cell *x = &row->cells[col];
 	/* a count that moved by a few in a million (bytes per byte +0.003%)
 	 * is significant with no spread: "+0.0% [+0.0, +0.0]" would say a
 	 * change of nothing was found, so small ones keep two digits */
 	if (fabs(x->change_lo) < 0.05 && fabs(x->change_hi) < 0.05)
-		fprintf(f, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo, x->change_hi);
+		snprintf(buf, len, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo,
+			 x->change_hi);
 	else
-		fprintf(f, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo, x->change_hi);
-	fprintf(f, " (%s, p adj %.2g)", sb_test_name(x->cmp.test), x->p_adj);
+		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo,
+			 x->change_hi);
+	return buf;
+}
+
+static void change_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
+			size_t col)
+{
+	const struct sb_report_cell *x = &row->cells[col];
+	char ch[96];
+	fprintf(f, "%s (%s, p adj %.2g)", sb_report_change_str(x, ch, sizeof(ch)),
+		sb_test_name(x->cmp.test), x->p_adj);
 }
 
 /* How many lines of each list the text verdict shows: the headline rows
@@ -367,7 +376,7 @@ void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
 static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 {
 	size_t n = 0;
-	char need[48], what[48];
+	char need[48], what[48], ch[96];
 	for (size_t c = 0; c < r->n_cols; c++)
 		for (size_t i = 0; i < r->n_rows && r->cols[c].base != c; i++) {
 			const struct sb_report_row *row = &r->rows[i];
@@ -379,15 +388,11 @@ static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 			if (!log || (!all && ok))
 				continue;
 			fprintf(log, "  %s: %s: %s: ", r->cols[c].label, row->spec, row->label);
+			sb_report_change_str(x, ch, sizeof(ch));
 			if (ok)
-				fprintf(log, "resolved, %s %+.1f%% [%+.1f, %+.1f]\n",
-					sb_verdict_name(x->verdict), x->change, x->change_lo,
-					x->change_hi);
+				fprintf(log, "resolved, %s %s\n", sb_verdict_name(x->verdict), ch);
 			else
-				fprintf(log,
-					"not resolved, %+.1f%% [%+.1f, %+.1f]: %s would resolve "
-					"%s\n",
-					x->change, x->change_lo, x->change_hi,
+				fprintf(log, "not resolved, %s: %s would resolve %s\n", ch,
 					sb_report_need_str(x, need, sizeof(need)),
 					sb_report_need_what(r, x, "+-", what, sizeof(what)));
 		}
