@@ -31,6 +31,15 @@ vm_disks() {
 	done
 }
 
+# vm_role_devices: the disks as a --devices list in role order, SSDs first
+# ("/dev/sdc,/dev/sda,/dev/sdb"), for a profile whose roles are ssd, hdd...
+vm_role_devices() {
+	local -a in_order
+	vm_disks
+	in_order=("${VM_SSDS[@]}" "${VM_HDDS[@]}")
+	(IFS=,; echo "${in_order[*]}")
+}
+
 # vm_want_disks NSSD NHDD: vm_disks, failing unless it found exactly NSSD
 # SSDs and NHDD HDDs. Sets ALL (every one of them) and DEVS, a --devices list
 # that is never in role order (an HDD first): roles must come from probing.
