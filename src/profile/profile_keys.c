@@ -58,10 +58,10 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 			  0,
 			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
 			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
-    [K_SCEN_INTEGRITY_QUICK] = {SB_SEC_SCENARIO, "integrity-quick", SB_KT_SIZE, NULL, 0, 0, "128M",
-				0,
-				"under --quick, md's check covers the first this much of the array "
-				"(md's sync_max; the result says how much it checked); 0: all of it"},
+    [K_SCEN_INTEGRITY_QUICK] =
+	{SB_SEC_SCENARIO, "integrity-quick", SB_KT_SIZE, NULL, 0, 0, "128M", 0,
+	 "under --quick, md's check covers the first this much of the array "
+	 "(md's sync_max; the result says how much it checked); 0: all of it"},
     [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,
 		     "write this much pattern data (or this share of the free space) before "
 		     "the member goes (btrfs) or comes back (md), so that the rebuild has data "

@@ -747,7 +747,8 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *workloa
 	for (size_t i = 0; i < r->n_lat; i++)
 		if (strcmp(r->lat[i].spec, spec) == 0 && strcmp(r->lat[i].op, op) == 0) {
 			for (size_t k = 0; paced && k < r->n_rows; k++)
-				if (r->rows[k].lat == SB_LAT_P99 && strcmp(r->rows[k].spec, spec) == 0 &&
+				if (r->rows[k].lat == SB_LAT_P99 &&
+				    strcmp(r->rows[k].spec, spec) == 0 &&
 				    strcmp(r->rows[k].op, op) == 0)
 					r->rows[k].headline = true;
 			return 0;

@@ -148,7 +148,8 @@ json_object *sb_report_scen_json(const struct sb_report_col *col)
 		json_object_object_add(i, "data_errors", json_object_new_int64(s.data_errors));
 		json_object_object_add(i, "md_checks", json_object_new_int((int)s.md_checks));
 		json_object_object_add(i, "md_partial", json_object_new_int((int)s.md_partial));
-		json_object_object_add(i, "md_unfinished", json_object_new_int((int)s.md_unfinished));
+		json_object_object_add(i, "md_unfinished",
+				       json_object_new_int((int)s.md_unfinished));
 		json_object_object_add(o, "integrity", i);
 	}
 	if (s.rebuilds) {

@@ -140,11 +140,9 @@ const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size
 	 * is significant with no spread: "+0.0% [+0.0, +0.0]" would say a
 	 * change of nothing was found, so small ones keep two digits */
 	if (fabs(x->change_lo) < 0.05 && fabs(x->change_hi) < 0.05)
-		snprintf(buf, len, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo,
-			 x->change_hi);
+		snprintf(buf, len, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo, x->change_hi);
 	else
-		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo,
-			 x->change_hi);
+		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo, x->change_hi);
 	return buf;
 }
 

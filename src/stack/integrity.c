@@ -8,8 +8,10 @@
 #include "util/log.h"
 #include "util/macro.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,14 +61,16 @@ static uint64_t md_u64(const char *name, const char *attr)
  * ("none") or unreadable. */
 static bool md_progress(const char *name, uint64_t *done, uint64_t *total)
 {
-	char p[200], buf[64];
-	unsigned long long a, b;
+	char p[200], buf[64], *end;
 	snprintf(p, sizeof(p), "/sys/block/%s/md/sync_completed", name);
-	if (sb_sys_read(p, buf, sizeof(buf)) < 0 || sscanf(buf, "%llu / %llu", &a, &b) != 2)
+	if (sb_sys_read(p, buf, sizeof(buf)) < 0 || buf[0] < '0' || buf[0] > '9')
 		return false;
-	*done = a;
-	*total = b;
-	return true;
+	errno = 0;
+	*done = strtoull(buf, &end, 10);
+	if (errno || strncmp(end, " / ", 3) != 0)
+		return false;
+	*total = strtoull(end + 3, &end, 10);
+	return errno == 0;
 }
 
 /* The end of the walk a check of at most span bytes stops at, in sectors:
@@ -137,7 +141,8 @@ static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile s
 	if (!done || cut)
 		sys_write(p, "idle"); /* the span, the limit, or a signal: stop the check */
 	if (end) {
-		for (int i = 0; i < 50 && sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "idle");
+		for (int i = 0;
+		     i < 50 && sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "idle") != 0;
 		     i++)
 			usleep(100000);
 		snprintf(p, sizeof(p), "/sys/block/%s/md/sync_max", name);
@@ -152,8 +157,10 @@ static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile s
 	json_object_object_add(o, "degraded", json_object_new_boolean(degraded));
 	if (cut) {
 		/* "span" against the walk's whole length, both in bytes */
-		json_object_object_add(o, "span_bytes", json_object_new_int64((int64_t)(end * 512)));
-		json_object_object_add(o, "walk_bytes", json_object_new_int64((int64_t)(total * 512)));
+		json_object_object_add(o, "span_bytes",
+				       json_object_new_int64((int64_t)(end * 512)));
+		json_object_object_add(o, "walk_bytes",
+				       json_object_new_int64((int64_t)(total * 512)));
 	}
 	return 0;
 }
