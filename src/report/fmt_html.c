@@ -567,7 +567,15 @@ static void verdict_item(const struct sb_report *r, size_t c, size_t i, const ch
 /* The same verdict as the text report's, first thing on the page. */
 static void verdict_html(const struct sb_report *r, FILE *f)
 {
+	struct sb_report_noise n;
+	char noise[640];
 	fprintf(f, "<h2>Verdict</h2>\n");
+	sb_report_noise(r, &n);
+	if (*sb_report_noise_str(&n, noise, sizeof(noise))) {
+		fprintf(f, "<p class=\"noise\">noise: ");
+		esc(f, noise);
+		fprintf(f, "</p>\n");
+	}
 	for (size_t c = 0; c < r->n_cols; c++) {
 		struct sb_report_verdict v;
 		if (r->cols[c].base == c || sb_report_verdict_build(r, c, &v) < 0)

@@ -113,6 +113,37 @@ static json_object *verdict_json(const struct sb_report *r)
 	return a;
 }
 
+/* The run's noise floor: {"baseline_rows", "baseline_cv_pct": {min, median,
+ * max}, "host_probes", "host_probe_ms": {min, median, max}, "host_cv_pct",
+ * "text"}, the parts without data left out. */
+static json_object *noise_json(const struct sb_report *r)
+{
+	struct sb_report_noise n;
+	char text[640];
+	json_object *o = json_object_new_object(), *x;
+	sb_report_noise(r, &n);
+	json_object_object_add(o, "baseline_rows", json_object_new_int64((int64_t)n.rows));
+	if (n.rows) {
+		x = json_object_new_object();
+		json_object_object_add(x, "min", num(n.cv_min));
+		json_object_object_add(x, "median", num(n.cv_med));
+		json_object_object_add(x, "max", num(n.cv_max));
+		json_object_object_add(o, "baseline_cv_pct", x);
+	}
+	json_object_object_add(o, "host_probes", json_object_new_int64((int64_t)n.probes));
+	if (n.probes) {
+		x = json_object_new_object();
+		json_object_object_add(x, "min", num(n.probe_min));
+		json_object_object_add(x, "median", num(n.probe_med));
+		json_object_object_add(x, "max", num(n.probe_max));
+		json_object_object_add(o, "host_probe_ms", x);
+		json_object_object_add(o, "host_cv_pct", num(n.probe_cv));
+	}
+	json_object_object_add(o, "text",
+			       json_object_new_string(sb_report_noise_str(&n, text, sizeof(text))));
+	return o;
+}
+
 static int json_emit(const struct sb_report *r, FILE *f)
 {
 	json_object *o = json_object_new_object(), *sets = json_object_new_array();
@@ -188,6 +219,7 @@ static int json_emit(const struct sb_report *r, FILE *f)
 	}
 	json_object_object_add(o, "rows", rows);
 	json_object_object_add(o, "verdict", verdict_json(r));
+	json_object_object_add(o, "noise", noise_json(r));
 	for (size_t i = 0; i < r->n_lat; i++) {
 		json_object *lo = json_object_new_object(), *cells = json_object_new_array();
 		json_object_object_add(lo, "spec", json_object_new_string(r->lat[i].spec));

@@ -207,7 +207,12 @@ char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_
 	if (r->cols[col].base != col && isfinite(c->change)) {
 		/* unmarked: how small a change the run could have seen */
 		char mde[32] = "";
-		if (!c->significant && isfinite(c->mde_pct))
+		/* Past 1000% a figure says nothing more than "no change this run
+		 * could see" (loop workers' CPU per op, near-zero times, reached
+		 * 396639291%): said so. */
+		if (!c->significant && isfinite(c->mde_pct) && c->mde_pct > SB_REPORT_MDE_SHOWN)
+			snprintf(mde, sizeof(mde), " mde >%.0f%%", SB_REPORT_MDE_SHOWN);
+		else if (!c->significant && isfinite(c->mde_pct))
 			snprintf(mde, sizeof(mde), " mde %.*f%%", c->mde_pct < 10 ? 1 : 0,
 				 c->mde_pct);
 		if (isfinite(c->change_lo))

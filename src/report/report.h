@@ -288,6 +288,24 @@ void sb_report_verdict_free(struct sb_report_verdict *v);
 /* "+1.2% [+0.4, +2.0]": a cell's change and interval, with two significant
  * digits where both ends are within +-0.05% (buf returned). */
 const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len);
+/* The run's noise floor (noise.c): the CV of the baseline's rounds over
+ * its headline rows, and of the host probes (extra.quiesce.*.host_probe_ms,
+ * a fixed CPU loop timed before each phase) of every column; rows and
+ * probes 0 when there is none. */
+struct sb_report_noise {
+	size_t rows;
+	double cv_min, cv_med, cv_max; /* percent */
+	size_t probes;
+	double probe_min, probe_med, probe_max; /* ms */
+	double probe_cv;			/* percent */
+};
+/* The text table shows a smallest detectable change above this as ">1000%". */
+#define SB_REPORT_MDE_SHOWN 1000.0
+/* A host whose probes vary by this much (CV, percent) is said to be noisy. */
+#define SB_REPORT_HOST_NOISY_PCT 5.0
+void sb_report_noise(const struct sb_report *r, struct sb_report_noise *n);
+/* "the baseline's rounds varied by ...; the host's CPU speed by ...", or "". */
+char *sb_report_noise_str(const struct sb_report_noise *n, char *buf, size_t size);
 /* The text block headed "verdict" that opens the text report. */
 void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm);
 /* Why a main row's cell is untested (sb_report_cell_untested). */

@@ -358,7 +358,12 @@ void sb_report_verdict_text(const struct sb_report *r, FILE *f, const char *pm)
 	bool any = false;
 	for (size_t c = 0; c < r->n_cols; c++)
 		any |= r->cols[c].base != c;
+	struct sb_report_noise n;
+	char noise[640];
 	fputs("verdict\n", f);
+	sb_report_noise(r, &n);
+	if (*sb_report_noise_str(&n, noise, sizeof(noise)))
+		fprintf(f, "  noise: %s\n", noise);
 	if (!any) {
 		fprintf(f, "  %s alone: nothing to compare it with\n\n",
 			r->cols[r->baseline].label);

@@ -700,6 +700,24 @@ static double cpu_pressure(void)
 	return end > line + 11 && v >= 0 ? v : -1;
 }
 
+/* The host's speed just before a phase: the time of a fixed loop of integer
+ * additions (about 10 ms on a 2026 x86 core at full speed). A shared VM's
+ * CPU changes speed under the guest (a neighbour on its sibling thread, the
+ * host's clock): on the 2-core machine this was written on the same loop
+ * took 5.6 or 10.4 ms, in stretches of 0.1-1 s, with the machine otherwise
+ * idle. The report sets these probes' spread beside the rounds' (noise.c):
+ * a change of the host faster than a round is what pairing cannot cancel. */
+#define HOST_PROBE_ITERS 14000000ull
+
+static double host_probe_ms(void)
+{
+	volatile uint64_t x = 0;
+	uint64_t t0 = sb_now_ns();
+	for (uint64_t i = 0; i < HOST_PROBE_ITERS; i++)
+		x += i;
+	return (double)(sb_now_ns() - t0) / 1e6;
+}
+
 /* Quiescence before a phase: writeback of what came before (Dirty +
  * Writeback under QUIET_DIRTY_KB; the count is the whole machine's, hence a
  * threshold rather than zero), no I/O in flight on the stack's devices, md
@@ -740,6 +758,7 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 	double psi = cpu_pressure();
 	if (psi >= 0)
 		json_object_object_add(q, "cpu_pressure_pct", json_object_new_double(psi));
+	json_object_object_add(q, "host_probe_ms", json_object_new_double(host_probe_ms()));
 	/* The phase asked for a cold cache (drop=) and got it. */
 	json_object_object_add(q, "cold_cache", json_object_new_boolean(c->cold));
 	c->cold = false;

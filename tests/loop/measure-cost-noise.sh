@@ -28,11 +28,24 @@ for ph in layout "random read" "random write"; do
 	assert_eq "$(jq -r .cpus <<<"$q")" 1 "$ph: cpus"
 	[ "$(jq -r '.wait_ms | type' <<<"$q")" = number ] || fail "$ph: no wait recorded: $q"
 	[ "$(jq -r '.dirty_kb | type' <<<"$q")" = number ] || fail "$ph: no dirty figure: $q"
+	# the host's speed before it: a fixed loop's time, in ms
+	jq -e '.host_probe_ms | type == "number" and . > 0.1 and . < 10000' <<<"$q" >/dev/null ||
+		fail "$ph: no plausible host probe: $q"
 done
 assert_eq "$(jq -r "$w.extra.quiesce[\"random read\"].cold_cache" "$j")" true "read test: cold cache"
 assert_eq "$(jq -r "$w.extra.quiesce.layout.cold_cache" "$j")" false "layout: not asked"
 assert_eq "$(awk '{print $2}' "$SB_TMP/aff")" 1 "the workload's child ran on CPU 1 only"
-pass_msg "per-phase quiesce records; --cpus 1 pinned"
+# The report's noise floor counts those probes (its text, HTML and JSON).
+"$STACKBENCH" report "$res" --format json >"$SB_TMP/rep.json" || fail "report --format json failed"
+assert_eq "$(jq -r .noise.host_probes "$SB_TMP/rep.json")" \
+	"$(jq "[$w.extra.quiesce[]] | length" "$j")" "report counts one probe per phase"
+jq -e '.noise.host_cv_pct | type == "number"' "$SB_TMP/rep.json" >/dev/null || fail "no host CV in the JSON noise"
+"$STACKBENCH" report "$res" >"$SB_TMP/rep.txt" || fail "report failed"
+grep -E "^  noise: the host's CPU speed by [0-9.]+% \(CV of a fixed loop timed before each of 3 phases" \
+	"$SB_TMP/rep.txt" >/dev/null || fail "no noise line in the verdict: $(head -3 "$SB_TMP/rep.txt")"
+"$STACKBENCH" report "$res" --format html >"$SB_TMP/rep.html" || fail "report --format html failed"
+grep -F '<p class="noise">noise: the host' "$SB_TMP/rep.html" >/dev/null || fail "no noise line in the HTML verdict"
+pass_msg "per-phase quiesce records and host probes; --cpus 1 pinned; the report's noise line"
 
 # Without --cpus nothing is pinned or recorded.
 expect_exit 0 "$STACKBENCH" bench "$DIO_MNT" --quick --results "$SB_TMP/res2" -w "command:$SB_TMP/aff.sh"
