@@ -741,6 +741,25 @@ static bool paced_op(const struct sb_wl_result *wl, const char *op)
 	return false;
 }
 
+/* A paced phase's p99 row becomes a headline row, labelled so: in one
+ * place, whichever column first says the phase was paced. */
+static int paced_headline(struct sb_report *r, const char *spec, const char *op)
+{
+	for (size_t k = 0; k < r->n_rows; k++) {
+		struct sb_report_row *row = &r->rows[k];
+		if (row->lat != SB_LAT_P99 || row->headline || strcmp(row->spec, spec) != 0 ||
+		    strcmp(row->op, op) != 0)
+			continue;
+		char *label = sb_asprintf("%s (paced: the headline)", row->label);
+		if (!label)
+			return -ENOMEM;
+		free(row->label);
+		row->label = label;
+		row->headline = true;
+	}
+	return 0;
+}
+
 /* p50, p99, p99.9 and max of an operation: rows like the metrics (lower is
  * better), so that they get intervals, tests and marks too; a paced
  * phase's p99 is a headline row. */
@@ -750,14 +769,8 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *workloa
 	struct sb_report_latrow *l;
 
 	for (size_t i = 0; i < r->n_lat; i++)
-		if (strcmp(r->lat[i].spec, spec) == 0 && strcmp(r->lat[i].op, op) == 0) {
-			for (size_t k = 0; paced && k < r->n_rows; k++)
-				if (r->rows[k].lat == SB_LAT_P99 &&
-				    strcmp(r->rows[k].spec, spec) == 0 &&
-				    strcmp(r->rows[k].op, op) == 0)
-					r->rows[k].headline = true;
-			return 0;
-		}
+		if (strcmp(r->lat[i].spec, spec) == 0 && strcmp(r->lat[i].op, op) == 0)
+			return paced ? paced_headline(r, spec, op) : 0;
 	l = realloc(r->lat, (r->n_lat + 1) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -775,9 +788,7 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *workloa
 		row->spec = strdup(spec);
 		row->workload = strdup(workload);
 		row->metric = sb_asprintf("latency:%s:%s", op, lat_names[k]);
-		row->headline = paced && k == SB_LAT_P99;
-		row->label = sb_asprintf("%s %s%s", op, lat_names[k],
-					 row->headline ? " (paced: the headline)" : "");
+		row->label = sb_asprintf("%s %s", op, lat_names[k]);
 		row->unit = strdup("ms");
 		row->better = SB_BETTER_LOWER;
 		row->op = strdup(op);
@@ -786,7 +797,7 @@ static int add_latrow(struct sb_report *r, const char *spec, const char *workloa
 		    !row->op || !row->cells)
 			return -ENOMEM;
 	}
-	return 0;
+	return paced ? paced_headline(r, spec, op) : 0;
 }
 
 static const struct sb_latency *find_lat(const struct sb_wl_result *wl, const char *op)

@@ -336,7 +336,8 @@ struct sb_report_scen {
 	unsigned checked, rebuilds, finished, outlasted, n_rate;
 	unsigned md_checks, md_partial, md_unfinished; /* md checks: of a span, cut by time */
 	int64_t errors, md_mismatch, scrub_errors, data_errors;
-	int64_t md_span, md_walk; /* bytes, the last partial check's */
+	int64_t md_span, md_span_max, md_walk; /* bytes: the partial checks' least and largest
+						  span, and their largest array */
 	double seconds, under, rate;
 };
 void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *s);

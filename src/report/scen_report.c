@@ -38,10 +38,15 @@ void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *
 			if (in && json_object_object_get_ex(in, "md", &md) &&
 			    json_object_object_get_ex(md, "mismatch_cnt", &v)) {
 				s->md_checks++;
-				if (geti(md, "span_bytes", NULL)) {
-					s->md_partial++;
-					s->md_span = geti(md, "span_bytes", NULL);
-					s->md_walk = geti(md, "walk_bytes", NULL);
+				int64_t span = geti(md, "span_bytes", NULL);
+				if (span) {
+					int64_t walk = geti(md, "walk_bytes", NULL);
+					s->md_span = s->md_partial++ && s->md_span < span
+							 ? s->md_span
+							 : span;
+					s->md_span_max =
+					    s->md_span_max > span ? s->md_span_max : span;
+					s->md_walk = s->md_walk > walk ? s->md_walk : walk;
 				} else if (json_object_object_get_ex(md, "finished", &v) &&
 					   !json_object_get_boolean(v)) {
 					s->md_unfinished++;
@@ -94,13 +99,18 @@ void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud)
 				"read back)",
 				r->cols[c].label, s.checked);
 			if (s.md_partial) {
-				char a[32], b[32];
+				char a[32], a2[32], b[32];
 				sb_format_size((uint64_t)s.md_span, a, sizeof(a));
+				sb_format_size((uint64_t)s.md_span_max, a2, sizeof(a2));
 				sb_format_size((uint64_t)s.md_walk, b, sizeof(b));
-				fprintf(f,
-					"; md checked the first %s of %s in %u of %u (--quick: "
-					"scenario.integrity-quick)",
-					a, b, s.md_partial, s.md_checks);
+				fprintf(
+				    f,
+				    "; md checked the first %s%s%s of %s%s in %u of %u (--quick: "
+				    "scenario.integrity-quick)",
+				    a, s.md_span_max > s.md_span ? "-" : "",
+				    s.md_span_max > s.md_span ? a2 : "",
+				    s.md_span_max > s.md_span ? "up to " : "", b, s.md_partial,
+				    s.md_checks);
 			}
 			if (s.md_unfinished)
 				fprintf(f,

@@ -575,21 +575,11 @@ static void rand_thread_init(const struct sb_wl_ctx *c, struct rand_thread *t,
  * "equal within 5%" because both kept the pace. */
 static void paced(struct sb_wl_ctx *c, const char *phase)
 {
-	json_object *a;
 	char note[96];
 	snprintf(note, sizeof(note), "paced by rate=%llu/s: the schedule's, see its p99",
 		 (unsigned long long)rand_o(c->spec)->rate);
 	sb_wl_metric_paced(c->spec, &c->res->metrics[c->res->n_metrics - 1], note);
-	if (!c->res->extra)
-		c->res->extra = json_object_new_object();
-	if (!json_object_object_get_ex(c->res->extra, "paced", &a)) {
-		a = json_object_new_array();
-		json_object_object_add(c->res->extra, "paced", a);
-	}
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(a, i)), phase) == 0)
-			return;
-	json_object_array_add(a, json_object_new_string(phase));
+	sb_wl_extra_list_add(c, "paced", phase);
 }
 
 /* The phase's metrics and extras, named after its direction; the burst

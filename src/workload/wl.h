@@ -371,6 +371,9 @@ void sb_wl_extra_int(struct sb_wl_ctx *c, const char *key, int64_t v);
 void sb_wl_extra_double(struct sb_wl_ctx *c, const char *key, double v);
 void sb_wl_extra_str(struct sb_wl_ctx *c, const char *key, const char *v);
 void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v);
+/* Adds v to the array extra.KEY (made when missing), once: a second add of
+ * the same string does nothing. */
+void sb_wl_extra_list_add(struct sb_wl_ctx *c, const char *key, const char *v);
 /* At spec check time: the engine keys as engine.h's sb_engine_opts_check,
  * and no io_uring-only key given for psync. */
 int sb_wl_engine_check(const struct sb_wl_spec *s, const struct sb_engine_opts *o, bool direct,

@@ -437,6 +437,20 @@ void sb_wl_extra_bool(struct sb_wl_ctx *c, const char *key, bool v)
 	json_object_object_add(extra(c), key, json_object_new_boolean(v));
 }
 
+void sb_wl_extra_list_add(struct sb_wl_ctx *c, const char *key, const char *v)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(extra(c), key, &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		a = json_object_new_array();
+		json_object_object_add(extra(c), key, a);
+	}
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(a, i)), v) == 0)
+			return;
+	json_object_array_add(a, json_object_new_string(v));
+}
+
 int sb_wl_engine_check(const struct sb_wl_spec *s, const struct sb_engine_opts *o, bool direct,
 		       char **why)
 {

@@ -8,7 +8,10 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "report/report.h"
 #include "stack/scenario.h"
+
+#include <json-c/json.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -248,6 +251,37 @@ static void test_mdstat(void **state)
 			 -EINVAL);
 }
 
+/* The report's sum of a column's md checks: partial checks of different
+ * spans (pooled repeats) give the least and the largest span, not the last
+ * one read; a check cut by the rebuild limit is counted apart. */
+static void test_scen_sum_spans(void **state)
+{
+	(void)state;
+	static const char *in[] = {
+	    "{\"md\":{\"mismatch_cnt\":0,\"span_bytes\":134217728,\"walk_bytes\":536870912}}",
+	    "{\"md\":{\"mismatch_cnt\":0,\"span_bytes\":67108864,\"walk_bytes\":268435456}}",
+	    "{\"md\":{\"mismatch_cnt\":3,\"finished\":false}}",
+	    "{\"md\":{\"mismatch_cnt\":0,\"span_bytes\":134217728,\"walk_bytes\":536870912}}",
+	};
+	struct sb_repeat rep[4] = {0};
+	for (size_t i = 0; i < 4; i++)
+		assert_non_null(rep[i].integrity = json_tokener_parse(in[i]));
+	struct sb_variant var = {.rep = rep, .n_rep = 4};
+	const struct sb_variant *vars[] = {&var};
+	struct sb_report_col col = {.vars = vars, .n_vars = 1};
+	struct sb_report_scen s;
+	sb_report_scen_sum(&col, &s);
+	assert_int_equal(s.md_checks, 4);
+	assert_int_equal(s.md_partial, 3);
+	assert_int_equal(s.md_unfinished, 1);
+	assert_int_equal(s.md_span, 67108864);
+	assert_int_equal(s.md_span_max, 134217728);
+	assert_int_equal(s.md_walk, 536870912);
+	assert_int_equal(s.md_mismatch, 3);
+	for (size_t i = 0; i < 4; i++)
+		json_object_put(rep[i].integrity);
+}
+
 static void test_target(void **state)
 {
 	struct sb_scen_target t;
@@ -272,6 +306,7 @@ int main(void)
 	    cmocka_unit_test(test_refusals),	   cmocka_unit_test(test_plan_places),
 	    cmocka_unit_test(test_sync_completed), cmocka_unit_test(test_scrub),
 	    cmocka_unit_test(test_mdstat),	   cmocka_unit_test(test_target),
+	    cmocka_unit_test(test_scen_sum_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
