@@ -13,6 +13,9 @@ export STACKBENCH_LOOP_DIR="$SB_TMP/loops"
 # run and bench record into a history database: the test's own, never the
 # machine's /var/lib/stackbench/history.db.
 export STACKBENCH_DB="$SB_TMP/history.db"
+# programs' kept answers (versions, accepted mkfs dry runs: src/stack/answers.h):
+# the test's own, so that no test meets another's (a guest keeps its /run's)
+export STACKBENCH_ANSWERS_DIR="$SB_TMP/answers"
 SB_LOOPS=()
 SB_MOUNTS=()
 SB_CLEANUPS=()
@@ -176,7 +179,7 @@ vm_guest() {
 		# directories (the guest gives it its own)
 		local n vm_envs=() vm_args=("$@") vm_cwd=$PWD
 		for n in $(compgen -e | grep -E '^(SB_|STACKBENCH)' |
-			grep -vxE 'SB_TMP|SB_VM_SHARE|SB_VM_TEST|SB_RUN_TAG|STACKBENCH_STATE_DIR|STACKBENCH_LOOP_DIR'); do
+			grep -vxE 'SB_TMP|SB_VM_SHARE|SB_VM_TEST|SB_RUN_TAG|STACKBENCH_STATE_DIR|STACKBENCH_LOOP_DIR|STACKBENCH_ANSWERS_DIR'); do
 			vm_envs+=("$n=${!n}")
 		done
 		declare -p vm_cwd vm_envs vm_args >"$SB_VM_SHARE/${SB_VM_TEST//\//_}.req"

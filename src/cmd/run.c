@@ -4,6 +4,7 @@
 #include "history/history.h"
 #include "report/report.h"
 #include "result/result.h"
+#include "stack/answers.h"
 #include "stack/devlock.h"
 #include "stack/sha256.h"
 #include "stack/state.h"
@@ -232,11 +233,15 @@ static json_object *version_of(const char *p)
 	bool dash_v = strncmp(p, "mkfs.ext", 8) == 0 || strcmp(p, "mkfs.xfs") == 0;
 	const char *argv[] = {p, dash_v ? "-V" : "--version", NULL};
 	struct sb_child ch = {.argv = argv, .capture = true, .log_fd = -1, .timeout_ms = 5000};
+	_cleanup_free_ char *key = sb_answer_key(p, argv + 1, 1), *kept = sb_answer_get(key);
 	json_object *v = NULL;
+	if (kept)
+		return json_object_new_string(kept);
 	if (sb_spawn_run(&ch) == 0) {
 		char *s = ch.out_len ? ch.out : ch.err;
 		s[strcspn(s, "\n")] = '\0';
 		v = json_object_new_string(s);
+		sb_answer_put(key, s);
 	}
 	sb_child_release(&ch);
 	return v;

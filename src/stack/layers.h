@@ -112,9 +112,11 @@ int sb_mount_fs_options(const char *options, char **fsopts);
  * devices replaced by files[0..n), sized by the caller): mkfs.xfs -N,
  * mke2fs -n, mkfs.btrfs for real on the files. 0: accepted; -EINVAL: *msg
  * is the tool's message; -EINTR: stopped by *stop (may be NULL); another
- * -errno: not run (*msg says why). */
+ * -errno: not run (*msg says why). An accepted dry run is kept for the
+ * boot (answers.h): *kept (may be NULL) true when the answer came from
+ * there. */
 int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
-		    volatile sig_atomic_t *stop, char **msg);
+		    volatile sig_atomic_t *stop, char **msg, bool *kept);
 
 /* md.c: does the plan make an array with redundancy (its "md" variable,
  * level != 0)? *assume_clean: made with --assume-clean, so never-written
