@@ -106,7 +106,7 @@ char *sb_report_noise_str(const struct sb_report_noise *n, char *buf, size_t siz
 				       n->cv_min, n->cv_max, n->cv_med, n->rows,
 				       n->rows == 1 ? "" : "s");
 	if (n->probes && len < size)
-		len += (size_t)snprintf(
+		snprintf(
 		    buf + len, size - len,
 		    "%sthe host's CPU speed by %.1f%% (CV of a fixed loop timed before each of "
 		    "%zu phases: %.1f-%.1f ms, median %.1f)%s",
