@@ -114,7 +114,8 @@ int sb_mount_fs_options(const char *options, char **fsopts);
  * is the tool's message; -EINTR: stopped by *stop (may be NULL); another
  * -errno: not run (*msg says why). An accepted dry run is kept for the
  * boot (answers.h): *kept (may be NULL) true when the answer came from
- * there. */
+ * there. The callers' notes do not say which: plan prints the same text
+ * whether or not mkfs ran again. */
 int sb_mkfs_dry_run(const struct sb_mkfs_args *a, const char *const *files, size_t n,
 		    volatile sig_atomic_t *stop, char **msg, bool *kept);
 

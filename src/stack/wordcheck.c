@@ -106,7 +106,7 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, str
 	char *files[16] = {0};
 	_cleanup_free_ char *msg = NULL;
 	char sz[32];
-	bool exact = false, kept = false;
+	bool exact = false;
 	uint64_t bytes = 0;
 	int r = 0;
 
@@ -136,7 +136,7 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, str
 			? -ENOMEM
 			: 0;
 	else if (r == 0)
-		r = sb_mkfs_dry_run(a, (const char *const *)files, n, w->stop, &msg, &kept);
+		r = sb_mkfs_dry_run(a, (const char *const *)files, n, w->stop, &msg, NULL);
 	if (bytes && r == -EINVAL) {
 		_cleanup_free_ char *words = NULL;
 		struct sb_vec v = {.v = a->opts.v, .n = a->opts.n};
@@ -151,14 +151,13 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, str
 		w->mkfs_note = strdup("mkfs words rejected");
 		r = w->error ? 1 : -ENOMEM;
 	} else if (bytes && r == 0) {
-		r = asprintf(&w->mkfs_note, "mkfs words checked by mkfs.%s's %s at %s%s%s", a->type,
+		r = asprintf(&w->mkfs_note, "mkfs words checked by mkfs.%s's %s at %s%s", a->type,
 			     strcmp(a->type, "btrfs") == 0 ? "run on scratch files"
 			     : strcmp(a->type, "xfs") == 0 ? "dry run (-N) on a scratch file"
 							   : "dry run (-n) on a scratch file",
 			     sz,
 			     exact ? ""
-				   : " (the devices under it together: the real one is smaller)",
-			     kept ? " (its answer kept from an earlier run since boot)" : "") < 0
+				   : " (the devices under it together: the real one is smaller)") < 0
 			? -ENOMEM
 			: 0;
 	} else if (bytes && r != -EINTR) {

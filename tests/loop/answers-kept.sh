@@ -29,7 +29,6 @@ plan() { PATH="$SB_TMP/bin:$PATH" "$STACKBENCH" plan "$prof" --loop --quick "$@"
 
 expect_exit 0 plan
 assert_contains "$OUT" "variant 1: mkfs words checked by mkfs.xfs's dry run (-N)" "first plan's note"
-grep -qF "kept from an earlier run" <<<"$OUT" && fail "first plan says kept: $OUT"
 assert_eq "$(calls)" 1 "the first plan ran the dry run"
 [ "$(stat -c %a "$A")" = 700 ] || fail "answers directory mode $(stat -c %a "$A")"
 n=$(find "$A" -type f | wc -l)
@@ -37,14 +36,13 @@ n=$(find "$A" -type f | wc -l)
 [ -z "$(find "$A" -type f ! -perm 600)" ] || fail "an answer file not 0600: $(ls -l "$A")"
 
 expect_exit 0 plan
-assert_contains "$OUT" "(its answer kept from an earlier run since boot)" "second plan's note"
+assert_contains "$OUT" "variant 1: mkfs words checked by mkfs.xfs's dry run (-N)" "the same note"
 assert_eq "$(calls)" 1 "the second plan did not run mkfs again"
 pass_msg "an accepted dry run asked once, then kept"
 
 # The program changed: asked again.
 touch -d '+1 minute' "$SB_TMP/bin/mkfs.xfs"
 expect_exit 0 plan
-grep -qF "kept from an earlier run" <<<"$OUT" && fail "a touched mkfs still answered from the kept file"
 assert_eq "$(calls)" 2 "a touched mkfs.xfs is asked again"
 
 # A refusal is not kept: asked each time.
@@ -55,7 +53,6 @@ assert_eq "$(calls)" 4 "a refused dry run is asked every time"
 # A directory others may write is not trusted.
 chmod 755 "$A"
 expect_exit 0 plan
-grep -qF "kept from an earlier run" <<<"$OUT" && fail "answers read from a 0755 directory"
 assert_eq "$(calls)" 5 "not trusted: asked again"
 chmod 700 "$A"
 pass_msg "a changed program, a refusal and a shared directory all ask again"
