@@ -151,13 +151,14 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, str
 		w->mkfs_note = strdup("mkfs words rejected");
 		r = w->error ? 1 : -ENOMEM;
 	} else if (bytes && r == 0) {
+		const char *how = strcmp(a->type, "btrfs") == 0 ? "run on scratch files"
+				  : strcmp(a->type, "xfs") == 0 ? "dry run (-N) on a scratch file"
+								: "dry run (-n) on a scratch file";
+		const char *size_note =
+		    exact ? "" : " (the devices under it together: the real one is smaller)";
+
 		r = asprintf(&w->mkfs_note, "mkfs words checked by mkfs.%s's %s at %s%s", a->type,
-			     strcmp(a->type, "btrfs") == 0 ? "run on scratch files"
-			     : strcmp(a->type, "xfs") == 0 ? "dry run (-N) on a scratch file"
-							   : "dry run (-n) on a scratch file",
-			     sz,
-			     exact ? ""
-				   : " (the devices under it together: the real one is smaller)") < 0
+			     how, sz, size_note) < 0
 			? -ENOMEM
 			: 0;
 	} else if (bytes && r != -EINTR) {
