@@ -113,6 +113,16 @@ static json_object *verdict_json(const struct sb_report *r)
 	return a;
 }
 
+/* {"min", "median", "max"} of one of the noise floor's figures. */
+static json_object *span_json(double min, double med, double max)
+{
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "min", num(min));
+	json_object_object_add(x, "median", num(med));
+	json_object_object_add(x, "max", num(max));
+	return x;
+}
+
 /* The run's noise floor: {"baseline_rows", "baseline_cv_pct": {min, median,
  * max}, "host_probes", "host_probe_ms": {min, median, max}, "host_cv_pct",
  * "text"}, the parts without data left out. */
@@ -120,23 +130,17 @@ static json_object *noise_json(const struct sb_report *r)
 {
 	struct sb_report_noise n;
 	char text[640];
-	json_object *o = json_object_new_object(), *x;
+	json_object *o = json_object_new_object();
 	sb_report_noise(r, &n);
 	json_object_object_add(o, "baseline_rows", json_object_new_int64((int64_t)n.rows));
 	if (n.rows) {
-		x = json_object_new_object();
-		json_object_object_add(x, "min", num(n.cv_min));
-		json_object_object_add(x, "median", num(n.cv_med));
-		json_object_object_add(x, "max", num(n.cv_max));
-		json_object_object_add(o, "baseline_cv_pct", x);
+		json_object_object_add(o, "baseline_cv_pct",
+				       span_json(n.cv_min, n.cv_med, n.cv_max));
 	}
 	json_object_object_add(o, "host_probes", json_object_new_int64((int64_t)n.probes));
 	if (n.probes) {
-		x = json_object_new_object();
-		json_object_object_add(x, "min", num(n.probe_min));
-		json_object_object_add(x, "median", num(n.probe_med));
-		json_object_object_add(x, "max", num(n.probe_max));
-		json_object_object_add(o, "host_probe_ms", x);
+		json_object_object_add(o, "host_probe_ms",
+				       span_json(n.probe_min, n.probe_med, n.probe_max));
 		json_object_object_add(o, "host_cv_pct", num(n.probe_cv));
 	}
 	json_object_object_add(o, "text",
