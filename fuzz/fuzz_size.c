@@ -1,9 +1,8 @@
 /* libFuzzer target: sizes ("2G", "50%") and durations ("30s") as users write
  * them in profiles, workload specs and options, and the other shared value
- * parsers of util/parse.c (bool, uint, a queue/scheduler file, a SCSI VPD
- * page 0x80 from sysfs). Plain
- * integer inputs are checked against an independent computation, so wrong
- * values count too. */
+ * parsers of util/parse.c (bool, uint, a queue/scheduler file, a modules.dep
+ * line, a SCSI VPD page 0x80 from sysfs). Plain integer inputs are checked
+ * against an independent computation, so wrong values count too. */
 #include "fuzz.h"
 #include "util/parse.h"
 #include "util/size.h"
@@ -36,8 +35,8 @@ static bool size_plain(const char *s, const char *const *suffixes, const uint64_
 static void check_size(const char *s)
 {
 	static const char *const sfx[] = {"", "K", "M", "G", "T", "P", "k", NULL};
-	static const uint64_t mul[] = {1, 1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40, 1ULL << 50,
-				       1ULL << 10};
+	static const uint64_t mul[] = {1,	   1ULL << 10, 1ULL << 20, 1ULL << 30,
+				       1ULL << 40, 1ULL << 50, 1ULL << 10};
 	unsigned __int128 v, want;
 	uint64_t out = 0, mult, back;
 	bool pct = false;
@@ -116,6 +115,9 @@ static void check_parse(const char *s)
 		SB_FUZZ_CHECK(v == strtoull(s, NULL, 10));
 	r = sb_parse_bool(s, &b);
 	SB_FUZZ_CHECK(r == 0 || r == -EINVAL);
+	/* a modules.dep line that names bfq's module holds its name and .ko */
+	if (sb_modules_dep_has_iosched(s, "bfq"))
+		SB_FUZZ_CHECK(strstr(s, "bfq") && strstr(s, ".ko") && strchr(s, ':'));
 	r = sb_scheduler_parse(s, cur, sizeof(cur), names, sizeof(names));
 	SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOBUFS);
 	if (r == 0) {

@@ -169,12 +169,14 @@ int sb_plan_check(const struct sb_plan *p, char ***msgs)
 		const struct sb_prog *pr = step_programs(&p->steps[i]);
 		const char *why = l->preflight ? l->preflight(p->steps[i].args) : NULL;
 		bool dup = false;
+		/* Compared by text, and the copy kept: a message may live in its
+		 * layer's static buffer (queue names the scheduler). */
 		if (why) {
 			for (size_t k = 0; k < n_seen; k++)
-				dup |= seen[k] == why;
+				dup |= strcmp(seen[k], why) == 0;
 			if (!dup && n_seen < ARRAY_SIZE(seen)) {
-				seen[n_seen++] = why;
 				PUSH("%s", why);
+				seen[n_seen++] = m[n - 1];
 			}
 		}
 		for (; pr && pr->prog; pr++) {

@@ -6,8 +6,10 @@
 #include "util/parse.h"
 #include "util/macro.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* A partition has no queue of its own: its disk's is the one (the kernel
@@ -163,6 +165,86 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, bool has
 	return 0;
 }
 
+/* Is w one of the blank-separated words of list? */
+static bool word_in(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* Adds to all (blank-separated) each scheduler that one device offers and
+ * all does not hold yet. */
+static void add_offered(const char *dev, char *all, size_t len)
+{
+	char p[300], buf[256], cur[64], names[256];
+	char *save = NULL;
+	snprintf(p, sizeof(p), "/sys/block/%s/queue/scheduler", dev);
+	if (sb_sys_read(p, buf, sizeof(buf)) < 0 ||
+	    sb_scheduler_parse(buf, cur, sizeof(cur), names, sizeof(names)) < 0)
+		return;
+	for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (!word_in(all, w) && strlen(all) + strlen(w) + 2 < len)
+			snprintf(all + strlen(all), len - strlen(all), "%s%s", *all ? " " : "", w);
+	}
+}
+
+/* Can the running kernel load NAME when it is asked for it (writing a
+ * scheduler's name makes it request "NAME-iosched")? Its modules.dep names
+ * NAME.ko or NAME-iosched.ko, compressed or not. */
+static bool module_loadable(const char *name)
+{
+	struct utsname u;
+	char p[400], line[512];
+	bool found = false;
+	if (uname(&u) < 0)
+		return false;
+	snprintf(p, sizeof(p), "/lib/modules/%s/modules.dep", u.release);
+	_cleanup_fclose_ FILE *f = fopen(p, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sb_modules_dep_has_iosched(line, name);
+	return found;
+}
+
+/* A scheduler the kernel neither offers on any device nor can load fails
+ * every variant that asks for it at its queue step, after the devices were
+ * built: said before anything is touched instead (some kernels are built
+ * without BFQ, and modules cannot always be loaded). NULL when it is
+ * there, or when no device says what the kernel offers. */
+static const char *preflight(const void *args)
+{
+	const struct sb_queue_args *a = args;
+	static char msg[512];
+	char all[256] = "";
+	struct utsname u;
+
+	if (!a->scheduler || !*a->scheduler)
+		return NULL;
+	DIR *d = opendir("/sys/block");
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			add_offered(e->d_name, all, sizeof(all));
+	if (d)
+		closedir(d);
+	if (!*all || word_in(all, a->scheduler) || module_loadable(a->scheduler))
+		return NULL;
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "?");
+	size_t n = (size_t)snprintf(
+	    msg, sizeof(msg), "queue: the I/O scheduler '%s' is not in this kernel (%s offers",
+	    a->scheduler, u.release);
+	const char *sep = " ";
+	char *save = NULL;
+	for (char *w = strtok_r(all, " ", &save); w && n < sizeof(msg);
+	     w = strtok_r(NULL, " ", &save), sep = ", ")
+		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s", sep, w);
+	if (n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, ", and has no module for it)");
+	return msg;
+}
+
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_queue_args *a = args;
@@ -234,6 +316,7 @@ const struct sb_layer sb_layer_queue = {
     .args_size = sizeof(struct sb_queue_args),
     .fields = fields,
     .n_fields = ARRAY_SIZE(fields),
+    .preflight = preflight,
     .prepare = prepare,
     .describe = describe,
     .run = run,

@@ -125,8 +125,9 @@ struct sb_layer {
 	/* The ones this step runs, when that depends on its arguments
 	 * (mkfs.TYPE); NULL: all of progs. */
 	const struct sb_prog *(*programs)(const void *args);
-	/* Kernel support (md driver, device-mapper): NULL when fine, else a
-	 * static message. Pure enough to run before anything is touched. */
+	/* Kernel support (md driver, device-mapper, an I/O scheduler): NULL
+	 * when fine, else a message that lives until the next call. Reads
+	 * /proc and /sys only, so it runs before anything is touched. */
 	const char *(*preflight)(const void *args);
 	/* Real runs only, before the begin record: choose names, remember old
 	 * values (scheduler). May change args and set variables. */

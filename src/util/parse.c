@@ -107,6 +107,25 @@ int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, siz
 	return 0;
 }
 
+bool sb_modules_dep_has_iosched(const char *line, const char *name)
+{
+	const char *colon = strchr(line, ':');
+	size_t n = colon ? (size_t)(colon - line) : 0, nl = strlen(name);
+	const char *base = line;
+	for (size_t i = 0; i < n; i++)
+		if (line[i] == '/')
+			base = line + i + 1;
+	const char *ko = colon ? memmem(base, (size_t)(colon - base), ".ko", 3) : NULL;
+	if (!ko || !nl)
+		return false;
+	/* ".ko" ends the path or is followed by a compression suffix */
+	if (ko + 3 != colon && ko[3] != '.')
+		return false;
+	size_t stem = (size_t)(ko - base);
+	return strncmp(base, name, nl) == 0 &&
+	       (stem == nl || (stem == nl + 8 && strncmp(base + nl, "-iosched", 8) == 0));
+}
+
 int sb_vpd80_serial(const unsigned char *buf, size_t len, char *out, size_t olen)
 {
 	size_t n, a = 4;

@@ -26,6 +26,12 @@ uint64_t sb_u64_of_double(double d);
  * or -ENOBUFS. */
 int sb_scheduler_parse(const char *text, char *cur, size_t len, char *names, size_t nlen);
 
+/* One line of a kernel's modules.dep ("kernel/block/bfq.ko.xz: dep..."):
+ * does it name the I/O scheduler name's module, NAME.ko or
+ * NAME-iosched.ko (what the kernel asks for when the name is written to a
+ * queue/scheduler file), compressed or not? */
+bool sb_modules_dep_has_iosched(const char *line, const char *name);
+
 /* The unit serial number of a SCSI VPD page 0x80 as sysfs gives it
  * (device/vpd_pg80: 4 header bytes, then the serial in ASCII, padded with
  * blanks), without the padding. Disks whose `wwid` attribute cannot be read

@@ -92,7 +92,7 @@ static void test_u64_of_double(void **state)
 	    {-1e300, 0},
 	    {1.9, 1},
 	    {4096, 4096},
-	    {9007199254740993.0, 9007199254740992ull}, /* the nearest double */
+	    {9007199254740993.0, 9007199254740992ull},	       /* the nearest double */
 	    {18446744073709549568.0, 18446744073709549568ull}, /* largest below 2^64 */
 	    {18446744073709551616.0, UINT64_MAX},
 	    {1e20, UINT64_MAX},
@@ -118,11 +118,16 @@ static void test_vpd80(void **state)
 	} cases[] = {
 	    {"\x00\x80\x00\x08sbvm-ssd", 12, 0, "sbvm-ssd"},
 	    {"\x00\x80\x00\x0c  WD-123    ", 16, 0, "WD-123"},
-	    {"\x00\x80\x00\x05" "A B\0\0", 9, 0, "A B"},
-	    {"\x00\x83\x00\x08sbvm-ssd", 12, -EINVAL, NULL},  /* another page */
-	    {"\x00\x80\x00\x20sbvm-ssd", 12, -EINVAL, NULL},  /* length past the data */
-	    {"\x00\x80\x00\x04    ", 8, -EINVAL, NULL},       /* blank */
-	    {"\x00\x80\x00\x03" "a\x01" "b", 7, -EINVAL, NULL},     /* not printable */
+	    {"\x00\x80\x00\x05"
+	     "A B\0\0",
+	     9, 0, "A B"},
+	    {"\x00\x83\x00\x08sbvm-ssd", 12, -EINVAL, NULL}, /* another page */
+	    {"\x00\x80\x00\x20sbvm-ssd", 12, -EINVAL, NULL}, /* length past the data */
+	    {"\x00\x80\x00\x04    ", 8, -EINVAL, NULL},	     /* blank */
+	    {"\x00\x80\x00\x03"
+	     "a\x01"
+	     "b",
+	     7, -EINVAL, NULL}, /* not printable */
 	    {"\x00\x80", 2, -EINVAL, NULL},
 	};
 	char out[64], tiny[4];
@@ -132,8 +137,9 @@ static void test_vpd80(void **state)
 		if (r != cases[i].rc || (r == 0 && strcmp(out, cases[i].want) != 0))
 			fail_msg("case %zu: rc %d '%s'", i, r, r == 0 ? out : "");
 	}
-	assert_int_equal(sb_vpd80_serial((const unsigned char *)"\x00\x80\x00\x04" "abcd", 8, tiny,
-					 sizeof(tiny)),
+	assert_int_equal(sb_vpd80_serial((const unsigned char *)"\x00\x80\x00\x04"
+								"abcd",
+					 8, tiny, sizeof(tiny)),
 			 -ENOBUFS);
 }
 
@@ -211,13 +217,39 @@ static void test_scheduler(void **state)
 			 -ENOBUFS);
 }
 
+static void test_modules_dep(void **state)
+{
+	static const struct {
+		const char *line, *name;
+		bool want;
+	} cases[] = {
+	    {"kernel/block/bfq.ko.xz: \n", "bfq", true},
+	    {"kernel/block/bfq.ko:\n", "bfq", true},
+	    {"kernel/block/kyber-iosched.ko.zst: kernel/lib/x.ko\n", "kyber", true},
+	    {"kernel/block/mq-deadline.ko:", "mq-deadline", true},
+	    /* another module whose name starts or ends alike, a dependency */
+	    {"kernel/block/bfqx.ko:", "bfq", false},
+	    {"kernel/block/xbfq.ko:", "bfq", false},
+	    {"kernel/drivers/a.ko: kernel/block/bfq.ko\n", "bfq", false},
+	    {"kernel/block/bfq.kox:", "bfq", false},
+	    {"kernel/block/kyber-iosched.ko:", "kyber-ios", false},
+	    {"bfq.ko", "bfq", false}, /* no colon: not a modules.dep line */
+	    {"", "bfq", false},
+	    {"bfq.ko:", "", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sb_modules_dep_has_iosched(cases[i].line, cases[i].name) != cases[i].want)
+			fail_msg("'%s' / '%s': want %d", cases[i].line, cases[i].name,
+				 cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bool),	  cmocka_unit_test(test_uint),
 	    cmocka_unit_test(test_size_duration), cmocka_unit_test(test_suggest),
 	    cmocka_unit_test(test_scheduler),	  cmocka_unit_test(test_u64_of_double),
-	    cmocka_unit_test(test_vpd80),
+	    cmocka_unit_test(test_vpd80),	  cmocka_unit_test(test_modules_dep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
