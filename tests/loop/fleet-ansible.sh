@@ -147,7 +147,10 @@ slow='["--quick", "--no-db", "-o", "workloads.run=command:sleep 15", "-o", "matr
 timeout 600 ansible-playbook -i "$inv" "$play/run.yml" -e profile=single-disk -e report=false \
 	-e "{\"stackbench_args\": $slow}" >"$SB_TMP/kill.log" 2>&1 &
 apid=$!
-for _ in $(seq 300); do
+# Up to 5 minutes for the play to get there: its earlier tasks (copy, dpkg
+# -x, probe) took over a minute in CI with the VM tier's guests beside.
+deadline=$(($(date +%s) + 300))
+while [ "$(date +%s)" -lt $deadline ]; do
 	findmnt -rn -o TARGET | grep -F "$SB_TMP/state-h2" >/dev/null && break
 	sleep 0.2
 done
