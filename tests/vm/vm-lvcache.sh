@@ -112,5 +112,5 @@ fi
 RUN="$SB_TOP/contrib/vm/run"
 why=$("$RUN" --check 2>/dev/null) || skip "${why:-VM runner cannot run here}"
 cd "$SB_TOP"
-vm_guest -v -t 900 ssd:1G hdd:1G -- bash tests/vm/vm-lvcache.sh --guest
+vm_guest -v -t 1500 ssd:1G hdd:1G -- bash tests/vm/vm-lvcache.sh --guest
 pass_msg "lvmcache (dm-cache, dm-writecache) built, counted and undone at every step in the VM"
