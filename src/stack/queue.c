@@ -116,6 +116,26 @@ static int prepare(void *args, struct sb_exec *x)
 	return 0;
 }
 
+/* Is w one of the blank-separated words of list? */
+static bool word_in(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The blank-separated list as "a, b, c" (or "nothing"), for messages. */
+static const char *commas(const char *list, char *out, size_t len)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (const char *p = list; *p && o + 1 < len; p++)
+		o += (size_t)snprintf(out + o, len - o, *p == ' ' ? ", " : "%c", *p);
+	return *out ? out : "nothing";
+}
+
 static int apply(struct sb_exec *x, const char *dev, const char *sched, bool has_ra, uint64_t ra_kb,
 		 bool check)
 {
@@ -127,23 +147,13 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, bool has
 			if (r < 0)
 				return sb_exec_fail(x, r, "%s: cannot read its scheduler: %s", dev,
 						    strerror(-r));
-			/* Whole words only: "bfq" must not match inside another name.
-			 * The names again, comma-separated, for the message. */
-			bool found = false;
-			char *save = NULL, names[300] = "";
-			size_t nl = 0;
-			for (char *w = strtok_r(all, " []", &save); w;
-			     w = strtok_r(NULL, " []", &save)) {
-				found |= strcmp(w, sched) == 0;
-				if (nl < sizeof(names))
-					nl += (size_t)snprintf(names + nl, sizeof(names) - nl,
-							       "%s%s", nl ? ", " : "", w);
-			}
-			if (!found)
+			char names[320];
+			/* Whole words only: "bfq" must not match inside another name. */
+			if (!word_in(all, sched))
 				return sb_exec_fail(
 				    x, -EINVAL,
 				    "%s: scheduler '%s' not available (the kernel offers: %s)", dev,
-				    sched, nl ? names : "nothing");
+				    sched, commas(all, names, sizeof(names)));
 		}
 		qpath(dev, "scheduler", p, sizeof(p));
 		r = sb_sys_write(p, sched);
@@ -163,16 +173,6 @@ static int apply(struct sb_exec *x, const char *dev, const char *sched, bool has
 		sb_exec_log(x, "%s: read_ahead_kb %s\n", dev, ra);
 	}
 	return 0;
-}
-
-/* Is w one of the blank-separated words of list? */
-static bool word_in(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-	for (const char *p = list; (p = strstr(p, w)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
 }
 
 /* Adds to all (blank-separated) each scheduler that one device offers and
@@ -217,7 +217,7 @@ static const char *preflight(const void *args)
 {
 	const struct sb_queue_args *a = args;
 	static char msg[512];
-	char all[256] = "";
+	char all[256] = "", names[320];
 	struct utsname u;
 
 	if (!a->scheduler || !*a->scheduler)
@@ -232,16 +232,10 @@ static const char *preflight(const void *args)
 		return NULL;
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "?");
-	size_t n = (size_t)snprintf(
-	    msg, sizeof(msg), "queue: the I/O scheduler '%s' is not in this kernel (%s offers",
-	    a->scheduler, u.release);
-	const char *sep = " ";
-	char *save = NULL;
-	for (char *w = strtok_r(all, " ", &save); w && n < sizeof(msg);
-	     w = strtok_r(NULL, " ", &save), sep = ", ")
-		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s", sep, w);
-	if (n < sizeof(msg))
-		snprintf(msg + n, sizeof(msg) - n, ", and has no module for it)");
+	snprintf(msg, sizeof(msg),
+		 "queue: the I/O scheduler '%s' is not in this kernel (%s offers %s, and has no "
+		 "module for it)",
+		 a->scheduler, u.release, commas(all, names, sizeof(names)));
 	return msg;
 }
 
