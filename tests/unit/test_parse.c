@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "util/macro.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 #include "workload/workload.h"
@@ -92,7 +93,7 @@ static void test_u64_of_double(void **state)
 	    {-1e300, 0},
 	    {1.9, 1},
 	    {4096, 4096},
-	    {9007199254740993.0, 9007199254740992ull},	       /* the nearest double */
+	    {9007199254740993.0, 9007199254740992ull}, /* the nearest double */
 	    {18446744073709549568.0, 18446744073709549568ull}, /* largest below 2^64 */
 	    {18446744073709551616.0, UINT64_MAX},
 	    {1e20, UINT64_MAX},
@@ -118,16 +119,11 @@ static void test_vpd80(void **state)
 	} cases[] = {
 	    {"\x00\x80\x00\x08sbvm-ssd", 12, 0, "sbvm-ssd"},
 	    {"\x00\x80\x00\x0c  WD-123    ", 16, 0, "WD-123"},
-	    {"\x00\x80\x00\x05"
-	     "A B\0\0",
-	     9, 0, "A B"},
-	    {"\x00\x83\x00\x08sbvm-ssd", 12, -EINVAL, NULL}, /* another page */
-	    {"\x00\x80\x00\x20sbvm-ssd", 12, -EINVAL, NULL}, /* length past the data */
-	    {"\x00\x80\x00\x04    ", 8, -EINVAL, NULL},	     /* blank */
-	    {"\x00\x80\x00\x03"
-	     "a\x01"
-	     "b",
-	     7, -EINVAL, NULL}, /* not printable */
+	    {"\x00\x80\x00\x05" "A B\0\0", 9, 0, "A B"},
+	    {"\x00\x83\x00\x08sbvm-ssd", 12, -EINVAL, NULL},  /* another page */
+	    {"\x00\x80\x00\x20sbvm-ssd", 12, -EINVAL, NULL},  /* length past the data */
+	    {"\x00\x80\x00\x04    ", 8, -EINVAL, NULL},       /* blank */
+	    {"\x00\x80\x00\x03" "a\x01" "b", 7, -EINVAL, NULL},     /* not printable */
 	    {"\x00\x80", 2, -EINVAL, NULL},
 	};
 	char out[64], tiny[4];
@@ -137,9 +133,8 @@ static void test_vpd80(void **state)
 		if (r != cases[i].rc || (r == 0 && strcmp(out, cases[i].want) != 0))
 			fail_msg("case %zu: rc %d '%s'", i, r, r == 0 ? out : "");
 	}
-	assert_int_equal(sb_vpd80_serial((const unsigned char *)"\x00\x80\x00\x04"
-								"abcd",
-					 8, tiny, sizeof(tiny)),
+	assert_int_equal(sb_vpd80_serial((const unsigned char *)"\x00\x80\x00\x04" "abcd", 8, tiny,
+					 sizeof(tiny)),
 			 -ENOBUFS);
 }
 
@@ -237,7 +232,7 @@ static void test_modules_dep(void **state)
 	    {"", "bfq", false},
 	    {"bfq.ko:", "", false},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		if (sb_modules_dep_has_iosched(cases[i].line, cases[i].name) != cases[i].want)
 			fail_msg("'%s' / '%s': want %d", cases[i].line, cases[i].name,
 				 cases[i].want);
