@@ -11,6 +11,22 @@ vm_fail() { fail "$@"; }
 # vm_serial DEV: the SCSI serial of /sys/block/DEV (VPD page 0x80)
 vm_serial() { tail -c +5 "/sys/block/$1/device/vpd_pg80" 2>/dev/null | tr -d '\0 '; }
 
+# vm_stop_udev_arrays DEV...: with udevd running, its md rules assemble an
+# array again (often "inactive") from a member that still carries a
+# superblock after the array was stopped: settle, and stop whatever holds
+# these devices (whole disks, partitions or loop devices), until nothing
+# does. Without udevd, nothing to do.
+vm_stop_udev_arrays() {
+	local held _ d h
+	for _ in 1 2 3; do
+		[ -S /run/udev/control ] || break
+		udevadm settle --timeout=30 || true
+		held=$(for d in "$@"; do ls "/sys/class/block/${d#/dev/}/holders"; done 2>/dev/null | sort -u)
+		[ -n "$held" ] || break
+		for h in $held; do mdadm --stop "/dev/$h" >/dev/null 2>&1 || true; done
+	done
+}
+
 # The runner's scratch disks by probed role (SCSI names do not follow the
 # runner's command line): sets VM_SSDS and VM_HDDS (arrays of /dev/sdX).
 # In the vm tier's one guest (SBVM_DISK_SET set by contrib/vm/tier-guest),

@@ -170,12 +170,7 @@ if [ "${1:-}" = --guest ]; then
 		"${SSD}1" "$P" >/dev/null 2>&1 || vm_fail "cannot build the old array"
 	mdadm --stop /dev/md/old >/dev/null 2>&1 || vm_fail "cannot stop the old array"
 	# udevd assembles it again from its members, as "inactive": stop that too.
-	for _ in 1 2 3; do
-		udevadm settle --timeout=30 || true
-		h=$( (ls "/sys/class/block/${SSD#/dev/}1/holders"; ls "/sys/class/block/${P#/dev/}/holders") 2>/dev/null | sort -u || true)
-		[ -n "$h" ] || break
-		for a in $h; do mdadm --stop "/dev/$a" >/dev/null 2>&1 || true; done
-	done
+	vm_stop_udev_arrays "${SSD}1" "$P"
 	mdadm --zero-superblock "$P"
 	losetup -d "$P"
 	rm -f /run/partner.img

@@ -55,19 +55,6 @@ fi
 if [ "${1:-}" = --guest ]; then
 	set -euo pipefail
 	. contrib/vm/guest-lib.sh
-	# stop_udev_arrays DEV...: with udevd, its md rules may assemble an
-	# array again from a member after it was stopped: settle, and stop
-	# whatever holds these devices, until nothing does.
-	stop_udev_arrays() {
-		local held _ d h
-		for _ in 1 2 3; do
-			[ -S /run/udev/control ] || break
-			udevadm settle --timeout=30 || true
-			held=$(for d in "$@"; do ls "/sys/block/${d#/dev/}/holders"; done | sort -u)
-			[ -n "$held" ] || break
-			for h in $held; do mdadm --stop "/dev/$h" >/dev/null 2>&1 || true; done
-		done
-	}
 	SB=./stackbench
 	export STACKBENCH_STATE_DIR=/run/stackbench-test
 	vm_want_disks 1 2 # DEVS: hdd, ssd, hdd
@@ -237,7 +224,7 @@ if [ "${1:-}" = --guest ]; then
 	mnt=$(findmnt -rn -o TARGET -S "$ours" || true)
 	for _ in $(seq 50); do umount "$mnt" 2>/dev/null && break; sleep 0.1; done
 	mdadm --stop "$ours" >/dev/null 2>&1 || vm_fail "cannot stop our array $ours"
-	stop_udev_arrays "${ALL[@]}"
+	vm_stop_udev_arrays "${ALL[@]}"
 	G1=$(losetup -f --show /run/g1.img) G2=$(losetup -f --show /run/g2.img)
 	mdadm --create "$ours" --run --level=1 --raid-devices=2 --assume-clean --metadata=1.2 \
 		--name=other "$G1" "$G2" >/dev/null 2>&1 || vm_fail "cannot build another array at $ours"
@@ -256,7 +243,7 @@ if [ "${1:-}" = --guest ]; then
 	mdadm --stop "$ours" /dev/md127 >/dev/null 2>&1
 	# (CI, 4 December: udev assembled one again between the stop and the
 	# zeroing, and its loop device stayed.)
-	stop_udev_arrays "$F1" "$F2" "$G1" "$G2"
+	vm_stop_udev_arrays "$F1" "$F2" "$G1" "$G2"
 	mdadm --zero-superblock "$F1" "$F2" "$G1" "$G2"
 	losetup -d "$F1" "$F2" "$G1" "$G2"
 	rm -f /run/f1.img /run/f2.img /run/g1.img /run/g2.img
