@@ -35,8 +35,8 @@ static bool size_plain(const char *s, const char *const *suffixes, const uint64_
 static void check_size(const char *s)
 {
 	static const char *const sfx[] = {"", "K", "M", "G", "T", "P", "k", NULL};
-	static const uint64_t mul[] = {1,	   1ULL << 10, 1ULL << 20, 1ULL << 30,
-				       1ULL << 40, 1ULL << 50, 1ULL << 10};
+	static const uint64_t mul[] = {1, 1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40, 1ULL << 50,
+				       1ULL << 10};
 	unsigned __int128 v, want;
 	uint64_t out = 0, mult, back;
 	bool pct = false;
