@@ -27,6 +27,23 @@ vm_stop_udev_arrays() {
 	done
 }
 
+# vm_detach_loops DEV...: losetup -d, then wait until each is gone: with
+# udevd running, its probes of a loop device just changed (a superblock
+# zeroed) hold it open, and losetup -d only marks it to go at the last
+# close (seen 4 December: the leftover check right after found two still
+# bound). Up to 30 s.
+vm_detach_loops() {
+	local d _
+	losetup -d "$@"
+	[ -S /run/udev/control ] && { udevadm settle --timeout=30 || true; }
+	for d in "$@"; do
+		for _ in $(seq 300); do
+			[ -e "/sys/block/${d#/dev/}/loop/backing_file" ] || break
+			sleep 0.1
+		done
+	done
+}
+
 # The runner's scratch disks by probed role (SCSI names do not follow the
 # runner's command line): sets VM_SSDS and VM_HDDS (arrays of /dev/sdX).
 # In the vm tier's one guest (SBVM_DISK_SET set by contrib/vm/tier-guest),

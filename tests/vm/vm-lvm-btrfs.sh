@@ -172,7 +172,7 @@ if [ "${1:-}" = --guest ]; then
 	# udevd assembles it again from its members, as "inactive": stop that too.
 	vm_stop_udev_arrays "${SSD}1" "$P"
 	mdadm --zero-superblock "$P"
-	losetup -d "$P"
+	vm_detach_loops "$P"
 	rm -f /run/partner.img
 	wipefs -q -a "$SSD" # the table only: the member's superblock stays at 1 MiB + 4 KiB
 	udevadm settle --timeout=30 || true

@@ -241,11 +241,12 @@ if [ "${1:-}" = --guest ]; then
 		mdadm --examine "$d" >/dev/null 2>&1 && vm_fail "md superblock left on our member $d"
 	done
 	mdadm --stop "$ours" /dev/md127 >/dev/null 2>&1
-	# (CI, 4 December: udev assembled one again between the stop and the
-	# zeroing, and its loop device stayed.)
+	# With udevd, an array it assembles again would keep a member from
+	# being zeroed, and its probes keep a loop device bound for a while
+	# after losetup -d (CI, 4 December: loop devices left after this).
 	vm_stop_udev_arrays "$F1" "$F2" "$G1" "$G2"
 	mdadm --zero-superblock "$F1" "$F2" "$G1" "$G2"
-	losetup -d "$F1" "$F2" "$G1" "$G2"
+	vm_detach_loops "$F1" "$F2" "$G1" "$G2"
 	rm -f /run/f1.img /run/f2.img /run/g1.img /run/g2.img
 	rm -rf "${STACKBENCH_STATE_DIR:?}"/*
 	vm_nothing_left "after the md name checks" "${ALL[@]}"
