@@ -78,6 +78,7 @@ h2 ansible_port=$p2 stackbench_loop_dir=$SB_TMP/loops-h2 stackbench_state_dir=$S
 ansible_host=127.0.0.1
 ansible_user=root
 ansible_python_interpreter=/usr/bin/python3
+ansible_pipelining=true
 ansible_ssh_private_key_file=$SB_TMP/client
 ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
 stackbench_install=extract
