@@ -1,6 +1,7 @@
 /* Device nodes and sysfs: wait for a new block device to show up, and create
  * its /dev node from /sys/class/block/NAME/dev when no udevd does. */
 #include "stack/stack.h"
+#include "stack/devlock.h"
 #include "util/macro.h"
 
 #include <fcntl.h>
@@ -73,6 +74,45 @@ void sb_udev_settle(unsigned timeout_ms)
 	udev_unref(u);
 }
 
+/* Does this process hold the flock on devpath's whole disk (the run's
+ * device lock, devlock.c)? udevd then defers the events of that disk and
+ * its partitions until the lock goes (systemd's block device locking):
+ * waiting for udev on them, or for its queue to drain, waits out the
+ * timeout for nothing. */
+bool sb_udev_defers(const char *devpath)
+{
+	_cleanup_free_ char *whole = sb_devlock_whole_disk(devpath);
+	pid_t pids[16];
+	struct stat st;
+	size_t n;
+
+	if (stat(whole ? whole : devpath, &st) < 0 || !S_ISBLK(st.st_mode))
+		return false;
+	n = sb_flock_holders(st.st_dev, st.st_ino, pids, ARRAY_SIZE(pids));
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == getpid())
+			return true;
+	return false;
+}
+
+/* Waits (bounded) until udevd has handled the device rdev: its rules ran
+ * and its links are there. That device's, not the whole queue's: while a
+ * run holds its disks flock'ed, their events wait in the queue, and it
+ * does not drain before the run ends. */
+static void udev_wait_initialized(dev_t rdev, unsigned timeout_ms)
+{
+	struct udev *u = udev_new();
+	for (unsigned waited = 0; u; waited += 20) {
+		struct udev_device *d = udev_device_new_from_devnum(u, 'b', rdev);
+		bool done = d && udev_device_get_is_initialized(d) > 0;
+		udev_device_unref(d);
+		if (done || waited >= timeout_ms)
+			break;
+		sleep_ms(20);
+	}
+	udev_unref(u);
+}
+
 /* Returns 1 when it created the node, 0 when it was there, or -errno. */
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 {
@@ -93,8 +133,9 @@ int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 		    sscanf(buf, "%u:%u", &maj, &min) == 2) {
 			if (stat(devpath, &st) == 0) {
 				if (S_ISBLK(st.st_mode) && st.st_rdev == makedev(maj, min)) {
-					if (udev)
-						sb_udev_settle(
+					if (udev && !sb_udev_defers(devpath))
+						udev_wait_initialized(
+						    st.st_rdev,
 						    timeout_ms > waited ? timeout_ms - waited : 0);
 					return 0;
 				}

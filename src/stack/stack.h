@@ -377,11 +377,15 @@ json_object *sb_ident_moved(json_object *want, const char *disk_now);
 
 /* ---- devnode.c ---- */
 /* Waits until /sys/class/block/NAME exists and its /dev node is there,
- * creating the node from sysfs when no udevd does. */
+ * creating the node from sysfs when no udevd does; with udevd, until udevd
+ * handled the device (unless it defers the device's events). */
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev);
 bool sb_udev_running(void);
 /* Like `udevadm settle`. */
 void sb_udev_settle(unsigned timeout_ms);
+/* Whether udevd defers devpath's events: this process holds its whole
+ * disk's flock (the run's device lock). */
+bool sb_udev_defers(const char *devpath);
 /* Name in /sys/class/block for a /dev path (resolving symlinks), or NULL. */
 char *sb_sys_name(const char *devpath);
 int sb_sys_read(const char *path, char *buf, size_t len);
