@@ -310,9 +310,11 @@ static int do_register(struct sb_exec *x, const char *dev, bool (*done)(const ch
 		       const char *arg)
 {
 	int r;
-	/* (not on a disk this run holds: udevd defers its events, and its
-	 * rule cannot run before the run ends) */
-	if (x->udev && !sb_udev_defers(dev))
+	/* Not on a disk this run holds: udevd defers its events, and its
+	 * rule cannot run before the run ends. */
+	if (x->udev && sb_udev_defers(dev))
+		sb_exec_log(x, "%s: udevd defers its events while this run holds the disk\n", dev);
+	else if (x->udev)
 		sb_udev_settle(10000);
 	if (done(arg)) {
 		sb_exec_log(x, "%s: registered already (by udev)\n", dev);

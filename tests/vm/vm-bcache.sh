@@ -120,6 +120,10 @@ if [ "${1:-}" = --guest ]; then
 		[ "$cm" = "$mode" ] || vm_fail "$mode: extra.config.bcache cache_mode is $cm"
 	}
 	grep -q 'cache set [0-9a-f-]\{36\}' /run/res-bc/run.log || vm_fail "run.log names no cache set"
+	# udevd defers the events of the disks the run holds flock'ed: the
+	# registration does not wait for a queue that cannot drain
+	grep -q "^$SSD: udevd defers its events while this run holds the disk" /run/res-bc/run.log ||
+		vm_fail "run.log: the registration of $SSD waited for udevd: $(grep -n "$SSD" /run/res-bc/run.log)"
 	left "after the bcache runs"
 	echo "ok: bcache over $HDD with $SSD as cache, writethrough, hot set hit ($((SECONDS - t0))s)"
 
