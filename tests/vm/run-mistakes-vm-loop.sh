@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 15 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 25 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # --loop in the VM runner's guest: its root (and so /var/tmp, the default
 # loop directory) is overlayfs over tmpfs, which takes O_DIRECT and fails
 # every such I/O, so that mdadm said only "Failed to write metadata to

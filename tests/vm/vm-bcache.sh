@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 550 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 220 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # bcache for real on the VM's disks, with udevd running (so bcache-tools'
 # udev rule races stackbench's own registration): the SSD as the cache set
 # in front of one HDD in writethrough, and in front of an md RAID1 of two

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 420 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 425 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # lvmcache for real on the VM's disks (issue 22): dm-cache (writethrough)
 # and dm-writecache under an LV on one HDD, the cache on the SSD as a
 # cachevol. Each type: the kernel runs the target asked for (dmsetup table

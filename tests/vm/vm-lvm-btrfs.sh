@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 205 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 200 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # lvm-hwraid6 and btrfs-raid1-partitions for real, in one VM boot with the
 # guest's udevd running (the udev path; vm-md.sh covers the udev-less one):
 # LVM + btrfs + scheduler variants on one large disk playing the hardware

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 385 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 375 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # vm-md.sh's scenarios again, with the guest's udevd running: udev's md rules
 # (mdadm --incremental on every device that shows an md superblock) race the
 # tool's teardown, which must settle udev and stop what udev assembled again

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 315 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 385 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # md-raid1-ssd-2hdd for real, in the VM runner on an SSD and two throttled
 # HDDs (one boot): every variant builds the array with the HDDs write-mostly
 # and write-behind as the variant says, xfs mounted with the profile's options,

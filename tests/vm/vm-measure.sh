@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 35 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 80 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # Measuring the device in the md demo (issue 11), on an SSD and two
 # throttled HDDs: 1. with write-mostly = hdd, the SSD serves at least 90% of
 # the read bytes of rand:16k,direct=1 (per-member counters in

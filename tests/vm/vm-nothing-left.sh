@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 10 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 30 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # The VM tests' leftover check (vm_nothing_left, contrib/vm/guest-lib.sh)
 # must see each thing a run could leave: a signature, a mount (btrfs's too,
 # whose mounts carry an anonymous device number), an md array, an md

@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm-boot: own (three boots on the same disk images, one powered off mid-run): tools/run-tests runs it once the loop tier is done
-# vm-seconds: 80 (usual time in make check, 2 cores)
+# vm-seconds: 150 (usual time in make check, 2 cores)
 # Power cut mid-run (issue 10). Boot 1: md-raid1-ssd-2hdd on an SSD and two
 # HDDs, with the default state directory (/var/lib/stackbench) on a disk of
 # its own; while the workload runs the guest is powered off (sysrq o: no

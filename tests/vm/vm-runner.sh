@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm-boot: own (tests the runner itself: its timeout, its disks, its exit status): tools/run-tests runs it once the loop tier is done
-# vm-seconds: 55 (usual time in make check, 2 cores)
+# vm-seconds: 70 (usual time in make check, 2 cores)
 # The VM runner itself: the command's exit status, working directory, writable
 # share, environment and udevd reach the guest and back; a hung guest is
 # killed after the timeout; disk files are always removed.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 140 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 155 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # md RAID1 degraded and rebuilding, in the VM runner on an SSD and two
 # throttled HDDs: profiles/degraded-md.conf's three variants (healthy, one
 # HDD failed and removed, that HDD zeroed and added back while the workloads

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 15 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 30 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # VM smoke test: boots the runner's guest with an SSD and two HDDs and builds an
 # md RAID1 by hand (write-mostly HDDs, write-behind, internal bitmap), checks
 # that reads go to the SSD, then stops it and wipes the superblocks.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-seconds: 210 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 170 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # kill -9 right after every distinct step, and a failure at each, of the md
 # and LVM variants of the shipped replication profiles, which the host
 # kernel cannot build (issue 10): on loop devices in the guest. After a
