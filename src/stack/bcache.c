@@ -312,10 +312,8 @@ static int do_register(struct sb_exec *x, const char *dev, bool (*done)(const ch
 	int r;
 	/* Not on a disk this run holds: udevd defers its events, and its
 	 * rule cannot run before the run ends. */
-	if (x->udev && sb_udev_defers(dev))
+	if (x->udev && sb_udev_settle_for(dev, 10000))
 		sb_exec_log(x, "%s: udevd defers its events while this run holds the disk\n", dev);
-	else if (x->udev)
-		sb_udev_settle(10000);
 	if (done(arg)) {
 		sb_exec_log(x, "%s: registered already (by udev)\n", dev);
 		return 0;
@@ -666,16 +664,16 @@ static int stop_and_wipe(const struct sb_bcache_args *a, const char *uuid, struc
 		if (r != -EBUSY)
 			break;
 		sb_exec_log(x, "%s: held again (udev registered it): stopping it again\n", a->dev);
-		if (x->udev && !sb_udev_defers(a->dev))
-			sb_udev_settle(10000);
+		if (x->udev)
+			sb_udev_settle_for(a->dev, 10000);
 	}
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot zero the bcache superblock: %s", a->dev,
 				    strerror(-r));
 	/* The wipe's events too: the next step (or run) finds udev quiet
 	 * (those of a disk this run holds wait for its end). */
-	if (x->udev && !sb_udev_defers(a->dev))
-		sb_udev_settle(10000);
+	if (x->udev)
+		sb_udev_settle_for(a->dev, 10000);
 	return 0;
 }
 

@@ -113,6 +113,29 @@ static void udev_wait_initialized(dev_t rdev, unsigned timeout_ms)
 	udev_unref(u);
 }
 
+/* Settles udevd's queue for dev's sake, unless udevd defers dev's events
+ * (this run holds its disk), when the queue would not drain before the run
+ * ends. Returns whether it deferred. */
+bool sb_udev_settle_for(const char *dev, unsigned timeout_ms)
+{
+	if (sb_udev_defers(dev))
+		return true;
+	sb_udev_settle(timeout_ms);
+	return false;
+}
+
+/* Waits (bounded) until udevd has handled devpath (a node or a link to
+ * one), unless udevd defers its events: what a step made is there for
+ * udev's rules, and its links for the next step. */
+void sb_udev_wait_dev(const char *devpath, unsigned timeout_ms)
+{
+	struct stat st;
+
+	if (stat(devpath, &st) < 0 || !S_ISBLK(st.st_mode) || sb_udev_defers(devpath))
+		return;
+	udev_wait_initialized(st.st_rdev, timeout_ms);
+}
+
 /* Returns 1 when it created the node, 0 when it was there, or -errno. */
 int sb_wait_node(const char *devpath, unsigned timeout_ms, bool udev)
 {

@@ -34,6 +34,7 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
 /* External programs get this long before they are stopped (mkfs.ext4
  * initialising the inode tables of a large array is the slowest). */
 #define SB_CMD_TIMEOUT_MS (60u * 60 * 1000)
+/* How long a step waits for udevd to handle each device it made. */
 #define SB_SETTLE_MS 2000
 
 size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max)
@@ -461,6 +462,26 @@ refused:
  * and file system, appended to the step's error: "mount: ... wrong fs
  * type" becomes "... ; kernel: xfs: Unknown parameter 'delaylog'", with a
  * note when the option is one Linux removed. */
+/* The devices a step made (its /dev variables) must be there for udev's
+ * rules, and their links for the next step, before it goes on. Each
+ * device's own wait, not the whole queue's: udevd defers the events of the
+ * disks this run holds flock'ed, and the queue would not drain before the
+ * lock goes. */
+static void wait_made(json_object *result)
+{
+	json_object *vars;
+
+	if (!json_object_object_get_ex(result, "vars", &vars))
+		return;
+	json_object_object_foreach(vars, k, v)
+	{
+		const char *dev = json_object_get_string(v);
+		(void)k;
+		if (dev && strncmp(dev, "/dev/", 5) == 0)
+			sb_udev_wait_dev(dev, SB_SETTLE_MS);
+	}
+}
+
 static void add_kernel_reason(struct sb_exec *x, const struct sb_layer *l, void *args,
 			      struct sb_kmsg *k)
 {
@@ -569,12 +590,8 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 		json_object_put(result);
 		return r;
 	}
-	/* What the step made must be there for udev's rules (and the next
-	 * step) before it goes on. Briefly: udevd defers the events of disks
-	 * this run holds flock'ed, and the queue would not drain before the
-	 * lock goes (the layers that wait for a node settle themselves). */
 	if (x->udev && (l->flags & SB_LF_CREATES_DEV))
-		sb_udev_settle(SB_SETTLE_MS);
+		wait_made(result);
 	r = sb_journal_done(x->j, n, result);
 	if (r < 0) {
 		json_object_put(result);

@@ -180,7 +180,7 @@ struct sb_layer {
 };
 
 enum {
-	SB_LF_CREATES_DEV = 1 << 0, /* udev is settled after it runs */
+	SB_LF_CREATES_DEV = 1 << 0, /* udev handled its devices after it runs */
 };
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
@@ -386,6 +386,12 @@ void sb_udev_settle(unsigned timeout_ms);
 /* Whether udevd defers devpath's events: this process holds its whole
  * disk's flock (the run's device lock). */
 bool sb_udev_defers(const char *devpath);
+/* sb_udev_settle, unless udevd defers dev's events (it would not drain
+ * before the run ends). Returns whether it deferred. */
+bool sb_udev_settle_for(const char *dev, unsigned timeout_ms);
+/* Waits until udevd handled devpath (a node or a link to one), unless it
+ * defers its events: that device's, not the whole queue. */
+void sb_udev_wait_dev(const char *devpath, unsigned timeout_ms);
 /* Name in /sys/class/block for a /dev path (resolving symlinks), or NULL. */
 char *sb_sys_name(const char *devpath);
 int sb_sys_read(const char *path, char *buf, size_t len);
