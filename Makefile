@@ -80,6 +80,13 @@ deps:
 # leftover check stays per test); the VM tier boots one guest for the
 # scenarios that can share it (contrib/vm/tier).
 TEST_JOBS ?= 2
+# The test binaries link TEST_JOBS at a time when make check is run without
+# -j (44 of them, 25 s one by one from a fresh clone).
+ifneq ($(filter check check-unit,$(MAKECMDGOALS)),)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(TEST_JOBS)
+endif
+endif
 # make check runs the VM tier beside the loop tier (once the loop tests that
 # must run alone are done): a software-emulated guest and the loop tests'
 # waits share the cores better than one after the other (doc/testtime.md).
