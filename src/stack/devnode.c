@@ -4,6 +4,7 @@
 #include "stack/devlock.h"
 #include "util/macro.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <libudev.h>
@@ -129,11 +130,18 @@ bool sb_udev_settle_for(const char *dev, unsigned timeout_ms)
  * udev's rules, and its links for the next step. */
 void sb_udev_wait_dev(const char *devpath, unsigned timeout_ms)
 {
+	unsigned waited = 0;
 	struct stat st;
+	int r;
 
-	if (stat(devpath, &st) < 0 || !S_ISBLK(st.st_mode) || sb_udev_defers(devpath))
+	/* A link udevd makes (/dev/VG/LV, /dev/md/NAME) may trail the step. */
+	while ((r = stat(devpath, &st)) < 0 && errno == ENOENT && waited < timeout_ms) {
+		sleep_ms(20);
+		waited += 20;
+	}
+	if (r < 0 || !S_ISBLK(st.st_mode) || sb_udev_defers(devpath))
 		return;
-	udev_wait_initialized(st.st_rdev, timeout_ms);
+	udev_wait_initialized(st.st_rdev, timeout_ms - waited);
 }
 
 /* Returns 1 when it created the node, 0 when it was there, or -errno. */
