@@ -458,10 +458,6 @@ refused:
 	return r;
 }
 
-/* What the kernel logged while a step failed, about the step's devices
- * and file system, appended to the step's error: "mount: ... wrong fs
- * type" becomes "... ; kernel: xfs: Unknown parameter 'delaylog'", with a
- * note when the option is one Linux removed. */
 /* The devices a step made (its /dev variables) must be there for udev's
  * rules, and their links for the next step, before it goes on. Each
  * device's own wait, not the whole queue's: udevd defers the events of the
@@ -482,6 +478,10 @@ static void wait_made(json_object *result)
 	}
 }
 
+/* What the kernel logged while a step failed, about the step's devices
+ * and file system, appended to the step's error: "mount: ... wrong fs
+ * type" becomes "... ; kernel: xfs: Unknown parameter 'delaylog'", with a
+ * note when the option is one Linux removed. */
 static void add_kernel_reason(struct sb_exec *x, const struct sb_layer *l, void *args,
 			      struct sb_kmsg *k)
 {
