@@ -26,12 +26,15 @@ SB_LOOPS+=("$dev") # new_loop runs in a subshell here
 "$STACKBENCH" run single-disk --devices "$dev" --yes -o fs.type=ext4 \
 	-o "workloads.run=command:sleep 60" --results "$SB_TMP/res1" -q >/dev/null 2>&1 &
 kill_mid_run $!
-losetup -d "$dev"
 # Another image of the same size under the same name: same device number,
-# same size, another backing file.
+# same size, another backing file. Made before the detach, so that the
+# number is free only for the moment losetup takes to attach it again (a
+# neighbour's losetup --find may take it then: the attach below retries,
+# and fails the test rather than touch the neighbour's device).
 truncate -s 128M "$SB_TMP/other.img"
 mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$SB_TMP/other.img"
 uuid_before=$(blkid -o value -s UUID "$SB_TMP/other.img")
+losetup -d "$dev"
 for _ in $(seq 20); do losetup "$dev" "$SB_TMP/other.img" 2>/dev/null && break; sleep 0.1; done
 [ "$(losetup -n -O BACK-FILE "$dev")" = "$SB_TMP/other.img" ] || fail "could not attach the other image at $dev"
 before=$(sum "$SB_TMP/other.img")

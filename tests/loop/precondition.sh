@@ -118,7 +118,9 @@ mount -t ramfs ramfs "$SB_TMP/ramfs"
 SB_MOUNTS+=("$SB_TMP/ramfs")
 truncate -s 64M "$SB_TMP/ramfs/nodiscard.img"
 dev=$(losetup --find --show "$SB_TMP/ramfs/nodiscard.img")
-SB_CLEANUPS=("losetup -d $dev" "${SB_CLEANUPS[@]}")
+# (sb_detach at exit: the test detaches it below, and by then the number
+# may be a neighbour's; sb_detach acts only on a backing file of ours)
+SB_CLEANUPS=("sb_detach $dev" "${SB_CLEANUPS[@]}")
 name=${dev#/dev/}
 [ "$(cat "/sys/block/$name/queue/discard_max_bytes")" = 0 ] || skip "a loop device over ramfs has discard here"
 printf 'stackbench-precondition-test' | dd of="$dev" bs=512 seek=100 conv=notrunc status=none

@@ -153,9 +153,11 @@ pass_msg "log role shared with the data stack, btrfs, ext2 and mkfs words naming
 "$STACKBENCH" run xfs-hdd-log-ssd --devices "$hdd,$ssd" --yes -o fs.log=ssd -o matrix.fs.type=xfs \
 	-o "workloads.run=command:sleep 60" --results "$SB_TMP/res-kill" -q >/dev/null 2>&1 &
 kill_mid_run $!
-losetup -d "$ssd"
+# (the other image made first: the number is free only while losetup
+# attaches it again, engine-identity.sh)
 truncate -s 320M "$SB_TMP/other.img"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$SB_TMP/other.img"
+losetup -d "$ssd"
 for _ in $(seq 20); do losetup "$ssd" "$SB_TMP/other.img" 2>/dev/null && break; sleep 0.1; done
 [ "$(losetup -n -O BACK-FILE "$ssd")" = "$SB_TMP/other.img" ] || fail "could not attach the other image at $ssd"
 other_sum=$(sum "$ssd")
