@@ -1,11 +1,12 @@
 /* `stackbench probe [--json] [DEVICE...]`: the probe's facts as an lsblk-like
  * table (libsmartcols, one column table) or as JSON. */
 #include "cmd.h"
-#include "probe/probe-internal.h"
+#include "probe/probe.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/opt.h"
 #include "util/size.h"
+#include "util/strv.h"
 #include "util/suggest.h"
 
 #include <errno.h>

@@ -1,8 +1,9 @@
-/* Internals shared by the probe's source files: string vectors and the
- * fact collectors (sysfs.c, blkid.c, mounts.c). Not for other modules. */
+/* Internals shared by the probe's source files: the fact collectors
+ * (sysfs.c, blkid.c, mounts.c). Not for other modules. */
 #pragma once
 
 #include "probe/probe.h"
+#include "util/strv.h"
 
 #include <sys/types.h>
 
@@ -11,14 +12,6 @@
  * ROOT/proc/swaps, and device images (regular files) under ROOT/dev. udev
  * is not asked then. */
 const char *sb_probe_root(void);
-
-/* NULL-terminated string vectors. */
-int sb_strv_push(char ***v, const char *s); /* copies s; 0 or -ENOMEM */
-size_t sb_strv_len(char *const *v);
-bool sb_strv_contains(char *const *v, const char *s);
-void sb_strv_free(char **v);
-/* "a, b, c"; NULL on -ENOMEM. */
-char *sb_strv_join(char *const *v, const char *sep);
 
 /* classify.c, pure: the scheduler in use from queue/scheduler ("none
  * [mq-deadline]"; NULL when malformed, see sb_scheduler_parse), and the transport from the name,

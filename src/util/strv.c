@@ -1,8 +1,8 @@
 /* NULL-terminated string vectors for holders, mount points and reasons. */
-#include "probe/probe-internal.h"
-#include "util/macro.h"
+#include "util/strv.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t sb_strv_len(char *const *v)
