@@ -6,13 +6,13 @@
 #include "result/result.h"
 #include "stack/answers.h"
 #include "stack/devlock.h"
-#include "stack/sha256.h"
 #include "stack/state.h"
 #include "session/variant.h"
 #include "workload/progress.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/safefile.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * what decides whether two runs may be compared as the same thing measured
  * on the same machine. Pure functions of the JSON. */
 #include "history/history.h"
-#include "stack/sha256.h"
+#include "util/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * name and renamed, mode 0600 in a 0700 directory that must be ours and
  * not a link. A file that is not, or is too long, counts as no answer. */
 #include "stack/answers.h"
-#include "stack/sha256.h"
 #include "util/macro.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 
 #include <errno.h>

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stack/sha256.h"
 #include "stack/stack.h"
+#include "util/sha256.h"
 
 #include <errno.h>
 #include <limits.h>

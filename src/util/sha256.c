@@ -1,6 +1,6 @@
 /* SHA-256 (FIPS 180-4) for the profile digest in result.json; small enough
  * to carry rather than link a crypto library for one hash. */
-#include "stack/sha256.h"
+#include "util/sha256.h"
 
 #include <stdio.h>
 #include <string.h>
