@@ -1,10 +1,10 @@
-/* libFuzzer target: free text that reaches a tool (profile/freetext.c).
+/* libFuzzer target: free text that reaches a tool (util/freetext.c).
  * The first byte picks the tool (mke2fs, mkfs.xfs, mkfs.btrfs, any mkfs,
  * bonnie++, iozone, or a fio job file); the rest is its words or job text.
  * A refusal is explained; an acceptance hands back no path that names a
  * device or holds a variable; the answer is the same twice. */
 #include "fuzz.h"
-#include "profile/freetext.h"
+#include "util/freetext.h"
 
 #include <errno.h>
 

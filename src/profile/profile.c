@@ -1,6 +1,7 @@
 /* Profile parser, value checks, -o overrides and matrix expansion (see
  * profile.h and doc/profile-format.md). Pure apart from sb_profile_load. */
 #include "profile/profile.h"
+#include "util/freetext.h"
 #include "util/macro.h"
 #include "util/parse.h"
 #include "util/safefile.h"
@@ -255,7 +256,7 @@ char *sb_key_check_value(int k, const char *v)
 	}
 	case SB_KT_WORDS:
 	case SB_KT_STRING:
-		return sb_check_free_text(k, v);
+		return sb_ft_check_key(v, key->type == SB_KT_WORDS);
 	}
 	return NULL;
 }

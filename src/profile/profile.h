@@ -260,11 +260,6 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *sel, const struct sb
  * becomes how many it selects and st->taker k; sb_verr's -EINVAL when it
  * selects none. */
 int sb_vselect(struct sb_vctx *v, int k, struct sb_vstate *st);
-/* freetext.c: a free-text value (SB_KT_WORDS, SB_KT_STRING) that names a
- * device, directly or through an option that takes one: the message, or
- * NULL when the value is fine. */
-char *sb_check_free_text(int k, const char *v);
-
 /* scenario_check.c. A member named by scenario.degrade / rebuild: a role,
  * optionally its device number (hdd2) and partition (ssd.p2); 0: any. */
 struct sb_scen_target {

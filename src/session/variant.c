@@ -173,7 +173,7 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 			sb_error("%s: %s", v->name, err ? err : strerror(-r));
 			dprintf(rs->log_fd, "!! workload %s: %s\n", spec, err ? err : strerror(-r));
 			/* -EXDEV: a path of the workload's leads outside the
-			 * mount (profile/freetext.c): a refusal. */
+			 * mount (util/freetext.c): a refusal. */
 			code = *vr->stop     ? SB_EXIT_INTERRUPTED
 			       : r == -EXDEV ? SB_EXIT_REFUSED
 					     : SB_EXIT_FAILED;

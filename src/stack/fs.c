@@ -6,10 +6,10 @@
  * by a name. The new file system's UUIDs (libblkid) are journaled; undo
  * erases the signatures with libblkid only where those UUIDs are still
  * found. */
-#include "profile/freetext.h"
 #include "stack/answers.h"
 #include "stack/layers.h"
 #include "stack/plan.h"
+#include "util/freetext.h"
 #include "util/parse.h"
 #include "util/log.h"
 #include "util/macro.h"

@@ -3,7 +3,7 @@
  * metrics as seq and meta; iozone's table into KB/s figures). */
 #include "result/bonnie_csv.h"
 #include "workload/wl.h"
-#include "profile/freetext.h"
+#include "util/freetext.h"
 #include "util/macro.h"
 #include "util/spawn.h"
 
@@ -27,7 +27,7 @@ static const struct sb_wl_opt tool_opts[] = {
     {0},
 };
 
-/* The user's ARGS against the tool's table (profile/freetext.c): what no
+/* The user's ARGS against the tool's table (util/freetext.c): what no
  * spelling may say (a device, iozone -U or -+m) is refused when the spec
  * is checked, exit 2. */
 static int check_args(const struct sb_ft_tool *t, const char *args, char **why)

@@ -3,7 +3,7 @@
  * JSON is kept in the result's extra ("fio_output") for reference. */
 #include "workload/wl.h"
 #include "result/fio_json.h"
-#include "profile/freetext.h"
+#include "util/freetext.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 #include "util/spawn.h"

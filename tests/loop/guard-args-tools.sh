@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every argument that reaches a tool is checked (profile/freetext.c):
+# Every argument that reaches a tool is checked (util/freetext.c):
 #  1. mkfs words that name host files (mke2fs -z UNDOFILE and -d DIR, xfs
 #     -p protofile, btrfs -r DIR), in their joined and = spellings: exit 2
 #     with file:line (or the -o argument), no file created, nothing built;

@@ -1,4 +1,4 @@
-/* The free-text checker (profile/freetext.c): each tool's words in every
+/* The free-text checker (util/freetext.c): each tool's words in every
  * spelling, fio job files, include lines. Table-driven; NULL want means
  * accepted, paths is what must be resolved inside the run ("|"-joined). */
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "profile/freetext.h"
+#include "util/freetext.h"
 #include "../../fuzz/fuzz_freetext.c"
 
 #include <dirent.h>

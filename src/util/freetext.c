@@ -7,8 +7,7 @@
  * ("-l logdev=/dev/x"), positionals. What a tool may use inside the run
  * (bonnie++ -d, fio's filename=) comes back as paths, which the workload
  * resolves right before the tool starts (sb_ft_path_inside). */
-#include "profile/freetext.h"
-#include "profile/profile.h"
+#include "util/freetext.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 
@@ -532,11 +531,11 @@ int sb_ft_check_string(const struct sb_ft_tool *t, const char *s, struct sb_ft_p
 /* The profile's free-text keys: words (fs.mkfs) against every mkfs
  * (fs.type is another key; the plan checks them again against its own
  * mkfs), text (mount options) for device names. */
-char *sb_check_free_text(int k, const char *v)
+char *sb_ft_check_key(const char *v, bool mkfs_words)
 {
 	char *why = NULL;
 
-	if (sb_keys[k].type == SB_KT_WORDS) {
+	if (mkfs_words) {
 		if (sb_ft_check_string(&sb_ft_mkfs_any, v, NULL, &why) < 0)
 			return why ? why : strdup("out of memory");
 		return NULL;

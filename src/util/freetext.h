@@ -68,6 +68,10 @@ int sb_ft_check_string(const struct sb_ft_tool *t, const char *s, struct sb_ft_p
  * the caller (sb_ft_fio_include). -EINVAL with *why "FILE:LINE: ...". */
 int sb_ft_fio_check(const char *text, const char *file, struct sb_ft_paths *paths,
 		    struct sb_ft_paths *dirs, char **why);
+/* A profile's free-text value: mkfs words (fs.mkfs, against every mkfs) or
+ * text (mount options) that names a device, directly or through an option
+ * that takes one: the message (malloc'ed), or NULL when the value is fine. */
+char *sb_ft_check_key(const char *v, bool mkfs_words);
 /* The file of an "include FILE" line (malloc'ed), or NULL for another line. */
 char *sb_ft_fio_include(const char *line);
 
