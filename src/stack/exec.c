@@ -306,58 +306,6 @@ void sb_result_var(json_object *result, const char *name, const char *value)
 	json_object_object_add(vars, name, json_object_new_string(value));
 }
 
-void sb_vec_add(struct sb_vec *s, const char *str)
-{
-	sb_list_add((struct sb_list *)s, str);
-}
-
-void sb_vec_addf(struct sb_vec *s, const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	sb_vec_add(s, m);
-	free(m);
-}
-
-void sb_vec_free(struct sb_vec *s)
-{
-	sb_list_free((struct sb_list *)s);
-}
-
-/* Like sb_argv_format, but "${ssd}" placeholders of a dry run stay
- * readable instead of being quoted. */
-char *sb_vec_format(const struct sb_vec *s)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < s->n; i++) {
-		const char *w = s->v[i];
-		bool plain = *w != '\0';
-		for (const char *c = w; *c; c++)
-			plain &=
-			    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				   "-_./=:,+@%${}",
-				   *c) != NULL;
-		if (plain) {
-			fprintf(f, "%s%s", i ? " " : "", w);
-		} else {
-			const char *one[] = {w, NULL};
-			char *q = sb_argv_format(one);
-			fprintf(f, "%s%s", i ? " " : "", q ? q : w);
-			free(q);
-		}
-	}
-	fclose(f);
-	return out;
-}
-
 /* ---- running a plan ---- */
 
 static void print_step(struct sb_exec *x, unsigned n, const struct sb_layer *l, const void *args)

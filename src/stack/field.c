@@ -12,22 +12,12 @@
 
 void sb_list_add(struct sb_list *s, const char *str)
 {
-	char **nv = realloc(s->v, (s->n + 2) * sizeof(*nv));
-	if (!nv)
-		abort(); /* a few words: out of memory here is not recoverable */
-	s->v = nv;
-	s->v[s->n] = strdup(str);
-	if (!s->v[s->n])
-		abort();
-	s->v[++s->n] = NULL;
+	sb_vec_add((struct sb_vec *)s, str);
 }
 
 void sb_list_free(struct sb_list *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	*s = (struct sb_list){0};
+	sb_vec_free((struct sb_vec *)s);
 }
 
 #define AT(args, f, T) ((T *)((char *)(args) + (f)->off))

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "profile/profile.h"
+#include "util/argv.h"
 
 #include <json-c/json.h>
 #include <signal.h>
@@ -267,17 +268,6 @@ void sb_exec_log(struct sb_exec *x, const char *fmt, ...) __attribute__((format(
 void sb_result_var(json_object *result, const char *name, const char *value);
 const char *sb_json_str(json_object *o, const char *key);
 int64_t sb_json_i64(json_object *o, const char *key, int64_t def);
-
-/* "--flag" plus argv building: a growable NULL-terminated vector. */
-struct sb_vec {
-	char **v;
-	size_t n;
-};
-void sb_vec_add(struct sb_vec *s, const char *str);
-void sb_vec_addf(struct sb_vec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_vec_free(struct sb_vec *s);
-/* Renders argv for plans ("mdadm --create ..."). */
-char *sb_vec_format(const struct sb_vec *s);
 
 /* ---- journal.c ---- */
 struct sb_jrec {
