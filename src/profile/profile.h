@@ -36,7 +36,7 @@ enum sb_ktype {
 	SB_KT_WORDS,	/* extra options, split on blanks */
 	SB_KT_STRING,	/* anything without a newline */
 	SB_KT_DURATION, /* "30s", "10m" */
-	SB_KT_WORKLOAD, /* a workload spec, checked by sb_workload_check */
+	SB_KT_WORKLOAD, /* a workload spec, checked by the hook workload/ registers */
 	SB_KT_MEMBERS	/* "all" or roles and partitions: "ssd.p2, hdd.p2" */
 };
 
@@ -241,9 +241,11 @@ struct sb_keytab {
 	int (*validate)(struct sb_vctx *v, const void *cfg, struct sb_vstate *st);
 };
 
-/* The layers' tables in stack order, read from the layer registry (one row
- * per layer, stack/exec.c) at start: sb_keytab_n of them. */
-size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max);
+/* The layers' tables in stack order, each registered by the layer
+ * registry (stack/exec.c) before main: sb_keytab_n of them. Their
+ * sections and keys follow the core ones; a table too large for the
+ * arrays aborts (a build mistake, not a user's). */
+void sb_keytab_register(const struct sb_keytab *t);
 extern const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
 extern size_t sb_keytab_n;
 /* The id of t's first key (its keys are consecutive). */

@@ -75,24 +75,23 @@ static int keytab_base[SB_SEC_MAX];
 /* The registered tables' sections and keys after the core ones, in
  * registry order. Before main: every lookup needs them, and a table too
  * large for the arrays is a build mistake, not a user's. */
-__attribute__((constructor)) static void keys_register(void)
+void sb_keytab_register(const struct sb_keytab *kt)
 {
-	sb_keytab_n = sb_layer_keytabs(sb_keytabs, SB_SEC_MAX - SB_SEC_CORE_N);
-	for (size_t t = 0; t < sb_keytab_n; t++) {
-		const struct sb_keytab *kt = sb_keytabs[t];
-		if (sb_sec_n == SB_SEC_MAX || sb_key_n + kt->n > SB_KEY_MAX)
-			abort();
-		/* Two layers may share a section ([devices]: loop, precond). */
-		int sec = sb_sec_lookup(kt->section);
-		if (sec < 0) {
-			sec = (int)sb_sec_n++;
-			sb_sec_names[sec] = kt->section;
-		}
-		keytab_base[t] = (int)sb_key_n;
-		for (size_t i = 0; i < kt->n; i++) {
-			sb_keys[sb_key_n] = kt->keys[i];
-			sb_keys[sb_key_n++].sec = sec;
-		}
+	size_t t = sb_keytab_n;
+	if (t == SB_SEC_MAX - SB_SEC_CORE_N || sb_sec_n == SB_SEC_MAX ||
+	    sb_key_n + kt->n > SB_KEY_MAX)
+		abort();
+	sb_keytabs[sb_keytab_n++] = kt;
+	/* Two layers may share a section ([devices]: loop, precond). */
+	int sec = sb_sec_lookup(kt->section);
+	if (sec < 0) {
+		sec = (int)sb_sec_n++;
+		sb_sec_names[sec] = kt->section;
+	}
+	keytab_base[t] = (int)sb_key_n;
+	for (size_t i = 0; i < kt->n; i++) {
+		sb_keys[sb_key_n] = kt->keys[i];
+		sb_keys[sb_key_n++].sec = sec;
 	}
 }
 

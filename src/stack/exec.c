@@ -37,13 +37,13 @@ static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
 /* How long a step waits for udevd to handle each device it made. */
 #define SB_SETTLE_MS 2000
 
-size_t sb_layer_keytabs(const struct sb_keytab **out, size_t max)
+/* Before main: the profile parser knows the layers' keys from here alone,
+ * without profile/ reaching up into stack/. */
+__attribute__((constructor)) static void keytabs_register(void)
 {
-	size_t n = 0;
 	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
-		if (layers[k]->keytab && n < max)
-			out[n++] = layers[k]->keytab;
-	return n;
+		if (layers[k]->keytab)
+			sb_keytab_register(layers[k]->keytab);
 }
 
 size_t sb_layer_captures(const struct sb_capture **out, size_t max)
