@@ -8,7 +8,6 @@
 #include "util/size.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
-#include "workload/workload.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -179,6 +178,13 @@ static char *check_role(const struct sb_key *key, const char *v)
 	return check_roles(v, false);
 }
 
+static sb_workload_check_fn workload_check;
+
+void sb_keytab_set_workload_check(sb_workload_check_fn check)
+{
+	workload_check = check;
+}
+
 char *sb_key_check_value(int k, const char *v)
 {
 	const struct sb_key *key = &sb_keys[k];
@@ -250,7 +256,9 @@ char *sb_key_check_value(int k, const char *v)
 		return NULL;
 	case SB_KT_WORKLOAD: {
 		char *e = NULL;
-		if (sb_workload_check(v, &e) < 0)
+		if (!workload_check)
+			return sb_asprintf("no workload checker to judge '%s'", v);
+		if (workload_check(v, &e) < 0)
 			return e ? e : sb_asprintf("invalid workload '%s'", v);
 		return NULL;
 	}

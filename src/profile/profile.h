@@ -246,6 +246,10 @@ struct sb_keytab {
  * sections and keys follow the core ones; a table too large for the
  * arrays aborts (a build mistake, not a user's). */
 void sb_keytab_register(const struct sb_keytab *t);
+/* The check of SB_KT_WORKLOAD values, registered by workload/ before main:
+ * 0, or -errno with *err (malloc'ed) saying what is wrong with spec. */
+typedef int (*sb_workload_check_fn)(const char *spec, char **err);
+void sb_keytab_set_workload_check(sb_workload_check_fn check);
 extern const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
 extern size_t sb_keytab_n;
 /* The id of t's first key (its keys are consecutive). */

@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "workload/cpulist.h"
 #include "probe/devstat.h"
+#include "profile/profile.h"
 #include "workload/effconf.h"
 #include "util/memcap.h"
 #include "workload/progress.h"
@@ -383,6 +384,13 @@ int sb_workload_check(const char *spec, char **err)
 	if (rc == 0)
 		sb_wl_spec_release(&s);
 	return rc;
+}
+
+/* Before main, as the layers' key tables are (stack/exec.c): a profile's
+ * workloads.run values are checked without profile/ including workload/. */
+__attribute__((constructor)) static void spec_check_register(void)
+{
+	sb_keytab_set_workload_check(sb_workload_check);
 }
 
 /* ---- shared helpers ---- */
