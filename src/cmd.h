@@ -11,7 +11,7 @@ int cmd_run(int argc, char **argv);	 /* src/cmd/run.c */
 int cmd_teardown(int argc, char **argv); /* src/cmd/teardown.c */
 int cmd_bench(int argc, char **argv);	 /* src/cmd/bench.c */
 int cmd_report(int argc, char **argv);	 /* src/cmd/report.c */
-int cmd_list(int argc, char **argv);	 /* src/main.c */
+int cmd_list(int argc, char **argv);	 /* src/cmd/list.c */
 int cmd_history(int argc, char **argv);	 /* src/cmd/history.c */
 
 /* A command's flags in main.c's table, enforced there before it runs

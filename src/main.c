@@ -3,10 +3,7 @@
  * every command lives in src/cmd/. */
 #include "cmd.h"
 #include "util/log.h"
-#include "util/opt.h"
-#include "profile/profile.h"
 #include "util/suggest.h"
-#include "workload/workload.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -53,32 +50,6 @@ static bool wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
-}
-
-int cmd_list(int argc, char **argv)
-{
-	static const struct sb_opt opts[] = {{0}};
-	struct sb_cmdline cl = {"list",
-				"profiles|workloads",
-				"List the shipped profiles, or the "
-				"workloads with their options.",
-				opts,
-				NULL,
-				NULL};
-	char **rest;
-	int n, r;
-
-	r = sb_opt_parse(&cl, argc, argv, &rest, &n);
-	if (r)
-		return r < 0 ? 0 : r;
-	if (n != 1)
-		return sb_usage_error("list", "expected 'profiles' or 'workloads'");
-	if (strcmp(rest[0], "profiles") == 0)
-		return sb_list_profiles();
-	if (strcmp(rest[0], "workloads") == 0)
-		return sb_list_workloads();
-	return sb_usage_error("list", "unknown list '%s': expected 'profiles' or 'workloads'",
-			      rest[0]);
 }
 
 /* Like git: a program that could not write its output must not exit 0. */
