@@ -1,6 +1,7 @@
 /* Pure decisions over collected facts: device class, which profile roles a
  * device can play, and the usable/refused verdict with its reasons. No I/O. */
 #include "probe/probe-internal.h"
+#include "probe/probe.h"
 #include "util/macro.h"
 #include "util/parse.h"
 #include "util/size.h"

@@ -1,6 +1,7 @@
 /* A device as JSON for `probe --json` and for result.json: every fact,
  * numbers as numbers, booleans as booleans, unknown as null. */
 #include "probe/probe-internal.h"
+#include "probe/probe.h"
 
 static json_object *str_or_null(const char *s)
 {

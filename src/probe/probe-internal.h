@@ -2,7 +2,7 @@
  * (sysfs.c, blkid.c, mounts.c). Not for other modules. */
 #pragma once
 
-#include "probe/probe.h"
+#include "probe/device.h"
 #include "util/strv.h"
 
 #include <sys/types.h>

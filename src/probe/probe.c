@@ -2,6 +2,7 @@
  * libudev cannot start), collect each one's facts, then decide verdicts
  * once everything is known (a disk's verdict depends on its partitions). */
 #include "probe/probe-internal.h"
+#include "probe/probe.h"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -12,12 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-
-const char *sb_probe_root(void)
-{
-	const char *r = getenv("STACKBENCH_PROBE_ROOT");
-	return r ? r : "";
-}
 
 static void device_clear(struct sb_device *d)
 {

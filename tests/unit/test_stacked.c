@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "probe/probe-internal.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <stdio.h>
