@@ -10,6 +10,16 @@
 #include <json-c/json.h>
 #include <signal.h>
 
+/* integrity.c: the session's end of a variant: integrity when the variant
+ * has it on (sb_scen_integrity_on), the md check and scrub
+ * (sb_integrity_run) plus "data": the workloads' own verify_errors and
+ * verified_bytes summed. Logs a non-zero count on stderr (once, naming the
+ * variant). NULL when off. */
+json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
+				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
+				struct sb_wl_result *const *wl, size_t n_wl, bool quick,
+				volatile sig_atomic_t *stop);
+
 struct sb_vrun {
 	const struct sb_pvariant *v;
 	const struct sb_plan *plan;

@@ -107,13 +107,3 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
 json_object *sb_integrity_run(const struct sb_plan *p, struct sb_exec *x, const char *mnt,
 			      uint64_t limit_ms, uint64_t md_span, volatile sig_atomic_t *stop,
 			      char **msg);
-
-struct sb_wl_result;
-/* The session's end of a variant: integrity when the variant has it on
- * (sb_scen_integrity_on), the md check and scrub above plus "data": the
- * workloads' own verify_errors and verified_bytes summed. Logs a non-zero
- * count on stderr (once, naming the variant). NULL when off. */
-json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
-				const struct sb_plan *p, struct sb_exec *x, const char *mnt,
-				struct sb_wl_result *const *wl, size_t n_wl, bool quick,
-				volatile sig_atomic_t *stop);
