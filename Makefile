@@ -177,9 +177,11 @@ fuzz: fuzz-build
 	fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) $(subst $(comma), ,$(FUZZ_TARGETS))
 
 
-# clang-format's check, shellcheck over every shell file, then cppcheck and
-# clang-tidy over src/: no findings, or a justified suppression.
+# clang-format's check, the include edges of src/ against ARCHITECTURE.md's
+# folder table (tools/lint-includes), shellcheck over every shell file, then
+# cppcheck and clang-tidy over src/: no findings, or a justified suppression.
 lint: fmt-check
+	tools/lint-includes
 	tools/lint-sh
 	tools/lint
 
