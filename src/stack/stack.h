@@ -233,7 +233,7 @@ struct sb_exec {
 	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
 };
 
-/* ---- exec.c ---- */
+/* ---- exec.c, exec_run.c, exec_undo.c ---- */
 void sb_exec_init(struct sb_exec *x);
 void sb_exec_release(struct sb_exec *x);
 /* "${run}/mnt" with the variables filled in (malloc'ed). */
