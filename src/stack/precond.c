@@ -119,6 +119,38 @@ static void fill(uint64_t *buf, size_t len, uint64_t *seed)
 		buf[i] = xorshift(seed);
 }
 
+/* The result's "steady" object: the MB/s of every second written, and the
+ * last window that decided whether the device reached its steady state. */
+static void steady_json(json_object *out, const double *series, size_t n, size_t rand_from,
+			struct sb_steady st, double t0, double limit, uint64_t written,
+			uint64_t size)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, json_object_new_double(series[i]));
+	json_object_object_add(o, "reached", json_object_new_boolean(st.steady));
+	json_object_object_add(o, "seconds", json_object_new_double(now_s() - t0));
+	json_object_object_add(o, "limit_seconds", json_object_new_double(limit));
+	json_object_object_add(o, "written_bytes", json_object_new_uint64(written));
+	json_object_object_add(o, "capacity_passes",
+			       json_object_new_double((double)written / (double)size));
+	json_object_object_add(o, "window", json_object_new_int(SB_STEADY_WINDOW));
+	json_object_object_add(o, "window_from", json_object_new_uint64(rand_from));
+	if (n - rand_from >= SB_STEADY_WINDOW) {
+		sb_steady_check(series, n, SB_STEADY_WINDOW, &st);
+		json_object_object_add(o, "window_mean_mbps", json_object_new_double(st.mean));
+		json_object_object_add(
+		    o, "window_range_pct",
+		    json_object_new_double(st.mean > 0 ? 100 * st.range / st.mean : 0));
+		json_object_object_add(
+		    o, "window_slope_pct",
+		    json_object_new_double(
+			st.mean > 0 ? 100 * st.slope * (SB_STEADY_WINDOW - 1) / st.mean : 0));
+	}
+	json_object_object_add(o, "series_mbps", arr);
+	json_object_object_add(out, "steady", o);
+}
+
 static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint64_t size,
 			json_object *out)
 {
@@ -196,30 +228,7 @@ static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint
 	free(mem);
 	if (r == 0 && fdatasync(fd) < 0)
 		r = sb_exec_fail(x, negerrno(), "%s: flush: %m", a->dev);
-	json_object *o = json_object_new_object(), *arr = json_object_new_array();
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, json_object_new_double(series[i]));
-	json_object_object_add(o, "reached", json_object_new_boolean(st.steady));
-	json_object_object_add(o, "seconds", json_object_new_double(now_s() - t0));
-	json_object_object_add(o, "limit_seconds", json_object_new_double(limit));
-	json_object_object_add(o, "written_bytes", json_object_new_uint64(written));
-	json_object_object_add(o, "capacity_passes",
-			       json_object_new_double((double)written / (double)size));
-	json_object_object_add(o, "window", json_object_new_int(SB_STEADY_WINDOW));
-	json_object_object_add(o, "window_from", json_object_new_uint64(rand_from));
-	if (n - rand_from >= SB_STEADY_WINDOW) {
-		sb_steady_check(series, n, SB_STEADY_WINDOW, &st);
-		json_object_object_add(o, "window_mean_mbps", json_object_new_double(st.mean));
-		json_object_object_add(
-		    o, "window_range_pct",
-		    json_object_new_double(st.mean > 0 ? 100 * st.range / st.mean : 0));
-		json_object_object_add(
-		    o, "window_slope_pct",
-		    json_object_new_double(
-			st.mean > 0 ? 100 * st.slope * (SB_STEADY_WINDOW - 1) / st.mean : 0));
-	}
-	json_object_object_add(o, "series_mbps", arr);
-	json_object_object_add(out, "steady", o);
+	steady_json(out, series, n, rand_from, st, t0, limit, written, size);
 	return r;
 }
 
