@@ -73,7 +73,7 @@ static char *check_roles(const char *v, bool allow_all)
 	if (!allow_all && strcmp(v, "none") == 0)
 		return NULL;
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		w = trim(w);
+		w = sb_prof_trim(w);
 		n++;
 		if (sb_role_lookup(w) < 0) {
 			const char *s =
@@ -101,7 +101,7 @@ static char *check_sizes(const char *v)
 	if (!copy)
 		return NULL;
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		w = trim(w);
+		w = sb_prof_trim(w);
 		if (rest)
 			return sb_asprintf("'rest' must be the last size, got '%s'", v);
 		if (strcmp(w, "rest") == 0) {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool dim_has(const struct sb_dim *d, enum sb_key_id k)
+bool sb_prof_dim_has(const struct sb_dim *d, enum sb_key_id k)
 {
 	for (size_t i = 0; i < d->n_keys; i++)
 		if (d->keys[i] == k)
@@ -15,12 +15,12 @@ bool dim_has(const struct sb_dim *d, enum sb_key_id k)
 	return false;
 }
 
-void drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
+void sb_prof_drop_dim(struct sb_profile *p, enum sb_key_id k, const char *value)
 {
 	for (size_t i = 0; i < p->n_dims; i++) {
 		struct sb_dim *d = &p->dims[i];
 		size_t j, nk = d->n_keys - 1, w = 0, nt = 0;
-		if (!dim_has(d, k))
+		if (!sb_prof_dim_has(d, k))
 			continue;
 		for (j = 0; d->keys[j] != k; j++)
 			;
@@ -105,7 +105,7 @@ static int dim_parts(struct sb_profile *p, const struct sb_dim *d, char *w, cons
 		psave = strchr(part, ';');
 		if (psave)
 			*psave++ = '\0';
-		char *v = trim(part);
+		char *v = sb_prof_trim(part);
 		int k;
 		if (c >= d->n_keys) {
 			*msg = sb_asprintf("value '%s' has more parts than the %zu keys", orig,
@@ -130,32 +130,32 @@ static int dim_parts(struct sb_profile *p, const struct sb_dim *d, char *w, cons
 				return -EINVAL;
 			}
 		}
-		if (!(row[c] = pool_add(p, v, strlen(v))))
+		if (!(row[c] = sb_prof_pool_add(p, v, strlen(v))))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
+int sb_prof_add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char **msg)
 {
 	struct sb_dim d = {.line = line};
 	char *save = NULL;
 	int r = -EINVAL;
 
 	for (char *k = strtok_r(keys, ";", &save); k; k = strtok_r(NULL, ";", &save)) {
-		int id = lookup_dotted(trim(k), true, msg);
+		int id = sb_prof_lookup_dotted(sb_prof_trim(k), true, msg);
 		if (id < 0)
 			return id;
 		if (d.n_keys == SB_DIM_KEYS) {
 			*msg = sb_asprintf("at most %d keys can vary together", SB_DIM_KEYS);
 			return -EINVAL;
 		}
-		if (dim_has(&d, id)) {
-			*msg = sb_asprintf("'%s' named twice", trim(k));
+		if (sb_prof_dim_has(&d, id)) {
+			*msg = sb_asprintf("'%s' named twice", sb_prof_trim(k));
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < p->n_dims; i++)
-			if (dim_has(&p->dims[i], id)) {
+			if (sb_prof_dim_has(&p->dims[i], id)) {
 				if (line) {
 					*msg = sb_asprintf("'%s.%s' already in [matrix] on line %u",
 							   sb_sec_names[sb_keys[id].sec],
@@ -179,7 +179,7 @@ int add_dim(struct sb_profile *p, char *keys, char *values, unsigned line, char 
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
 		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
 		char orig[512];
-		snprintf(orig, sizeof(orig), "%s", trim(w));
+		snprintf(orig, sizeof(orig), "%s", sb_prof_trim(w));
 		if (!nv) {
 			r = -ENOMEM;
 			goto fail;
@@ -223,14 +223,14 @@ fail:
 	return r;
 }
 
-void free_one(struct sb_pvariant *v)
+void sb_prof_free_one(struct sb_pvariant *v)
 {
 	free(v->name);
 	json_object_put(v->params);
 	free(v->cfg.workloads);
 }
 
-int make_variant(struct sb_profile *p, size_t i, struct sb_pvariant *v)
+int sb_prof_make_variant(struct sb_profile *p, size_t i, struct sb_pvariant *v)
 {
 	char *name = NULL;
 	size_t len = 0, rem = i, idx[p->n_dims + 1];
@@ -286,6 +286,6 @@ void sb_pvariants_free(struct sb_pvariant *v, size_t n)
 	if (!v)
 		return;
 	for (size_t i = 0; i < n; i++)
-		free_one(&v[i]);
+		sb_prof_free_one(&v[i]);
 	free(v);
 }

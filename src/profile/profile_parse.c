@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int set_err(char **err, const char *fmt, ...)
+int sb_prof_set_err(char **err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -21,7 +21,7 @@ int set_err(char **err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-const char *pool_add(struct sb_profile *p, const char *s, size_t len)
+const char *sb_prof_pool_add(struct sb_profile *p, const char *s, size_t len)
 {
 	char **np = realloc(p->pool, (p->n_pool + 1) * sizeof(*np));
 	if (!np)
@@ -33,7 +33,7 @@ const char *pool_add(struct sb_profile *p, const char *s, size_t len)
 	return np[p->n_pool++];
 }
 
-char *trim(char *s)
+char *sb_prof_trim(char *s)
 {
 	char *e;
 	while (isspace((unsigned char)*s))
@@ -91,7 +91,7 @@ static char *unknown_sec_msg(const char *name)
 	return m;
 }
 
-int lookup_dotted(const char *dotted, bool for_matrix, char **msg)
+int sb_prof_lookup_dotted(const char *dotted, bool for_matrix, char **msg)
 {
 	_cleanup_free_ char *copy = strdup(dotted);
 	char *dot;
@@ -171,9 +171,9 @@ static int parse_section(struct sb_profile *p, char *line, unsigned lineno, char
 		return -EINVAL;
 	}
 	*end = '\0';
-	sec = sb_sec_lookup(trim(line + 1));
+	sec = sb_sec_lookup(sb_prof_trim(line + 1));
 	if (sec < 0) {
-		*msg = unknown_sec_msg(trim(line + 1));
+		*msg = unknown_sec_msg(sb_prof_trim(line + 1));
 		return -EINVAL;
 	}
 	if (p->base.has_sec[sec]) {
@@ -210,7 +210,7 @@ static int parse_key(struct sb_profile *p, int sec, const char *key, const char 
 		free(m);
 		return -EINVAL;
 	}
-	if (!(v = pool_add(p, val, strlen(val))))
+	if (!(v = sb_prof_pool_add(p, val, strlen(val))))
 		return -ENOMEM;
 	if (sb_keys[k].flags & SB_KF_REPEAT)
 		return add_workload(p, &p->base, v, lineno);
@@ -246,14 +246,14 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		line = trim(line);
+		line = sb_prof_trim(line);
 		if (!*line || *line == '#' || *line == ';')
 			continue;
 		/* An inline comment starts at a '#' after a blank. */
 		for (hash = line; (hash = strchr(hash, '#')); hash++)
 			if (hash > line && isspace((unsigned char)hash[-1])) {
 				*hash = '\0';
-				line = trim(line);
+				line = sb_prof_trim(line);
 				break;
 			}
 
@@ -272,15 +272,15 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			goto bad;
 		}
 		*eq = '\0';
-		key = trim(line);
-		val = trim(eq + 1);
+		key = sb_prof_trim(line);
+		val = sb_prof_trim(eq + 1);
 		if (!*key) {
 			msg = sb_asprintf("expected a key before '='");
 			goto bad;
 		}
 
 		if (sec == SB_SEC_MATRIX) {
-			r = add_dim(p, key, val, lineno, &msg);
+			r = sb_prof_add_dim(p, key, val, lineno, &msg);
 			if (r < 0)
 				goto bad;
 			continue;
@@ -298,7 +298,7 @@ bad:
 		r = -ENOMEM;
 		goto fail;
 	}
-	set_err(err, "%s:%u: %s", path, lineno, msg);
+	sb_prof_set_err(err, "%s:%u: %s", path, lineno, msg);
 	free(msg);
 	r = -EINVAL;
 fail:
@@ -318,7 +318,7 @@ int sb_profile_load(const char *path, struct sb_profile **out, char **err)
 	*err = NULL;
 	if (!f) {
 		int e = -errno;
-		set_err(err, "%s: cannot open profile: %s", path, strerror(-e));
+		sb_prof_set_err(err, "%s: cannot open profile: %s", path, strerror(-e));
 		return e;
 	}
 	m = open_memstream(&buf, &len);
@@ -329,12 +329,12 @@ int sb_profile_load(const char *path, struct sb_profile **out, char **err)
 	if (ferror(f)) {
 		int e = -errno;
 		fclose(m);
-		set_err(err, "%s: cannot read profile: %s", path, strerror(-e));
+		sb_prof_set_err(err, "%s: cannot read profile: %s", path, strerror(-e));
 		return e ? e : -EIO;
 	}
 	fclose(m);
 	if (memchr(buf, '\0', len))
-		return set_err(err, "%s: not a text file", path);
+		return sb_prof_set_err(err, "%s: not a text file", path);
 	return sb_profile_parse(path, buf, out, err);
 }
 
@@ -349,18 +349,18 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 		return -ENOMEM;
 	eq = strchr(copy, '=');
 	if (!eq)
-		return set_err(err, "-o '%s': expected section.key=value", assignment);
+		return sb_prof_set_err(err, "-o '%s': expected section.key=value", assignment);
 	*eq = '\0';
-	val = trim(eq + 1);
-	char *lhs = trim(copy);
+	val = sb_prof_trim(eq + 1);
+	char *lhs = sb_prof_trim(copy);
 	if (strncmp(lhs, "matrix.", 7) == 0) {
-		int r = add_dim(p, lhs + 7, val, 0, &msg);
+		int r = sb_prof_add_dim(p, lhs + 7, val, 0, &msg);
 		if (r == 0)
 			return 0;
 		if (r == -ENOMEM)
 			return r;
 	} else {
-		k = lookup_dotted(lhs, false, &msg);
+		k = sb_prof_lookup_dotted(lhs, false, &msg);
 		if (k >= 0) {
 			msg = sb_keys[k].type == SB_KT_WORKLOAD ? NULL : sb_key_check_value(k, val);
 			if (msg) {
@@ -370,7 +370,7 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 			}
 		}
 		if (k >= 0 && !msg) {
-			const char *v = pool_add(p, val, strlen(val));
+			const char *v = sb_prof_pool_add(p, val, strlen(val));
 			if (!v)
 				return -ENOMEM;
 			if (sb_keys[k].flags & SB_KF_REPEAT) {
@@ -398,17 +398,17 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 					if (o != k && sb_keys[o].sec == sb_keys[k].sec &&
 					    (sb_keys[o].flags & SB_KF_ONEOF)) {
 						p->base.val[o] = NULL;
-						drop_dim(p, o, NULL);
+						sb_prof_drop_dim(p, o, NULL);
 					}
 			}
 			p->base.has_sec[sb_keys[k].sec] = true;
-			drop_dim(p, k, v);
+			sb_prof_drop_dim(p, k, v);
 			return 0;
 		}
 	}
 	if (!msg)
 		return -ENOMEM;
-	set_err(err, "-o '%s': %s", assignment, msg);
+	sb_prof_set_err(err, "-o '%s': %s", assignment, msg);
 	free(msg);
 	return -EINVAL;
 }

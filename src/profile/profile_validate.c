@@ -24,7 +24,7 @@ const struct sb_config *sb_vctx_config(const struct sb_vctx *v)
 bool sb_vctx_varies(const struct sb_vctx *v, int k)
 {
 	for (size_t d = 0; d < v->p->n_dims; d++)
-		if (dim_has(&v->p->dims[d], k))
+		if (sb_prof_dim_has(&v->p->dims[d], k))
 			return true;
 	return false;
 }
@@ -44,9 +44,9 @@ int sb_verr(struct sb_vctx *v, int k, const char *fmt, ...)
 	else
 		where = strdup(v->p->path);
 	if (v->variant)
-		set_err(v->err, "%s: variant %s: %s", where, v->variant, m ? m : "");
+		sb_prof_set_err(v->err, "%s: variant %s: %s", where, v->variant, m ? m : "");
 	else
-		set_err(v->err, "%s: %s", where, m ? m : "");
+		sb_prof_set_err(v->err, "%s: %s", where, m ? m : "");
 	return -EINVAL;
 }
 
@@ -134,9 +134,10 @@ static int check_workloads(struct sb_profile *p, char **err)
 		if (!m)
 			continue;
 		if (p->base.wl_lines[i])
-			set_err(err, "%s:%u: workloads.run: %s", p->path, p->base.wl_lines[i], m);
+			sb_prof_set_err(err, "%s:%u: workloads.run: %s", p->path,
+					p->base.wl_lines[i], m);
 		else
-			set_err(err, "-o 'workloads.run=%s': %s", p->base.workloads[i], m);
+			sb_prof_set_err(err, "-o 'workloads.run=%s': %s", p->base.workloads[i], m);
 		free(m);
 		return -EINVAL;
 	}
@@ -157,8 +158,8 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 	for (size_t d = 0; d < p->n_dims; d++) {
 		total *= p->dims[d].n;
 		if (total > MAX_VARIANTS)
-			return set_err(err, "%s:%u: [matrix]: more than %d variants", p->path,
-				       p->dims[d].line, MAX_VARIANTS);
+			return sb_prof_set_err(err, "%s:%u: [matrix]: more than %d variants",
+					       p->path, p->dims[d].line, MAX_VARIANTS);
 	}
 	vs = calloc(total, sizeof(*vs));
 	if (!vs)
@@ -167,7 +168,7 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 		struct sb_pvariant *v = &vs[kept];
 		char *e = NULL;
 
-		r = make_variant(p, i, v);
+		r = sb_prof_make_variant(p, i, v);
 		if (r < 0)
 			goto fail;
 		struct sb_vctx vc = {p, &v->cfg, p->n_dims ? v->name : NULL, &e};
@@ -192,7 +193,7 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 		nd[p->n_dropped++] = e;
 		if (!first_err)
 			first_err = e;
-		free_one(v);
+		sb_prof_free_one(v);
 		memset(v, 0, sizeof(*v));
 	}
 	if (kept == 0) {

@@ -132,7 +132,7 @@ static int describe(const void *args, char **what, char **undo)
 	if (!well_formed(a))
 		return -EINVAL;
 	if (is_op(a, "attach")) {
-		const char *n = base_name(a->on);
+		const char *n = sb_bcache_base_name(a->on);
 		if (asprintf(what,
 			     "echo %s > /sys/block/%s/bcache/attach; echo %s > .../cache_mode; "
 			     "echo %llu > .../sequential_cutoff",
@@ -162,7 +162,7 @@ static int describe(const void *args, char **what, char **undo)
 			   ? -ENOMEM
 			   : 0;
 	return asprintf(undo, "echo 1 > /sys/block/%s/bcache/stop; wipefs -a -t bcache %s",
-			base_name(a->dev), a->dev) < 0
+			sb_bcache_base_name(a->dev), a->dev) < 0
 		   ? -ENOMEM
 		   : 0;
 }
@@ -179,7 +179,7 @@ static int make(const struct sb_bcache_args *a, struct sb_exec *x, struct sb_bca
 	sb_vec_free(&v);
 	if (r < 0)
 		return r;
-	r = read_sb(a->dev, sb);
+	r = sb_bcache_read_sb(a->dev, sb);
 	if (r < 0 || sb->cache != is_op(a, "cache"))
 		return sb_exec_fail(x, r < 0 ? r : -EIO,
 				    "%s: no bcache %s superblock after make-bcache", a->dev,
@@ -195,7 +195,7 @@ static int cache_run(const struct sb_bcache_args *a, json_object *result, struct
 		return r;
 	json_object_object_add(result, "uuid", json_object_new_string(sb.set_uuid));
 	json_object_object_add(result, "dev_uuid", json_object_new_string(sb.uuid));
-	r = do_register(x, a->dev, cset_registered, sb.set_uuid);
+	r = sb_bcache_do_register(x, a->dev, sb_bcache_cset_registered, sb.set_uuid);
 	if (r < 0)
 		return r;
 	sb_exec_log(x, "%s: cache set %s\n", a->dev, sb.set_uuid);
@@ -211,16 +211,16 @@ static int backing_run(const struct sb_bcache_args *a, json_object *result, stru
 	if (r < 0)
 		return r;
 	json_object_object_add(result, "uuid", json_object_new_string(sb.uuid));
-	r = do_register(x, a->dev, backing_registered, a->dev);
+	r = sb_bcache_do_register(x, a->dev, sb_bcache_backing_registered, a->dev);
 	if (r < 0)
 		return r;
 	/* bcache/dev: the link to the bcacheN it made */
-	if ((r = sys_path(a->dev, "bcache/dev", p, sizeof(p))) < 0)
+	if ((r = sb_bcache_sys_path(a->dev, "bcache/dev", p, sizeof(p))) < 0)
 		return r;
 	if (!realpath(p, real))
 		return sb_exec_fail(x, -ENOENT, "%s: registered, but no bcache device (%s)", a->dev,
 				    p);
-	snprintf(dev, sizeof(dev), "/dev/%s", base_name(real));
+	snprintf(dev, sizeof(dev), "/dev/%s", sb_bcache_base_name(real));
 	r = sb_wait_node(dev, 10000, x->udev);
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: device node did not appear: %s", dev, strerror(-r));
@@ -236,22 +236,22 @@ static int attach_run(const struct sb_bcache_args *a, json_object *result, struc
 	char p[PATH_MAX], buf[256], cur[32], cutoff[32];
 	int r;
 
-	if (unfilled(a->cset) || !backing_registered(a->on))
+	if (unfilled(a->cset) || !sb_bcache_backing_registered(a->on))
 		return sb_exec_fail(x, -ENOENT, "%s: no registered backing device to attach",
 				    a->on);
-	if (read_sb(a->on, &sb) == 0)
+	if (sb_bcache_read_sb(a->on, &sb) == 0)
 		json_object_object_add(result, "uuid", json_object_new_string(sb.uuid));
-	if (!attached(a->on) && (r = set_attr(x, a->on, "attach", a->cset)) < 0)
+	if (!sb_bcache_attached(a->on) && (r = sb_bcache_set_attr(x, a->on, "attach", a->cset)) < 0)
 		return r;
-	if (!attached(a->on))
+	if (!sb_bcache_attached(a->on))
 		return sb_exec_fail(x, -EIO, "%s: not attached to cache set %s", a->on, a->cset);
 	json_object_object_add(result, "cset", json_object_new_string(a->cset));
 	snprintf(cutoff, sizeof(cutoff), "%llu", (unsigned long long)a->cutoff);
-	if ((r = set_attr(x, a->on, "cache_mode", a->mode)) < 0 ||
-	    (r = set_attr(x, a->on, "sequential_cutoff", cutoff)) < 0)
+	if ((r = sb_bcache_set_attr(x, a->on, "cache_mode", a->mode)) < 0 ||
+	    (r = sb_bcache_set_attr(x, a->on, "sequential_cutoff", cutoff)) < 0)
 		return r;
 	/* What bcache runs now, not what was asked. */
-	if ((r = sys_path(a->on, "bcache/cache_mode", p, sizeof(p))) < 0)
+	if ((r = sb_bcache_sys_path(a->on, "bcache/cache_mode", p, sizeof(p))) < 0)
 		return r;
 	if (sb_sys_read(p, buf, sizeof(buf)) < 0 ||
 	    sb_bcache_parse_choice(buf, cur, sizeof(cur)) < 0 || strcmp(cur, a->mode) != 0)
@@ -288,7 +288,7 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 				    a->op ? a->op : "");
 	if (!want || unfilled(dev))
 		return 0;
-	r = read_sb(dev, &sb);
+	r = sb_bcache_read_sb(dev, &sb);
 	if (r == 0) {
 		const char *have = is_op(a, "cache") ? sb.set_uuid : sb.uuid;
 		if (strcmp(have, want) == 0)
@@ -297,10 +297,10 @@ static int check(const void *args, json_object *result, struct sb_exec *x)
 				    have, want);
 	}
 	if (is_op(a, "cache")) {
-		cache_dev_cset(dev, cset);
-		return cset_registered(want) || *cset ? 0 : SB_GONE;
+		sb_bcache_cache_dev_cset(dev, cset);
+		return sb_bcache_cset_registered(want) || *cset ? 0 : SB_GONE;
 	}
-	return held(dev) ? 0 : SB_GONE;
+	return sb_bcache_held(dev) ? 0 : SB_GONE;
 }
 
 /* Detaches the cache set; in writeback, bcache first writes the dirty data
@@ -310,13 +310,13 @@ static int attach_undo(const struct sb_bcache_args *a, struct sb_exec *x)
 	char p[PATH_MAX], buf[64] = "";
 	int r;
 
-	if (unfilled(a->on) || !backing_registered(a->on) || !attached(a->on))
+	if (unfilled(a->on) || !sb_bcache_backing_registered(a->on) || !sb_bcache_attached(a->on))
 		return 0;
-	if ((r = set_attr(x, a->on, "detach", "1")) < 0)
+	if ((r = sb_bcache_set_attr(x, a->on, "detach", "1")) < 0)
 		return r;
-	sys_path(a->on, "bcache/dirty_data", p, sizeof(p));
+	sb_bcache_sys_path(a->on, "bcache/dirty_data", p, sizeof(p));
 	for (unsigned s = 0; s < DETACH_WAIT_S * 10; s++) {
-		if (!attached(a->on))
+		if (!sb_bcache_attached(a->on))
 			return 0;
 		if (s % 100 == 99 && sb_sys_read(p, buf, sizeof(buf)) == 0)
 			sb_exec_log(x, "%s: detaching, %s dirty\n", a->on, buf);
@@ -341,23 +341,23 @@ static int stop_one(const struct sb_bcache_args *a, const char *uuid, struct sb_
 	int r;
 
 	if (is_op(a, "cache")) {
-		cache_dev_cset(a->dev, cset);
-		if (!*cset && uuid && cset_registered(uuid))
+		sb_bcache_cache_dev_cset(a->dev, cset);
+		if (!*cset && uuid && sb_bcache_cset_registered(uuid))
 			snprintf(cset, sizeof(cset), "%s", uuid);
 		if (*cset) {
 			snprintf(p, sizeof(p), "/sys/fs/bcache/%s/unregister", cset);
 			sb_exec_log(x, "$ echo 1 > %s\n", p);
 			sb_sys_write(p, "1");
-			if (!wait_for(not_cset, cset, GONE_WAIT_MS))
+			if (!sb_bcache_wait_for(sb_bcache_not_cset, cset, GONE_WAIT_MS))
 				return sb_exec_fail(x, -ETIMEDOUT,
 						    "cache set %s: still there after unregister",
 						    cset);
 		}
-	} else if (backing_registered(a->dev)) {
-		if ((r = set_attr(x, a->dev, "stop", "1")) < 0)
+	} else if (sb_bcache_backing_registered(a->dev)) {
+		if ((r = sb_bcache_set_attr(x, a->dev, "stop", "1")) < 0)
 			return r;
 	}
-	if (!wait_for(not_held, a->dev, GONE_WAIT_MS))
+	if (!sb_bcache_wait_for(sb_bcache_not_held, a->dev, GONE_WAIT_MS))
 		return sb_exec_fail(x, -ETIMEDOUT, "%s: bcache still holds it after the %s", a->dev,
 				    is_op(a, "cache") ? "unregister" : "stop");
 	return 0;
@@ -374,8 +374,8 @@ static int stop_and_wipe(const struct sb_bcache_args *a, const char *uuid, struc
 			return r;
 		/* The last opener's release can trail the sysfs directory. */
 		for (int i = 0; i < 50; i++) {
-			r = zero_sb(x, a->dev, uuid);
-			if (r != -EBUSY || held(a->dev))
+			r = sb_bcache_zero_sb(x, a->dev, uuid);
+			if (r != -EBUSY || sb_bcache_held(a->dev))
 				break;
 			usleep(100000);
 		}
@@ -652,6 +652,6 @@ const struct sb_layer sb_layer_bcache = {
     .takes = bcache_takes,
     .aside = bcache_aside,
     .plan = bcache_plan,
-    .capture = &(const struct sb_capture){"bcache", "bcache", bcache_capture},
+    .capture = &(const struct sb_capture){"bcache", "bcache", sb_bcache_capture},
     .counters = &sb_bcache_counters,
 };

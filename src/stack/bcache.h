@@ -48,34 +48,35 @@ extern const struct sb_layer_counters sb_bcache_counters;
 
 /* ---- between bcache.c (the layer, its steps and plan) and bcache_sysfs.c ---- */
 
-const char *base_name(const char *dev);
+const char *sb_bcache_base_name(const char *dev);
 /* The superblock on dev: 0, -ENOENT (none), -EINVAL (damaged), -errno. */
-int read_sb(const char *dev, struct sb_bcache_sb *sb);
+int sb_bcache_read_sb(const char *dev, struct sb_bcache_sb *sb);
 /* /sys/class/block/NAME/SUB of a /dev path (NAME its kernel name). */
-int sys_path(const char *dev, const char *sub, char *buf, size_t len);
+int sb_bcache_sys_path(const char *dev, const char *sub, char *buf, size_t len);
 /* Is dev registered as a backing device (its bcache directory there)? */
-bool backing_registered(const char *dev);
-bool cset_registered(const char *uuid);
+bool sb_bcache_backing_registered(const char *dev);
+bool sb_bcache_cset_registered(const char *uuid);
 /* The cache set a registered cache device belongs to (its "set" link), in
  * uuid; "" when it is not registered. */
-void cache_dev_cset(const char *dev, char uuid[37]);
+void sb_bcache_cache_dev_cset(const char *dev, char uuid[37]);
 /* Waits (bounded) until done(arg) holds. */
-bool wait_for(bool (*done)(const char *), const char *arg, unsigned ms);
+bool sb_bcache_wait_for(bool (*done)(const char *), const char *arg, unsigned ms);
 /* Does bcache still hold dev (its bcache directory, which goes only after
  * bcache let go of the device, some time after the stop)? */
-bool held(const char *dev);
-bool not_held(const char *dev);
-bool not_cset(const char *uuid);
+bool sb_bcache_held(const char *dev);
+bool sb_bcache_not_held(const char *dev);
+bool sb_bcache_not_cset(const char *uuid);
 /* udev's rule (69-bcache.rules) registers what it sees with a superblock:
  * let it finish, then register what it did not. */
-int do_register(struct sb_exec *x, const char *dev, bool (*done)(const char *), const char *arg);
+int sb_bcache_do_register(struct sb_exec *x, const char *dev, bool (*done)(const char *),
+			  const char *arg);
 /* Zeroes the bcache superblock of dev when it is one (of uuid, when given:
  * dev.uuid or cset.uuid), opened exclusively: -EBUSY while something holds
  * it (udev registered it again). 0, or -errno. */
-int zero_sb(struct sb_exec *x, const char *dev, const char *uuid);
+int sb_bcache_zero_sb(struct sb_exec *x, const char *dev, const char *uuid);
 /* Writes value to the backing device's bcache/FILE, logged. */
-int set_attr(struct sb_exec *x, const char *on, const char *file, const char *value);
-bool attached(const char *on);
+int sb_bcache_set_attr(struct sb_exec *x, const char *on, const char *file, const char *value);
+bool sb_bcache_attached(const char *on);
 /* cache_mode, sequential_cutoff, state, and the cache set's UUID, block
  * and bucket sizes, as bcache runs them: {"bcache0": {...}}. */
-void bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
+void sb_bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);

@@ -136,13 +136,13 @@ int sb_bcache_parse_choice(const char *text, char *buf, size_t len)
 
 /* ---- the devices: superblock, sysfs ---- */
 
-const char *base_name(const char *dev)
+const char *sb_bcache_base_name(const char *dev)
 {
 	const char *s = strrchr(dev, '/');
 	return s ? s + 1 : dev;
 }
 
-int read_sb(const char *dev, struct sb_bcache_sb *sb)
+int sb_bcache_read_sb(const char *dev, struct sb_bcache_sb *sb)
 {
 	unsigned char buf[SB_BCACHE_SB_LEN];
 	_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC);
@@ -157,7 +157,7 @@ int read_sb(const char *dev, struct sb_bcache_sb *sb)
 	return sb_bcache_sb_parse(buf, (size_t)n, sb);
 }
 
-int sys_path(const char *dev, const char *sub, char *buf, size_t len)
+int sb_bcache_sys_path(const char *dev, const char *sub, char *buf, size_t len)
 {
 	_cleanup_free_ char *name = sb_sys_name(dev);
 	if (!name)
@@ -166,28 +166,28 @@ int sys_path(const char *dev, const char *sub, char *buf, size_t len)
 	return 0;
 }
 
-bool backing_registered(const char *dev)
+bool sb_bcache_backing_registered(const char *dev)
 {
 	char p[PATH_MAX];
-	return sys_path(dev, "bcache/dev", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
+	return sb_bcache_sys_path(dev, "bcache/dev", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
 }
 
-bool cset_registered(const char *uuid)
+bool sb_bcache_cset_registered(const char *uuid)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "/sys/fs/bcache/%s", uuid);
 	return *uuid && access(p, F_OK) == 0;
 }
 
-void cache_dev_cset(const char *dev, char uuid[37])
+void sb_bcache_cache_dev_cset(const char *dev, char uuid[37])
 {
 	char p[PATH_MAX], real[PATH_MAX];
 	*uuid = '\0';
-	if (sys_path(dev, "bcache/set", p, sizeof(p)) == 0 && realpath(p, real))
-		snprintf(uuid, 37, "%.36s", base_name(real));
+	if (sb_bcache_sys_path(dev, "bcache/set", p, sizeof(p)) == 0 && realpath(p, real))
+		snprintf(uuid, 37, "%.36s", sb_bcache_base_name(real));
 }
 
-bool wait_for(bool (*done)(const char *), const char *arg, unsigned ms)
+bool sb_bcache_wait_for(bool (*done)(const char *), const char *arg, unsigned ms)
 {
 	for (unsigned w = 0; w < ms; w += 50) {
 		if (done(arg))
@@ -197,23 +197,24 @@ bool wait_for(bool (*done)(const char *), const char *arg, unsigned ms)
 	return done(arg);
 }
 
-bool held(const char *dev)
+bool sb_bcache_held(const char *dev)
 {
 	char p[PATH_MAX];
-	return sys_path(dev, "bcache", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
+	return sb_bcache_sys_path(dev, "bcache", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
 }
 
-bool not_held(const char *dev)
+bool sb_bcache_not_held(const char *dev)
 {
-	return !held(dev);
+	return !sb_bcache_held(dev);
 }
 
-bool not_cset(const char *uuid)
+bool sb_bcache_not_cset(const char *uuid)
 {
-	return !cset_registered(uuid);
+	return !sb_bcache_cset_registered(uuid);
 }
 
-int do_register(struct sb_exec *x, const char *dev, bool (*done)(const char *), const char *arg)
+int sb_bcache_do_register(struct sb_exec *x, const char *dev, bool (*done)(const char *),
+			  const char *arg)
 {
 	int r;
 	/* Not on a disk this run holds: udevd defers its events, and its
@@ -227,17 +228,17 @@ int do_register(struct sb_exec *x, const char *dev, bool (*done)(const char *), 
 	sb_exec_log(x, "$ echo %s > /sys/fs/bcache/register\n", dev);
 	r = sb_sys_write("/sys/fs/bcache/register", dev);
 	/* udev's bcache-register may have won the race: busy, yet registered. */
-	if (wait_for(done, arg, r < 0 ? 2000 : 10000))
+	if (sb_bcache_wait_for(done, arg, r < 0 ? 2000 : 10000))
 		return 0;
 	return sb_exec_fail(x, r < 0 ? r : -ETIMEDOUT, "%s: bcache registration failed: %s", dev,
 			    strerror(r < 0 ? -r : ETIMEDOUT));
 }
 
-int zero_sb(struct sb_exec *x, const char *dev, const char *uuid)
+int sb_bcache_zero_sb(struct sb_exec *x, const char *dev, const char *uuid)
 {
 	struct sb_bcache_sb sb;
 	static const char zero[SB_BCACHE_SB_LEN];
-	int r = read_sb(dev, &sb);
+	int r = sb_bcache_read_sb(dev, &sb);
 	if (r == -ENOENT || r == -ENXIO)
 		return 0;
 	if (r < 0 && r != -EINVAL)
@@ -257,11 +258,11 @@ int zero_sb(struct sb_exec *x, const char *dev, const char *uuid)
 	return 0;
 }
 
-int set_attr(struct sb_exec *x, const char *on, const char *file, const char *value)
+int sb_bcache_set_attr(struct sb_exec *x, const char *on, const char *file, const char *value)
 {
 	char p[PATH_MAX], sub[64];
 	snprintf(sub, sizeof(sub), "bcache/%s", file);
-	int r = sys_path(on, sub, p, sizeof(p));
+	int r = sb_bcache_sys_path(on, sub, p, sizeof(p));
 	if (r < 0)
 		return r;
 	sb_exec_log(x, "$ echo %s > %s\n", value, p);
@@ -269,10 +270,10 @@ int set_attr(struct sb_exec *x, const char *on, const char *file, const char *va
 	return r < 0 ? sb_exec_fail(x, r, "%s: %s", p, strerror(-r)) : 0;
 }
 
-bool attached(const char *on)
+bool sb_bcache_attached(const char *on)
 {
 	char p[PATH_MAX];
-	return sys_path(on, "bcache/cache", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
+	return sb_bcache_sys_path(on, "bcache/cache", p, sizeof(p)) == 0 && access(p, F_OK) == 0;
 }
 
 /* ---- capture and counters: /sys/block/bcacheN/bcache ---- */
@@ -303,7 +304,7 @@ static void add_value(json_object *o, const char *key, const char *dir, const ch
 		json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-void bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
+void sb_bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
 {
 	char dir[PATH_MAX], set[PATH_MAX + 8], real[PATH_MAX], buf[256], mode[32];
 	json_object *o;
@@ -321,7 +322,8 @@ void bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, i
 		json_object_object_add(o, "state", json_object_new_string(buf));
 	snprintf(set, sizeof(set), "%s/cache", dir);
 	if (realpath(set, real)) {
-		json_object_object_add(o, "cache_set", json_object_new_string(base_name(real)));
+		json_object_object_add(o, "cache_set",
+				       json_object_new_string(sb_bcache_base_name(real)));
 		add_value(o, "block_size", real, "block_size");
 		add_value(o, "bucket_size", real, "bucket_size");
 	}

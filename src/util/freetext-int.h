@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-int paths_add(struct sb_ft_paths *p, const char *s);
+int sb_ft_paths_add(struct sb_ft_paths *p, const char *s);
 /* A token names a block device: by its path, or by what it resolves to
  * (a symlink, a relative name in the current directory). */
-bool names_device(const char *t);
+bool sb_ft_names_device(const char *t);

@@ -253,7 +253,7 @@ void sb_ft_paths_free(struct sb_ft_paths *p)
 	*p = (struct sb_ft_paths){0};
 }
 
-int paths_add(struct sb_ft_paths *p, const char *s)
+int sb_ft_paths_add(struct sb_ft_paths *p, const char *s)
 {
 	char **nv;
 	if (!p)
@@ -268,7 +268,7 @@ int paths_add(struct sb_ft_paths *p, const char *s)
 	return 0;
 }
 
-bool names_device(const char *t)
+bool sb_ft_names_device(const char *t)
 {
 	struct stat st;
 	if (strncmp(t, "/dev/", 5) == 0 || strcmp(t, "/dev") == 0)
@@ -316,7 +316,7 @@ static char *check_group(const char *word, bool mkfs)
 
 	if (!copy)
 		return NULL;
-	if (names_device(word))
+	if (sb_ft_names_device(word))
 		return sb_asprintf("'%s' names a block device: %s", word, INSTEAD);
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
@@ -335,7 +335,7 @@ static char *check_group(const char *word, bool mkfs)
 		if (strcmp(item, "journal_dev") == 0 || strcmp(key, "journal_dev") == 0)
 			return sb_asprintf("'journal_dev' makes an external journal device: %s",
 					   INSTEAD);
-		if (names_device(val))
+		if (sb_ft_names_device(val))
 			return sb_asprintf("'%s' names a block device: %s", val, INSTEAD);
 	}
 	return NULL;
@@ -409,7 +409,7 @@ static char *judge(const struct sb_ft_tool *t, const struct sb_ft_opt *o, const 
 		if (strchr(val, '$'))
 			return sb_asprintf("%s '%s %s': no variables in a path (give it as is)",
 					   t->name, opt, val);
-		return paths_add(paths, val) < 0 ? strdup("out of memory") : NULL;
+		return sb_ft_paths_add(paths, val) < 0 ? strdup("out of memory") : NULL;
 	}
 	/* A mkfs value that is a path: no option of any mkfs takes one that
 	 * is allowed here (a label's text aside). */

@@ -65,11 +65,11 @@ static char *fio_path(const char *file, unsigned line, const char *key, const ch
 		return sb_asprintf("%s:%u: %s=%s: no variables in a path (fio would expand them "
 				   "from the environment): give the path",
 				   file, line, key, v);
-	if (names_device(p))
+	if (sb_ft_names_device(p))
 		return sb_asprintf("%s:%u: %s=%s names a device: fio writes only files inside "
 				   "the file system under test",
 				   file, line, key, v);
-	return *p && paths_add(out, p) < 0 ? strdup("out of memory") : NULL;
+	return *p && sb_ft_paths_add(out, p) < 0 ? strdup("out of memory") : NULL;
 }
 
 /* filename= and directory= hold lists split by ':' ("\:" is a colon). */
