@@ -181,7 +181,7 @@ struct sb_wl_spec {
 	bool set[SB_WL_MAX_OPTS]; /* row i given by the user (else the default) */
 };
 
-/* The registry (workload.c), in the order `list workloads` shows. */
+/* The registry (workload_spec.c), in the order `list workloads` shows. */
 extern const struct sb_wl_ops *const sb_workloads[];
 extern const size_t sb_n_workloads;
 extern const struct sb_wl_ops sb_wl_seq, sb_wl_meta, sb_wl_rand, sb_wl_mixed, sb_wl_command,
