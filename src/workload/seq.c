@@ -6,6 +6,7 @@
  * (src/engine/), each timed from submission to completion. */
 #include "workload/wl.h"
 #include "engine/engine.h"
+#include "workload/seq_int.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 
@@ -14,27 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The typed options seq_opts fills (seq.c). */
-struct seq_opts {
-	struct sb_wl_common com;
-	uint64_t size;
-	uint64_t chunk;
-	bool perchar;
-	uint64_t seeks;
-	uint64_t seekers;
-	bool direct;
-	bool fsync;
-	bool verify;
-	bool drop;
-	uint64_t min_time;
-	struct sb_engine_opts eng;
-};
-
-static inline const struct seq_opts *seq_o(const struct sb_wl_spec *s)
-{
-	return s->o;
-}
 
 static const struct sb_wl_opt seq_opts[] = {
     SB_WO(struct seq_opts, size, "size", SB_WO_SIZE, NULL, "64M", 4096, 0,
@@ -90,19 +70,8 @@ static int seq_check(const struct sb_wl_spec *s, char **why)
 	return sb_wl_engine_check(s, &seq_o(s)->eng, seq_o(s)->direct, why);
 }
 
-struct seq_run {
-	struct sb_wl_ctx *c;
-	const char *path;
-	uint64_t size, chunk, nblocks;
-	bool direct;
-	char *buf;
-	uint64_t bad; /* sectors that failed verification */
-	uint64_t verified;
-};
-
-/* done in the phase's units, scale to the metric's (bytes -> KB). */
-static void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done,
-		     double scale, const char *unit)
+void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done, double scale,
+	      const char *unit)
 {
 	char cpu[64];
 	snprintf(cpu, sizeof(cpu), "%s_cpu", name);
@@ -621,138 +590,6 @@ static int block_uring(struct seq_run *s, enum blk_test t, struct sb_hist *h)
 		sb_wl_extra_int(c, "rewritten_blocks", (int64_t)u.completed);
 	if (rc == 0 && t != BLK_READ && u.next < s->nblocks)
 		s->nblocks = u.next;
-	return rc;
-}
-
-struct seeker {
-	struct seq_run *s;
-	struct sb_phase *p;
-	uint64_t n, done, written, bad;
-	uint64_t live; /* seeks so far, for the series */
-	uint64_t rng;
-	struct sb_hist h;
-	int rc;
-};
-
-static void *seeker_main(void *arg)
-{
-	struct seeker *k = arg;
-	struct seq_run *s = k->s;
-	char *buf = sb_wl_alloc_aligned(s->chunk);
-	int fd = open(s->path, O_RDWR | O_CLOEXEC | (s->direct ? O_DIRECT : 0));
-	volatile sig_atomic_t *stop = s->c->env->stop;
-
-	if (!buf || fd < 0) {
-		k->rc = buf ? -errno : -ENOMEM;
-		goto out;
-	}
-	for (; k->done < k->n; k->done++) {
-		uint64_t b = sb_rng_next(&k->rng) % s->nblocks, off = b * s->chunk;
-		bool wr = sb_rng_next(&k->rng) % 10 == 0;
-		uint64_t t0 = sb_now_ns(), t1;
-		if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
-		    read(fd, buf, s->chunk) != (ssize_t)s->chunk) {
-			k->rc = -EIO;
-			break;
-		}
-		/* Either what rewrite left or what a seeker wrote back. */
-		if (sb_data_check(&s->c->data, buf, off, SB_SECTOR, 2) &&
-		    sb_data_check(&s->c->data, buf, off, SB_SECTOR, 3))
-			k->bad++;
-		if (wr) {
-			sb_data_fill(&s->c->data, buf, off, s->chunk, 3);
-			if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
-			    write(fd, buf, s->chunk) != (ssize_t)s->chunk) {
-				k->rc = -EIO;
-				break;
-			}
-			k->written++;
-		}
-		t1 = sb_now_ns();
-		sb_hist_add(&k->h, t1 - t0);
-		__atomic_store_n(&k->live, k->done + 1, __ATOMIC_RELAXED);
-		if (t1 >= k->p->deadline || *stop) {
-			k->done++;
-			if (!*stop)
-				__atomic_store_n(&k->p->expired, true, __ATOMIC_RELAXED);
-			break;
-		}
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	__atomic_fetch_sub(&k->p->running, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-struct seek_live {
-	struct seeker *k;
-	unsigned n;
-};
-
-static uint64_t seek_live(void *arg)
-{
-	const struct seek_live *l = arg;
-	uint64_t sum = 0;
-	for (unsigned i = 0; i < l->n; i++)
-		sum += __atomic_load_n(&l->k[i].live, __ATOMIC_RELAXED);
-	return sum;
-}
-
-static int seeks(struct seq_run *s, struct sb_hist *h)
-{
-	struct sb_wl_ctx *c = s->c;
-	unsigned n = (unsigned)seq_o(c->spec)->seekers;
-	uint64_t total = seq_o(c->spec)->seeks, done = 0, written = 0;
-	struct seeker *k = calloc(n, sizeof(*k));
-	pthread_t *th = calloc(n, sizeof(*th));
-	struct sb_phase p;
-	int rc = 0;
-
-	if (!k || !th) {
-		free(k);
-		free(th);
-		return -ENOMEM;
-	}
-	sb_phase_begin(c, &p, "seeks", total);
-	struct seek_live live = {.k = k, .n = n};
-	p.progress = seek_live;
-	p.progress_arg = &live;
-	p.op_bytes = s->chunk;
-	for (unsigned i = 0; i < n; i++) {
-		k[i] = (struct seeker){.s = s,
-				       .p = &p,
-				       .n = total / n + (i < total % n),
-				       .rng = 0x2545F4914F6CDD1Dull * (i + 1)};
-		sb_hist_init(&k[i].h);
-		__atomic_fetch_add(&p.running, 1, __ATOMIC_RELAXED);
-		if (pthread_create(&th[i], NULL, seeker_main, &k[i]) != 0) {
-			__atomic_fetch_sub(&p.running, 1, __ATOMIC_RELAXED);
-			n = i;
-			live.n = i;
-			rc = sb_wl_fail(c, -EAGAIN, "cannot start seeker threads");
-			break;
-		}
-	}
-	sb_phase_sample_threads(&p);
-	for (unsigned i = 0; i < n; i++) {
-		pthread_join(th[i], NULL);
-		sb_hist_merge(h, &k[i].h);
-		done += k[i].done;
-		written += k[i].written;
-		s->bad += k[i].bad;
-		if (k[i].rc && !rc)
-			rc = sb_wl_fail(c, k[i].rc, "%s: seeks", s->path);
-	}
-	p.rbytes = done * s->chunk;
-	p.wbytes = written * s->chunk;
-	p.done = done;
-	sb_phase_end(&p);
-	add_rate(c, "seeks", &p, (double)done, 1, "seeks/s");
-	sb_wl_extra_int(c, "seeks_written", (int64_t)written);
-	free(k);
-	free(th);
 	return rc;
 }
 
