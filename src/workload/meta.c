@@ -443,6 +443,13 @@ static const struct sb_wl_metric meta_metrics[] = {
     {0},
 };
 
+/* --cap-cache's floor: files x 1024 entries of order (4 bytes) and name
+ * (64). */
+static uint64_t mem_meta(const struct sb_wl_spec *s, uint64_t data)
+{
+	return SB_WL_HIST_BYTES + sb_wl_opt_u64(s, "files", 0) * 1024 * 68;
+}
+
 const struct sb_wl_ops sb_wl_meta = {
     .name = "meta",
     .example = "meta,files=16,size=4k",
@@ -452,4 +459,5 @@ const struct sb_wl_ops sb_wl_meta = {
     .opts_size = sizeof(struct meta_opts),
     .metrics = meta_metrics,
     .run = meta_run,
+    .mem_bytes = mem_meta,
 };

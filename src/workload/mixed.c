@@ -764,6 +764,14 @@ static const struct sb_wl_metric mixed_metrics[] = {
     {0},
 };
 
+/* --cap-cache's floor: a histogram per op per thread; the trees' names (64
+ * bytes a file, each reader's tree and the writers'). */
+static uint64_t mem_mixed(const struct sb_wl_spec *s, uint64_t data)
+{
+	uint64_t threads = s->a[0] + s->a[1];
+	return threads * 12 * SB_WL_HIST_BYTES + sb_wl_opt_u64(s, "files", 0) * (threads + 1) * 64;
+}
+
 const struct sb_wl_ops sb_wl_mixed = {
     .name = "mixed",
     .arg = "RrWw",
@@ -775,4 +783,5 @@ const struct sb_wl_ops sb_wl_mixed = {
     .metrics = mixed_metrics,
     .parse_arg = parse_rw,
     .run = mixed_run,
+    .mem_bytes = mem_mixed,
 };

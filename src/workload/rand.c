@@ -571,6 +571,16 @@ static const struct sb_wl_metric rand_metrics[] = {
     {0},
 };
 
+/* --cap-cache's floor: per thread qd records of BS and two histograms; the
+ * written and busy bitmaps of the whole data set (one bit per record each). */
+static uint64_t mem_rand(const struct sb_wl_spec *s, uint64_t data)
+{
+	uint64_t bs = s->a[0] ? s->a[0] : 4096;
+	return sb_wl_opt_u64(s, "threads", 1) *
+		   (sb_wl_opt_u64(s, "qd", 1) * bs + 2 * SB_WL_HIST_BYTES) +
+	       2 * (data / bs / 8);
+}
+
 const struct sb_wl_ops sb_wl_rand = {
     .name = "rand",
     .arg = "BS",
@@ -582,4 +592,5 @@ const struct sb_wl_ops sb_wl_rand = {
     .parse_arg = parse_bs,
     .check = rand_check,
     .run = rand_run,
+    .mem_bytes = mem_rand,
 };

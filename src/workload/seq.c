@@ -705,6 +705,15 @@ static const struct sb_wl_metric seq_metrics[] = {
     {0},
 };
 
+/* --cap-cache's floor: a block (chunk) per I/O in flight, one per seeker,
+ * four histograms. */
+static uint64_t mem_seq(const struct sb_wl_spec *s, uint64_t data)
+{
+	uint64_t chunk = sb_wl_opt_u64(s, "chunk", 8192), qd = sb_wl_opt_u64(s, "qd", 1);
+	return 4 * SB_WL_HIST_BYTES + chunk * qd +
+	       sb_wl_opt_u64(s, "seekers", 1) * (chunk + SB_WL_HIST_BYTES);
+}
+
 const struct sb_wl_ops sb_wl_seq = {
     .name = "seq",
     .example = "seq,size=4G",
@@ -715,4 +724,5 @@ const struct sb_wl_ops sb_wl_seq = {
     .metrics = seq_metrics,
     .check = seq_check,
     .run = seq_run,
+    .mem_bytes = mem_seq,
 };

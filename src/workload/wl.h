@@ -170,7 +170,15 @@ struct sb_wl_ops {
 	 * Optional. */
 	int (*check)(const struct sb_wl_spec *s, char **why);
 	int (*run)(struct sb_wl_ctx *c);
+	/* The memory the workload needs of its own beyond every workload's
+	 * (--cap-cache's floor, workload_capped.c), with data the bytes of
+	 * its data set: buffers in flight, histograms, bitmaps and trees.
+	 * Optional. */
+	uint64_t (*mem_bytes)(const struct sb_wl_spec *s, uint64_t data);
 };
+
+/* The bytes of one histogram, for the memory rules (mem_bytes). */
+#define SB_WL_HIST_BYTES ((uint64_t)sizeof(struct sb_hist))
 
 struct sb_wl_spec {
 	const struct sb_wl_ops *ops;

@@ -39,7 +39,7 @@ int sb_workload_check(const char *spec, char **err);
 uint64_t sb_workload_data_bytes(const char *spec, bool quick, uint64_t ram);
 
 /* A lower bound of the memory spec needs of its own (buffers in flight,
- * histograms, bitmaps and trees: see workload_capped.c's mem_rules), with the data
+ * histograms, bitmaps and trees: each workload's mem_bytes, wl.h), with the data
  * set sized from ram. 0 for a bad spec. Pure. */
 uint64_t sb_workload_mem_bytes(const char *spec, bool quick, uint64_t ram);
 /* --cap-cache at cap: -EINVAL with *err (both sizes) when a spec needs more

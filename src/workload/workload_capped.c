@@ -22,52 +22,6 @@
  * seq, meta and rand:4k run under a 2 MiB cap; mixed:2r1w is killed under
  * 2 MiB, rand:64k,threads=8 under 1 MiB. The floor keeps a margin. */
 #define MEM_BASE (4ull << 20)
-#define HIST_BYTES ((uint64_t)sizeof(struct sb_hist))
-
-static uint64_t optv(const struct sb_wl_spec *s, const char *name, uint64_t def)
-{
-	return sb_wl_opt_u64(s, name, def);
-}
-
-/* seq: a block (chunk) per I/O in flight, one per seeker, four histograms. */
-static uint64_t mem_seq(const struct sb_wl_spec *s, uint64_t data)
-{
-	uint64_t chunk = optv(s, "chunk", 8192), qd = optv(s, "qd", 1);
-	return 4 * HIST_BYTES + chunk * qd + optv(s, "seekers", 1) * (chunk + HIST_BYTES);
-}
-
-/* rand: per thread qd records of BS and two histograms; the written and
- * busy bitmaps of the whole data set (one bit per record each). */
-static uint64_t mem_rand(const struct sb_wl_spec *s, uint64_t data)
-{
-	uint64_t bs = s->a[0] ? s->a[0] : 4096;
-	return optv(s, "threads", 1) * (optv(s, "qd", 1) * bs + 2 * HIST_BYTES) +
-	       2 * (data / bs / 8);
-}
-
-/* mixed: a histogram per op per thread; the trees' names (64 bytes a
- * file, each reader's tree and the writers'). */
-static uint64_t mem_mixed(const struct sb_wl_spec *s, uint64_t data)
-{
-	uint64_t threads = s->a[0] + s->a[1];
-	return threads * 12 * HIST_BYTES + optv(s, "files", 0) * (threads + 1) * 64;
-}
-
-/* meta: files x 1024 entries of order (4 bytes) and name (64). */
-static uint64_t mem_meta(const struct sb_wl_spec *s, uint64_t data)
-{
-	return HIST_BYTES + optv(s, "files", 0) * 1024 * 68;
-}
-
-static const struct {
-	const char *workload;
-	uint64_t (*bytes)(const struct sb_wl_spec *s, uint64_t data);
-} mem_rules[] = {
-    {"seq", mem_seq},
-    {"rand", mem_rand},
-    {"mixed", mem_mixed},
-    {"meta", mem_meta},
-};
 
 uint64_t sb_workload_mem_bytes(const char *spec, bool quick, uint64_t ram)
 {
@@ -79,9 +33,8 @@ uint64_t sb_workload_mem_bytes(const char *spec, bool quick, uint64_t ram)
 		free(err);
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(mem_rules); i++)
-		if (strcmp(mem_rules[i].workload, s.ops->name) == 0)
-			n += mem_rules[i].bytes(&s, data);
+	if (s.ops->mem_bytes)
+		n += s.ops->mem_bytes(&s, data);
 	sb_wl_spec_release(&s);
 	return n;
 }
