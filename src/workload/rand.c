@@ -308,7 +308,7 @@ static int rand_start(struct sb_wl_ctx *c, const struct rand_job *j, struct rand
 		*ji = *j;
 		ji->fd = fds[i];
 		rand_thread_init(c, &t[i], ji, i, n, ops);
-		void *(*body)(void *) = use_uring(sp) ? rand_uring_main : rand_main;
+		void *(*body)(void *) = use_uring(sp) ? sb_rand_uring_main : rand_main;
 		/* One thread runs here, not in a thread of its own: a process
 		 * of one thread pays no atomic reference count on the file (or
 		 * the ring) in every pread or io_uring_enter, as fio's job

@@ -67,4 +67,4 @@ static inline uint64_t pick(uint64_t *rng, uint64_t n)
 /* engine=io_uring: qd records in flight, refilled as they complete. One clock
  * read per reaped batch: each record's latency runs from its submission to
  * the reap that saw it complete. */
-void *rand_uring_main(void *arg);
+void *sb_rand_uring_main(void *arg);

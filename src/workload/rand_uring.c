@@ -206,7 +206,7 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 	return i;
 }
 
-void *rand_uring_main(void *arg)
+void *sb_rand_uring_main(void *arg)
 {
 	struct rand_thread *t = arg;
 	const struct rand_job *j = t->j;

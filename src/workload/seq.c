@@ -70,8 +70,8 @@ static int seq_check(const struct sb_wl_spec *s, char **why)
 	return sb_wl_engine_check(s, &seq_o(s)->eng, seq_o(s)->direct, why);
 }
 
-void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done, double scale,
-	      const char *unit)
+void sb_seq_add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done,
+		     double scale, const char *unit)
 {
 	char cpu[64];
 	snprintf(cpu, sizeof(cpu), "%s_cpu", name);
@@ -144,7 +144,7 @@ static void passes_end(struct seq_run *s, struct sb_phase *p, const struct passe
 	char key[64];
 	sb_phase_end(p);
 	p->secs -= (double)ps->paused_ns / 1e9;
-	add_rate(s->c, metric, p, (double)ps->base, 1 / 1024.0, "KB/s");
+	sb_seq_add_rate(s->c, metric, p, (double)ps->base, 1 / 1024.0, "KB/s");
 	snprintf(key, sizeof(key), "%s_passes", metric);
 	sb_wl_extra_int(s->c, key, ps->n);
 	/* the time the rate is over, to hold against min-time */
@@ -190,7 +190,7 @@ static int putc_write(struct seq_run *s)
 		rc = sb_wl_fail(c, -errno, "%s: close", s->path);
 	p.wbytes = p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "putc_write", &p, done, 1 / 1024.0, "KB/s");
+	sb_seq_add_rate(c, "putc_write", &p, done, 1 / 1024.0, "KB/s");
 	sb_wl_extra_int(c, "putc_bytes", (int64_t)done);
 	if (rc == 0 && seq_o(c->spec)->verify && !p.expired && !p.stopped) {
 		int fd = open(s->path, O_RDONLY | O_CLOEXEC);
@@ -315,7 +315,7 @@ static int getc_read(struct seq_run *s)
 	fclose(f);
 	p.rbytes = p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "getc_read", &p, done, 1 / 1024.0, "KB/s");
+	sb_seq_add_rate(c, "getc_read", &p, done, 1 / 1024.0, "KB/s");
 	/* Count whole sectors, like the block tests. */
 	s->bad += (bad + SB_SECTOR - 1) / SB_SECTOR;
 	s->verified += done;
@@ -661,7 +661,7 @@ static int seq_run(struct sb_wl_ctx *c)
 		rc = uring ? block_uring(&s, BLK_READ, &h[2]) : block_psync(&s, BLK_READ, &h[2]);
 	}
 	if (rc == 0 && !*c->env->stop && s.nblocks)
-		rc = seeks(&s, &h[3]);
+		rc = sb_seq_seeks(&s, &h[3]);
 	for (int i = 0; i < 4; i++)
 		if (h[i].count)
 			sb_wl_add_hist(c, ops[i], &h[i]);

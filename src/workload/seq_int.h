@@ -37,8 +37,8 @@ struct seq_run {
 };
 
 /* done in the phase's units, scale to the metric's (bytes -> KB). */
-void add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done, double scale,
-	      const char *unit);
+void sb_seq_add_rate(struct sb_wl_ctx *c, const char *name, struct sb_phase *p, double done,
+		     double scale, const char *unit);
 /* The random seeks test: seekers= threads doing seeks= lseek + read in
  * total, one in ten written back; its histogram goes into h. */
-int seeks(struct seq_run *s, struct sb_hist *h);
+int sb_seq_seeks(struct seq_run *s, struct sb_hist *h);

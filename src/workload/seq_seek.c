@@ -82,7 +82,7 @@ static uint64_t seek_live(void *arg)
 	return sum;
 }
 
-int seeks(struct seq_run *s, struct sb_hist *h)
+int sb_seq_seeks(struct seq_run *s, struct sb_hist *h)
 {
 	struct sb_wl_ctx *c = s->c;
 	unsigned n = (unsigned)seq_o(c->spec)->seekers;
@@ -131,7 +131,7 @@ int seeks(struct seq_run *s, struct sb_hist *h)
 	p.wbytes = written * s->chunk;
 	p.done = done;
 	sb_phase_end(&p);
-	add_rate(c, "seeks", &p, (double)done, 1, "seeks/s");
+	sb_seq_add_rate(c, "seeks", &p, (double)done, 1, "seeks/s");
 	sb_wl_extra_int(c, "seeks_written", (int64_t)written);
 	free(k);
 	free(th);

@@ -49,7 +49,7 @@ static json_object *extra(struct sb_wl_ctx *c)
 	return c->res->extra;
 }
 
-json_object *extra_obj(struct sb_wl_ctx *c, const char *key)
+json_object *sb_wl_extra_obj(struct sb_wl_ctx *c, const char *key)
 {
 	json_object *e = extra(c), *o;
 	if (!json_object_object_get_ex(e, key, &o)) {
@@ -151,7 +151,7 @@ void sb_wl_validity(struct sb_wl_ctx *c, uint64_t data_bytes, bool direct)
 	 * device's counters (phase_devstat). */
 	if (!direct && data_bytes < 2 * c->ram) {
 		c->res->flags |= SB_RES_CACHE_AFFECTED;
-		json_object_object_add(extra_obj(c, "cache_affected_by"), "size",
+		json_object_object_add(sb_wl_extra_obj(c, "cache_affected_by"), "size",
 				       json_object_new_boolean(true));
 	}
 }
@@ -351,7 +351,7 @@ int sb_workload_run(const char *spec, const struct sb_wl_env *env_in, struct sb_
 	/* After the set-up above: the counter counts the workload's threads. */
 	sb_wl_perf_begin(&c);
 	if (env->cap_cache)
-		rc = run_capped(&c, env);
+		rc = sb_wl_run_capped(&c, env);
 	else
 		rc = s.ops->run(&c);
 	if (rc == 0 && *env->stop) {

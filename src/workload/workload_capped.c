@@ -244,7 +244,7 @@ static int run_in_cgroup(struct sb_wl_ctx *c, const struct sb_memcap *m)
 	return rc;
 }
 
-int run_capped(struct sb_wl_ctx *c, const struct sb_wl_env *env)
+int sb_wl_run_capped(struct sb_wl_ctx *c, const struct sb_wl_env *env)
 {
 	struct sb_memcap cap;
 	char *why = NULL;

@@ -215,7 +215,7 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 		json_object_object_add(q, "cpus", json_object_new_string(c->cpus));
 	if (busy)
 		json_object_object_add(q, "reason", json_object_new_string(why));
-	json_object_object_add(extra_obj(c, "quiesce"), name, q);
+	json_object_object_add(sb_wl_extra_obj(c, "quiesce"), name, q);
 	if (busy)
 		sb_wl_extra_bool(c, "started_busy", true);
 }
@@ -329,7 +329,7 @@ static void phase_warmup(struct sb_phase *p)
 	json_object_object_add(o, "done", json_object_new_uint64(p->ramp_done));
 	json_object_object_add(o, "unit", json_object_new_string(p->bytes ? "bytes" : "ops"));
 	json_object_object_add(o, "per_s", json_object_new_double((double)p->ramp_done / secs));
-	json_object_object_add(extra_obj(p->c, "warmup"), p->name, o);
+	json_object_object_add(sb_wl_extra_obj(p->c, "warmup"), p->name, o);
 }
 
 double sb_phase_rate(const struct sb_phase *p, double done)
@@ -354,13 +354,13 @@ static void phase_devstat(struct sb_phase *p, const struct sb_devsnap *now)
 
 	if (!c->devs || !p->dev0 || !now)
 		return;
-	json_object_object_add(extra_obj(c, "devstat"), p->name,
+	json_object_object_add(sb_wl_extra_obj(c, "devstat"), p->name,
 			       sb_devstat_json(c->devs, p->dev0, now, p->rbytes, p->wbytes));
 	if (p->rbytes >= CACHE_MIN_READ) {
 		uint64_t top = sb_devstat_top_bytes(c->devs, p->dev0, now, false);
 		if ((double)top < CACHE_READ_SHARE * (double)p->rbytes) {
 			c->res->flags |= SB_RES_CACHE_AFFECTED;
-			json_object *by = extra_obj(c, "cache_affected_by"), *ph;
+			json_object *by = sb_wl_extra_obj(c, "cache_affected_by"), *ph;
 			if (!json_object_object_get_ex(by, "device", &ph)) {
 				ph = json_object_new_array();
 				json_object_object_add(by, "device", ph);
@@ -388,7 +388,7 @@ static void phase_series(struct sb_phase *p, uint64_t now)
 		json_object_object_add(o, "iops", darray(s->iops, s->n));
 		json_object_object_add(o, "mbps", darray(s->mbps, s->n));
 		json_object_object_add(o, "p99_ms", darray(s->p99, s->n));
-		json_object_object_add(extra_obj(c, "series"), p->name, o);
+		json_object_object_add(sb_wl_extra_obj(c, "series"), p->name, o);
 	}
 	series_free(s);
 	p->series = NULL;
