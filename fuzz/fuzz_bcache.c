@@ -1,4 +1,4 @@
-/* libFuzzer target: bcache.c's parsers of what the kernel and make-bcache
+/* libFuzzer target: bcache_sysfs.c's parsers of what the kernel and make-bcache
  * leave: the on-disk superblock (the input as its 4 KiB), a sysfs value
  * (stats_total counts, dirty_data's "1.5M") and a choice list ("[writeback]
  * ..."). Plain counts are checked against an independent computation, and

@@ -1,4 +1,4 @@
-/* bcache.c's pure parsers: the on-disk superblock (made-up bytes laid out
+/* bcache_sysfs.c's pure parsers: the on-disk superblock (made-up bytes laid out
  * as make-bcache writes them), bcache's sysfs values (bch_hprint sizes and
  * plain counts) and its bracketed choice lists. */
 #include <setjmp.h>
