@@ -148,31 +148,11 @@ static json_object *noise_json(const struct sb_report *r)
 	return o;
 }
 
-static int json_emit(const struct sb_report *r, FILE *f)
+/* The result sets compared: name, path, command, when, tool version, host. */
+static json_object *sets_json(const struct sb_report *r)
 {
-	json_object *o = json_object_new_object(), *sets = json_object_new_array();
-	json_object *vars = json_object_new_array(), *rows = json_object_new_array();
-	json_object *lat = json_object_new_array();
+	json_object *sets = json_object_new_array();
 
-	json_object_object_add(o, "format", json_object_new_string("stackbench-report"));
-	json_object_object_add(o, "version", json_object_new_int(2));
-	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->baseline].label));
-	json_object_object_add(o, "alpha", json_object_new_double(r->alpha));
-	if (r->seq_look) {
-		json_object *q = json_object_new_object();
-		json_object_object_add(q, "alpha", json_object_new_double(r->alpha_nominal));
-		json_object_object_add(q, "spending", json_object_new_string("pocock"));
-		json_object_object_add(q, "look", json_object_new_uint64(r->seq_look));
-		json_object_object_add(q, "first", json_object_new_uint64(r->seq_first));
-		json_object_object_add(q, "max", json_object_new_uint64(r->seq_max));
-		json_object_object_add(o, "sequential", q);
-	}
-	json_object_object_add(o, "min_n", json_object_new_int(SB_STATS_MIN_N));
-	json_object_object_add(o, "correction",
-			       json_object_new_string(sb_correction_name(r->correction)));
-	json_object_object_add(o, "power", json_object_new_double(SB_STATS_POWER));
-	json_object_object_add(o, "resolve_pct", json_object_new_double(r->resolve_pct));
-	json_object_object_add(o, "baseline_set", json_object_new_boolean(r->baseline_set));
 	for (size_t s = 0; s < r->n_sets; s++) {
 		const struct sb_resultset *rs = r->sets[s];
 		json_object *so = json_object_new_object();
@@ -186,7 +166,14 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(so, "host", ref(rs->host));
 		json_object_array_add(sets, so);
 	}
-	json_object_object_add(o, "sets", sets);
+	return sets;
+}
+
+/* The columns: label, full name, variant, set, repeats, params, scenario. */
+static json_object *variants_json(const struct sb_report *r)
+{
+	json_object *vars = json_object_new_array();
+
 	for (size_t c = 0; c < r->n_cols; c++) {
 		const struct sb_report_col *col = &r->cols[c];
 		json_object *vo = json_object_new_object();
@@ -201,7 +188,14 @@ static int json_emit(const struct sb_report *r, FILE *f)
 			json_object_object_add(vo, "scenario", sc);
 		json_object_array_add(vars, vo);
 	}
-	json_object_object_add(o, "variants", vars);
+	return vars;
+}
+
+/* The rows: what each measures, and its cells (cell_json). */
+static json_object *rows_json(const struct sb_report *r)
+{
+	json_object *rows = json_object_new_array();
+
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
 		json_object *ro = json_object_new_object(), *cells = json_object_new_array();
@@ -221,9 +215,15 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(ro, "cells", cells);
 		json_object_array_add(rows, ro);
 	}
-	json_object_object_add(o, "rows", rows);
-	json_object_object_add(o, "verdict", verdict_json(r));
-	json_object_object_add(o, "noise", noise_json(r));
+	return rows;
+}
+
+/* The latency records: per spec and op, each column's percentiles (pooled from the
+ * histograms, or averaged over the repeats). */
+static json_object *latency_json(const struct sb_report *r)
+{
+	json_object *lat = json_object_new_array();
+
 	for (size_t i = 0; i < r->n_lat; i++) {
 		json_object *lo = json_object_new_object(), *cells = json_object_new_array();
 		json_object_object_add(lo, "spec", json_object_new_string(r->lat[i].spec));
@@ -251,7 +251,38 @@ static int json_emit(const struct sb_report *r, FILE *f)
 		json_object_object_add(lo, "cells", cells);
 		json_object_array_add(lat, lo);
 	}
-	json_object_object_add(o, "latency", lat);
+	return lat;
+}
+
+static int json_emit(const struct sb_report *r, FILE *f)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "format", json_object_new_string("stackbench-report"));
+	json_object_object_add(o, "version", json_object_new_int(2));
+	json_object_object_add(o, "baseline", json_object_new_string(r->cols[r->baseline].label));
+	json_object_object_add(o, "alpha", json_object_new_double(r->alpha));
+	if (r->seq_look) {
+		json_object *q = json_object_new_object();
+		json_object_object_add(q, "alpha", json_object_new_double(r->alpha_nominal));
+		json_object_object_add(q, "spending", json_object_new_string("pocock"));
+		json_object_object_add(q, "look", json_object_new_uint64(r->seq_look));
+		json_object_object_add(q, "first", json_object_new_uint64(r->seq_first));
+		json_object_object_add(q, "max", json_object_new_uint64(r->seq_max));
+		json_object_object_add(o, "sequential", q);
+	}
+	json_object_object_add(o, "min_n", json_object_new_int(SB_STATS_MIN_N));
+	json_object_object_add(o, "correction",
+			       json_object_new_string(sb_correction_name(r->correction)));
+	json_object_object_add(o, "power", json_object_new_double(SB_STATS_POWER));
+	json_object_object_add(o, "resolve_pct", json_object_new_double(r->resolve_pct));
+	json_object_object_add(o, "baseline_set", json_object_new_boolean(r->baseline_set));
+	json_object_object_add(o, "sets", sets_json(r));
+	json_object_object_add(o, "variants", variants_json(r));
+	json_object_object_add(o, "rows", rows_json(r));
+	json_object_object_add(o, "verdict", verdict_json(r));
+	json_object_object_add(o, "noise", noise_json(r));
+	json_object_object_add(o, "latency", latency_json(r));
 
 	fprintf(f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
