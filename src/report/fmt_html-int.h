@@ -7,20 +7,20 @@
 #include <stdio.h>
 
 /* fmt_html.c */
-void esc(FILE *f, const char *s);
+void sb_html_esc(FILE *f, const char *s);
 /* An id usable in href="#...": the spec with anything unusual replaced. */
-void anchor(FILE *f, const char *prefix, const char *s);
-const char *verdict_class(enum sb_verdict v);
+void sb_html_anchor(FILE *f, const char *prefix, const char *s);
+const char *sb_html_verdict_class(enum sb_verdict v);
 
 /* fmt_html_svg.c */
 /* Horizontal bars (variant names can be long): mean, the 95% interval as
  * an error bar, and each repeat as a dot. */
-void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f);
+void sb_html_bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f);
 /* Percentiles on a log scale, one line per variant: the tail is where
  * storage stacks differ, and it spans decades. */
-void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f);
-void series_charts(const struct sb_report *r, const char *spec, FILE *f);
+void sb_html_latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f);
+void sb_html_series_charts(const struct sb_report *r, const char *spec, FILE *f);
 /* Each headline row's change with its interval, one line per variant, on
  * a log-ratio axis (a halving and a doubling equally far from 0), with the
  * band of +-resolve_pct that "equal" means. */
-void forest_plot(const struct sb_report *r, FILE *f);
+void sb_html_forest_plot(const struct sb_report *r, FILE *f);

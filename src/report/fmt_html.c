@@ -12,12 +12,12 @@
 #include <math.h>
 #include <string.h>
 
-void esc(FILE *f, const char *s)
+void sb_html_esc(FILE *f, const char *s)
 {
 	sb_escape_html(f, s);
 }
 
-void anchor(FILE *f, const char *prefix, const char *s)
+void sb_html_anchor(FILE *f, const char *prefix, const char *s)
 {
 	fputs(prefix, f);
 	for (; *s; s++)
@@ -28,7 +28,7 @@ void anchor(FILE *f, const char *prefix, const char *s)
 		      f);
 }
 
-const char *verdict_class(enum sb_verdict v)
+const char *sb_html_verdict_class(enum sb_verdict v)
 {
 	switch (v) {
 	case SB_VERDICT_BASELINE:
@@ -81,9 +81,9 @@ static void table(const struct sb_report *r, FILE *f)
 		   "class=\"l\">Unit</th><th class=\"l\">Better</th><th class=\"l\">Test</th>");
 	for (size_t c = 0; c < r->n_cols; c++) {
 		fprintf(f, "<th class=\"col\" title=\"");
-		esc(f, r->cols[c].full);
+		sb_html_esc(f, r->cols[c].full);
 		fprintf(f, "\">");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, "%s</th>", r->cols[c].base == c ? " (baseline)" : "");
 	}
 	fprintf(f, "</tr></thead>\n<tbody>\n");
@@ -96,22 +96,22 @@ static void table(const struct sb_report *r, FILE *f)
 			spec = row->spec;
 			fprintf(f, "<tr class=\"wl\"><td colspan=\"%zu\"><a href=\"#",
 				r->n_cols + 4);
-			anchor(f, "w-", spec);
+			sb_html_anchor(f, "w-", spec);
 			fprintf(f, "\">");
-			esc(f, spec);
+			sb_html_esc(f, spec);
 			fprintf(f, "</a></td></tr>\n");
 		}
 		fprintf(f, "<tr><td class=\"l\">");
-		esc(f, row->label);
+		sb_html_esc(f, row->label);
 		fprintf(f, "</td><td class=\"l\">");
-		esc(f, row->unit);
+		sb_html_esc(f, row->unit);
 		char tests[96];
 		fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">%s</td>",
 			row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better),
 			sb_report_row_tests(r, row, tests, sizeof(tests)));
 		for (size_t c = 0; c < r->n_cols; c++) {
 			const struct sb_report_cell *x = &row->cells[c];
-			fprintf(f, "<td class=\"%s\"", verdict_class(x->verdict));
+			fprintf(f, "<td class=\"%s\"", sb_html_verdict_class(x->verdict));
 			if (!isnan(x->w.p))
 				fprintf(
 				    f,
@@ -119,7 +119,7 @@ static void table(const struct sb_report *r, FILE *f)
 				    "change %.1f%%\"",
 				    x->st.n, x->w.p, x->p_adj, x->mde_pct);
 			fprintf(f, ">");
-			esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
+			sb_html_esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 			fprintf(f, "</td>");
 		}
 		fprintf(f, "</tr>\n");
@@ -134,9 +134,9 @@ static void verdict_item(const struct sb_report *r, size_t c, size_t i, const ch
 	const struct sb_report_cell *x = &row->cells[c];
 	char need[48], ch[96];
 	fprintf(f, "<li class=\"%s\">%s ", cls, word);
-	esc(f, row->spec);
+	sb_html_esc(f, row->spec);
 	fprintf(f, ": ");
-	esc(f, row->label);
+	sb_html_esc(f, row->label);
 	fprintf(f, " %s (%s)", sb_report_change_str(x, ch, sizeof(ch)), sb_test_name(x->cmp.test));
 	if (x->verdict == SB_VERDICT_UNRESOLVED) {
 		char what[48];
@@ -155,7 +155,7 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 	sb_report_noise(r, &n);
 	if (*sb_report_noise_str(&n, noise, sizeof(noise))) {
 		fprintf(f, "<p class=\"noise\">noise: ");
-		esc(f, noise);
+		sb_html_esc(f, noise);
 		fprintf(f, "</p>\n");
 	}
 	for (size_t c = 0; c < r->n_cols; c++) {
@@ -163,9 +163,9 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 		if (r->cols[c].base == c || sb_report_verdict_build(r, c, &v) < 0)
 			continue;
 		fprintf(f, "<h3>");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, " against ");
-		esc(f, r->cols[r->cols[c].base].label);
+		sb_html_esc(f, r->cols[r->cols[c].base].label);
 		fprintf(f,
 			" <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n"
 			"<ul class=\"verdict\">\n",
@@ -173,20 +173,21 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 			v.paired ? "rounds paired" : "sets not run together: Welch");
 		if (!v.paired) {
 			fprintf(f, "<li class=\"unresolved\">note: ");
-			esc(f, sb_report_unpaired_note);
+			sb_html_esc(f, sb_report_unpaired_note);
 			fprintf(f, "</li>\n");
 		}
 		for (size_t k = 0; k < v.n_changed; k++) {
 			enum sb_verdict w = r->rows[v.changed[k]].cells[c].verdict;
-			verdict_item(r, c, v.changed[k], verdict_class(w), sb_verdict_name(w), f);
+			verdict_item(r, c, v.changed[k], sb_html_verdict_class(w),
+				     sb_verdict_name(w), f);
 		}
 		if (v.n_equal) {
 			fprintf(f, "<li>equal within ±%g%%: ", r->resolve_pct);
 			for (size_t k = 0; k < v.n_equal; k++) {
 				fprintf(f, "%s", k ? ", " : "");
-				esc(f, r->rows[v.equal[k]].spec);
+				sb_html_esc(f, r->rows[v.equal[k]].spec);
 				fprintf(f, ": ");
-				esc(f, r->rows[v.equal[k]].label);
+				sb_html_esc(f, r->rows[v.equal[k]].label);
 			}
 			fprintf(f, "</li>\n");
 		}
@@ -194,9 +195,9 @@ static void verdict_html(const struct sb_report *r, FILE *f)
 			verdict_item(r, c, v.unresolved[k], "unresolved", "not resolved:", f);
 		for (size_t k = 0; k < v.n_untested; k++) {
 			fprintf(f, "<li class=\"worse\">untested: ");
-			esc(f, r->rows[v.untested[k]].spec);
+			sb_html_esc(f, r->rows[v.untested[k]].spec);
 			fprintf(f, ": ");
-			esc(f, r->rows[v.untested[k]].label);
+			sb_html_esc(f, r->rows[v.untested[k]].label);
 			fprintf(f, "</li>\n");
 		}
 		fprintf(f, "</ul>\n");
@@ -210,35 +211,35 @@ static void set_meta(const struct sb_report *r, size_t s, FILE *f)
 	const struct sb_resultset *rs = r->sets[s];
 	json_object *h = NULL;
 	fprintf(f, "Result set <b>");
-	esc(f, r->set_names[s]);
+	sb_html_esc(f, r->set_names[s]);
 	fprintf(f, "</b>: %s", rs->command);
 	fprintf(f, ", created ");
-	esc(f, rs->created);
+	sb_html_esc(f, rs->created);
 	if (rs->host && json_object_object_get_ex(rs->host, "hostname", &h)) {
 		fprintf(f, " on ");
-		esc(f, json_object_get_string(h));
+		sb_html_esc(f, json_object_get_string(h));
 	}
 	if (rs->host && json_object_object_get_ex(rs->host, "kernel", &h)) {
 		fprintf(f, ", kernel ");
-		esc(f, json_object_get_string(h));
+		sb_html_esc(f, json_object_get_string(h));
 	}
 	if (rs->host && json_object_object_get_ex(rs->host, "emulated", &h) &&
 	    json_object_get_boolean(h))
 		fprintf(f, " <span class=\"note\">(emulated: the VM runner's qemu, "
 			   "throttled files for disks)</span>");
 	fprintf(f, ", stackbench ");
-	esc(f, rs->tool_version);
+	sb_html_esc(f, rs->tool_version);
 	/* what was measured: the profile of a run, the file system of a bench */
 	if (rs->profile && json_object_object_get_ex(rs->profile, "path", &h)) {
 		fprintf(f, ", profile ");
-		esc(f, json_object_get_string(h));
+		sb_html_esc(f, json_object_get_string(h));
 	}
 	if (rs->target && json_object_object_get_ex(rs->target, "fstype", &h)) {
 		fprintf(f, ", ");
-		esc(f, json_object_get_string(h));
+		sb_html_esc(f, json_object_get_string(h));
 		if (json_object_object_get_ex(rs->target, "options", &h)) {
 			fprintf(f, " (");
-			esc(f, json_object_get_string(h));
+			sb_html_esc(f, json_object_get_string(h));
 			fprintf(f, ")");
 		}
 	}
@@ -249,9 +250,9 @@ static void set_meta(const struct sb_report *r, size_t s, FILE *f)
 static void spec_details(const struct sb_report *r, const char *spec, FILE *f)
 {
 	fprintf(f, "<h2 id=\"");
-	anchor(f, "w-", spec);
+	sb_html_anchor(f, "w-", spec);
 	fprintf(f, "\">");
-	esc(f, spec);
+	sb_html_esc(f, spec);
 	fprintf(f, "</h2>\n");
 	for (size_t c = 0; c < r->n_cols; c++) {
 		char buf[128];
@@ -259,18 +260,18 @@ static void spec_details(const struct sb_report *r, const char *spec, FILE *f)
 		if (!fl)
 			continue;
 		fprintf(f, "<p class=\"note\">");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, ": %s</p>\n", sb_report_flags_str(fl, buf, sizeof(buf)));
 	}
 	fprintf(f, "<div class=\"charts\">\n");
 	for (size_t i = 0; i < r->n_rows; i++)
 		if (strcmp(r->rows[i].spec, spec) == 0)
-			bar_chart(r, &r->rows[i], f);
+			sb_html_bar_chart(r, &r->rows[i], f);
 	for (size_t i = 0; i < r->n_lat; i++)
 		if (strcmp(r->lat[i].spec, spec) == 0)
-			latency_chart(r, &r->lat[i], f);
+			sb_html_latency_chart(r, &r->lat[i], f);
 	fprintf(f, "</div>\n");
-	series_charts(r, spec, f);
+	sb_html_series_charts(r, spec, f);
 }
 
 static int html_emit(const struct sb_report *r, FILE *f)
@@ -288,7 +289,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		"<h1>stackbench report</h1>\n<p class=\"meta\">",
 		css);
 	fprintf(f, "Baseline: <b>");
-	esc(f, r->cols[r->baseline].label);
+	sb_html_esc(f, r->cols[r->baseline].label);
 	fprintf(f, "</b>\n");
 	for (size_t s = 0; s < r->n_sets; s++) {
 		set_meta(r, s, f);
@@ -297,7 +298,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 	fprintf(f, "Repeats:");
 	for (size_t c = 0; c < r->n_cols; c++) {
 		fprintf(f, "%s ", c ? "," : "");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, " %zu", r->cols[c].n_rep);
 	}
 	fprintf(f, "</p>\n");
@@ -306,13 +307,13 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		if (!notes)
 			continue;
 		fprintf(f, "<p class=\"note\">");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, ": ");
-		esc(f, notes);
+		sb_html_esc(f, notes);
 		fprintf(f, "</p>\n");
 	}
 	verdict_html(r, f);
-	forest_plot(r, f);
+	sb_html_forest_plot(r, f);
 	fprintf(f, "<h2>Comparison</h2>\n<div class=\"scroll\">\n");
 	table(r, f);
 	fprintf(f, "</div>\n");
@@ -324,7 +325,7 @@ static int html_emit(const struct sb_report *r, FILE *f)
 	if (r->history_html)
 		fprintf(f, "<h2 id=\"history\">History</h2>\n%s", r->history_html);
 	fprintf(f, "<details><summary>Legend</summary><p class=\"legend\">");
-	esc(f, legend);
+	sb_html_esc(f, legend);
 	fprintf(f, "</p></details>\n<details><summary>Details: charts per workload, "
 		   "configuration, device counters</summary>\n");
 

@@ -50,7 +50,7 @@ static char *tick_label(double t, double step, char *buf, size_t size)
  * whole, never cut; the full name goes into a tooltip. */
 static void col_label(FILE *f, const struct sb_report_col *c)
 {
-	esc(f, c->label);
+	sb_html_esc(f, c->label);
 }
 
 /* Room for the longest column label at 11px. */
@@ -63,7 +63,7 @@ static double label_width(const struct sb_report *r)
 	return 12 + 6.5 * (double)max;
 }
 
-void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f)
+void sb_html_bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE *f)
 {
 	const double lw = label_width(r), cw = 290, top = 8, bh = 18, gap = 10;
 	double max = 0, h = top + (double)r->n_cols * (bh + gap) + 28, w = lw + cw + 70;
@@ -82,9 +82,9 @@ void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE 
 	max = ceil(max / step) * step;
 
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
-	esc(f, row->label);
+	sb_html_esc(f, row->label);
 	fprintf(f, " <span class=\"unit\">(");
-	esc(f, row->unit);
+	sb_html_esc(f, row->unit);
 	if (row->better != SB_BETTER_NONE)
 		fprintf(f, ", %s is better", sb_better_name(row->better));
 	fprintf(f,
@@ -107,7 +107,7 @@ void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE 
 			lw - 6, cy + 4);
 		col_label(f, &r->cols[c]);
 		fprintf(f, "<title>");
-		esc(f, r->cols[c].full);
+		sb_html_esc(f, r->cols[c].full);
 		fprintf(f, "</title></text>\n");
 		if (!x->st.n) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">no value</text>\n",
@@ -119,9 +119,9 @@ void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE 
 		    f,
 		    "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		    "fill=\"%s\"><title>",
-		    verdict_class(x->verdict), lw, y, bw, bh, verdict_fill(x->verdict));
+		    sb_html_verdict_class(x->verdict), lw, y, bw, bh, verdict_fill(x->verdict));
 		char cell[128];
-		esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
+		sb_html_esc(f, sb_report_fmt_cell(r, c, x, "±", cell, sizeof(cell)));
 		fprintf(f, " n=%zu</title></rect>\n", x->st.n);
 		if (isfinite(x->st.ci95)) {
 			double x1 = lw + fmax(0, x->st.mean - x->st.ci95) / max * cw;
@@ -146,7 +146,7 @@ void bar_chart(const struct sb_report *r, const struct sb_report_row *row, FILE 
 	fprintf(f, "</svg></figure>\n");
 }
 
-void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f)
+void sb_html_latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f)
 {
 	static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "max"};
 	const double left = 60, pw = 300, top = 10, ph = 180, w = left + pw + 40 + label_width(r),
@@ -173,7 +173,7 @@ void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, 
 #define X(i) (left + 30 + (double)(i) * (pw - 60) / (ARRAY_SIZE(pnames) - 1))
 
 	fprintf(f, "<figure class=\"chart\"><figcaption>Latency percentiles: ");
-	esc(f, l->op);
+	sb_html_esc(f, l->op);
 	{
 		bool all = true;
 		for (size_t c = 0; c < r->n_cols; c++)
@@ -207,7 +207,7 @@ void latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, 
 		if (!x->count)
 			continue;
 		fprintf(f, "<g class=\"series\"><title>");
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f,
 			"</title><polyline class=\"pline\" fill=\"none\" stroke=\"%s\" points=\"",
 			color);
@@ -316,7 +316,7 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 #define SX(x) (left + (x) / tmax * pw)
 #define SY(y) (top + ph - (y) / ymax * ph)
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
-	esc(f, phase);
+	sb_html_esc(f, phase);
 	fprintf(f, ": %s <span class=\"unit\">(per interval; warm-up shaded)</span></figcaption>\n",
 		title);
 	fprintf(f,
@@ -362,7 +362,7 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 						fprintf(f, "%.1f,%.1f ", SX(x), SY(yy));
 				}
 				fprintf(f, "\"><title>");
-				esc(f, r->cols[c].label);
+				sb_html_esc(f, r->cols[c].label);
 				fprintf(f, ", repeat %zu</title></polyline>\n", k + 1);
 			}
 	fprintf(f, "</svg>");
@@ -370,7 +370,7 @@ static void series_panel(const struct sb_report *r, const char *spec, const char
 	for (size_t c = 0; c < r->n_cols; c++) {
 		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ",
 			palette[c % ARRAY_SIZE(palette)]);
-		esc(f, r->cols[c].label);
+		sb_html_esc(f, r->cols[c].label);
 		fprintf(f, " ");
 	}
 	fprintf(f, "</div></figure>\n");
@@ -403,7 +403,7 @@ static size_t series_phases(const struct sb_report *r, const char *spec, const c
 	return n;
 }
 
-void series_charts(const struct sb_report *r, const char *spec, FILE *f)
+void sb_html_series_charts(const struct sb_report *r, const char *spec, FILE *f)
 {
 	static const struct {
 		const char *key, *title;
@@ -428,7 +428,7 @@ static double forest_x(double pct, double lim, double x0, double w)
 	return x0 + (l + lim) / (2 * lim) * w;
 }
 
-void forest_plot(const struct sb_report *r, FILE *f)
+void sb_html_forest_plot(const struct sb_report *r, FILE *f)
 {
 	size_t n = 0;
 	double lim = log(1.2);
@@ -485,9 +485,9 @@ void forest_plot(const struct sb_report *r, FILE *f)
 			const char *color = verdict_fill(x->verdict);
 			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", lw - 8,
 				y + 12);
-			esc(f, row->label);
+			sb_html_esc(f, row->label);
 			fprintf(f, " · ");
-			esc(f, r->cols[c].label);
+			sb_html_esc(f, r->cols[c].label);
 			fprintf(f, "</text>");
 			if (isfinite(x->change_lo) && isfinite(x->change_hi))
 				fprintf(f,

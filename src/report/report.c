@@ -306,21 +306,21 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	r->history_html = o ? o->history_html : NULL;
 	r->baseline_set = o && o->baseline_set && n_sets > 1;
 	r->fleet = o && (o->fleet || o->by_host) && !r->baseline_set;
-	ret = describe_sets(sets, n_sets);
+	ret = sb_rep_describe_sets(sets, n_sets);
 	if (ret < 0)
 		goto out;
-	ret = sequential_alpha(r, err);
+	ret = sb_rep_sequential_alpha(r, err);
 	if (ret < 0)
 		goto out;
-	ret = align_specs(r);
+	ret = sb_rep_align_specs(r);
 	if (ret < 0)
 		goto out;
-	ret = name_sets(r);
+	ret = sb_rep_name_sets(r);
 	if (ret < 0)
 		goto out;
 	for (size_t s = 0; s < n_sets; s++)
 		for (size_t v = 0; v < sets[s]->n_var; v++) {
-			ret = add_col(r, s, &sets[s]->var[v], o && o->merge);
+			ret = sb_rep_add_col(r, s, &sets[s]->var[v], o && o->merge);
 			if (ret < 0)
 				goto out;
 		}
@@ -329,11 +329,11 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 				 n_sets == 1 && sets[0]->path ? sets[0]->path : "result sets");
 		goto out;
 	}
-	ret = label_cols(r);
+	ret = sb_rep_label_cols(r);
 	if (ret < 0)
 		goto out;
 	if (r->fleet && o && o->by_host) {
-		if ((ret = sort_cols_by_host(r)) < 0)
+		if ((ret = sb_rep_sort_cols_by_host(r)) < 0)
 			goto out;
 	}
 	if (r->fleet && o && o->baseline) {
@@ -341,34 +341,35 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		ret = 0;
 		r->baseline = 0;
 	} else {
-		ret = pick_baseline(r, o ? o->baseline : NULL, err);
+		ret = sb_rep_pick_baseline(r, o ? o->baseline : NULL, err);
 	}
 	if (ret < 0)
 		goto out;
-	pick_bases(r, o ? o->baseline : NULL);
+	sb_rep_pick_bases(r, o ? o->baseline : NULL);
 	if (r->fleet)
 		r->baseline = r->cols[0].base;
 
-	if ((ret = add_rows(r)) < 0)
+	if ((ret = sb_rep_add_rows(r)) < 0)
 		goto out;
-	if ((ret = group_rows_by_spec(r)) < 0)
+	if ((ret = sb_rep_group_rows_by_spec(r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r->n_rows; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
-			if ((ret = fill_cell(&r->cols[c], &r->rows[i], &r->rows[i].cells[c])) < 0)
+			if ((ret = sb_rep_fill_cell(&r->cols[c], &r->rows[i],
+						    &r->rows[i].cells[c])) < 0)
 				goto out;
 	for (size_t c = 0; c < r->n_cols; c++) {
 		if (r->cols[c].base == c)
 			continue;
 		for (size_t i = 0; i < r->n_rows; i++)
-			compare(r, c, &r->rows[i]);
-		if ((ret = correct(r, c)) < 0)
+			sb_rep_compare(r, c, &r->rows[i]);
+		if ((ret = sb_rep_correct(r, c)) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < r->n_lat; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
-			if ((ret = fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c],
-					    &r->lat[i].pooled[c])) < 0)
+			if ((ret = sb_rep_fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c],
+						   &r->lat[i].pooled[c])) < 0)
 				goto out;
 	*out = TAKE_PTR(r);
 	ret = 0;

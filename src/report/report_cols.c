@@ -125,7 +125,7 @@ static int spec_list_align(struct sb_report *r, const struct spec_list *l,
 	return 0;
 }
 
-int align_specs(struct sb_report *r)
+int sb_rep_align_specs(struct sb_report *r)
 {
 	struct spec_list l = {0};
 	int ret = 0;
@@ -168,7 +168,7 @@ out:
 	return ret;
 }
 
-int add_col(struct sb_report *r, size_t set, const struct sb_variant *v, bool merge)
+int sb_rep_add_col(struct sb_report *r, size_t set, const struct sb_variant *v, bool merge)
 {
 	struct sb_report_col *c = NULL;
 	const struct sb_variant **vars;
@@ -295,7 +295,7 @@ static void free_labels(char **l, size_t n)
 	free(l);
 }
 
-int label_cols(struct sb_report *r)
+int sb_rep_label_cols(struct sb_report *r)
 {
 	char **cand = calloc(r->n_cols, sizeof(*cand));
 	int ret = 0;
@@ -360,7 +360,7 @@ out:
 	return ret;
 }
 
-int name_sets(struct sb_report *r)
+int sb_rep_name_sets(struct sb_report *r)
 {
 	r->set_names = calloc(r->n_sets ? r->n_sets : 1, sizeof(char *));
 	if (!r->set_names)
@@ -388,7 +388,7 @@ int name_sets(struct sb_report *r)
 	return 0;
 }
 
-int pick_baseline(struct sb_report *r, const char *name, char **err)
+int sb_rep_pick_baseline(struct sb_report *r, const char *name, char **err)
 {
 	size_t hits = 0, hit = 0;
 	const char *labels_[r->n_cols];
@@ -427,7 +427,7 @@ int pick_baseline(struct sb_report *r, const char *name, char **err)
 	return sb_set_err(err, -EINVAL, "unknown baseline variant '%s'", name);
 }
 
-void pick_bases(struct sb_report *r, const char *baseline)
+void sb_rep_pick_bases(struct sb_report *r, const char *baseline)
 {
 	/* A fleet: hosts are not repeats of each other, so each variant is
 	 * compared with the baseline variant of its own host. */
@@ -463,7 +463,7 @@ void pick_bases(struct sb_report *r, const char *baseline)
 	r->cols[r->baseline].base = r->baseline;
 }
 
-int sort_cols_by_host(struct sb_report *r)
+int sb_rep_sort_cols_by_host(struct sb_report *r)
 {
 	struct sb_report_col *sorted = malloc(r->n_cols * sizeof(*sorted));
 	size_t at = 0;

@@ -25,15 +25,15 @@ static size_t pair_rounds(const struct sb_report *r, size_t bc, size_t c,
 		for (size_t k = 0; k < C->vars[0]->n_rep; k++) {
 			if (C->vars[0]->rep[k].index != B->vars[0]->rep[i].index)
 				continue;
-			a[n] = rep_value(&B->vars[0]->rep[i], row);
-			b[n] = rep_value(&C->vars[0]->rep[k], row);
+			a[n] = sb_rep_rep_value(&B->vars[0]->rep[i], row);
+			b[n] = sb_rep_rep_value(&C->vars[0]->rep[k], row);
 			n += isfinite(a[n]) && isfinite(b[n]);
 			break;
 		}
 	return n;
 }
 
-void compare(const struct sb_report *r, size_t c, const struct sb_report_row *row)
+void sb_rep_compare(const struct sb_report *r, size_t c, const struct sb_report_row *row)
 {
 	const struct sb_report_cell *base = &row->cells[r->cols[c].base];
 	struct sb_report_cell *cell = &row->cells[c];
@@ -67,7 +67,7 @@ void compare(const struct sb_report *r, size_t c, const struct sb_report_row *ro
 				      cell->change_hi * m / 100, cell->mde_pct * m / 100};
 }
 
-bool testable(const struct sb_report_cell *base, const struct sb_report_cell *cell)
+bool sb_rep_testable(const struct sb_report_cell *base, const struct sb_report_cell *cell)
 {
 	return base->st.n >= SB_STATS_MIN_N && cell->st.n >= SB_STATS_MIN_N &&
 	       cell->cmp.n >= SB_STATS_MIN_N && !isnan(cell->w.p);
@@ -93,10 +93,10 @@ static void decide(const struct sb_report *r, const struct sb_report_row *row,
 	}
 	if (isfinite(cell->welch.se))
 		cell->mde_welch = sb_cmp_mde(&cell->welch, alpha_row, SB_STATS_POWER);
-	cell->significant = testable(base, cell) && cell->p_adj < r->alpha;
+	cell->significant = sb_rep_testable(base, cell) && cell->p_adj < r->alpha;
 	if (!cell->significant) {
 		/* equal: the whole interval inside +-resolve_pct */
-		bool equal = testable(base, cell) && cell->change_lo > -r->resolve_pct &&
+		bool equal = sb_rep_testable(base, cell) && cell->change_lo > -r->resolve_pct &&
 			     cell->change_hi < r->resolve_pct;
 		cell->verdict = equal ? SB_VERDICT_SAME : SB_VERDICT_UNRESOLVED;
 		if (!equal) {
@@ -151,7 +151,7 @@ static int row_family(const struct sb_report_row *row)
 	return row->headline ? FAM_HEADLINE : FAM_COST;
 }
 
-int correct(struct sb_report *r, size_t c)
+int sb_rep_correct(struct sb_report *r, size_t c)
 {
 	double *p = calloc(r->n_rows ? r->n_rows : 1, sizeof(*p));
 	double *adj = calloc(r->n_rows ? r->n_rows : 1, sizeof(*adj));
@@ -166,7 +166,7 @@ int correct(struct sb_report *r, size_t c)
 	size_t tested[FAM_N] = {0};
 	for (size_t i = 0; i < r->n_rows; i++)
 		tested[row_family(&r->rows[i])] +=
-		    testable(&r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
+		    sb_rep_testable(&r->rows[i].cells[r->cols[c].base], &r->rows[i].cells[c]);
 	double shares[FAM_N];
 	memcpy(shares, fam_share, sizeof(shares));
 	if (!tested[FAM_COST] || !tested[FAM_HEADLINE]) {
@@ -182,7 +182,7 @@ int correct(struct sb_report *r, size_t c)
 			const struct sb_report_cell *b = &r->rows[i].cells[r->cols[c].base];
 			const struct sb_report_cell *x = &r->rows[i].cells[c];
 			bool in = row_family(&r->rows[i]) == fam;
-			p[i] = in && testable(b, x) ? x->w.p : NAN;
+			p[i] = in && sb_rep_testable(b, x) ? x->w.p : NAN;
 			m += !isnan(p[i]);
 		}
 		if (how == SB_CORRECTION_HOLM)
@@ -232,7 +232,7 @@ static int set_looks(const struct sb_resultset *rs, size_t *look, int64_t *first
 	return 0;
 }
 
-int sequential_alpha(struct sb_report *r, char **err)
+int sb_rep_sequential_alpha(struct sb_report *r, char **err)
 {
 	r->alpha_nominal = r->alpha;
 	for (size_t s = 0; s < r->n_sets; s++) {

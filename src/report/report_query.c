@@ -30,7 +30,7 @@ bool sb_report_cell_untested(const struct sb_report *r, const struct sb_report_r
 {
 	const struct sb_report_cell *b = &row->cells[r->cols[col].base];
 	return r->cols[col].base != col && sb_report_row_main(row) && b->st.n > 0 &&
-	       !testable(b, &row->cells[col]);
+	       !sb_rep_testable(b, &row->cells[col]);
 }
 
 bool sb_report_cell_resolved(const struct sb_report_row *row, size_t col)

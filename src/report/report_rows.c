@@ -152,8 +152,8 @@ static double lat_value(const struct sb_latency *l, enum sb_lat_stat k)
 	return k == SB_LAT_P50 ? l->p50_ms : k == SB_LAT_P99 ? l->p99_ms : l->p999_ms;
 }
 
-int fill_cell(const struct sb_report_col *c, const struct sb_report_row *row,
-	      struct sb_report_cell *cell)
+int sb_rep_fill_cell(const struct sb_report_col *c, const struct sb_report_row *row,
+		     struct sb_report_cell *cell)
 {
 	struct sb_hist *pool = NULL;
 	bool poolable = row->lat != SB_LAT_NONE;
@@ -209,7 +209,7 @@ int fill_cell(const struct sb_report_col *c, const struct sb_report_row *row,
 	return 0;
 }
 
-double rep_value(const struct sb_repeat *rep, const struct sb_report_row *row)
+double sb_rep_rep_value(const struct sb_repeat *rep, const struct sb_report_row *row)
 {
 	const struct sb_wl_result *wl = find_wl(rep, row->spec);
 	if (row->lat) {
@@ -220,8 +220,8 @@ double rep_value(const struct sb_repeat *rep, const struct sb_report_row *row)
 	return m && isfinite(m->value) ? m->value : NAN;
 }
 
-int fill_lat(const struct sb_report_col *c, const struct sb_report_latrow *l,
-	     struct sb_latency *out, bool *pooled)
+int sb_rep_fill_lat(const struct sb_report_col *c, const struct sb_report_latrow *l,
+		    struct sb_latency *out, bool *pooled)
 {
 	struct sb_hist *h = malloc(sizeof(*h));
 	size_t n = 0;
@@ -270,7 +270,7 @@ int fill_lat(const struct sb_report_col *c, const struct sb_report_latrow *l,
 	return 0;
 }
 
-int describe_sets(struct sb_resultset **sets, size_t n_sets)
+int sb_rep_describe_sets(struct sb_resultset **sets, size_t n_sets)
 {
 	for (size_t s = 0; s < n_sets; s++)
 		for (size_t v = 0; v < sets[s]->n_var; v++)
@@ -297,7 +297,7 @@ static int add_rows_of(struct sb_report *r, const struct sb_wl_result *wl, bool 
 	return ret < 0 ? ret : 0;
 }
 
-int add_rows(struct sb_report *r)
+int sb_rep_add_rows(struct sb_report *r)
 {
 	/* Every metric row first, then the latency rows, over every result. */
 	for (int lat = 0; lat < 2; lat++)
@@ -314,7 +314,7 @@ int add_rows(struct sb_report *r)
 	return 0;
 }
 
-int group_rows_by_spec(struct sb_report *r)
+int sb_rep_group_rows_by_spec(struct sb_report *r)
 {
 	const char *specs[256];
 	size_t n_specs = 0, at = 0;
