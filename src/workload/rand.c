@@ -7,7 +7,7 @@
  * each timed from submission to completion. */
 #include "workload/wl.h"
 #include "engine/engine.h"
-#include "workload/rand_int.h"
+#include "workload/rand-int.h"
 #include "util/macro.h"
 #include "util/size.h"
 #include "util/strutil.h"

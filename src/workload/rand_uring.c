@@ -1,6 +1,6 @@
 /* rand's engine=io_uring path: each thread keeps qd= records in flight, in a
  * closed loop, or in an open loop paced by rate=. */
-#include "workload/rand_int.h"
+#include "workload/rand-int.h"
 
 #include <string.h>
 

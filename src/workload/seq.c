@@ -6,7 +6,7 @@
  * (src/engine/), each timed from submission to completion. */
 #include "workload/wl.h"
 #include "engine/engine.h"
-#include "workload/seq_int.h"
+#include "workload/seq-int.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 

@@ -1,6 +1,6 @@
 /* seq's random seeks test: several threads doing lseek + read over the file
  * the block tests left, one in ten written back. */
-#include "workload/seq_int.h"
+#include "workload/seq-int.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * extra, patterns, cleanup), running one workload in a private directory,
  * and `list workloads`. */
 #include "workload/wl.h"
-#include "workload/workload_int.h"
+#include "workload/workload-int.h"
 #include "engine/engine.h"
 #include "workload/cpulist.h"
 #include "probe/devstat.h"

@@ -1,7 +1,7 @@
 /* --cap-cache: the memory a workload needs of its own (the cap's floor), and
  * the workload run in a child inside the memory cgroup. */
 #include "workload/wl.h"
-#include "workload/workload_int.h"
+#include "workload/workload-int.h"
 #include "util/macro.h"
 #include "util/memcap.h"
 #include "util/size.h"

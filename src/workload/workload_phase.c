@@ -1,7 +1,7 @@
 /* The phase runner: a timed phase's quiescence, time limit, progress line,
  * per-second series, warm-up and device counters (sb_phase_*). */
 #include "workload/wl.h"
-#include "workload/workload_int.h"
+#include "workload/workload-int.h"
 #include "probe/devstat.h"
 #include "util/macro.h"
 #include "workload/progress.h"
