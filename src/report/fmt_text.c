@@ -169,9 +169,10 @@ static int add_row(const struct sb_report *r, struct libscols_table *tb,
 		   struct libscols_line *parent, const struct sb_report_row *row, const char *pm)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, parent);
-	char tests[96];
+	char tests[96], unit[64];
 
-	if (!ln || set_safe(ln, 0, row->label) < 0 || set_safe(ln, 1, row->unit) < 0)
+	if (!ln || set_safe(ln, 0, row->label) < 0 ||
+	    set_safe(ln, 1, sb_report_unit(row->unit, unit, sizeof(unit))) < 0)
 		return -ENOMEM;
 	scols_line_set_data(ln, 2,
 			    row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));

@@ -111,6 +111,18 @@ const char *sb_report_pm(void)
 	return cs && strcmp(cs, "UTF-8") == 0 ? "±" : "+-";
 }
 
+const char *sb_report_unit(const char *unit, char *buf, size_t size)
+{
+	static const char micro[] = "µ";
+	const char *cs = nl_langinfo(CODESET);
+
+	if (!unit || (cs && strcmp(cs, "UTF-8") == 0) ||
+	    strncmp(unit, micro, sizeof(micro) - 1) != 0)
+		return unit;
+	snprintf(buf, size, "u%s", unit + sizeof(micro) - 1);
+	return buf;
+}
+
 char *sb_report_set_name(const char *path)
 {
 	_cleanup_free_ char *p = strdup(path ? path : "result");

@@ -235,6 +235,11 @@ char *sb_report_fmt_cell(const struct sb_report *r, size_t col, const struct sb_
 			 const char *pm, char *buf, size_t size);
 /* "±" when the locale's character set is UTF-8, else "+-". */
 const char *sb_report_pm(void);
+/* A unit as the locale can show it: where the character set is not UTF-8,
+ * a leading "µ" (the metric tables' micro, "µs/op") becomes "u", so that
+ * the tool's own units print as "us/op" rather than escaped bytes; any
+ * other byte is left to the escaper. unit itself, or buf. */
+const char *sb_report_unit(const char *unit, char *buf, size_t size);
 /* Unique workload specs, in row order (for per-workload sections). */
 size_t sb_report_specs(const struct sb_report *r, const char **specs, size_t max);
 
