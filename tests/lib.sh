@@ -16,6 +16,9 @@ export STACKBENCH_DB="$SB_TMP/history.db"
 # programs' kept answers (versions, accepted mkfs dry runs: src/stack/answers.h):
 # the test's own, so that no test meets another's (a guest keeps its /run's)
 export STACKBENCH_ANSWERS_DIR="$SB_TMP/answers"
+# the text report fits COLUMNS when exported (report --width): tests read
+# the default 120 columns, whatever terminal ran them
+unset COLUMNS
 SB_LOOPS=()
 SB_MOUNTS=()
 SB_CLEANUPS=()

@@ -28,6 +28,7 @@ enum {
 	OPT_BY,
 	OPT_REQUIRE_RESOLVED,
 	OPT_ALL,
+	OPT_WIDTH,
 };
 
 /* --require-resolved: nothing worse, but a headline row is not resolved. */
@@ -52,6 +53,18 @@ static int parse_num(const char *opt, const char *arg, double lo, double hi, dou
 				      opt, arg, lo, hi);
 	*out = v;
 	return 0;
+}
+
+/* A text width: a whole number of columns, SB_REPORT_WIDTH_MIN to 10000;
+ * -1 for anything else. */
+static int width_num(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = s ? strtol(s, &end, 10) : 0;
+	if (!s || end == s || *end || errno || v < SB_REPORT_WIDTH_MIN || v > 10000)
+		return -1;
+	return (int)v;
 }
 
 static int on_opt(int key, const char *arg, void *ud)
@@ -105,6 +118,14 @@ static int on_opt(int key, const char *arg, void *ud)
 		return 0;
 	case OPT_ALL:
 		a->opts.all = true;
+		return 0;
+	case OPT_WIDTH:
+		if (width_num(arg) < 0)
+			return sb_usage_error("report",
+					      "--width '%s': expected a number of columns "
+					      "from %d to 10000",
+					      arg, SB_REPORT_WIDTH_MIN);
+		a->opts.width = (unsigned)width_num(arg);
 		return 0;
 	case OPT_BASELINE_SET:
 		a->baseline_set = arg;
@@ -352,6 +373,9 @@ int cmd_report(int argc, char **argv)
 	    {"resolve", OPT_RESOLVE, "PCT", "the same as --equal"},
 	    {"all", OPT_ALL, NULL,
 	     "tables show every row (latency, %CPU), not only the headline and cost rows"},
+	    {"width", OPT_WIDTH, "N",
+	     "the text report fits N columns (at least 60; default: COLUMNS when set, else "
+	     "120): variant columns in blocks, long lines folded"},
 	    {"check", OPT_CHECK, NULL,
 	     "exit 1 when a headline metric of any variant is significantly worse than its "
 	     "baseline by more than the threshold; print those rows on stderr"},
@@ -386,6 +410,9 @@ int cmd_report(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (n < 1 && !a.opts.fleet)
 		return sb_usage_error("report", "expected at least one result set");
+	/* a terminal's width, where the shell exports it */
+	if (!a.opts.width && width_num(getenv("COLUMNS")) > 0)
+		a.opts.width = (unsigned)width_num(getenv("COLUMNS"));
 	setlocale(LC_CTYPE, "");
 
 	code = read_sets(&a, rest, n, &sets, &n_sets);

@@ -134,11 +134,62 @@ static int verdict_raw(const struct sb_report *r, FILE *f, const char *pm)
 	return 0;
 }
 
+/* Display columns of UTF-8 text: its characters (the escaper leaves no
+ * control characters, and a C locale gets no bytes above ASCII). */
+static size_t u8_width(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* One line (no newline) on f, folded at spaces to fit width: each
+ * continuation indented two more than the line's own indent. A word wider
+ * than that stays whole, on a line of its own. */
+static void fold_line(FILE *f, const char *s, size_t len, size_t width)
+{
+	const char *end = s + len, *p = s;
+	size_t ind = 0, col;
+
+	if (u8_width(s, len) <= width) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	while (ind < len && s[ind] == ' ')
+		ind++;
+	fwrite(s, 1, ind, f);
+	col = ind;
+	p = s + ind;
+	for (bool first = true; p < end; first = false) {
+		const char *gap = p, *w;
+		while (p < end && *p == ' ')
+			p++;
+		w = p;
+		while (p < end && *p != ' ')
+			p++;
+		size_t gw = (size_t)(w - gap), ww = u8_width(w, (size_t)(p - w));
+		if (!ww) /* trailing spaces of a folded line go */
+			break;
+		if (!first && col + gw + ww > width) {
+			fprintf(f, "\n%*s", (int)(ind + 2), "");
+			col = ind + 2;
+		} else {
+			fwrite(gap, 1, gw, f);
+			col += gw;
+		}
+		fwrite(w, 1, (size_t)(p - w), f);
+		col += ww;
+	}
+}
+
 /* Names in these lines come from the files (variant, host, workload and
  * job names, labels, notes): the lines are written to memory and through
  * one escaper, so that whatever prints into them (the verdict, measure.c,
  * fleet.c, the legend) cannot send a terminal escape sequence or forge a
- * line. The table's cells go through the same escaper (set_safe). */
+ * line. The table's cells go through the same escaper (set_safe). Then
+ * each line longer than the report's width is folded (fold_line), so that
+ * a terminal never wraps one across the next. */
 static int text_escaped(const struct sb_report *r, FILE *f,
 			int (*raw)(const struct sb_report *, FILE *, const char *))
 {
@@ -152,8 +203,24 @@ static int text_escaped(const struct sb_report *r, FILE *f,
 	ret = raw(r, m, sb_report_pm());
 	if (fclose(m) != 0 || ret < 0)
 		return -ENOMEM;
-	ret = sb_escape_write(f, buf, len, SB_ESC_KEEP_NL);
-	return ret < 0 || ferror(f) ? -EIO : 0;
+	/* escaped first, then folded: an escape is as wide as it prints */
+	_cleanup_free_ char *ebuf = NULL;
+	size_t elen = 0;
+	m = open_memstream(&ebuf, &elen);
+	if (!m)
+		return -ENOMEM;
+	ret = sb_escape_write(m, buf, len, SB_ESC_KEEP_NL);
+	if (fclose(m) != 0 || ret < 0)
+		return -ENOMEM;
+	for (const char *p = ebuf, *nl; p < ebuf + elen; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(ebuf + elen - p));
+		if (!nl)
+			nl = ebuf + elen;
+		fold_line(f, p, (size_t)(nl - p), r->width);
+		if (nl < ebuf + elen)
+			fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 /* Cells through the same escaper as the lines: libsmartcols's own encoding
@@ -165,71 +232,181 @@ static int set_safe(struct libscols_line *ln, size_t col, const char *s)
 	return e && scols_line_set_data(ln, col, e) == 0 ? 0 : -ENOMEM;
 }
 
+/* Which columns a table has: the variants' [from, to), and with desc the
+ * BETTER column (and with --all the TEST column); METRIC and UNIT always. */
+struct cols {
+	size_t from, to;
+	bool desc;
+};
+
 static int add_row(const struct sb_report *r, struct libscols_table *tb,
-		   struct libscols_line *parent, const struct sb_report_row *row, const char *pm)
+		   struct libscols_line *parent, const struct sb_report_row *row, struct cols k)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, parent);
 	char tests[96], unit[64];
+	size_t i = 2;
 
 	if (!ln || set_safe(ln, 0, row->label) < 0 ||
 	    set_safe(ln, 1, sb_report_unit(row->unit, unit, sizeof(unit))) < 0)
 		return -ENOMEM;
-	scols_line_set_data(ln, 2,
-			    row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
-	scols_line_set_data(ln, 3, sb_report_row_tests(r, row, tests, sizeof(tests)));
-	for (size_t c = 0; c < r->n_cols; c++) {
+	if (k.desc)
+		scols_line_set_data(
+		    ln, i++, row->better == SB_BETTER_NONE ? "" : sb_better_name(row->better));
+	if (k.desc && r->all)
+		scols_line_set_data(ln, i++, sb_report_row_tests(r, row, tests, sizeof(tests)));
+	for (size_t c = k.from; c < k.to; c++) {
 		char cell[160];
-		sb_report_fmt_cell(r, c, &row->cells[c], pm, cell, sizeof(cell));
-		if (set_safe(ln, 4 + c, cell) < 0)
+		sb_report_fmt_cell(r, c, &row->cells[c], sb_report_pm(), cell, sizeof(cell));
+		if (set_safe(ln, i++, cell) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static int text_emit(const struct sb_report *r, FILE *f)
+static int add_rows(const struct sb_report *r, struct libscols_table *tb, struct cols k)
 {
-	_cleanup_(unref_table) struct libscols_table *tb = scols_new_table();
 	struct libscols_line *parent = NULL;
-	const char *pm = sb_report_pm(), *spec = NULL;
-	int ret;
+	const char *spec = NULL;
 
-	if (!tb)
-		return -ENOMEM;
-	scols_table_set_stream(tb, f);
-	scols_table_enable_noencoding(tb, 1);
-	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
-	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
-	    !scols_table_new_column(tb, "BETTER", 0, 0) ||
-	    !scols_table_new_column(tb, "TEST", 0, 0))
-		return -ENOMEM;
-	for (size_t c = 0; c < r->n_cols; c++) {
-		_cleanup_free_ char *e = sb_escape(r->cols[c].label);
-		if (!e || !scols_table_new_column(tb, e, 0, SCOLS_FL_RIGHT))
-			return -ENOMEM;
-	}
-
-	if ((ret = text_escaped(r, f, verdict_raw)) < 0)
-		return ret;
-	size_t hidden = 0;
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sb_report_row *row = &r->rows[i];
-		if (!sb_report_row_shown(r, row)) {
-			hidden++;
+		if (!sb_report_row_shown(r, row))
 			continue;
-		}
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
 			if (!parent || set_safe(parent, 0, spec) < 0)
 				return -ENOMEM;
 		}
-		if (add_row(r, tb, parent, row, pm) < 0)
+		if (add_row(r, tb, parent, row, k) < 0)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* A table on f of the columns k, with every shown row. */
+static int new_table(const struct sb_report *r, FILE *f, struct cols k, struct libscols_table **out)
+{
+	struct libscols_table *tb = scols_new_table();
+
+	*out = tb;
+	if (!tb)
+		return -ENOMEM;
+	scols_table_set_stream(tb, f);
+	scols_table_enable_noencoding(tb, 1);
+	/* the same on a terminal as in a pipe: the blocks fit, nothing cut */
+	scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
+	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
+	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
+	    (k.desc && !scols_table_new_column(tb, "BETTER", 0, 0)) ||
+	    (k.desc && r->all && !scols_table_new_column(tb, "TEST", 0, 0)))
+		return -ENOMEM;
+	for (size_t c = k.from; c < k.to; c++) {
+		_cleanup_free_ char *e = sb_escape(r->cols[c].label);
+		if (!e || !scols_table_new_column(tb, e, 0, SCOLS_FL_RIGHT))
+			return -ENOMEM;
+	}
+	return add_rows(r, tb, k);
+}
+
+/* The widest line of a table of the columns k, in characters; 0 when out
+ * of memory. */
+static size_t table_width(const struct sb_report *r, struct cols k)
+{
+	_cleanup_(unref_table) struct libscols_table *tb = NULL;
+	_cleanup_free_ char *s = NULL;
+	size_t w = 0;
+
+	if (new_table(r, NULL, k, &tb) < 0 || scols_print_table_to_string(tb, &s) < 0 || !s)
+		return 0;
+	for (const char *p = s, *nl; *p; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		size_t lw = u8_width(p, (size_t)(nl - p));
+		w = lw > w ? lw : w;
+	}
+	return w;
+}
+
+/* A variant column's width: its widest cell or header, in characters. */
+static size_t col_width(const struct sb_report *r, size_t c)
+{
+	_cleanup_free_ char *e = sb_escape(r->cols[c].label);
+	size_t w = e ? u8_width(e, strlen(e)) : 0;
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		char cell[160];
+		if (!sb_report_row_shown(r, &r->rows[i]))
+			continue;
+		sb_report_fmt_cell(r, c, &r->rows[i].cells[c], sb_report_pm(), cell, sizeof(cell));
+		_cleanup_free_ char *ce = sb_escape(cell);
+		size_t cw = ce ? u8_width(ce, strlen(ce)) : 0;
+		w = cw > w ? cw : w;
+	}
+	return w;
+}
+
+static int print_block(const struct sb_report *r, FILE *f, struct cols k, bool first)
+{
+	_cleanup_(unref_table) struct libscols_table *tb = NULL;
+
+	if (new_table(r, f, k, &tb) < 0)
+		return -ENOMEM;
+	if (!first)
+		fputc('\n', f);
+	return scols_print_table(tb) < 0 ? -EIO : 0;
+}
+
+/* The table in blocks of variant columns that fit the width, each with the
+ * METRIC and UNIT columns, and BETTER (TEST with --all) where they fit too:
+ * a terminal's width, never a line wrapped across the columns. A column
+ * too wide even alone prints anyway; where BETTER fits beside no column,
+ * a block of its own comes first (or, too wide itself, it goes into the
+ * first block): no value is lost. */
+static int print_blocks(const struct sb_report *r, FILE *f)
+{
+	_cleanup_free_ struct cols *b = calloc(r->n_cols + 1, sizeof(*b));
+	_cleanup_free_ size_t *w = calloc(r->n_cols + 1, sizeof(*w));
+	/* the first columns as printed (the tree's branches in METRIC), then
+	 * each variant column and the space before it */
+	size_t n = 0, fixed[2] = {table_width(r, (struct cols){0, 0, false}),
+				  table_width(r, (struct cols){0, 0, true})};
+	bool any = false;
+	int ret = 0;
+
+	if (!b || !w)
+		return -ENOMEM;
+	for (size_t c = 0; c < r->n_cols; c++)
+		w[c] = 1 + col_width(r, c);
+	for (size_t from = 0; from < r->n_cols; from = b[n++].to) {
+		bool desc = fixed[1] + w[from] <= r->width;
+		size_t sum = fixed[desc] + w[from], to = from + 1;
+		for (; to < r->n_cols && sum + w[to] <= r->width; to++)
+			sum += w[to];
+		b[n] = (struct cols){from, to, desc};
+		any |= desc;
+	}
+	if (!any && fixed[1] > r->width)
+		any = b[0].desc = true; /* too wide even alone: not twice */
+	else if (!any)
+		ret = print_block(r, f, (struct cols){0, 0, true}, true);
+	for (size_t i = 0; i < n && ret == 0; i++)
+		ret = print_block(r, f, b[i], any && i == 0);
+	return ret;
+}
+
+static int text_emit(const struct sb_report *r, FILE *f)
+{
+	size_t hidden = 0;
+	int ret;
+
+	if ((ret = text_escaped(r, f, verdict_raw)) < 0)
+		return ret;
+	for (size_t i = 0; i < r->n_rows; i++)
+		hidden += !sb_report_row_shown(r, &r->rows[i]);
 	if (r->n_rows == hidden)
 		fprintf(f, "(no %smetrics)\n", hidden ? "headline or cost " : "");
-	else if (scols_print_table(tb) < 0)
-		return -EIO;
+	else if ((ret = print_blocks(r, f)) < 0)
+		return ret;
 	if (hidden)
 		fprintf(f, "(%zu latency and %%CPU row%s not shown: report --all)\n", hidden,
 			hidden == 1 ? "" : "s");

@@ -39,6 +39,10 @@ int sb_correction_from_name(const char *s, enum sb_correction *out);
 #define SB_REPORT_CHECK_PCT 5.0
 /* A column label longer than this becomes a letter with a legend. */
 #define SB_REPORT_LABEL_MAX 40
+/* The text report fits this many columns unless told (report --width,
+ * COLUMNS), and never fewer than SB_REPORT_WIDTH_MIN. */
+#define SB_REPORT_WIDTH 120
+#define SB_REPORT_WIDTH_MIN 60
 
 /* One variant column; with --merge it pools same-named variants of several sets. */
 struct sb_report_col {
@@ -127,6 +131,8 @@ struct sb_report {
 	size_t
 	    family_main; /* largest size of a column's headline family (for the repeats estimate) */
 	bool all;	 /* the text and HTML tables show every row (report --all) */
+	unsigned width;	 /* the text report's lines fit this many columns (blocks of
+			    variant columns, folded lines) */
 	bool baseline_set;	  /* sets[0] is a stored baseline: columns compare with its
 				     same-named variant */
 	bool legend_needed;	  /* some label is not the full name */
@@ -157,6 +163,7 @@ struct sb_report_opts {
 	double resolve_pct;	  /* 0: SB_REPORT_RESOLVE_PCT */
 	double check_pct;	  /* 0: SB_REPORT_CHECK_PCT */
 	bool all;		  /* --all: latency and %CPU rows in the tables too */
+	unsigned width;		  /* text: columns to fit (0: SB_REPORT_WIDTH) */
 	const char *history_html; /* --history: the trend charts (an HTML fragment, borrowed) */
 };
 

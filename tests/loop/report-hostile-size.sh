@@ -15,8 +15,13 @@ awk -v l="$line" 'BEGIN { for (i = 0; i < 4000; i++) print l }' >"$T/4000.csv"
 # (text: the json format of 4000 columns is a gigabyte of cells, another matter)
 timeout 20 "$STACKBENCH" report "$T/4000.csv" >"$T/out" 2>"$T/err" ||
 	fail "report of 4000 lines: exit $? $(cat "$T/err")"
-# the repeats line names every column
-names() { sed -n 's/^repeats: //p' "$1" | tr ',' '\n' | sed 's/^ //; s/ [0-9]*$//'; }
+# the repeats line names every column (folded at spaces: its continuation
+# lines, two spaces in, join it again with one space)
+names() {
+	awk '/^repeats: / {on = 1; s = substr($0, 10); next}
+		on && /^  / {s = s " " substr($0, 3); next}
+		{on = 0} END {print s}' "$1" | tr ',' '\n' | sed 's/^ //; s/ [0-9]*$//'
+}
 assert_eq "$(names "$T/out" | wc -l)" 4000 "columns"
 assert_eq "$(names "$T/out" | sort -u | wc -l)" 4000 "unique columns"
 assert_eq "$(names "$T/out" | sed -n '1p;2p;4000p' | tr '\n' ' ')" "host1 host1#2 host1#4000 " "names"
