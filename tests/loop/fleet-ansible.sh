@@ -117,7 +117,7 @@ assert_contains "$out" "h2:fs.type=xfs" "fleet report: the other host's columns"
 assert_contains "$out" "h2:fs.type=xfs vs h2:fs.type=ext4" "fleet report: variants compared within their host"
 assert_contains "$out" "fleet: each variant against its own host" "fleet summary"
 # --by host: one variant's hosts side by side.
-"$STACKBENCH" report --by host "$play/results/h1" "$play/results/h2" >"$SB_TMP/byhost.txt"
+"$STACKBENCH" report --width 10000 --by host "$play/results/h1" "$play/results/h2" >"$SB_TMP/byhost.txt"
 hdr=$(grep -m1 "^METRIC" "$SB_TMP/byhost.txt")
 [[ "$hdr" =~ h1:fs.type=ext4\ +h2:fs.type=ext4\ +h1:fs.type=xfs\ +h2:fs.type=xfs ]] ||
 	fail "--by host: columns not grouped by variant: $hdr"

@@ -35,7 +35,7 @@ assert_eq "$(jq -r "$w.extra.config.geometry.sectorsize" "$r")" 4096 "config: ge
 [ -n "$(jq -r "$w.extra.config.sysctl[\"vm.dirty_ratio\"] // empty" "$r")" ] || fail "config: sysctl"
 assert_contains "$(jq -r "$w.extra.config.kmsg | join(\"\\n\")" "$r")" "$name" "config: kernel log lines"
 
-expect_exit 0 "$STACKBENCH" report "$SB_TMP/res-default" "$SB_TMP/res-ssd" "$SB_TMP/res-nossd"
+expect_exit 0 "$STACKBENCH" report --width 10000 "$SB_TMP/res-default" "$SB_TMP/res-ssd" "$SB_TMP/res-nossd"
 assert_contains "$OUT" "warning: default and ssd ran with the same effective configuration" "A/A warning"
 assert_contains "$OUT" "A/A test posing as A/B" "A/A wording"
 assert_not_contains "$OUT" "warning: default and nossd" "nossd differs"

@@ -37,7 +37,7 @@ assert_contains "$msg" "Filesystem must be larger than 300MB" "mkfs.xfs's reason
 assert_eq "$(jq -r '.variants[1].repeats[0].failed' "$j")" "null" "the ext4 variant did not fail"
 assert_eq "$(jq -r '.variants[1].repeats[0].workloads | length' "$j")" "1" "the ext4 variant's results"
 grep -q "Filesystem must be larger than 300MB" "$SB_TMP/res/run.log" || fail "run.log lacks mkfs's reason"
-rep=$("$STACKBENCH" report "$SB_TMP/res")
+rep=$("$STACKBENCH" report --width 10000 "$SB_TMP/res")
 assert_contains "$rep" "FAILED: fs.type=xfs: repeat 1, step 3 mkfs" "report"
 assert_contains "$rep" "Filesystem must be larger than 300MB" "report's reason"
 nothing_left "without --fail-fast"

@@ -92,7 +92,7 @@ if [ "${1:-}" = --guest ]; then
 	vm_nothing_left "after run" "${ALL[@]}"
 	# Figures from the VM runner say so in result.json and in the report.
 	[ "$(jq -r .host.emulated /run/res1/result.json)" = true ] || vm_fail "result.json not labelled emulated"
-	$SB report /run/res1 | grep "emulated: measured in the VM runner" >/dev/null || vm_fail "the report does not say emulated"
+	$SB report --width 10000 /run/res1 | grep "emulated: measured in the VM runner" >/dev/null || vm_fail "the report does not say emulated"
 	echo "ok: every variant (${i}), devices given as $DEVS, labelled emulated ($((SECONDS - t0))s)"
 
 	# 2. Failure at every step of one variant: exit 1, nothing left.

@@ -34,7 +34,7 @@ if [ "${1:-}" = --guest ]; then
 	share=$(awk -v a="$mine" -v b="$all" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 	awk -v s="$share" 'BEGIN { exit !(s >= 0.90) }' ||
 		vm_fail "the SSD $ssd served $share of the members' read bytes ($mine of $all), want >= 0.90"
-	rep=$($SB report /run/r1)
+	rep=$($SB report --width 10000 /run/r1)
 	line=$(grep -E "^ +$ssd under md[0-9]+: reads [0-9]+% of bytes" <<<"$rep" || true)
 	[ -n "$line" ] || { echo "$rep"; vm_fail "report does not show the SSD's share of the reads"; }
 	pct=$(sed -E 's/.*reads ([0-9]+)% of bytes.*/\1/' <<<"$line" | head -1)
@@ -54,7 +54,7 @@ if [ "${1:-}" = --guest ]; then
 	if [ "$busy" = true ]; then
 		grep -E "md.*(resync|recover)" <<<"$(jq -r .reason <<<"$first")" >/dev/null ||
 			vm_fail "busy, but not for the resync: $first"
-		rep=$($SB report /run/r2)
+		rep=$($SB report --width 10000 /run/r2)
 		grep -F "started busy (" <<<"$rep" | grep -E "resync|recover" >/dev/null ||
 			{ echo "$rep"; vm_fail "report does not flag the phase begun during the resync"; }
 		echo "ok: the phase begun during the resync is flagged ($first) and reported"

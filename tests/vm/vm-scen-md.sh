@@ -111,7 +111,7 @@ sys.exit(0 if s["seconds"] > 0 and s["rate_under_load_mbps"] > 0 and s["under_lo
 		vm_fail "$v: the md check's whole walk: $(field /run/scen-res "$v" integrity.md)"
 	grep -q -- "--add /dev/" /run/scen-res/run.log || vm_fail "no --add in run.log"
 	rc=0
-	$SB report /run/scen-res >/run/rep 2>/run/rep.err || rc=$?
+	$SB report --width 10000 /run/scen-res >/run/rep 2>/run/rep.err || rc=$?
 	[ $rc = 0 ] || { head -30 /run/rep; cat /run/rep.err; vm_fail "report exited $rc"; }
 	grep -q "^rebuild: .*MB/s" /run/rep || vm_fail "report lacks the rebuild line: $(grep -i rebuild /run/rep)"
 	grep -q "INTEGRITY ERRORS" /run/rep && vm_fail "a clean run reported integrity errors"
@@ -133,7 +133,7 @@ print(d["variants"][0]["repeats"][0]["integrity"]["md"]["mismatch_cnt"])')
 	# ... by the quick check of the first 128M (the damage is at 64M): the
 	# count survives the check's stop at sync_max.
 	grep -q '"span_bytes"' /run/scen-dmg/result.json || vm_fail "the damage run's md check was not the quick one"
-	$SB report /run/scen-dmg >/run/rep 2>&1 || true
+	$SB report --width 10000 /run/scen-dmg >/run/rep 2>&1 || true
 	head -1 /run/rep | grep -q "^INTEGRITY ERRORS: .*md mismatch_cnt $n" || vm_fail "report's first line: $(head -1 /run/rep)"
 	left "after the damage run"
 	echo "ok: 4M written behind md's back: mismatch_cnt $n, the report's first line ($((SECONDS - t0))s)"
