@@ -7,6 +7,8 @@
 #include "stack/answers.h"
 #include "stack/devlock.h"
 #include "stack/state.h"
+#include "session/design.h"
+#include "session/side.h"
 #include "session/variant.h"
 #include "workload/progress.h"
 #include "util/log.h"
@@ -29,6 +31,7 @@ static const struct sb_opt run_opts[] = {
     OPT_O_ROW,
     OPT_QUICK_ROW,
     OPT_WIPE_ROW,
+    OPT_ROUNDS_ROW,
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
     {"repeat", OPT_REPEAT, "N|auto[:MAX]",
@@ -88,6 +91,59 @@ static bool has_failed(const struct sb_variant *v)
 	return false;
 }
 
+/* The side-by-side part of the schedule: its design, then each round's
+ * stacks and every turn (side.c). */
+static json_object *side_schedule(const struct ctx *c, json_object *sched)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "stacks", json_object_new_int((int)c->n_var));
+	json_object_object_add(o, "order",
+			       json_object_new_string(c->n_var == 2 ? "abba" : "williams"));
+	json_object_object_add(o, "crossover", json_object_new_boolean(true));
+	json_object_object_add(o, "assignments", json_object_new_array());
+	json_object_object_add(o, "turns", json_object_new_array());
+	json_object_object_add(sched, "side_by_side", o);
+	return o;
+}
+
+/* Round rep side by side, when two variants at least are left (the
+ * others failed): true when it ran, with *code set as run_rounds does. */
+static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *vr,
+		       json_object *side, unsigned rep, uint64_t seed, struct timespec t0,
+		       json_object *round, int *failed, int *code)
+{
+	size_t active[c->n_var], n = 0;
+	json_object *assign, *turns, *a;
+
+	for (size_t i = 0; i < c->n_var; i++)
+		if (!has_failed(&set->var[i]))
+			active[n++] = i;
+	if (n < 2 || n > SB_DESIGN_MAX_K)
+		return false;
+	json_object_object_get_ex(side, "assignments", &a);
+	json_object_object_get_ex(side, "turns", &turns);
+	assign = json_object_new_array();
+	json_object_array_add(a, assign);
+	struct sb_side sd = {.proto = vr,
+			     .variants = c->var,
+			     .plans = c->plans,
+			     .set_vars = set->var,
+			     .active = active,
+			     .n_active = n,
+			     .round = rep,
+			     .seed = seed,
+			     .t_origin = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
+			     .turns = turns,
+			     .assignment = assign};
+	int r = sb_side_round(&sd, failed);
+	for (size_t k = 0; k < n; k++)
+		json_object_array_add(round, json_object_new_int64((int64_t)active[k]));
+	*failed += r == SB_EXIT_FAILED;
+	if (ends_run(r, vr->left_behind))
+		*code = r;
+	return true;
+}
+
 /* The variants, --repeat times (or until resolved), interleaved so that
  * drift over time hits every variant alike, in an order shuffled per round
  * so that no variant always runs right after the same one (a cache warmed,
@@ -120,11 +176,18 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 	if (!set->profile)
 		set->profile = json_object_new_object();
 	json_object_object_add(set->profile, "schedule", sched);
+	json_object *side = c->side ? side_schedule(c, sched) : NULL;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
 		size_t order[c->n_var ? c->n_var : 1];
 		json_object *round = json_object_new_array();
 		sb_vrun_order(order, c->n_var, seed, rep);
 		more = 0;
+		if (side && side_round(c, set, vr, side, rep, seed, t0, round, failed, &code)) {
+			more = 1;
+			goto looked;
+		}
 		for (size_t k = 0; k < c->n_var && !code; k++) {
 			size_t i = shuffle ? order[k] : k;
 			/* auto: whole rounds, so that every round pairs */
@@ -142,6 +205,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 			if (ends_run(r, vr->left_behind))
 				code = r;
 		}
+	looked:
 		if (json_object_array_length(round))
 			json_object_array_add(rounds, round);
 		else

@@ -39,6 +39,9 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 	case OPT_QUICK:
 		o->quick = true;
 		return 0;
+	case OPT_ROUNDS:
+		o->rounds = true;
+		return 0;
 	case OPT_ALL:
 		o->all = true;
 		return 0;
@@ -521,6 +524,15 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 	for (size_t i = 0; i < c->prof->n_dropped; i++)
 		fprintf(out, "left out: %s\n", c->prof->dropped[i]);
+	if (c->side)
+		fprintf(
+		    out,
+		    "side by side: %zu stacks built at once, each on images of its own; every "
+		    "phase runs on each stack in turn (%s order, drawn per round from the seed); "
+		    "the variants change stacks from round to round (a full cycle: %zu rounds)\n",
+		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
+	else if (c->layout_why)
+		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
 	for (size_t i = 0; i < c->n_var; i++) {
 		struct sb_exec x;
 		sb_exec_init(&x);
@@ -534,6 +546,37 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 		fprintf(out, "      %-13s undo steps %zu..1\n", "teardown", c->plans[i].n);
 		sb_exec_release(&x);
 	}
+}
+
+/* Side by side where every variant can have a stack of its own (loop
+ * devices: images are cheap) and nothing needs a variant alone (a degraded
+ * or rebuilding array, an integrity check after the workloads); rounds
+ * otherwise, with the reason the plan and result.json give. */
+static void decide_layout(struct ctx *c)
+{
+	c->side = false;
+	c->layout_why = NULL;
+	if (c->n_var < 2)
+		return;
+	if (c->o.rounds) {
+		c->layout_why = "--rounds";
+		return;
+	}
+	if (!c->o.loop) {
+		c->layout_why = "the variants share the real devices: one stack at a time";
+		return;
+	}
+	for (size_t i = 0; i < c->n_var; i++) {
+		bool alone = sb_scen_integrity_on(&c->var[i].cfg);
+		for (size_t k = 0; k < c->plans[i].n; k++)
+			alone |= c->plans[i].steps[k].kind == SB_STEP_SCEN;
+		if (alone) {
+			c->layout_why = "a degraded or rebuilding array, or an integrity check, "
+					"takes a variant alone";
+			return;
+		}
+	}
+	c->side = true;
 }
 
 /* path made absolute and free of symlinks as far as it exists, the rest
@@ -586,7 +629,9 @@ static int check_loop_dir(struct ctx *c, bool enforce)
 
 	for (size_t i = 0; i < c->n_var; i++) {
 		uint64_t n = sb_loop_plan_bytes(&c->plans[i], dir, sizeof(dir));
-		if (n > need) {
+		if (c->side)
+			need += n;
+		else if (n > need) {
 			need = n;
 			worst = i;
 		}
@@ -612,16 +657,21 @@ static int check_loop_dir(struct ctx *c, bool enforce)
 		return 0;
 	sb_format_size(avail, a, sizeof(a));
 	sb_format_size(need, b, sizeof(b));
+	char whose[300];
+	if (c->side)
+		snprintf(whose, sizeof(whose), "all %zu variants side by side", c->n_var);
+	else
+		snprintf(whose, sizeof(whose), "variant %s", c->var[worst].name);
 	if (!enforce) {
-		sb_warn("%s: run would refuse it: %s free, the loop images of variant %s need up "
-			"to %s",
-			dir, a, c->var[worst].name, b);
+		sb_warn("%s: run would refuse it: %s free, the loop images of %s need up to %s",
+			dir, a, whose, b);
 		return 0;
 	}
-	sb_error("%s: refusing: %s free (%" PRIu64 " bytes), the loop images of variant %s need "
-		 "up to %s (%" PRIu64 " bytes) as they fill; give --loop-dir DIR on a larger file "
-		 "system, or --ram or --quick for smaller images",
-		 dir, a, avail, c->var[worst].name, b, need);
+	sb_error("%s: refusing: %s free (%" PRIu64 " bytes), the loop images of %s need up to %s "
+		 "(%" PRIu64 " bytes) as they fill; give --loop-dir DIR on a larger file system, "
+		 "or --ram or --quick for smaller images%s",
+		 dir, a, avail, whose, b, need,
+		 c->side ? ", or --rounds (one variant's stack at a time)" : "");
 	return SB_EXIT_REFUSED;
 }
 
@@ -650,5 +700,7 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 			return r;
 	}
 	r = build_plans(c);
+	if (r == 0)
+		decide_layout(c);
 	return r || !c->o.loop ? r : check_loop_dir(c, enforce);
 }

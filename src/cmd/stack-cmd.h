@@ -27,12 +27,14 @@ enum {
 	OPT_CAP_CACHE,
 	OPT_FAIL_FAST,
 	OPT_CPUS,
+	OPT_ROUNDS,
 };
 
 struct opts {
 	const char *cmd;
 	const char *devices;
 	bool loop, yes, wipe, quick, all;
+	bool rounds;	/* --rounds: one variant built at a time, even where side by side could */
 	bool cap_cache; /* --cap-cache: the workloads' memory limited to --ram */
 	const char *results;
 	const char *loop_dir; /* --loop-dir, or NULL */
@@ -80,6 +82,13 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud);
 		    "accept devices that carry signatures (they are destroyed)"                    \
 	}
 
+#define OPT_ROUNDS_ROW                                                                             \
+	{                                                                                          \
+		"rounds", OPT_ROUNDS, NULL,                                                        \
+		    "build and measure one variant at a time, each round, even under --loop "      \
+		    "(by default the variants run side by side there)"                             \
+	}
+
 /* Everything plan and run share: profile, variants, devices, plans. */
 struct ctx {
 	struct opts o;
@@ -92,6 +101,11 @@ struct ctx {
 	struct sb_probe *probe;
 	struct sb_device **dev; /* per slot (real devices only) */
 	struct sb_plan *plans;	/* per variant */
+	/* Side by side (session/side.c): every variant's stack built at once,
+	 * phases in turns; else rounds, for the reason in layout_why (NULL
+	 * when there is nothing to compare). */
+	bool side;
+	const char *layout_why;
 };
 
 void sb_ctx_free(struct ctx *c);

@@ -33,6 +33,25 @@ static void undo_summary(const struct sb_exec *u, int r, size_t steps, char *buf
 		snprintf(buf + n, len - n, ", nothing touched");
 }
 
+/* Side by side, each stack had a directory of its own in the run's
+ * (s0, s1...): emptied by the undo, removed here. */
+static void remove_stack_dirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[4096 + 512];
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] != 's' || !e->d_name[1] ||
+		    strspn(e->d_name + 1, "0123456789") != strlen(e->d_name + 1))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		rmdir(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int teardown_one(const char *sd, const char *id, bool explicit_id)
 {
 	char dir[4096], journal[4200], lock[4200];
@@ -82,6 +101,7 @@ static int teardown_one(const char *sd, const char *id, bool explicit_id)
 	}
 	sb_exec_release(&u);
 	unlink(lock);
+	remove_stack_dirs(dir);
 	if (rmdir(dir) < 0 && errno != ENOENT) {
 		sb_error("%s: %s not removed: %s", id, dir, strerror(errno));
 		return SB_EXIT_FAILED;

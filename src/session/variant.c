@@ -2,6 +2,7 @@
  * limit), and the teardown from the journal, the same way `teardown` does
  * it. Whatever happens after the journal is open ends in that teardown. */
 #include "session/variant.h"
+#include "session/variant-int.h"
 #include "stack/scenario.h"
 #include "util/exitcode.h"
 #include "probe/probe.h"
@@ -12,6 +13,7 @@
 #include "workload/progress.h"
 #include "workload/workload.h"
 
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,7 +41,8 @@ void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
  * removes it), and the non-rotational devices under the mount: a variant
  * on one of them without a precondition measured whatever state the
  * device was in (after mkfs's own discard, nearly fresh out of the box). */
-static json_object *precondition_record(const struct sb_vrun *vr, const char *mnt, bool *fresh)
+json_object *sb_vrun_precondition(const struct sb_vrun *vr, const char *mnt, unsigned first,
+				  unsigned last, bool *fresh)
 {
 	const char *mode = sb_cfg_str(&vr->v->cfg, sb_key_find("devices.precondition"));
 	json_object *o = json_object_new_object(), *steps = json_object_new_array(),
@@ -52,7 +55,8 @@ static json_object *precondition_record(const struct sb_vrun *vr, const char *mn
 
 	if (sb_journal_read(vr->rs->journal, &jr) == 0) {
 		for (size_t i = 0; i < jr.n; i++) {
-			if (strcmp(jr.rec[i].kind, "precondition") != 0 || !jr.rec[i].result)
+			if (strcmp(jr.rec[i].kind, "precondition") != 0 || !jr.rec[i].result ||
+			    jr.rec[i].step < first || jr.rec[i].step > last)
 				continue;
 			json_object *res = jr.rec[i].result, *stv, *reached;
 			json_object *sec = json_object_object_get(res, "seconds");
@@ -94,7 +98,7 @@ static json_object *precondition_record(const struct sb_vrun *vr, const char *mn
 /* What result.json keeps of a failed variant: the step ("2 mkfs",
  * "workload seq", "teardown"), the exit code and the message, the tool's
  * own words included. The first failure is the one kept. */
-static void note_failure(json_object **failed, const char *step, int code, const char *msg)
+void sb_vrun_note_failure(json_object **failed, const char *step, int code, const char *msg)
 {
 	if (*failed)
 		return;
@@ -117,9 +121,9 @@ static char *failed_step(const struct sb_plan *p, unsigned began)
  * under workloads.time-limit: the results go to *wl; a workload stopped by
  * the limit keeps what it measured and the next one runs; a failure ends
  * the loop (noted in *failed). 0, or the exit code. */
-static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
-			 const char **role_devs, bool fresh, struct sb_wl_result ***wl,
-			 size_t *n_wl, json_object **failed)
+int sb_vrun_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
+		      const char **role_devs, bool fresh, struct sb_wl_result ***wl, size_t *n_wl,
+		      json_object **failed)
 {
 	const struct sb_pvariant *v = vr->v;
 	struct sb_runstate *rs = vr->rs;
@@ -138,7 +142,9 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 					.role_names = vr->slot_names,
 					.role_devs = role_devs,
 					.n_roles = vr->n_slots,
-					.cpus = vr->cpus};
+					.cpus = vr->cpus,
+					.gate = vr->gate,
+					.gate_ud = vr->gate_ud};
 		struct sb_wl_result *res = NULL;
 		char *err = NULL;
 
@@ -180,8 +186,8 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 			_cleanup_free_ char *step = NULL;
 			if (asprintf(&step, "workload %s", spec) < 0)
 				step = NULL;
-			note_failure(failed, step ? step : "workload", code,
-				     err ? err : strerror(-r));
+			sb_vrun_note_failure(failed, step ? step : "workload", code,
+					     err ? err : strerror(-r));
 			free(err);
 			break;
 		}
@@ -192,10 +198,9 @@ static int run_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 
 /* An executor for the variant's steps, with the run's variables, and its
  * journal open. 0, or the exit code after reporting. */
-static int exec_open(struct sb_vrun *vr, struct sb_exec *x)
+void sb_vrun_exec_init(struct sb_vrun *vr, struct sb_exec *x, const char *run, const char *id)
 {
 	struct sb_runstate *rs = vr->rs;
-	int r;
 
 	sb_exec_init(x);
 	x->log_fd = rs->log_fd;
@@ -203,10 +208,18 @@ static int exec_open(struct sb_vrun *vr, struct sb_exec *x)
 	x->fail_step = rs->fail_step;
 	x->kill_step = rs->kill_step;
 	x->udev = rs->udev;
-	sb_exec_set_var(x, "run", rs->run_dir);
-	sb_exec_set_var(x, "id", rs->run_id);
+	sb_exec_set_var(x, "run", run);
+	sb_exec_set_var(x, "id", id);
 	for (size_t k = 0; vr->slot_devs && k < vr->n_slots; k++)
 		sb_exec_set_var(x, vr->slot_names[k], vr->slot_devs[k]);
+}
+
+static int exec_open(struct sb_vrun *vr, struct sb_exec *x)
+{
+	struct sb_runstate *rs = vr->rs;
+	int r;
+
+	sb_vrun_exec_init(vr, x, rs->run_dir, rs->run_id);
 	r = sb_journal_open(rs->journal, rs->run_id, &x->j);
 	if (r < 0) {
 		sb_error_errno(r, "%s: cannot create the journal", rs->journal);
@@ -218,7 +231,7 @@ static int exec_open(struct sb_vrun *vr, struct sb_exec *x)
 
 /* The checks right before the first write, then the plan's steps: 0, or
  * the exit code (the failure noted in *failed). */
-static int build(struct sb_vrun *vr, struct sb_exec *x, json_object **failed)
+int sb_vrun_build(struct sb_vrun *vr, struct sb_exec *x, json_object **failed)
 {
 	int r, code;
 
@@ -234,13 +247,14 @@ static int build(struct sb_vrun *vr, struct sb_exec *x, json_object **failed)
 	_cleanup_free_ char *step = failed_step(vr->plan, x->steps_done);
 	sb_error("%s: %s", vr->v->name, x->errmsg ? x->errmsg : strerror(-r));
 	code = *vr->stop ? SB_EXIT_INTERRUPTED : x->refused ? SB_EXIT_REFUSED : SB_EXIT_FAILED;
-	note_failure(failed, step ? step : "step", code, x->errmsg ? x->errmsg : strerror(-r));
+	sb_vrun_note_failure(failed, step ? step : "step", code,
+			     x->errmsg ? x->errmsg : strerror(-r));
 	return code;
 }
 
 /* The loop devices the plan made, as the probe sees them, for result.json
  * (the first variant's only: the others make the same). */
-static void record_loop_devices(struct sb_vrun *vr, struct sb_exec *x)
+void sb_vrun_loop_devices(struct sb_vrun *vr, struct sb_exec *x)
 {
 	const char *only[65];
 	size_t n = 0;
@@ -264,7 +278,7 @@ static void record_loop_devices(struct sb_vrun *vr, struct sb_exec *x)
 
 /* Teardown from the journal, the same way `teardown` does it: the exit
  * code after it (a failure noted in *failed, vr->left_behind set). */
-static int teardown(struct sb_vrun *vr, int code, json_object **failed)
+int sb_vrun_teardown(struct sb_vrun *vr, int code, json_object **failed)
 {
 	struct sb_runstate *rs = vr->rs;
 	struct sb_exec u;
@@ -283,7 +297,7 @@ static int teardown(struct sb_vrun *vr, int code, json_object **failed)
 		/* An interruption stays one; anything else is a failure. */
 		if (code != SB_EXIT_INTERRUPTED)
 			code = SB_EXIT_FAILED;
-		note_failure(failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
+		sb_vrun_note_failure(failed, "teardown", code, u.errmsg ? u.errmsg : strerror(-r));
 	}
 	sb_exec_release(&u);
 	return code;
@@ -300,7 +314,8 @@ static int run_watched(struct sb_vrun *vr, struct sb_exec *x, const char *mnt,
 	int code;
 
 	sb_scen_watch_start(&sw, vr->rs->journal, x);
-	code = run_workloads(vr, mnt, sb_exec_var(x, "memcg"), role_devs, fresh, wl, n_wl, failed);
+	code =
+	    sb_vrun_workloads(vr, mnt, sb_exec_var(x, "memcg"), role_devs, fresh, wl, n_wl, failed);
 	*scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
 	*integ =
 	    sb_integrity_after(&v->cfg, v->name, vr->plan, x, mnt, *wl, *n_wl, vr->quick, vr->stop);
@@ -323,11 +338,11 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	code = exec_open(vr, &x);
 	if (code)
 		return code;
-	code = build(vr, &x, &failed);
+	code = sb_vrun_build(vr, &x, &failed);
 	if (code == 0) {
-		record_loop_devices(vr, &x);
+		sb_vrun_loop_devices(vr, &x);
 		mnt = sb_exec_expand(&x, vr->plan->mountpoint);
-		pre = precondition_record(vr, mnt, &fresh);
+		pre = sb_vrun_precondition(vr, mnt, 0, UINT_MAX, &fresh);
 		/* Which device plays which role, for the per-member cost rows. */
 		const char *role_devs[vr->n_slots + 1];
 		for (size_t k = 0; k < vr->n_slots; k++)
@@ -340,7 +355,7 @@ int sb_vrun(struct sb_vrun *vr, unsigned rep, struct sb_variant *rv)
 	sb_journal_close(x.j);
 	x.j = NULL;
 	sb_exec_release(&x);
-	code = teardown(vr, code, &failed);
+	code = sb_vrun_teardown(vr, code, &failed);
 	sb_progress_variant_end();
 	sb_variant_add_repeat(rv, rep, wl, n_wl);
 	if (rv->n_rep) {

@@ -42,6 +42,10 @@ struct sb_vrun {
 	struct sb_runstate *rs;
 	volatile sig_atomic_t *stop;	/* a signal: tear down and end */
 	volatile sig_atomic_t *wl_stop; /* the workload time limit or a signal */
+	/* Side by side: the workloads wait here for their stack's turn before
+	 * every timed phase (sb_wl_env.gate); NULL: no turns. */
+	void (*gate)(void *ud, const char *phase);
+	void *gate_ud;
 	/* out: the teardown failed and the journal is kept (the run must not
 	 * go on to another variant over what is left) */
 	bool left_behind;

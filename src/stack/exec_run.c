@@ -296,7 +296,7 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 		return r;
 	}
 	rec = sb_fields_to_json(l->fields, l->n_fields, args);
-	r = sb_journal_begin(x->j, n, l->kind, rec, ident);
+	r = sb_journal_begin(x->j, x->step_base + n, l->kind, rec, ident);
 	json_object_put(rec);
 	json_object_put(ident);
 	/* Our claims go just before the tool makes its own (it would get
@@ -330,7 +330,7 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 	}
 	if (x->udev && (l->flags & SB_LF_CREATES_DEV))
 		wait_made(result);
-	r = sb_journal_done(x->j, n, result);
+	r = sb_journal_done(x->j, x->step_base + n, result);
 	if (r < 0) {
 		json_object_put(result);
 		return sb_exec_fail(x, r, "journal: cannot write: %s", strerror(-r));

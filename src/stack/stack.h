@@ -219,6 +219,9 @@ struct sb_exec {
 	json_object *vars;   /* name -> string */
 	char *errmsg;	     /* why the last step or undo failed */
 	unsigned steps_done; /* began, for the report */
+	/* Added to the step numbers in the journal: stacks built side by side
+	 * share one journal, each its own numbers (0: the only stack). */
+	unsigned step_base;
 	unsigned undo_failed;
 	/* Undo: objects left alone because their identity differs from the
 	 * journal's (each said in run.log and in errmsg). */

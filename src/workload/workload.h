@@ -26,6 +26,10 @@ struct sb_wl_env {
 	/* --cpus LIST (taskset's form, "0-1,3"): the workload's threads
 	 * pinned to these CPUs; NULL: not pinned. */
 	const char *cpus;
+	/* Side by side (session/side.c): called before every timed phase
+	 * begins, and returns when this stack's turn comes; NULL: no turns. */
+	void (*gate)(void *ud, const char *phase);
+	void *gate_ud;
 };
 
 /* Check a spec without running anything (profile validation, `plan`).

@@ -222,6 +222,8 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total)
 {
+	if (c->env->gate)
+		c->env->gate(c->env->gate_ud, name);
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->name = name;

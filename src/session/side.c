@@ -1,0 +1,485 @@
+/* Variants side by side (--loop): every variant of a round gets a stack of
+ * its own, all built at once into the run's one journal; each stack's
+ * workloads run in a child process that waits at every timed phase for its
+ * turn, and the turns go round the stacks in a balanced order (ABBA, a
+ * Williams design for more), so that the two sides of a comparison are one
+ * phase apart instead of a whole build and every workload. The host's
+ * noise moves over seconds: the closer in time, the less of it lands
+ * between the two sides. Variants change stacks from round to round
+ * (crossover), since two identically made stacks are not identical. */
+#include "session/side.h"
+#include "session/design.h"
+#include "session/variant-int.h"
+#include "stack/stack.h"
+#include "util/exitcode.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "workload/progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct stack {
+	size_t var; /* the variant's index in the profile */
+	struct sb_vrun vr;
+	struct sb_exec x;
+	char dir[4200], id[128];
+	char *mnt;
+	unsigned first, last; /* its steps' numbers in the journal */
+	json_object *pre, *failed;
+	bool fresh, built;
+	pid_t pid;
+	int to, from; /* the child's pipes: its turns, its messages */
+	FILE *in;
+	char *phase; /* the phase it waits to begin ("start": its first turn) */
+	bool waiting;
+	int code;
+	struct sb_wl_result **wl;
+	size_t n_wl;
+	char started[40];
+};
+
+/* ---- the child: one stack's workloads ---- */
+
+struct gate {
+	int to, from;
+	volatile sig_atomic_t *stop;
+};
+
+/* Says which phase it is at and waits for the turn; the workload time
+ * limit (an alarm) does not run while it waits. */
+static void child_gate(void *ud, const char *phase)
+{
+	struct gate *g = ud;
+	unsigned left = alarm(0);
+	char c;
+
+	dprintf(g->to, "P %s\n", phase);
+	while (read(g->from, &c, 1) < 0 && errno == EINTR && !*g->stop)
+		;
+	if (left)
+		alarm(left);
+}
+
+static void __attribute__((noreturn)) child_main(struct stack *s, int to, int from, pid_t parent)
+{
+	struct gate g = {.to = to, .from = from, .stop = s->vr.stop};
+	const char *role_devs[s->vr.n_slots + 1];
+	struct sb_wl_result **wl = NULL;
+	size_t n_wl = 0;
+	json_object *failed = NULL, *o = json_object_new_object(), *arr = json_object_new_array();
+
+	/* A parent killed by SIGKILL takes its stacks' workloads with it:
+	 * nothing keeps the mounts busy for teardown --all. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(SB_EXIT_INTERRUPTED);
+	/* The run's lock is the parent's: teardown --all may take it as soon
+	 * as the parent is gone. */
+	if (s->vr.rs->lock_fd >= 0)
+		close(s->vr.rs->lock_fd);
+	for (size_t k = 0; k < s->vr.n_slots; k++)
+		role_devs[k] = sb_exec_var(&s->x, s->vr.slot_names[k]);
+	s->vr.gate = child_gate;
+	s->vr.gate_ud = &g;
+	child_gate(&g, "start");
+	int code = sb_vrun_workloads(&s->vr, s->mnt, sb_exec_var(&s->x, "memcg"), role_devs,
+				     s->fresh, &wl, &n_wl, &failed);
+	for (size_t i = 0; i < n_wl; i++)
+		json_object_array_add(arr, sb_wl_result_to_json(wl[i]));
+	json_object_object_add(o, "code", json_object_new_int(code));
+	json_object_object_add(o, "workloads", arr);
+	if (failed)
+		json_object_object_add(o, "failed", failed);
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	dprintf(to, "R %zu\n%s", strlen(text), text);
+	_exit(0);
+}
+
+/* ---- the parent: builds, turns, records ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The host over a turn: steal ticks of all CPUs (/proc/stat) and the time
+ * some task waited for a CPU (/proc/pressure/cpu "some total", us). */
+struct host {
+	unsigned long long steal, all, psi_us;
+	bool has_steal, has_psi;
+};
+
+/* Up to n numbers of a line, as strtoull reads them: how many. */
+static int numbers(const char *s, unsigned long long *v, int n)
+{
+	int got = 0;
+	char *end;
+	while (got < n) {
+		errno = 0;
+		v[got] = strtoull(s, &end, 10);
+		if (end == s || errno)
+			break;
+		got++;
+		s = end;
+	}
+	return got;
+}
+
+static void host_read(struct host *h)
+{
+	unsigned long long v[8] = {0};
+	char line[256];
+	FILE *f = fopen("/proc/stat", "re");
+
+	memset(h, 0, sizeof(*h));
+	if (f && fgets(line, sizeof(line), f) && strncmp(line, "cpu ", 4) == 0 &&
+	    numbers(line + 4, v, 8) == 8) {
+		for (int i = 0; i < 8; i++)
+			h->all += v[i];
+		h->steal = v[7];
+		h->has_steal = true;
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/pressure/cpu", "re");
+	if (f && fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, "total=");
+		h->has_psi = t && numbers(t + 6, &h->psi_us, 1) == 1;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Every stack idle and clean before a turn: written back, caches
+ * dropped, so that no stack's leftovers run in another's turn. */
+static void quiet_all(void)
+{
+	sync();
+	if (sb_sys_write("/proc/sys/vm/drop_caches", "3") < 0)
+		sb_debug("drop_caches: not written");
+}
+
+/* Reads the child's next message: its next phase (1), its results (0,
+ * with the stack's results filled in), or its end without them (-1). */
+static int next_message(struct stack *s)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		clearerr(s->in);
+		errno = 0;
+		n = getline(&line, &cap, s->in);
+		if (n >= 0)
+			break;
+		if (errno != EINTR)
+			return -1;
+		if (*s->vr.stop)
+			kill(s->pid, SIGINT);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == 'P' && line[1] == ' ') {
+		free(s->phase);
+		s->phase = strdup(line + 2);
+		return 1;
+	}
+	size_t len = line[0] == 'R' ? strtoul(line + 1, NULL, 10) : 0;
+	_cleanup_free_ char *text = len ? malloc(len + 1) : NULL;
+	if (!text || fread(text, 1, len, s->in) != len)
+		return -1;
+	text[len] = '\0';
+	json_object *o = json_tokener_parse(text), *arr, *v;
+	if (!o)
+		return -1;
+	if (json_object_object_get_ex(o, "code", &v))
+		s->code = json_object_get_int(v);
+	if (json_object_object_get_ex(o, "failed", &v) && !s->failed)
+		s->failed = json_object_get(v);
+	if (json_object_object_get_ex(o, "workloads", &arr))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			struct sb_wl_result *r = NULL, **nw;
+			char *err = NULL;
+			if (sb_wl_result_from_json(json_object_array_get_idx(arr, i), &r, &err) <
+				0 ||
+			    !(nw = realloc(s->wl, (s->n_wl + 1) * sizeof(*nw)))) {
+				free(err);
+				sb_wl_result_free(r);
+				continue;
+			}
+			s->wl = nw;
+			s->wl[s->n_wl++] = r;
+		}
+	json_object_put(o);
+	return 0;
+}
+
+static int fork_child(struct stack *s)
+{
+	int down[2], up[2];
+	pid_t parent = getpid();
+
+	if (pipe2(down, O_CLOEXEC) < 0)
+		return negerrno();
+	if (pipe2(up, O_CLOEXEC) < 0) {
+		close(down[0]);
+		close(down[1]);
+		return negerrno();
+	}
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid < 0) {
+		int e = negerrno();
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		return e;
+	}
+	if (s->pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		child_main(s, up[1], down[0], parent);
+	}
+	close(down[0]);
+	close(up[1]);
+	s->to = down[1];
+	s->from = up[0];
+	s->in = fdopen(s->from, "re");
+	if (!s->in)
+		return negerrno();
+	s->waiting = next_message(s) == 1;
+	return 0;
+}
+
+/* One turn: stack s runs from the phase it waits at to the next one (or
+ * to its end), the others idle; the record goes into turns. */
+static void take_turn(struct sb_side *sd, struct stack *s, size_t st, unsigned step, size_t pos)
+{
+	struct host h0, h1;
+	json_object *t = json_object_new_object();
+	uint64_t t0;
+	int r;
+
+	quiet_all();
+	host_read(&h0);
+	t0 = now_ns();
+	json_object_object_add(t, "round", json_object_new_int((int)sd->round));
+	json_object_object_add(t, "step", json_object_new_int((int)step));
+	json_object_object_add(t, "position", json_object_new_int((int)pos));
+	json_object_object_add(t, "stack", json_object_new_int((int)st));
+	json_object_object_add(t, "variant", json_object_new_int((int)s->var));
+	json_object_object_add(t, "phase", json_object_new_string(s->phase ? s->phase : "?"));
+	dprintf(s->vr.rs->log_fd, "== turn: round %u, step %u, stack %zu, variant %s, %s\n",
+		sd->round + 1, step + 1, st, s->vr.v->name, s->phase ? s->phase : "?");
+	if (write(s->to, "g", 1) != 1) {
+		s->waiting = false;
+		json_object_put(t);
+		return;
+	}
+	r = next_message(s);
+	s->waiting = r == 1;
+	if (r < 0) {
+		s->code = SB_EXIT_FAILED;
+		sb_vrun_note_failure(&s->failed, "workloads", s->code,
+				     "the stack's workload process ended without its results");
+	}
+	host_read(&h1);
+	double secs = (double)(now_ns() - t0) / 1e9;
+	json_object_object_add(t, "start_s",
+			       json_object_new_double((double)(t0 - sd->t_origin) / 1e9));
+	json_object_object_add(t, "secs", json_object_new_double(secs));
+	if (h0.has_steal && h1.all > h0.all)
+		json_object_object_add(
+		    t, "steal_pct",
+		    json_object_new_double(100.0 * (double)(h1.steal - h0.steal) /
+					   (double)(h1.all - h0.all)));
+	if (h0.has_psi && h1.has_psi && secs > 0)
+		json_object_object_add(
+		    t, "cpu_pressure_pct",
+		    json_object_new_double((double)(h1.psi_us - h0.psi_us) / (secs * 1e4)));
+	json_object_array_add(sd->turns, t);
+}
+
+/* The turns of the round: step by step, each waiting stack in the step's
+ * order, until every child has sent its results. */
+static void run_turns(struct sb_side *sd, struct stack *st, size_t k)
+{
+	size_t order[k];
+	bool any = true;
+
+	for (unsigned step = 0; any; step++) {
+		any = false;
+		sb_design_order(k, sd->seed, sd->round, step, order);
+		for (size_t pos = 0; pos < k; pos++) {
+			size_t s = sb_design_stack(k, sd->seed, sd->round, order[pos]);
+			if (!st[s].waiting)
+				continue;
+			if (*sd->proto->stop)
+				kill(st[s].pid, SIGINT);
+			take_turn(sd, &st[s], s, step, pos);
+			any = true;
+		}
+	}
+}
+
+/* Stack s of the round: its directory, its executor (its own run and id
+ * variables, the shared journal, its own step numbers) and its build. */
+static int build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_journal *j,
+		       unsigned base)
+{
+	struct sb_runstate *rs = sd->proto->rs;
+	int code;
+
+	snprintf(s->dir, sizeof(s->dir), "%s/s%zu", rs->run_dir, n);
+	snprintf(s->id, sizeof(s->id), "%s-s%zu", rs->run_id, n);
+	if (mkdir(s->dir, 0700) < 0 && errno != EEXIST) {
+		sb_error("%s: cannot create: %s", s->dir, strerror(errno));
+		return SB_EXIT_FAILED;
+	}
+	sb_vrun_exec_init(&s->vr, &s->x, s->dir, s->id);
+	s->x.j = j;
+	s->x.step_base = base;
+	s->first = base + 1;
+	s->last = base + (unsigned)s->vr.plan->n;
+	dprintf(rs->log_fd, "\n=== stack %zu: variant %s, round %u\n", n, s->vr.v->name,
+		sd->round + 1);
+	code = sb_vrun_build(&s->vr, &s->x, &s->failed);
+	if (code)
+		return code;
+	s->built = true;
+	sb_vrun_loop_devices(&s->vr, &s->x);
+	s->mnt = sb_exec_expand(&s->x, s->vr.plan->mountpoint);
+	s->pre = sb_vrun_precondition(&s->vr, s->mnt, s->first, s->last, &s->fresh);
+	return 0;
+}
+
+static void stack_release(struct stack *s)
+{
+	if (s->in)
+		fclose(s->in);
+	else if (s->from > 0)
+		close(s->from);
+	if (s->to > 0)
+		close(s->to);
+	if (s->pid > 0)
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	s->x.j = NULL;
+	sb_exec_release(&s->x);
+	free(s->mnt);
+	free(s->phase);
+	json_object_put(s->pre);
+	json_object_put(s->failed);
+	free(s->wl);
+}
+
+/* The round's end for each variant: its repeat with what its stack
+ * measured (or its failure). */
+static void add_repeats(struct sb_side *sd, struct stack *st, size_t k, int code)
+{
+	for (size_t s = 0; s < k; s++) {
+		struct sb_variant *rv = &sd->set_vars[st[s].var];
+		/* A stack that never ran (another's build failed first) has
+		 * no repeat in this round. */
+		if (!st[s].failed && code && !st[s].n_wl)
+			continue;
+		sb_variant_add_repeat(rv, sd->round, st[s].wl, st[s].n_wl);
+		st[s].n_wl = 0;
+		if (!rv->n_rep)
+			continue;
+		struct sb_repeat *rp = &rv->rep[rv->n_rep - 1];
+		free(rp->started);
+		rp->started = strdup(st[s].started);
+		rp->precondition = TAKE_PTR(st[s].pre);
+		rp->failed = TAKE_PTR(st[s].failed);
+	}
+}
+
+int sb_side_round(struct sb_side *sd, int *failed)
+{
+	size_t k = sd->n_active;
+	struct stack *st = calloc(k, sizeof(*st));
+	struct sb_journal *j = NULL;
+	unsigned base = 0;
+	size_t made = 0; /* stacks begun (built or failed) */
+	int code = 0, r;
+
+	if (!st)
+		return SB_EXIT_FAILED;
+	r = sb_journal_open(sd->proto->rs->journal, sd->proto->rs->run_id, &j);
+	if (r < 0) {
+		sb_error_errno(r, "%s: cannot create the journal", sd->proto->rs->journal);
+		free(st);
+		return SB_EXIT_FAILED;
+	}
+	sb_progress_variant_begin(sd->active[0], sd->round, "side by side");
+	for (size_t s = 0; s < k && !code; s++) {
+		size_t v = sd->active[sb_design_variant(k, sd->seed, sd->round, s)];
+		_cleanup_free_ char *now = sb_utc_stamp(2);
+		st[s].var = v;
+		st[s].vr = *sd->proto;
+		st[s].vr.v = &sd->variants[v];
+		st[s].vr.plan = &sd->plans[v];
+		st[s].vr.index = v;
+		snprintf(st[s].started, sizeof(st[s].started), "%s", now ? now : "");
+		if (s)
+			st[s].vr.before_first_write = NULL;
+		made = s + 1;
+		code = build_stack(sd, &st[s], s, j, base);
+		base += (unsigned)sd->plans[v].n;
+		json_object *a = json_object_new_object();
+		json_object_object_add(a, "stack", json_object_new_int((int)s));
+		json_object_object_add(a, "variant", json_object_new_int((int)v));
+		json_object_array_add(sd->assignment, a);
+	}
+	for (size_t s = 0; s < made && !code; s++) {
+		r = fork_child(&st[s]);
+		if (r < 0) {
+			sb_error_errno(r, "cannot start the workloads of stack %zu", s);
+			code = SB_EXIT_FAILED;
+		}
+	}
+	if (!code)
+		run_turns(sd, st, k);
+	for (size_t s = 0; s < made; s++) {
+		if (st[s].pid > 0 && st[s].waiting)
+			kill(st[s].pid, SIGKILL);
+		if (st[s].code && !code)
+			*failed += 1;
+	}
+	sb_journal_close(j);
+	for (size_t s = 0; s < made; s++) {
+		if (st[s].pid > 0)
+			while (waitpid(st[s].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		st[s].pid = 0;
+	}
+	if (*sd->proto->stop && !code)
+		code = SB_EXIT_INTERRUPTED;
+	struct sb_vrun td = *sd->proto;
+	td.v = &sd->variants[st[0].var];
+	code = sb_vrun_teardown(&td, code, &st[0].failed);
+	sd->proto->left_behind = td.left_behind;
+	sb_progress_variant_end();
+	for (size_t s = 0; s < made; s++)
+		if (!td.left_behind)
+			rmdir(st[s].dir);
+	add_repeats(sd, st, made, code);
+	for (size_t s = 0; s < made; s++)
+		stack_release(&st[s]);
+	free(st);
+	return code;
+}

@@ -1,0 +1,28 @@
+/* Variants side by side (side.c): one round of a comparison under --loop
+ * with every variant's stack built at once, the phases run on each stack
+ * in turn, in a balanced order (session/design.h), variants crossed over
+ * the stacks from round to round. */
+#pragma once
+
+#include "session/variant.h"
+
+struct sb_side {
+	struct sb_vrun *proto; /* the run's settings; v, plan, index are set per stack */
+	const struct sb_pvariant *variants;
+	const struct sb_plan *plans;
+	struct sb_variant *set_vars; /* the result set's variants: the repeats go there */
+	const size_t *active;	     /* the variants of this round (indices), n_active >= 2 */
+	size_t n_active;
+	unsigned round;
+	uint64_t seed;
+	uint64_t t_origin;	 /* CLOCK_MONOTONIC ns: turns' start_s counts from it */
+	json_object *turns;	 /* array: every turn's record is appended */
+	json_object *assignment; /* array: {"stack", "variant"} of this round */
+};
+
+/* Builds the round's stacks, runs their workloads in turns, tears them
+ * down, and adds each variant's repeat. A variant whose workload failed
+ * is counted in *failed (its repeat records the failure). Returns 0, or
+ * the exit code of what ended the round early (a step of a build, a
+ * signal, the teardown; vr->left_behind set as sb_vrun does). */
+int sb_side_round(struct sb_side *sd, int *failed);

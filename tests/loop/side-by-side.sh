@@ -1,0 +1,104 @@
+#!/bin/bash
+# Variants side by side under --loop: every variant's stack built at once,
+# each phase run on every stack in turn (ABBA for two), the variants crossed
+# over the stacks from round to round, every turn in result.json; the plan
+# says so, --rounds keeps the old layout; the space of all stacks is checked
+# before anything is made; kill -9 in a turn leaves nothing after teardown.
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog python3
+cd "$SB_TOP"
+
+cat >"$SB_TMP/two.conf" <<'CONF'
+[devices]
+any = 1
+[fs]
+type = ext4
+[workloads]
+run = rand:4k,direct=1
+time-limit = 2m
+[matrix]
+mount.options = noatime | noatime,barrier=0
+CONF
+
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick
+assert_contains "$OUT" "side by side: 2 stacks built at once" "plan: side by side"
+assert_contains "$OUT" "ABBA order" "plan: the order"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --rounds
+assert_contains "$OUT" "rounds: one variant's stack at a time (--rounds)" "plan --rounds"
+case "$OUT" in *"side by side:"*) fail "plan --rounds still says side by side" ;; esac
+
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 --seed 7 \
+	--results "$SB_TMP/r" -q
+nothing_left "after the side-by-side run"
+python3 - "$SB_TMP/r/result.json" <<'PY' || fail "side-by-side records: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sbs = d["profile"]["schedule"]["side_by_side"]
+turns, assign = sbs["turns"], sbs["assignments"]
+bad = []
+if sbs["stacks"] != 2 or sbs["order"] != "abba": bad.append("design %r" % sbs)
+# crossover: each variant on each stack once over the cycle of 2 rounds
+seen = {(a["variant"], a["stack"]) for r in assign for a in r}
+if len(assign) != 2 or seen != {(0, 0), (0, 1), (1, 0), (1, 1)}: bad.append("assignments %r" % assign)
+steps = {}
+for t in turns:
+    steps.setdefault((t["round"], t["step"]), []).append(t)
+    stack_of = {a["variant"]: a["stack"] for a in assign[t["round"]]}
+    if stack_of[t["variant"]] != t["stack"]: bad.append("turn on the wrong stack %r" % t)
+    if not (t["secs"] >= 0 and "steal_pct" in t): bad.append("turn record %r" % t)
+for (r, s), ts in steps.items():
+    if sorted(t["variant"] for t in ts) != [0, 1]: bad.append("step %d.%d: %r" % (r, s, ts))
+    if len({t["phase"] for t in ts}) != 1: bad.append("step %d.%d phases differ" % (r, s))
+# ABBA: the order reverses from one step to the next
+for (r, s), ts in steps.items():
+    nxt = steps.get((r, s + 1))
+    if nxt:
+        a = [t["variant"] for t in sorted(ts, key=lambda t: t["position"])]
+        b = [t["variant"] for t in sorted(nxt, key=lambda t: t["position"])]
+        if a != b[::-1]: bad.append("not ABBA at %d.%d: %r then %r" % (r, s, a, b))
+phases = {t["phase"] for t in turns}
+if not {"random read", "random write"} <= phases: bad.append("phases %r" % phases)
+for v in d["variants"]:
+    if len(v["repeats"]) != 2: bad.append("%s: %d repeats" % (v["name"], len(v["repeats"])))
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
+assert_contains "$OUT" "repeats: mount.options=noatime 2" "the report reads the set"
+
+# Room for all the stacks at once, checked before anything is made: each
+# stack's image fits the directory alone, both do not.
+SMALL="$SB_TMP/small"
+mkdir -p "$SMALL"
+mount -t tmpfs -o size=100m sb-side-small "$SMALL"
+trap 'umount "$SMALL" 2>/dev/null' EXIT
+sed 's/^any = 1$/any = 1\nloop.any = 64M/' "$SB_TMP/two.conf" >"$SB_TMP/big.conf"
+expect_exit 3 "$STACKBENCH" run "$SB_TMP/big.conf" --loop --loop-dir "$SMALL" --results "$SB_TMP/r2" -q
+assert_contains "$OUT" "all 2 variants side by side" "space for both stacks refused"
+assert_contains "$OUT" "--rounds" "the refusal names --rounds"
+[ -z "$(ls -A "$SMALL")" ] || fail "the refused run made something: $(ls -A "$SMALL")"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/big.conf" --loop --loop-dir "$SMALL" --rounds
+case "$OUT" in *"would refuse"*) fail "--rounds: one stack's images fit" ;; esac
+umount "$SMALL"
+trap - EXIT
+nothing_left "after the refusal"
+
+# kill -9 while a stack has its turn: teardown --all leaves nothing.
+"$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick -o "workloads.run=command:sleep 60" \
+	--results "$SB_TMP/r3" -q >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 150); do
+	[ "$(findmnt -rn -o TARGET | grep -cF "$STACKBENCH_STATE_DIR")" -ge 2 ] &&
+		grep -q "== turn" "$SB_TMP/r3/run.log" 2>/dev/null && break
+	sleep 0.1
+done
+[ "$(findmnt -rn -o TARGET | grep -cF "$STACKBENCH_STATE_DIR")" -ge 2 ] || fail "never two stacks mounted"
+kill -9 $pid
+wait $pid 2>/dev/null || true
+expect_exit 0 "$STACKBENCH" teardown --all
+assert_contains "$OUT" "torn down" "teardown after kill -9 in a turn"
+nothing_left "after kill -9 in a turn and teardown"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
+pass_msg "side by side: plan, turns in ABBA order, crossover, records, space check, kill -9"
