@@ -68,6 +68,13 @@ PY
 expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
 assert_contains "$OUT" "repeats: mount.options=noatime 2" "the report reads the set"
 
+# The stacks must queue alike: one that reads ahead otherwise is refused,
+# and torn down.
+STACKBENCH_SKEW_QUEUE=4096 expect_exit 3 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick \
+	--results "$SB_TMP/rq" -q
+assert_contains "$OUT" "queue differently: read_ahead_kb is" "unequal read-ahead refused"
+nothing_left "after the queue refusal"
+
 # Room for all the stacks at once, checked before anything is made: each
 # stack's image fits the directory alone, both do not.
 SMALL="$SB_TMP/small"
