@@ -32,6 +32,11 @@ static const struct sb_opt run_opts[] = {
     OPT_QUICK_ROW,
     OPT_WIPE_ROW,
     OPT_ROUNDS_ROW,
+    {"budget", OPT_BUDGET, "DURATION",
+     "spend up to this long (90s, 10m, 1h) in whole rounds (side by side: whole crossover "
+     "cycles), stopping sooner once every headline row is resolved; then the verdict as it "
+     "stands, and the rounds and time that would resolve the rest (implies --repeat auto "
+     "unless --repeat is given)"},
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
     {"repeat", OPT_REPEAT, "N|auto[:MAX]",
@@ -132,6 +137,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .n_active = n,
 			     .round = rep,
 			     .seed = seed,
+			     .fail_fast = g_fail_fast,
 			     .t_origin = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
 			     .turns = turns,
 			     .assignment = assign};
@@ -142,6 +148,37 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 	if (ends_run(r, vr->left_behind))
 		*code = r;
 	return true;
+}
+
+/* The rounds of a crossover cycle: the variants still running. */
+static size_t side_cycle(const struct ctx *c, const struct sb_resultset *set)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_var; i++)
+		n += !has_failed(&set->var[i]);
+	return n ? n : 1;
+}
+
+/* --budget: is there time for another whole cycle at the pace so far?
+ * When not, says where the verdict stands and what would resolve the
+ * rest; the budget and what was spent go into the schedule. */
+static bool budget_left(const struct ctx *c, struct sb_resultset *set, json_object *sched,
+			const struct timespec *t0, unsigned rounds, size_t cycle)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double spent = (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	double per_round = spent / rounds, budget = (double)c->o.budget_ms / 1000;
+	bool more = spent + per_round * (double)cycle <= budget;
+	json_object *b = json_object_new_object();
+
+	json_object_object_add(b, "seconds", json_object_new_double(budget));
+	json_object_object_add(b, "spent", json_object_new_double(spent));
+	json_object_object_add(b, "rounds", json_object_new_int((int)rounds));
+	json_object_object_add(sched, "budget", b);
+	if (!more)
+		sb_report_budget_note(set, rounds, per_round, stderr);
+	return more;
 }
 
 /* The variants, --repeat times (or until resolved), interleaved so that
@@ -210,8 +247,14 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 			json_object_array_add(rounds, round);
 		else
 			json_object_put(round);
-		if (!c->o.repeat && c->n_var > 1 && more && !code)
+		/* Looks only at whole cycles: side by side, every variant has
+		 * been on every stack. */
+		size_t cycle = side ? side_cycle(c, set) : 1;
+		bool whole = (rep + 1) % cycle == 0;
+		if (!c->o.repeat && c->n_var > 1 && more && !code && whole)
 			more = sb_report_auto_more(set, rep + 1, n_rep, stderr);
+		if (c->o.budget_ms && more && !code && whole)
+			more = budget_left(c, set, sched, &t0, rep + 1, cycle);
 	}
 	sb_progress_done();
 	return code;
@@ -647,7 +690,7 @@ int cmd_run(int argc, char **argv)
 	struct sb_cmdline cl = {
 	    "run",
 	    "PROFILE [--devices A,B,C | --loop] [--yes] [--results DIR] [--quick] "
-	    "[--repeat N|auto] [-o SECTION.KEY=VALUE]...",
+	    "[--repeat N|auto] [--budget DURATION] [-o SECTION.KEY=VALUE]...",
 	    "Build the stack of every variant, run its workloads, tear it down, and "
 	    "write a result set.",
 	    run_opts,
@@ -664,6 +707,10 @@ int cmd_run(int argc, char **argv)
 	r = sb_ctx_setup(&c, &cl, argc, argv, true);
 	if (r == 0 && !c.o.loop && !c.o.devices)
 		r = sb_usage_error("run", "give --devices A,B,C or --loop");
+	/* A budget decides when to stop: rounds until it is spent or every
+	 * headline row is resolved, unless --repeat caps them itself. */
+	if (r == 0 && c.o.budget_ms && !c.o.repeat_set)
+		c.o.repeat = 0;
 	if (r == 0 && c.o.cap_cache && !c.o.ram)
 		r = sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
 	if (r) {

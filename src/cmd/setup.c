@@ -82,8 +82,16 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 			    arg);
 		o->repeat = (unsigned)n;
 		o->repeat_max = (unsigned)max;
+		o->repeat_set = true;
 		return 0;
 	}
+	case OPT_BUDGET:
+		if (sb_parse_duration_ms(arg, &o->budget_ms) < 0 || o->budget_ms < 1000)
+			return sb_usage_error(o->cmd,
+					      "--budget: expected a duration of a second or more "
+					      "such as 90s, 3m or 1h, got '%s'",
+					      arg);
+		return 0;
 	case OPT_SEED:
 		if (sb_parse_uint(arg, 0, UINT64_MAX, &o->seed) < 0)
 			return sb_usage_error(o->cmd, "--seed: expected a whole number, got '%s'",

@@ -28,6 +28,7 @@ enum {
 	OPT_FAIL_FAST,
 	OPT_CPUS,
 	OPT_ROUNDS,
+	OPT_BUDGET,
 };
 
 struct opts {
@@ -40,6 +41,8 @@ struct opts {
 	const char *loop_dir; /* --loop-dir, or NULL */
 	uint64_t ram;	      /* --ram: data sets sized from this, not the machine's RAM */
 	unsigned repeat;      /* 0: --repeat auto */
+	bool repeat_set;      /* --repeat was given */
+	uint64_t budget_ms;   /* --budget: whole cycles while time is left, 0: none */
 	unsigned repeat_max;  /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
 	const char *cpus;     /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;

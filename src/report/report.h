@@ -342,6 +342,11 @@ bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *
  * within +-SB_REPORT_RESOLVE_PCT). When it stops, says on log which of the
  * two happened, row by row (verdict.c). */
 bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log);
+/* run --budget, its time spent after `rounds` rounds: says on log which
+ * headline rows are resolved, which not, with the repeats and the time at
+ * secs_per_round that would resolve them. The rows not resolved. */
+size_t sb_report_budget_note(struct sb_resultset *set, size_t rounds, double secs_per_round,
+			     FILE *log);
 
 /* scen_report.c: integrity and rebuild facts of a column's repeats. */
 struct sb_report_scen {

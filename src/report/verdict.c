@@ -402,6 +402,50 @@ static size_t auto_rows(const struct sb_report *r, FILE *log, bool all)
 	return n;
 }
 
+size_t sb_report_budget_note(struct sb_resultset *set, size_t rounds, double secs_per_round,
+			     FILE *log)
+{
+	struct sb_report *r = NULL;
+	char *err = NULL, t[32];
+	size_t need = 0, left;
+
+	if (sb_report_build(&set, 1, NULL, &r, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	left = auto_rows(r, NULL, false);
+	for (size_t c = 0; c < r->n_cols; c++)
+		for (size_t i = 0; i < r->n_rows && r->cols[c].base != c; i++) {
+			const struct sb_report_row *row = &r->rows[i];
+			if (row->headline && row->cells[c].st.n &&
+			    !sb_report_cell_resolved(row, c) && row->cells[c].need > need)
+				need = row->cells[c].need;
+		}
+	if (!left) {
+		fprintf(log, "stackbench: budget: every headline row resolved in %zu rounds\n",
+			rounds);
+	} else {
+		fprintf(log,
+			"stackbench: budget: spent after %zu rounds, %zu headline row%s not "
+			"resolved:\n",
+			rounds, left, left == 1 ? "" : "s");
+		auto_rows(r, log, false);
+		if (need > rounds && need <= SB_CMP_N_MAX) {
+			double more = (double)(need - rounds) * secs_per_round;
+			if (more < 120)
+				snprintf(t, sizeof(t), "%.0f s", more);
+			else
+				snprintf(t, sizeof(t), "%.0f min", more / 60);
+			fprintf(log,
+				"  at %.0f s a round: about %zu more rounds (%s) would resolve "
+				"the rest\n",
+				secs_per_round, need - rounds, t);
+		}
+	}
+	sb_report_free(r);
+	return left;
+}
+
 bool sb_report_auto_more(struct sb_resultset *set, size_t rounds, size_t max, FILE *log)
 {
 	struct sb_report *r = NULL;

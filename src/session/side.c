@@ -379,51 +379,96 @@ static bool chosen(const struct sb_pvariant *a, const struct sb_pvariant *b, con
 	return differ;
 }
 
+static const char *const queue_attr[][2] = {{"rotational", NULL},
+					    {"scheduler", "queue.scheduler"},
+					    {"wbt_lat_usec", NULL},
+					    {"read_ahead_kb", "queue.read-ahead-kb"}};
+
+/* /sys/class/block/DEV/queue/ATTR of slot j's device on stack s: false
+ * when the stack has no such device. */
+static bool queue_path(struct stack *st, size_t s, const char *slot, const char *attr, char *p,
+		       size_t len)
+{
+	const char *dev = st[s].built ? sb_exec_var(&st[s].x, slot) : NULL;
+	const char *b = dev ? strrchr(dev, '/') : NULL;
+	if (!b)
+		return false;
+	snprintf(p, len, "/sys/class/block/%s/queue/%s", b + 1, attr);
+	return true;
+}
+
+/* The loop devices come from a pool that earlier users may have tuned
+ * (a read-ahead or a scheduler stays with the device after it is
+ * detached): every stack's devices are set as the first stack's where
+ * the variants do not choose otherwise, and run.log says so. The
+ * rotational flag is the loop layer's own, per role. */
+static void align_queues(struct sb_side *sd, struct stack *st, size_t k)
+{
+	const struct sb_vrun *vr = sd->proto;
+
+	for (size_t j = 0; j < vr->n_slots; j++)
+		for (size_t a = 1; a < ARRAY_SIZE(queue_attr); a++) {
+			char ref[128], val[128], p[256], want[64];
+			if (!queue_path(st, 0, vr->slot_names[j], queue_attr[a][0], p, sizeof(p)) ||
+			    sb_sys_read(p, ref, sizeof(ref)) < 0)
+				continue;
+			/* "[none] mq-deadline": the one in brackets */
+			const char *o = strchr(ref, '['), *e = o ? strchr(o, ']') : NULL;
+			snprintf(want, sizeof(want), "%.*s",
+				 o && e ? (int)(e - o - 1) : (int)strlen(ref),
+				 o && e ? o + 1 : ref);
+			for (size_t s = 1; s < k; s++) {
+				if (!queue_path(st, s, vr->slot_names[j], queue_attr[a][0], p,
+						sizeof(p)) ||
+				    sb_sys_read(p, val, sizeof(val)) < 0 || strcmp(ref, val) == 0 ||
+				    (queue_attr[a][1] &&
+				     chosen(st[0].vr.v, st[s].vr.v, queue_attr[a][1])))
+					continue;
+				int r = sb_sys_write(p, want);
+				dprintf(vr->rs->log_fd,
+					"== stack %zu: %s %s '%s' set to '%s' as on stack 0%s\n", s,
+					vr->slot_names[j], queue_attr[a][0], val, want,
+					r < 0 ? ": failed" : "");
+			}
+		}
+}
+
 /* The stacks' devices must queue alike where the variants do not ask
  * otherwise: a stack with another scheduler, write-back throttling or
- * read-ahead would be compared, not the variants. 0, or exit 3 after
- * saying which device and setting differ. */
+ * read-ahead would be compared, not the variants. Checked after
+ * align_queues and anything else (udev's rules) had their turn. 0, or
+ * exit 3 after saying which device and setting differ. */
 static int check_queues(struct sb_side *sd, struct stack *st, size_t k)
 {
-	static const char *const attr[][2] = {{"rotational", NULL},
-					      {"scheduler", "queue.scheduler"},
-					      {"wbt_lat_usec", NULL},
-					      {"read_ahead_kb", "queue.read-ahead-kb"}};
 	const struct sb_vrun *vr = sd->proto;
 	const char *skew = getenv("STACKBENCH_SKEW_QUEUE");
+	char p[256];
 
 	/* A test's hook (enter.c refuses it outside a test's state
 	 * directory): the last stack's first device reads ahead otherwise. */
-	if (skew && *skew && k > 1 && vr->n_slots) {
-		const char *dev = sb_exec_var(&st[k - 1].x, vr->slot_names[0]);
-		char p[256];
-		snprintf(p, sizeof(p), "/sys/class/block/%s/queue/read_ahead_kb",
-			 dev && strrchr(dev, '/') ? strrchr(dev, '/') + 1 : "?");
-		if (sb_sys_write(p, skew) < 0)
-			sb_warn("%s: not written", p);
-	}
+	if (skew && *skew && k > 1 && vr->n_slots &&
+	    queue_path(st, k - 1, vr->slot_names[0], "read_ahead_kb", p, sizeof(p)) &&
+	    sb_sys_write(p, skew) < 0)
+		sb_warn("%s: not written", p);
 	for (size_t j = 0; j < vr->n_slots; j++)
-		for (size_t a = 0; a < ARRAY_SIZE(attr); a++) {
-			char ref[128] = "", val[128] = "", p[256];
+		for (size_t a = 0; a < ARRAY_SIZE(queue_attr); a++) {
+			char ref[128] = "", val[128] = "";
 			for (size_t s = 0; s < k; s++) {
-				const char *dev = sb_exec_var(&st[s].x, vr->slot_names[j]);
-				const char *b = dev ? strrchr(dev, '/') : NULL;
-				if (!b)
-					break;
-				snprintf(p, sizeof(p), "/sys/class/block/%s/queue/%s", b + 1,
-					 attr[a][0]);
-				if (sb_sys_read(p, s ? val : ref, sizeof(val)) < 0)
+				if (!queue_path(st, s, vr->slot_names[j], queue_attr[a][0], p,
+						sizeof(p)) ||
+				    sb_sys_read(p, s ? val : ref, sizeof(val)) < 0)
 					break;
 				if (!s || strcmp(ref, val) == 0 ||
-				    (attr[a][1] && chosen(st[0].vr.v, st[s].vr.v, attr[a][1])))
+				    (queue_attr[a][1] &&
+				     chosen(st[0].vr.v, st[s].vr.v, queue_attr[a][1])))
 					continue;
 				sb_error(
 				    "refusing: the stacks' %s devices queue differently: %s "
 				    "is '%s' on stack 0 (%s), '%s' on stack %zu (%s); side by "
 				    "side compares the variants only on equal stacks (--rounds "
 				    "runs one at a time)",
-				    vr->slot_names[j], attr[a][0], ref, st[0].vr.v->name, val, s,
-				    st[s].vr.v->name);
+				    vr->slot_names[j], queue_attr[a][0], ref, st[0].vr.v->name, val,
+				    s, st[s].vr.v->name);
 				return SB_EXIT_REFUSED;
 			}
 		}
@@ -472,24 +517,17 @@ static void add_repeats(struct sb_side *sd, struct stack *st, size_t k, int code
 	}
 }
 
-int sb_side_round(struct sb_side *sd, int *failed)
+/* Every stack of the round, built in turn into the one journal. A stack
+ * whose build failed is left out (its failure noted, counted in *failed)
+ * and the others go on, unless --fail-fast; a refusal, a signal or a
+ * failure of the journal ends the round (the exit code). */
+static int build_all(struct sb_side *sd, struct stack *st, struct sb_journal *j, size_t *made,
+		     int *failed)
 {
 	size_t k = sd->n_active;
-	struct stack *st = calloc(k, sizeof(*st));
-	struct sb_journal *j = NULL;
 	unsigned base = 0;
-	size_t made = 0; /* stacks begun (built or failed) */
-	int code = 0, r;
+	int code = 0;
 
-	if (!st)
-		return SB_EXIT_FAILED;
-	r = sb_journal_open(sd->proto->rs->journal, sd->proto->rs->run_id, &j);
-	if (r < 0) {
-		sb_error_errno(r, "%s: cannot create the journal", sd->proto->rs->journal);
-		free(st);
-		return SB_EXIT_FAILED;
-	}
-	sb_progress_variant_begin(sd->active[0], sd->round, "side by side");
 	for (size_t s = 0; s < k && !code; s++) {
 		size_t v = sd->active[sb_design_variant(k, sd->seed, sd->round, s)];
 		_cleanup_free_ char *now = sb_utc_stamp(2);
@@ -501,17 +539,47 @@ int sb_side_round(struct sb_side *sd, int *failed)
 		snprintf(st[s].started, sizeof(st[s].started), "%s", now ? now : "");
 		if (s)
 			st[s].vr.before_first_write = NULL;
-		made = s + 1;
+		*made = s + 1;
 		code = build_stack(sd, &st[s], s, j, base);
 		base += (unsigned)sd->plans[v].n;
 		json_object *a = json_object_new_object();
 		json_object_object_add(a, "stack", json_object_new_int((int)s));
 		json_object_object_add(a, "variant", json_object_new_int((int)v));
 		json_object_array_add(sd->assignment, a);
+		if (code == SB_EXIT_FAILED && !sd->fail_fast && !*sd->proto->stop) {
+			*failed += 1;
+			code = 0;
+		}
 	}
-	if (!code)
+	return code;
+}
+
+int sb_side_round(struct sb_side *sd, int *failed)
+{
+	size_t k = sd->n_active;
+	struct stack *st = calloc(k, sizeof(*st));
+	struct sb_journal *j = NULL;
+	size_t made = 0; /* stacks begun (built or failed) */
+	uint64_t t_round = now_ns();
+	int code = 0, r;
+
+	if (!st)
+		return SB_EXIT_FAILED;
+	r = sb_journal_open(sd->proto->rs->journal, sd->proto->rs->run_id, &j);
+	if (r < 0) {
+		sb_error_errno(r, "%s: cannot create the journal", sd->proto->rs->journal);
+		free(st);
+		return SB_EXIT_FAILED;
+	}
+	code = build_all(sd, st, j, &made, failed);
+	if (!code) {
+		align_queues(sd, st, made);
 		code = check_queues(sd, st, made);
+	}
 	for (size_t s = 0; s < made && !code; s++) {
+		if (!st[s].built)
+			continue;
+		sb_progress_variant_begin(st[s].var, sd->round, st[s].vr.v->name);
 		r = fork_child(&st[s]);
 		if (r < 0) {
 			sb_error_errno(r, "cannot start the workloads of stack %zu", s);
@@ -539,7 +607,11 @@ int sb_side_round(struct sb_side *sd, int *failed)
 	td.v = &sd->variants[st[0].var];
 	code = sb_vrun_teardown(&td, code, &st[0].failed);
 	sd->proto->left_behind = td.left_behind;
-	sb_progress_variant_end();
+	size_t ran[k], n_ran = 0;
+	for (size_t s = 0; s < made; s++)
+		if (st[s].built)
+			ran[n_ran++] = st[s].var;
+	sb_progress_variants_end(ran, n_ran, (double)(now_ns() - t_round) / 1e9);
 	for (size_t s = 0; s < made; s++)
 		if (!td.left_behind)
 			rmdir(st[s].dir);

@@ -119,6 +119,18 @@ void sb_progress_variant_end(void)
 	g.running = false;
 }
 
+void sb_progress_variants_end(const size_t *index, size_t n, double secs)
+{
+	if (!g.active)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (index[k] < g.n_var) {
+			g.secs[index[k]] += secs / (double)n;
+			g.runs[index[k]]++;
+		}
+	g.running = false;
+}
+
 void sb_progress_phase(const char *workload, const char *phase, double secs, double rate,
 		       bool bytes, bool tty)
 {

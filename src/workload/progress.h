@@ -20,6 +20,9 @@ void sb_progress_done(void);
 void sb_progress_variant_begin(size_t index, unsigned rep, const char *name);
 /* The run that began last ended: its time goes into the estimate. */
 void sb_progress_variant_end(void);
+/* Side by side: the n variants index[] ran at once in secs; each is
+ * timed at its share. */
+void sb_progress_variants_end(const size_t *index, size_t n, double secs);
 /* "variant 2 of 4, repeat 1 of 3", or "" outside a planned run. */
 const char *sb_progress_where(void);
 /* A finished phase: one line on stderr when it is not a terminal (the

@@ -23,7 +23,7 @@ run = seq,size=8M,perchar=0,seeks=100
 mount.options = noatime | relatime
 EOP
 rc=0
-"$STACKBENCH" run "$SB_TMP/p.conf" --loop --quick --repeat 2 --results "$SB_TMP/res" \
+"$STACKBENCH" run "$SB_TMP/p.conf" --loop --quick --repeat 2 --rounds --results "$SB_TMP/res" \
 	>"$SB_TMP/out" 2>"$SB_TMP/err" </dev/null || rc=$?
 [ "$rc" = 0 ] || fail "run exited $rc: $(tail -5 "$SB_TMP/err")"
 nothing_left "progress run"

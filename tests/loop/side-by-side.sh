@@ -30,8 +30,18 @@ assert_contains "$OUT" "rounds: one variant's stack at a time (--rounds)" "plan 
 case "$OUT" in *"side by side:"*) fail "plan --rounds still says side by side" ;; esac
 
 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 --seed 7 \
-	--results "$SB_TMP/r" -q
+	--results "$SB_TMP/r" </dev/null
 nothing_left "after the side-by-side run"
+# Progress as in rounds: a start line per variant and round, and each
+# phase's line naming its variant and round (from that stack's process).
+for v in 1 2; do
+	for r in 1 2; do
+		assert_eq "$(grep -c "variant $v of 2, repeat $r of 2: mount.options=" <<<"$OUT")" 1 \
+			"start line of variant $v, round $r"
+		grep -q "^stackbench: \[variant $v of 2, repeat $r of 2\] rand: random read: " <<<"$OUT" ||
+			fail "no phase line of variant $v, round $r"
+	done
+done
 python3 - "$SB_TMP/r/result.json" <<'PY' || fail "side-by-side records: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -67,6 +77,28 @@ if bad:
 PY
 expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
 assert_contains "$OUT" "repeats: mount.options=noatime 2" "the report reads the set"
+
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --budget 10x
+assert_contains "$OUT" "--budget: expected a duration" "a bad --budget"
+
+# --budget: whole crossover cycles (2 rounds) while the next one fits.
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --budget 12s --repeat auto:50 \
+	--results "$SB_TMP/rb"
+assert_contains "$OUT" "stackbench: budget:" "the budget's note"
+python3 - "$SB_TMP/rb/result.json" "$OUT" <<'PY' || fail "--budget: see above"
+import json, sys
+s = json.load(open(sys.argv[1]))["profile"]["schedule"]
+b, rounds = s["budget"], len(s["rounds"])
+per = b["spent"] / b["rounds"]
+bad = []
+if rounds % 2 or b["rounds"] != rounds: bad.append("not whole cycles: %d rounds, %r" % (rounds, b))
+if b["spent"] > b["seconds"] + 1.5 * per and rounds > 2: bad.append("overspent: %r" % b)
+if b["spent"] + 2 * per <= b["seconds"] and "every headline row resolved" not in sys.argv[2]:
+    bad.append("stopped with a cycle's time left: %r" % b)
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+nothing_left "after --budget"
 
 # The stacks must queue alike: one that reads ahead otherwise is refused,
 # and torn down.
