@@ -281,6 +281,9 @@ static int json_emit(const struct sb_report *r, FILE *f)
 	json_object_object_add(o, "variants", variants_json(r));
 	json_object_object_add(o, "rows", rows_json(r));
 	json_object_object_add(o, "verdict", verdict_json(r));
+	json_object *side = sb_report_side_json(r);
+	if (side) /* only for sets that ran side by side: older reports stay as they were */
+		json_object_object_add(o, "side_by_side", side);
 	json_object_object_add(o, "noise", noise_json(r));
 	json_object_object_add(o, "latency", latency_json(r));
 

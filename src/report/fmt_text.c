@@ -131,6 +131,7 @@ static int verdict_raw(const struct sb_report *r, FILE *f, const char *pm)
 {
 	sb_report_scen_text(r, f, true); /* integrity errors come first */
 	sb_report_verdict_text(r, f, pm);
+	sb_report_side_text(r, f);
 	return 0;
 }
 

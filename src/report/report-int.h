@@ -1,6 +1,6 @@
 /* Internals shared by the comparison table's source files (report.c,
- * report_cols.c, report_rows.c, report_decide.c, report_query.c). Not for
- * the formats or other modules. */
+ * report_cols.c, report_rows.c, report_decide.c, report_query.c,
+ * report_side.c). Not for the formats or other modules. */
 #pragma once
 
 #include "report/report.h"
@@ -59,3 +59,9 @@ int sb_rep_sequential_alpha(struct sb_report *r, char **err);
 void sb_rep_compare(const struct sb_report *r, size_t c, const struct sb_report_row *row);
 int sb_rep_correct(struct sb_report *r, size_t c);
 bool sb_rep_testable(const struct sb_report_cell *base, const struct sb_report_cell *cell);
+
+/* report_side.c: the crossover fits of the sets that ran side by side, once
+ * the cells are filled. 0, -EINVAL with *err set (a side_by_side record
+ * that is not what run writes), or -ENOMEM. */
+int sb_rep_side_build(struct sb_report *r, char **err);
+void sb_rep_side_free(struct sb_report *r);

@@ -297,6 +297,7 @@ void sb_report_free(struct sb_report *r)
 		free(r->aliases[i].to);
 	}
 	free(r->aliases);
+	sb_rep_side_free(r);
 	free(r);
 }
 
@@ -379,6 +380,8 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		if ((ret = sb_rep_correct(r, c)) < 0)
 			goto out;
 	}
+	if ((ret = sb_rep_side_build(r, err)) < 0)
+		goto out;
 	for (size_t i = 0; i < r->n_lat; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if ((ret = sb_rep_fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c],

@@ -4,6 +4,7 @@
  * into text, CSV, JSON, HTML or bonnie++ CSV through one ops struct. */
 #pragma once
 
+#include "result/crossover.h"
 #include "result/result.h"
 #include "result/stats.h"
 
@@ -145,6 +146,8 @@ struct sb_report {
 		char *from, *to;
 	} * aliases;
 	size_t n_aliases;
+	struct sb_report_side *side; /* the sets that ran side by side (report_side.c) */
+	size_t n_side;
 };
 /* --fleet: per headline row and variant, the change on each host and how
  * many hosts agree (fleet.c). */
@@ -300,6 +303,8 @@ void sb_report_verdict_free(struct sb_report_verdict *v);
 /* "+1.2% [+0.4, +2.0]": a cell's change and interval, with two significant
  * digits where both ends are within +-0.05% (buf returned). */
 const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len);
+/* The same of any change in percent and its interval. */
+const char *sb_report_pct_str(double ch, double lo, double hi, char *buf, size_t len);
 /* The run's noise floor (noise.c): the CV of the baseline's rounds over
  * its headline rows, and of the host probes (extra.quiesce.*.host_probe_ms,
  * a fixed CPU loop timed before each phase) of every column; rows and
@@ -363,3 +368,49 @@ void sb_report_scen_sum(const struct sb_report_col *col, struct sb_report_scen *
 void sb_report_scen_text(const struct sb_report *r, FILE *f, bool loud);
 /* {"integrity": {...}, "rebuild": {...}} or NULL when the column has neither. */
 json_object *sb_report_scen_json(const struct sb_report_col *col);
+
+/* report_side.c: a set that ran its variants side by side
+ * (profile.schedule.side_by_side) gets the crossover fit (result/crossover.h)
+ * of each headline row against the report's baseline, built with the table;
+ * the text and JSON formats print it. */
+enum sb_side_why {
+	SB_SIDE_FITTED = 0,
+	SB_SIDE_NO_BASELINE, /* the baseline has no figure of the row here */
+	SB_SIDE_ALONE,	     /* no other variant has one */
+	SB_SIDE_NO_FIGURES,  /* this variant has none (it failed, or lacks the row) */
+	SB_SIDE_FEW_ROUNDS,  /* too few rounds hold it and the baseline for an interval */
+	SB_SIDE_CONFOUNDED,  /* the design cannot tell it from the rounds */
+};
+
+struct sb_report_side_var {
+	size_t col; /* the variant's column */
+	enum sb_side_why why;
+	struct sb_xo_effect eff; /* SB_SIDE_FITTED (and the rounds it had otherwise) */
+};
+
+struct sb_report_side_row {
+	size_t row;			/* into r->rows */
+	enum sb_side_why why;		/* FITTED, NO_BASELINE or ALONE */
+	size_t rounds;			/* rounds with a figure of the row */
+	struct sb_xo_fit fit;		/* empty unless fitted */
+	struct sb_report_side_var *var; /* the set's other variants, in its order */
+	size_t n_var;
+};
+
+struct sb_report_side {
+	size_t set;
+	size_t stacks, rounds; /* rounds: those run side by side */
+	const char *order;     /* "abba", "williams" (borrowed from the set), or NULL */
+	bool crossover;
+	bool has_base;	 /* the set has a variant of the baseline's name */
+	size_t base_col; /* its column */
+	struct sb_report_side_row *rows;
+	size_t n_rows;
+};
+
+/* The block after the verdict: a line per set and one per headline row,
+ * nothing when no set ran side by side. */
+void sb_report_side_text(const struct sb_report *r, FILE *f);
+/* [{"set", "stacks", "rounds", ..., "rows": [...]}] (doc/result-format.md),
+ * or NULL when no set ran side by side. */
+json_object *sb_report_side_json(const struct sb_report *r);

@@ -134,16 +134,21 @@ static void row_name(FILE *f, const struct sb_report_row *row)
 	fprintf(f, "%s: %s", row->spec, row->label);
 }
 
-const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len)
+const char *sb_report_pct_str(double ch, double lo, double hi, char *buf, size_t len)
 {
 	/* a count that moved by a few in a million (bytes per byte +0.003%)
 	 * is significant with no spread: "+0.0% [+0.0, +0.0]" would say a
 	 * change of nothing was found, so small ones keep two digits */
-	if (fabs(x->change_lo) < 0.05 && fabs(x->change_hi) < 0.05)
-		snprintf(buf, len, "%+.2g%% [%+.2g, %+.2g]", x->change, x->change_lo, x->change_hi);
+	if (fabs(lo) < 0.05 && fabs(hi) < 0.05)
+		snprintf(buf, len, "%+.2g%% [%+.2g, %+.2g]", ch, lo, hi);
 	else
-		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", x->change, x->change_lo, x->change_hi);
+		snprintf(buf, len, "%+.1f%% [%+.1f, %+.1f]", ch, lo, hi);
 	return buf;
+}
+
+const char *sb_report_change_str(const struct sb_report_cell *x, char *buf, size_t len)
+{
+	return sb_report_pct_str(x->change, x->change_lo, x->change_hi, buf, len);
 }
 
 static void change_line(const struct sb_report *r, FILE *f, const struct sb_report_row *row,
