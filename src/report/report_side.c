@@ -407,8 +407,7 @@ static void row_text(const struct sb_report *r, const struct sb_report_side *sd,
 	/* With one figure per variant and round (phases in turns), the
 	 * effect's round-to-round part cannot be told from the turn noise:
 	 * the estimator's 0 says nothing then. */
-	if (any && isfinite(sr->fit.var_round_fx) &&
-	    sr->fit.n > sr->fit.n_var * sr->fit.n_round)
+	if (any && isfinite(sr->fit.var_round_fx) && sr->fit.n > sr->fit.n_var * sr->fit.n_round)
 		fprintf(f, "; round-to-round SD of the effect %.1f%%",
 			100 * sqrt(sr->fit.var_round_fx));
 	for (size_t s = 1; any && s < sr->fit.n_stack; s++)
