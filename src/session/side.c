@@ -10,6 +10,7 @@
 #include "session/side.h"
 #include "session/design.h"
 #include "session/variant-int.h"
+#include "probe/devstat.h"
 #include "stack/stack.h"
 #include "util/exitcode.h"
 #include "util/log.h"
@@ -36,6 +37,7 @@ struct stack {
 	char *mnt;
 	unsigned first, last; /* its steps' numbers in the journal */
 	json_object *pre, *failed;
+	struct sb_devstack *devs; /* the devices under mnt, for the idle check */
 	bool fresh, built;
 	pid_t pid;
 	int to, from; /* the child's pipes: its turns, its messages */
@@ -163,12 +165,34 @@ static void host_read(struct host *h)
 }
 
 /* Every stack idle and clean before a turn: written back, caches
- * dropped, so that no stack's leftovers run in another's turn. */
-static void quiet_all(void)
+ * dropped, and no I/O in flight nor an md array syncing on the others (a
+ * resync of the stack built last would run in the first one's turn), so
+ * that no stack's leftovers run in another's turn. The wait is bounded;
+ * a turn that starts with another stack still busy says so in its
+ * record. */
+static void quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t self, json_object *t)
 {
+	uint64_t t0 = now_ns(), limit = (sd->proto->quick ? 2ull : 30ull) * 1000000000ull;
+	char why[160] = "";
+	bool busy;
+
 	sync();
 	if (sb_sys_write("/proc/sys/vm/drop_caches", "3") < 0)
 		sb_debug("drop_caches: not written");
+	do {
+		busy = false;
+		for (size_t s = 0; s < k && !busy; s++)
+			busy = s != self && st[s].devs &&
+			       sb_devstack_busy(st[s].devs, why, sizeof(why));
+		if (busy) {
+			struct timespec ts = {0, 20000000};
+			nanosleep(&ts, NULL);
+		}
+	} while (busy && now_ns() - t0 < limit && !*sd->proto->stop);
+	json_object_object_add(t, "idle_wait_ms",
+			       json_object_new_double((double)(now_ns() - t0) / 1e6));
+	if (busy)
+		json_object_object_add(t, "others_busy", json_object_new_string(why));
 }
 
 /* Reads the child's next message: its next phase (1), its results (0,
@@ -266,14 +290,16 @@ static int fork_child(struct stack *s)
 
 /* One turn: stack s runs from the phase it waits at to the next one (or
  * to its end), the others idle; the record goes into turns. */
-static void take_turn(struct sb_side *sd, struct stack *s, size_t st, unsigned step, size_t pos)
+static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t st, unsigned step,
+		      size_t pos)
 {
+	struct stack *s = &stacks[st];
 	struct host h0, h1;
 	json_object *t = json_object_new_object();
 	uint64_t t0;
 	int r;
 
-	quiet_all();
+	quiet_all(sd, stacks, k, st, t);
 	host_read(&h0);
 	t0 = now_ns();
 	json_object_object_add(t, "round", json_object_new_int((int)sd->round));
@@ -329,7 +355,7 @@ static void run_turns(struct sb_side *sd, struct stack *st, size_t k)
 				continue;
 			if (*sd->proto->stop)
 				kill(st[s].pid, SIGINT);
-			take_turn(sd, &st[s], s, step, pos);
+			take_turn(sd, st, k, s, step, pos);
 			any = true;
 		}
 	}
@@ -362,6 +388,11 @@ static int build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_
 	s->built = true;
 	sb_vrun_loop_devices(&s->vr, &s->x);
 	s->mnt = sb_exec_expand(&s->x, s->vr.plan->mountpoint);
+	s->devs = calloc(1, sizeof(*s->devs));
+	if (s->devs && (!s->mnt || sb_devstack_for_dir(s->mnt, s->devs) < 0)) {
+		free(s->devs);
+		s->devs = NULL;
+	}
 	s->pre = sb_vrun_precondition(&s->vr, s->mnt, s->first, s->last, &s->fresh);
 	return 0;
 }
@@ -489,6 +520,7 @@ static void stack_release(struct stack *s)
 	s->x.j = NULL;
 	sb_exec_release(&s->x);
 	free(s->mnt);
+	free(s->devs);
 	free(s->phase);
 	json_object_put(s->pre);
 	json_object_put(s->failed);
