@@ -7,8 +7,17 @@
 #include "util/log.h"
 
 static const struct sb_opt plan_opts[] = {
-    OPT_DEVICES_ROW, OPT_LOOP_ROW, OPT_LOOP_DIR_ROW, OPT_O_ROW,
-    OPT_QUICK_ROW,   OPT_WIPE_ROW, OPT_ROUNDS_ROW,   {0},
+    OPT_DEVICES_ROW,
+    OPT_LOOP_ROW,
+    OPT_LOOP_DIR_ROW,
+    OPT_O_ROW,
+    OPT_QUICK_ROW,
+    OPT_WIPE_ROW,
+    OPT_ROUNDS_ROW,
+    {"seed", OPT_SEED, "N",
+     "side by side: show the first crossover cycle's stacks and order of turns as run --seed N "
+     "would draw them"},
+    {0},
 };
 
 int sb_ctx_check_words(struct ctx *c, volatile sig_atomic_t *stop, FILE *notes)

@@ -1,6 +1,7 @@
 /* Shared by plan and run: options, the profile with its overrides and
  * variants, the named devices matched to roles and checked, the plans. */
 #include "cmd/stack-cmd.h"
+#include "session/design.h"
 #include "stack/devlock.h"
 #include "stack/roles.h"
 #include "stack/state.h"
@@ -514,6 +515,35 @@ void sb_ctx_set_device_vars(struct ctx *c, struct sb_exec *x)
 			sb_exec_set_var(x, c->slots[k].name, c->dev[k]->path);
 }
 
+/* Side by side with --seed: the first crossover cycle as run would draw
+ * it, round by round: which variant each stack gets, and the order of the
+ * turns of the first steps (the phases, in turn). */
+static void print_cycle(const struct ctx *c, FILE *out)
+{
+	size_t k = c->n_var, order[SB_DESIGN_MAX_K];
+
+	if (!c->o.has_seed || k > SB_DESIGN_MAX_K) {
+		fprintf(out,
+			"  (the stacks of each round and the order of turns are drawn from the "
+			"seed: plan --seed N shows those of run --seed N)\n");
+		return;
+	}
+	for (unsigned r = 0; r < k; r++) {
+		fprintf(out, "  round %u:", r + 1);
+		for (size_t s = 0; s < k; s++)
+			fprintf(out, "%s stack %zu <- %s", s ? "," : "", s,
+				c->var[sb_design_variant(k, c->o.seed, r, s)].name);
+		fprintf(out, "; turns");
+		for (unsigned step = 0; step < sb_design_rows(k) && step < 4; step++) {
+			sb_design_order(k, c->o.seed, r, step, order);
+			fputs(step ? " |" : "", out);
+			for (size_t p = 0; p < k; p++)
+				fprintf(out, " %zu", sb_design_stack(k, c->o.seed, r, order[p]));
+		}
+		fprintf(out, " ... (stacks, phase by phase, then again)\n");
+	}
+}
+
 void sb_ctx_print_plans(struct ctx *c, FILE *out)
 {
 	fprintf(out, "profile %s (%s): %zu variant%s\n", c->prof->name, c->prof->path, c->n_var,
@@ -541,6 +571,8 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
 	else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
+	if (c->side)
+		print_cycle(c, out);
 	for (size_t i = 0; i < c->n_var; i++) {
 		struct sb_exec x;
 		sb_exec_init(&x);

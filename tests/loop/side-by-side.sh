@@ -25,6 +25,8 @@ CONF
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick
 assert_contains "$OUT" "side by side: 2 stacks built at once" "plan: side by side"
 assert_contains "$OUT" "ABBA order" "plan: the order"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --seed 7
+PLAN7=$OUT
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --rounds
 assert_contains "$OUT" "rounds: one variant's stack at a time (--rounds)" "plan --rounds"
 case "$OUT" in *"side by side:"*) fail "plan --rounds still says side by side" ;; esac
@@ -42,7 +44,8 @@ for v in 1 2; do
 			fail "no phase line of variant $v, round $r"
 	done
 done
-python3 - "$SB_TMP/r/result.json" <<'PY' || fail "side-by-side records: see above"
+printf '%s\n' "$PLAN7" >"$SB_TMP/plan7"
+python3 - "$SB_TMP/r/result.json" "$SB_TMP/plan7" <<'PY' || fail "side-by-side records: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
 sbs = d["profile"]["schedule"]["side_by_side"]
@@ -68,6 +71,16 @@ for (r, s), ts in steps.items():
         a = [t["variant"] for t in sorted(ts, key=lambda t: t["position"])]
         b = [t["variant"] for t in sorted(nxt, key=lambda t: t["position"])]
         if a != b[::-1]: bad.append("not ABBA at %d.%d: %r then %r" % (r, s, a, b))
+# plan --seed 7 showed the same stacks and turns as run --seed 7 ran
+plan = open(sys.argv[2]).read()
+for r in (0, 1):
+    line = [l for l in plan.splitlines() if l.startswith("  round %d:" % (r + 1))]
+    want = " | ".join(" ".join(str(t["stack"]) for t in sorted(steps[(r, s)], key=lambda t: t["position"]))
+                      for s in (0, 1))
+    if not line or ("turns " + want + " ...") not in line[0]: bad.append("plan round %d: %r, ran %r" % (r + 1, line, want))
+    for a in assign[r]:
+        name = d["variants"][a["variant"]]["name"]
+        if "stack %d <- %s" % (a["stack"], name) not in line[0]: bad.append("plan round %d: stack %d" % (r + 1, a["stack"]))
 phases = {t["phase"] for t in turns}
 if not {"random read", "random write"} <= phases: bad.append("phases %r" % phases)
 for v in d["variants"]:
