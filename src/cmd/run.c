@@ -101,10 +101,12 @@ static bool has_failed(const struct sb_variant *v)
 static json_object *side_schedule(const struct ctx *c, json_object *sched)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "stacks", json_object_new_int((int)c->n_var));
+	json_object_object_add(o, "stacks", json_object_new_int(c->switched ? 1 : (int)c->n_var));
 	json_object_object_add(o, "order",
 			       json_object_new_string(c->n_var == 2 ? "abba" : "williams"));
-	json_object_object_add(o, "crossover", json_object_new_boolean(true));
+	json_object_object_add(o, "crossover", json_object_new_boolean(!c->switched));
+	if (c->switched)
+		json_object_object_add(o, "switched", json_object_new_string("mount.options"));
 	json_object_object_add(o, "assignments", json_object_new_array());
 	json_object_object_add(o, "turns", json_object_new_array());
 	json_object_object_add(sched, "side_by_side", o);
@@ -141,7 +143,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .t_origin = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
 			     .turns = turns,
 			     .assignment = assign};
-	int r = sb_side_round(&sd, failed);
+	int r = c->switched ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
 	for (size_t k = 0; k < n; k++)
 		json_object_array_add(round, json_object_new_int64((int64_t)active[k]));
 	*failed += r == SB_EXIT_FAILED;
@@ -213,7 +215,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 	if (!set->profile)
 		set->profile = json_object_new_object();
 	json_object_object_add(set->profile, "schedule", sched);
-	json_object *side = c->side ? side_schedule(c, sched) : NULL;
+	json_object *side = c->side || c->switched ? side_schedule(c, sched) : NULL;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
@@ -249,7 +251,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 			json_object_put(round);
 		/* Looks only at whole cycles: side by side, every variant has
 		 * been on every stack. */
-		size_t cycle = side ? side_cycle(c, set) : 1;
+		size_t cycle = side && !c->switched ? side_cycle(c, set) : 1;
 		bool whole = (rep + 1) % cycle == 0;
 		if (!c->o.repeat && c->n_var > 1 && more && !code && whole)
 			more = sb_report_auto_more(set, rep + 1, n_rep, stderr);

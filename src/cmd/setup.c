@@ -571,6 +571,13 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
 	else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
+	if (c->switched)
+		fprintf(
+		    out,
+		    "one stack, switched: the variants differ only in mount options; each round "
+		    "builds one stack, runs every workload for every variant in turn (%s order), "
+		    "and mounts the file system again with the turn's options between turns\n",
+		    c->n_var == 2 ? "ABBA" : "Williams");
 	if (c->side)
 		print_cycle(c, out);
 	for (size_t i = 0; i < c->n_var; i++) {
@@ -588,6 +595,23 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 }
 
+/* Do the variants differ in their mount options only? */
+static bool mount_only(const struct ctx *c)
+{
+	json_object *first = sb_config_to_json(&c->var[0].cfg);
+	bool same = true;
+
+	json_object_object_del(first, "mount.options");
+	for (size_t i = 1; i < c->n_var && same; i++) {
+		json_object *o = sb_config_to_json(&c->var[i].cfg);
+		json_object_object_del(o, "mount.options");
+		same = json_object_equal(first, o);
+		json_object_put(o);
+	}
+	json_object_put(first);
+	return same;
+}
+
 /* Side by side where every variant can have a stack of its own (loop
  * devices: images are cheap) and nothing needs a variant alone (a degraded
  * or rebuilding array, an integrity check after the workloads); rounds
@@ -602,10 +626,6 @@ static void decide_layout(struct ctx *c)
 		c->layout_why = "--rounds";
 		return;
 	}
-	if (!c->o.loop) {
-		c->layout_why = "the variants share the real devices: one stack at a time";
-		return;
-	}
 	for (size_t i = 0; i < c->n_var; i++) {
 		bool alone = sb_scen_integrity_on(&c->var[i].cfg);
 		for (size_t k = 0; k < c->plans[i].n; k++)
@@ -616,7 +636,16 @@ static void decide_layout(struct ctx *c)
 			return;
 		}
 	}
-	c->side = true;
+	if (c->o.loop) {
+		c->side = true;
+		return;
+	}
+	if (mount_only(c)) {
+		c->switched = true;
+		return;
+	}
+	c->layout_why = "the variants share the real devices and differ in more than mount "
+			"options: one stack at a time";
 }
 
 /* path made absolute and free of symlinks as far as it exists, the rest

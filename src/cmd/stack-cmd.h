@@ -108,6 +108,9 @@ struct ctx {
 	 * phases in turns; else rounds, for the reason in layout_why (NULL
 	 * when there is nothing to compare). */
 	bool side;
+	/* Real devices, variants that differ only in mount options: one stack
+	 * per round, switched between turns (session/switch.c). */
+	bool switched;
 	const char *layout_why;
 };
 

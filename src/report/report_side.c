@@ -430,8 +430,9 @@ void sb_report_side_text(const struct sb_report *r, FILE *f)
 		fprintf(f, ": %zu stack%s, %zu round%s, %s (the model: log figure ~ %s)\n",
 			sd->stacks, sd->stacks == 1 ? "" : "s", sd->rounds,
 			sd->rounds == 1 ? "" : "s",
-			sd->crossover ? "variants crossed over the stacks"
-				      : "each variant kept on its stack",
+			sd->crossover	  ? "variants crossed over the stacks"
+			: sd->stacks == 1 ? "the variants switched on it between turns"
+					  : "each variant kept on its stack",
 			sd->crossover ? "variant + stack + round" : "variant + round");
 		if (!sd->has_base)
 			fprintf(f, "  no variant named %s here: nothing to compare with\n",

@@ -27,3 +27,9 @@ struct sb_side {
  * the exit code of what ended the round early (a step of a build, a
  * signal, the teardown; vr->left_behind set as sb_vrun does). */
 int sb_side_round(struct sb_side *sd, int *failed);
+
+/* The same round on one stack (switch.c), for variants on real devices
+ * that differ only in mount options: the stack built once, each workload
+ * run for every variant in turn, the file system mounted again with the
+ * turn's options between turns. Same contract as sb_side_round. */
+int sb_switch_round(struct sb_side *sd, int *failed);

@@ -318,9 +318,9 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 	sb_kmsg_end(&km);
 	/* A test's kill -9 at a known point: the step has acted, its "done"
 	 * record is not written, nothing of ours runs after. */
-	if (r == 0 && x->kill_step == n && !x->dry_run)
+	if (r == 0 && x->kill_step == x->step_base + n && !x->dry_run)
 		raise(SIGKILL);
-	if (r == 0 && x->fail_step == n)
+	if (r == 0 && x->fail_step == x->step_base + n)
 		r = sb_exec_fail(x, -EIO, "failing on purpose (STACKBENCH_FAIL_STEP=%u)", n);
 	if (r == 0 && x->stop && *x->stop)
 		r = sb_exec_fail(x, -EINTR, "interrupted");

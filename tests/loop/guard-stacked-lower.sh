@@ -157,7 +157,7 @@ EOS
 chmod +x "$SB_TMP/hold.sh"
 SB_CLEANUPS+=('[ -s "$SB_TMP/holding" ] && kill "$(cat "$SB_TMP/holding")"')
 expect_exit 3 "$STACKBENCH" run single-disk --devices "$up5" --yes -o fs.type=ext4 \
-	-o 'matrix.mount.options=noatime|relatime' -o "workloads.run=command:$SB_TMP/hold.sh" \
+	--rounds -o 'matrix.mount.options=noatime|relatime' -o "workloads.run=command:$SB_TMP/hold.sh" \
 	--results "$SB_TMP/rr"
 [ -s "$SB_TMP/holding" ] || fail "variant 1's workload did not take the lower device: $OUT"
 assert_contains "$OUT" "$up5: refusing: its backing device $low2: it is held open exclusively by pid $(cat "$SB_TMP/holding") (python3)" "re-check beneath"

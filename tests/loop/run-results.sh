@@ -14,7 +14,9 @@ EOS
 chmod +x "$SB_TMP/mark.sh"
 export LOG="$SB_TMP/order.log"
 : >"$LOG"
-expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --repeat 2 -o 'matrix.fs.type=ext4|xfs' \
+# (--rounds: the order of whole variants; side by side, the turns have
+# their own records, tests/loop/side-by-side.sh)
+expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --repeat 2 --rounds -o 'matrix.fs.type=ext4|xfs' \
 	-o "workloads.run=command:$SB_TMP/mark.sh" --results "$SB_TMP/res"
 # Interleaved, each round in its own shuffled order, the one result.json
 # records (profile.schedule), from the seed it records.
