@@ -52,9 +52,10 @@ for fs in ext4 xfs btrfs; do
 done
 pass_msg "ext4, xfs, btrfs (16k and 4k nodes) one at a time"
 
-# Two variants in one run: each built, checked and torn down in turn.
+# Two variants in one run: each built, checked and torn down in turn
+# (--rounds; side by side: tests/loop/side-by-side.sh).
 : >"$LOG"
-expect_exit 0 "$STACKBENCH" run single-disk --loop --quick -o 'matrix.fs.type=xfs|ext4' -o "$WL" \
+expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --rounds -o 'matrix.fs.type=xfs|ext4' -o "$WL" \
 	--results "$SB_TMP/res-matrix"
 assert_eq "$(cut -d' ' -f1 "$LOG" | tr '\n' ' ')" "xfs ext4 " "variants in order"
 state_empty "matrix"
