@@ -121,6 +121,10 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 {
 	size_t active[c->n_var], n = 0;
 	json_object *assign, *turns, *a;
+	const char *roles[c->n_slots + 1];
+
+	for (size_t k = 0; k < c->n_slots; k++)
+		roles[k] = sb_role_names[c->slots[k].role];
 
 	for (size_t i = 0; i < c->n_var; i++)
 		if (!has_failed(&set->var[i]))
@@ -140,6 +144,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .round = rep,
 			     .seed = seed,
 			     .fail_fast = g_fail_fast,
+			     .slot_roles = roles,
 			     .t_origin = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
 			     .turns = turns,
 			     .assignment = assign};

@@ -574,9 +574,11 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	if (c->switched)
 		fprintf(
 		    out,
-		    "one stack, switched: the variants differ only in mount options; each round "
+		    "one stack, switched: the variants differ only in what a built stack can "
+		    "change (mount options, md's write-mostly and write-behind); each round "
 		    "builds one stack, runs every workload for every variant in turn (%s order), "
-		    "and mounts the file system again with the turn's options between turns\n",
+		    "and switches between turns (the file system mounted again with the turn's "
+		    "options, md's member flags and backlog set through sysfs)\n",
 		    c->n_var == 2 ? "ABBA" : "Williams");
 	if (c->side)
 		print_cycle(c, out);
@@ -595,16 +597,23 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 }
 
-/* Do the variants differ in their mount options only? */
-static bool mount_only(const struct ctx *c)
+/* What can change on a built stack between turns: the mount options (by
+ * unmounting and mounting again) and md's write-mostly flags and
+ * write-behind limit (md's sysfs). */
+static const char *const switch_keys[] = {"mount.options", "md.write-mostly", "md.write-behind"};
+
+/* Do the variants differ only in what can be switched? */
+static bool switchable(const struct ctx *c)
 {
 	json_object *first = sb_config_to_json(&c->var[0].cfg);
 	bool same = true;
 
-	json_object_object_del(first, "mount.options");
+	for (size_t k = 0; k < ARRAY_SIZE(switch_keys); k++)
+		json_object_object_del(first, switch_keys[k]);
 	for (size_t i = 1; i < c->n_var && same; i++) {
 		json_object *o = sb_config_to_json(&c->var[i].cfg);
-		json_object_object_del(o, "mount.options");
+		for (size_t k = 0; k < ARRAY_SIZE(switch_keys); k++)
+			json_object_object_del(o, switch_keys[k]);
 		same = json_object_equal(first, o);
 		json_object_put(o);
 	}
@@ -640,12 +649,12 @@ static void decide_layout(struct ctx *c)
 		c->side = true;
 		return;
 	}
-	if (mount_only(c)) {
+	if (switchable(c)) {
 		c->switched = true;
 		return;
 	}
 	c->layout_why = "the variants share the real devices and differ in more than mount "
-			"options: one stack at a time";
+			"options and md's write-mostly and write-behind: one stack at a time";
 }
 
 /* path made absolute and free of symlinks as far as it exists, the rest

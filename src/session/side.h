@@ -15,10 +15,11 @@ struct sb_side {
 	size_t n_active;
 	unsigned round;
 	uint64_t seed;
-	bool fail_fast;		 /* a failed build ends the round (else the others go on) */
-	uint64_t t_origin;	 /* CLOCK_MONOTONIC ns: turns' start_s counts from it */
-	json_object *turns;	 /* array: every turn's record is appended */
-	json_object *assignment; /* array: {"stack", "variant"} of this round */
+	bool fail_fast;		       /* a failed build ends the round (else the others go on) */
+	const char *const *slot_roles; /* each slot's role ("ssd"), proto->n_slots of them */
+	uint64_t t_origin;	       /* CLOCK_MONOTONIC ns: turns' start_s counts from it */
+	json_object *turns;	       /* array: every turn's record is appended */
+	json_object *assignment;       /* array: {"stack", "variant"} of this round */
 };
 
 /* Builds the round's stacks, runs their workloads in turns, tears them

@@ -17,7 +17,10 @@
 #include "util/macro.h"
 #include "workload/progress.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <time.h>
@@ -39,6 +42,99 @@ static size_t mount_step(const struct sb_plan *p)
 	return i;
 }
 
+/* A key's value in variant v's config, as result.json has it ("" when
+ * the variant has none). */
+static void value_of(const struct sb_side *sd, size_t v, const char *key, char *buf, size_t len)
+{
+	json_object *o = sb_config_to_json(&sd->variants[v].cfg), *val;
+	snprintf(buf, len, "%s",
+		 json_object_object_get_ex(o, key, &val) ? json_object_get_string(val) : "");
+	json_object_put(o);
+}
+
+static bool differ(const struct sb_side *sd, size_t a, size_t b, const char *key)
+{
+	char va[256], vb[256];
+	value_of(sd, a, key, va, sizeof(va));
+	value_of(sd, b, key, vb, sizeof(vb));
+	return strcmp(va, vb) != 0;
+}
+
+/* The role of md member m (a kernel name: "vdb", "vdb1"): the slot whose
+ * device it is, or whose device it is a partition of. */
+static const char *member_role(const struct sb_side *sd, struct sb_exec *x, const char *m)
+{
+	for (size_t k = 0; k < sd->proto->n_slots; k++) {
+		const char *dev = sb_exec_var(x, sd->proto->slot_names[k]);
+		_cleanup_free_ char *real = dev ? realpath(dev, NULL) : NULL;
+		const char *b = real ? strrchr(real, '/') : NULL;
+		size_t n = b ? strlen(b + 1) : 0, lm = strlen(m);
+		if (b && lm >= n && memcmp(m, b + 1, n) == 0 &&
+		    strspn(m + n, "p0123456789") == lm - n)
+			return sd->slot_roles[k];
+	}
+	return NULL;
+}
+
+/* md's write-mostly flags and write-behind limit as variant v has them,
+ * through sysfs on the running array: each member's state takes
+ * "writemostly" / "-writemostly", bitmap/backlog the limit, which the
+ * kernel refuses while no member is write-mostly (so the flags go first
+ * when it grows, last when it drops to 0). Each value is read back. The
+ * array's teardown stops it: nothing to restore. 0 or the exit code. */
+static int md_switch(struct sb_side *sd, struct sb_exec *x, size_t v, json_object **failed)
+{
+	char wm[64], wb[32], p[PATH_MAX], got[PATH_MAX + 400] = "";
+	const char *md = sb_exec_var(x, "md");
+	_cleanup_free_ char *real = md ? realpath(md, NULL) : NULL;
+	const char *name = real ? strrchr(real, '/') + 1 : NULL;
+	int r = 0;
+
+	value_of(sd, v, "md.write-mostly", wm, sizeof(wm));
+	value_of(sd, v, "md.write-behind", wb, sizeof(wb));
+	if (!name) {
+		sb_vrun_note_failure(failed, "switch", SB_EXIT_FAILED, "no md array to switch");
+		return SB_EXIT_FAILED;
+	}
+	/* The kernel takes no backlog, not even 0, while no member is
+	 * write-mostly: it is written only when it changes, 0 while the
+	 * flags of the turn before are still set. */
+	char cur[32] = "";
+	snprintf(p, sizeof(p), "/sys/block/%s/md/bitmap/backlog", name);
+	bool grow = strcmp(wb, "0") != 0 && *wb;
+	bool has = sb_sys_read(p, cur, sizeof(cur)) >= 0;
+	if (!grow && has && strcmp(cur, "0") != 0 && (r = sb_sys_write(p, "0")) < 0)
+		snprintf(got, sizeof(got), "%s: %s", p, strerror(-r));
+	snprintf(p, sizeof(p), "/sys/block/%s/md", name);
+	DIR *d = opendir(p);
+	struct dirent *e;
+	while (r >= 0 && d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "dev-", 4) != 0)
+			continue;
+		const char *role = member_role(sd, x, e->d_name + 4);
+		bool want = role && strcmp(role, wm) == 0;
+		char sp[PATH_MAX + 300];
+		snprintf(sp, sizeof(sp), "%s/%s/state", p, e->d_name);
+		r = sb_sys_write(sp, want ? "writemostly" : "-writemostly");
+		if (r >= 0 && (sb_sys_read(sp, got, sizeof(got)) < 0 ||
+			       (strstr(got, "write_mostly") != NULL) != want))
+			r = -EIO;
+		if (r < 0)
+			snprintf(got, sizeof(got), "%s: %s", sp, strerror(-r));
+	}
+	if (d)
+		closedir(d);
+	snprintf(p, sizeof(p), "/sys/block/%s/md/bitmap/backlog", name);
+	if (r >= 0 && grow && strcmp(cur, wb) != 0 && (r = sb_sys_write(p, wb)) < 0)
+		snprintf(got, sizeof(got), "%s: %s", p, strerror(-r));
+	if (r >= 0)
+		return 0;
+	sb_error("%s: cannot switch md to write-mostly %s, write-behind %s: %s",
+		 sd->variants[v].name, wm, wb, got);
+	sb_vrun_note_failure(failed, "switch", SB_EXIT_FAILED, got);
+	return SB_EXIT_FAILED;
+}
+
 struct one {
 	size_t var;
 	struct sb_vrun vr;
@@ -51,7 +147,7 @@ struct one {
 /* Unmount the stack's file system and mount it with variant v's options:
  * v's own mount step, journaled under a number of its own (the mount's
  * undo at teardown finds whichever is mounted). 0 or the exit code. */
-static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, size_t v,
+static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, size_t from, size_t v,
 		     unsigned *base, json_object **failed)
 {
 	const struct sb_plan *p = &sd->plans[v];
@@ -59,6 +155,11 @@ static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, siz
 	struct sb_plan one = {.steps = p->steps + m, .n = 1, .mountpoint = p->mountpoint};
 	int r;
 
+	if ((differ(sd, from, v, "md.write-mostly") || differ(sd, from, v, "md.write-behind")) &&
+	    (r = md_switch(sd, x, v, failed)) != 0)
+		return r;
+	if (!differ(sd, from, v, "mount.options"))
+		return 0;
 	sync();
 	if (umount2(mnt, 0) < 0 && errno != EINVAL) {
 		r = -errno;
@@ -163,7 +264,8 @@ static int run_turns(struct sb_side *sd, struct one *o, struct sb_exec *x, const
 			if (t->code)
 				continue;
 			if (*mounted != order[pos]) {
-				int code = switch_to(sd, x, mnt, t->var, base, &t->failed);
+				int code = switch_to(sd, x, mnt, o[*mounted].var, t->var, base,
+						     &t->failed);
 				if (code)
 					return code;
 				*mounted = order[pos];

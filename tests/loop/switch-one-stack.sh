@@ -33,9 +33,9 @@ CONF
 sed 's/^mount.options = .*/fs.type = ext4 | ext3/' "$SB_TMP/two.conf" >"$SB_TMP/fs.conf"
 
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --devices "$dev"
-assert_contains "$OUT" "one stack, switched: the variants differ only in mount options" "plan: switched"
+assert_contains "$OUT" "one stack, switched: the variants differ only in what a built stack can change" "plan: switched"
 expect_exit 0 "$STACKBENCH" plan "$SB_TMP/fs.conf" --devices "$dev"
-assert_contains "$OUT" "rounds: one variant's stack at a time (the variants share the real devices and differ in more than mount options" "plan: rounds, and why"
+assert_contains "$OUT" "rounds: one variant's stack at a time (the variants share the real devices and differ in more than mount options and md's write-mostly and write-behind" "plan: rounds, and why"
 
 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --devices "$dev" --yes --quick --repeat 2 \
 	--seed 3 --results "$SB_TMP/r"

@@ -143,7 +143,9 @@ if [ "${1:-}" = --guest ]; then
 	t0=$SECONDS
 	: >"$facts"
 	rc=0
-	$SB run "$BTRFS_PROFILE" --devices "$SSD" --yes --quick --results /run/res-btrfs -o "$INSPECT" >/run/out 2>&1 || rc=$?
+	# (--rounds: each variant's own build, in the order the facts are
+	# checked; the variants switched on one stack: tests/loop/switch-one-stack.sh)
+	$SB run "$BTRFS_PROFILE" --devices "$SSD" --yes --quick --rounds --results /run/res-btrfs -o "$INSPECT" >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "btrfs-raid1-partitions run exited $rc"; }
 	cat "$facts"
 	s=${SSD#/dev/}

@@ -1,8 +1,9 @@
 #!/bin/bash
 # vm-seconds: 385 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # md-raid1-ssd-2hdd for real, in the VM runner on an SSD and two throttled
-# HDDs (one boot): every variant builds the array with the HDDs write-mostly
-# and write-behind as the variant says, xfs mounted with the profile's options,
+# HDDs (one boot): every variant runs on one array switched through md's
+# sysfs to the HDDs write-mostly and write-behind as the variant says (and,
+# with --rounds, on an array mdadm built so), xfs mounted with the profile's options,
 # the SSD serves the reads whatever the --devices order; failure at every
 # step, kill -9 then teardown --all, and a member of an active array refused:
 # each time nothing is left (no array, no md superblock, no mount). Also
@@ -65,7 +66,9 @@ if [ "${1:-}" = --guest ]; then
 	facts=/run/facts
 	: >"$facts"
 	rc=0
-	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" --results /run/res1 \
+	# (scenario.integrity=no: md's check after the workloads takes a
+	# variant alone; without it the variants share one switched array)
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" -o scenario.integrity=no --results /run/res1 \
 		-o "workloads.run=command:bash $PWD/tests/vm/vm-md.sh --inspect $facts" >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "run exited $rc"; }
 	cat "$facts"
@@ -73,10 +76,16 @@ if [ "${1:-}" = --guest ]; then
 	# write-mostly it is left out by the profile).
 	want=("ssd_wm=0 hdd_wm=0 backlog=0" "ssd_wm=0 hdd_wm=2 backlog=0" "ssd_wm=0 hdd_wm=2 backlog=16383")
 	[ "$(wc -l <"$facts")" = ${#want[@]} ] || vm_fail "want ${#want[@]} variants, the workload ran $(wc -l <"$facts") times"
+	# They differ only in md's flags and backlog: one array, switched
+	# through sysfs between the turns, whose order result.json records.
+	[ "$(jq -r .profile.schedule.side_by_side.stacks /run/res1/result.json)" = 1 ] ||
+		vm_fail "the variants did not share one switched array"
+	read -ra turn_var <<<"$(jq -r '[.profile.schedule.side_by_side.turns[].variant] | map(tostring) | join(" ")' /run/res1/result.json)"
 	i=0
 	while read -r l; do
-		for w in ${want[$i]} fs=xfs; do
-			[[ " $l " == *" $w "* ]] || vm_fail "variant $((i + 1)): want $w, got: $l"
+		v=${turn_var[$i]}
+		for w in ${want[$v]} fs=xfs; do
+			[[ " $l " == *" $w "* ]] || vm_fail "turn $((i + 1)), variant $((v + 1)): want $w, got: $l"
 		done
 		for o in noatime logbufs=8 logbsize=256k; do
 			[[ "$l" =~ opts=[^\ ]*$o ]] || vm_fail "variant $((i + 1)): mount option $o missing: $l"
@@ -84,8 +93,8 @@ if [ "${1:-}" = --guest ]; then
 		# The SSD is the read-preferred member; with write-mostly HDDs, the only one.
 		[[ "$l" =~ ssd_reads=([0-9]+)\ hdd_reads=([0-9]+) ]] || vm_fail "no read counts: $l"
 		[ "${BASH_REMATCH[1]}" -ge 200 ] || vm_fail "variant $((i + 1)): the SSD served ${BASH_REMATCH[1]} of 200 reads"
-		if [ $i -gt 0 ]; then
-			[ "${BASH_REMATCH[2]}" = 0 ] || vm_fail "variant $((i + 1)): write-mostly HDDs served ${BASH_REMATCH[2]} reads"
+		if [ "$v" -gt 0 ]; then
+			[ "${BASH_REMATCH[2]}" = 0 ] || vm_fail "variant $((v + 1)): write-mostly HDDs served ${BASH_REMATCH[2]} reads"
 		fi
 		i=$((i + 1))
 	done <"$facts"
@@ -94,6 +103,17 @@ if [ "${1:-}" = --guest ]; then
 	[ "$(jq -r .host.emulated /run/res1/result.json)" = true ] || vm_fail "result.json not labelled emulated"
 	$SB report --width 10000 /run/res1 | grep "emulated: measured in the VM runner" >/dev/null || vm_fail "the report does not say emulated"
 	echo "ok: every variant (${i}), devices given as $DEVS, labelled emulated ($((SECONDS - t0))s)"
+	# The same flags made by mdadm at the array's creation (--rounds: the
+	# variant's own build).
+	: >"$facts"
+	$SB run "$PROFILE" --devices "$DEVS" --yes --quick --rounds "${FAST[@]}" --results /run/res1r \
+		-o matrix.md.write-mostly=hdd -o matrix.md.write-behind=16383 \
+		-o "workloads.run=command:bash $PWD/tests/vm/vm-md.sh --inspect $facts" >/run/out 2>&1 ||
+		{ cat /run/out; vm_fail "--rounds run failed"; }
+	for w in ssd_wm=0 hdd_wm=2 backlog=16383; do
+		[[ " $(cat "$facts") " == *" $w "* ]] || vm_fail "built by mdadm: want $w, got: $(cat "$facts")"
+	done
+	vm_nothing_left "after the --rounds run" "${ALL[@]}"
 
 	# 2. Failure at every step of one variant: exit 1, nothing left.
 	t0=$SECONDS
