@@ -11,6 +11,7 @@
 #include "session/side.h"
 #include "session/variant.h"
 #include "workload/progress.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/safefile.h"
@@ -116,7 +117,7 @@ static json_object *side_schedule(const struct ctx *c, json_object *sched)
 /* Round rep side by side, when two variants at least are left (the
  * others failed): true when it ran, with *code set as run_rounds does. */
 static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *vr,
-		       json_object *side, unsigned rep, uint64_t seed, struct timespec t0,
+		       json_object *side, unsigned rep, uint64_t seed, uint64_t t0,
 		       json_object *round, int *failed, int *code)
 {
 	size_t active[c->n_var], n = 0;
@@ -145,7 +146,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .seed = seed,
 			     .fail_fast = g_fail_fast,
 			     .slot_roles = roles,
-			     .t_origin = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec,
+			     .t_origin = t0,
 			     .turns = turns,
 			     .assignment = assign};
 	int r = c->switched ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
@@ -170,11 +171,9 @@ static size_t side_cycle(const struct ctx *c, const struct sb_resultset *set)
  * When not, says where the verdict stands and what would resolve the
  * rest; the budget and what was spent go into the schedule. */
 static bool budget_left(const struct ctx *c, struct sb_resultset *set, json_object *sched,
-			const struct timespec *t0, unsigned rounds, size_t cycle)
+			uint64_t t0, unsigned rounds, size_t cycle)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double spent = (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	double spent = (double)(sb_mono_ns() - t0) / 1e9;
 	double per_round = spent / rounds, budget = (double)c->o.budget_ms / 1000;
 	bool more = spent + per_round * (double)cycle <= budget;
 	json_object *b = json_object_new_object();
@@ -221,8 +220,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 		set->profile = json_object_new_object();
 	json_object_object_add(set->profile, "schedule", sched);
 	json_object *side = c->side || c->switched ? side_schedule(c, sched) : NULL;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t t0 = sb_mono_ns();
 	for (unsigned rep = 0, more = 1; rep < n_rep && more && !code; rep++) {
 		size_t order[c->n_var ? c->n_var : 1];
 		json_object *round = json_object_new_array();
@@ -261,7 +259,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 		if (!c->o.repeat && c->n_var > 1 && more && !code && whole)
 			more = sb_report_auto_more(set, rep + 1, n_rep, stderr);
 		if (c->o.budget_ms && more && !code && whole)
-			more = budget_left(c, set, sched, &t0, rep + 1, cycle);
+			more = budget_left(c, set, sched, t0, rep + 1, cycle);
 	}
 	sb_progress_done();
 	return code;

@@ -167,6 +167,9 @@ void sb_pvariants_free(struct sb_pvariant *v, size_t n);
 void sb_profile_free(struct sb_profile *p);
 /* The resolved values as JSON (for result.json). */
 json_object *sb_config_to_json(const struct sb_config *c);
+/* Do a and b hold different values of key ("mount.options"), one of them
+ * none? */
+bool sb_config_differ(const struct sb_config *a, const struct sb_config *b, const char *key);
 
 /* Getters: the value, or the key's default. */
 const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k);

@@ -267,6 +267,17 @@ unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r)
 	return (unsigned)sb_cfg_u64(c, (enum sb_key_id)(K_DEV_SSD + r));
 }
 
+bool sb_config_differ(const struct sb_config *a, const struct sb_config *b, const char *key)
+{
+	json_object *ja = sb_config_to_json(a), *jb = sb_config_to_json(b), *va = NULL, *vb = NULL;
+	bool differ =
+	    json_object_object_get_ex(ja, key, &va) != json_object_object_get_ex(jb, key, &vb) ||
+	    (va && vb && !json_object_equal(va, vb));
+	json_object_put(ja);
+	json_object_put(jb);
+	return differ;
+}
+
 json_object *sb_config_to_json(const struct sb_config *c)
 {
 	json_object *o = json_object_new_object();

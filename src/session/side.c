@@ -14,6 +14,7 @@
 #include "stack/stack.h"
 #include "util/exitcode.h"
 #include "util/log.h"
+#include "util/clock.h"
 #include "util/macro.h"
 #include "workload/progress.h"
 
@@ -109,13 +110,6 @@ static void __attribute__((noreturn)) child_main(struct stack *s, int to, int fr
 
 /* ---- the parent: builds, turns, records ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The host over a turn: steal ticks of all CPUs (/proc/stat) and the time
  * some task waited for a CPU (/proc/pressure/cpu "some total", us). */
 struct host {
@@ -172,7 +166,7 @@ static void host_read(struct host *h)
  * record. */
 static void quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t self, json_object *t)
 {
-	uint64_t t0 = now_ns(), limit = (sd->proto->quick ? 2ull : 30ull) * 1000000000ull;
+	uint64_t t0 = sb_mono_ns(), limit = (sd->proto->quick ? 2ull : 30ull) * 1000000000ull;
 	char why[160] = "";
 	bool busy;
 
@@ -188,9 +182,9 @@ static void quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t sel
 			struct timespec ts = {0, 20000000};
 			nanosleep(&ts, NULL);
 		}
-	} while (busy && now_ns() - t0 < limit && !*sd->proto->stop);
+	} while (busy && sb_mono_ns() - t0 < limit && !*sd->proto->stop);
 	json_object_object_add(t, "idle_wait_ms",
-			       json_object_new_double((double)(now_ns() - t0) / 1e6));
+			       json_object_new_double((double)(sb_mono_ns() - t0) / 1e6));
 	if (busy)
 		json_object_object_add(t, "others_busy", json_object_new_string(why));
 }
@@ -301,7 +295,7 @@ static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t
 
 	quiet_all(sd, stacks, k, st, t);
 	host_read(&h0);
-	t0 = now_ns();
+	t0 = sb_mono_ns();
 	json_object_object_add(t, "round", json_object_new_int((int)sd->round));
 	json_object_object_add(t, "step", json_object_new_int((int)step));
 	json_object_object_add(t, "position", json_object_new_int((int)pos));
@@ -323,7 +317,7 @@ static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t
 				     "the stack's workload process ended without its results");
 	}
 	host_read(&h1);
-	double secs = (double)(now_ns() - t0) / 1e9;
+	double secs = (double)(sb_mono_ns() - t0) / 1e9;
 	json_object_object_add(t, "start_s",
 			       json_object_new_double((double)(t0 - sd->t_origin) / 1e9));
 	json_object_object_add(t, "secs", json_object_new_double(secs));
@@ -397,19 +391,6 @@ static int build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_
 	return 0;
 }
 
-/* Does the profile set this queue attribute differently in the two
- * variants (a comparison of schedulers)? Then it may differ. */
-static bool chosen(const struct sb_pvariant *a, const struct sb_pvariant *b, const char *key)
-{
-	json_object *ja = sb_config_to_json(&a->cfg), *jb = sb_config_to_json(&b->cfg), *va, *vb;
-	bool differ =
-	    json_object_object_get_ex(ja, key, &va) != json_object_object_get_ex(jb, key, &vb) ||
-	    (va && vb && !json_object_equal(va, vb));
-	json_object_put(ja);
-	json_object_put(jb);
-	return differ;
-}
-
 static const char *const queue_attr[][2] = {{"rotational", NULL},
 					    {"scheduler", "queue.scheduler"},
 					    {"wbt_lat_usec", NULL},
@@ -453,7 +434,8 @@ static void align_queues(struct sb_side *sd, struct stack *st, size_t k)
 						sizeof(p)) ||
 				    sb_sys_read(p, val, sizeof(val)) < 0 || strcmp(ref, val) == 0 ||
 				    (queue_attr[a][1] &&
-				     chosen(st[0].vr.v, st[s].vr.v, queue_attr[a][1])))
+				     sb_config_differ(&st[0].vr.v->cfg, &st[s].vr.v->cfg,
+						      queue_attr[a][1])))
 					continue;
 				int r = sb_sys_write(p, want);
 				dprintf(vr->rs->log_fd,
@@ -491,7 +473,8 @@ static int check_queues(struct sb_side *sd, struct stack *st, size_t k)
 					break;
 				if (!s || strcmp(ref, val) == 0 ||
 				    (queue_attr[a][1] &&
-				     chosen(st[0].vr.v, st[s].vr.v, queue_attr[a][1])))
+				     sb_config_differ(&st[0].vr.v->cfg, &st[s].vr.v->cfg,
+						      queue_attr[a][1])))
 					continue;
 				sb_error(
 				    "refusing: the stacks' %s devices queue differently: %s "
@@ -592,7 +575,7 @@ int sb_side_round(struct sb_side *sd, int *failed)
 	struct stack *st = calloc(k, sizeof(*st));
 	struct sb_journal *j = NULL;
 	size_t made = 0; /* stacks begun (built or failed) */
-	uint64_t t_round = now_ns();
+	uint64_t t_round = sb_mono_ns();
 	int code = 0, r;
 
 	if (!st)
@@ -643,7 +626,7 @@ int sb_side_round(struct sb_side *sd, int *failed)
 	for (size_t s = 0; s < made; s++)
 		if (st[s].built)
 			ran[n_ran++] = st[s].var;
-	sb_progress_variants_end(ran, n_ran, (double)(now_ns() - t_round) / 1e9);
+	sb_progress_variants_end(ran, n_ran, (double)(sb_mono_ns() - t_round) / 1e9);
 	for (size_t s = 0; s < made; s++)
 		if (!td.left_behind)
 			rmdir(st[s].dir);

@@ -12,6 +12,7 @@
 #include "session/design.h"
 #include "session/variant-int.h"
 #include "stack/stack.h"
+#include "util/clock.h"
 #include "util/exitcode.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -25,13 +26,6 @@
 #include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The plan's mount step: its index, or p->n when it has none. */
 static size_t mount_step(const struct sb_plan *p)
@@ -54,10 +48,7 @@ static void value_of(const struct sb_side *sd, size_t v, const char *key, char *
 
 static bool differ(const struct sb_side *sd, size_t a, size_t b, const char *key)
 {
-	char va[256], vb[256];
-	value_of(sd, a, key, va, sizeof(va));
-	value_of(sd, b, key, vb, sizeof(vb));
-	return strcmp(va, vb) != 0;
+	return sb_config_differ(&sd->variants[a].cfg, &sd->variants[b].cfg, key);
 }
 
 /* The role of md member m (a kernel name: "vdb", "vdb1"): the slot whose
@@ -240,7 +231,8 @@ static void record_turn(struct sb_side *sd, unsigned step, size_t pos, size_t v,
 	json_object_object_add(t, "switch_ms", json_object_new_double(switch_ms));
 	json_object_object_add(t, "start_s",
 			       json_object_new_double((double)(t0 - sd->t_origin) / 1e9));
-	json_object_object_add(t, "secs", json_object_new_double((double)(mono_ns() - t0) / 1e9));
+	json_object_object_add(t, "secs",
+			       json_object_new_double((double)(sb_mono_ns() - t0) / 1e9));
 	json_object_array_add(sd->turns, t);
 }
 
@@ -260,7 +252,7 @@ static int run_turns(struct sb_side *sd, struct one *o, struct sb_exec *x, const
 		sb_design_order(k, sd->seed, 0, sd->round * (unsigned)n_wl + (unsigned)w, order);
 		for (size_t pos = 0; pos < k && !*sd->proto->stop; pos++) {
 			struct one *t = &o[order[pos]];
-			uint64_t s0 = mono_ns();
+			uint64_t s0 = sb_mono_ns();
 			if (t->code)
 				continue;
 			if (*mounted != order[pos]) {
@@ -270,7 +262,7 @@ static int run_turns(struct sb_side *sd, struct one *o, struct sb_exec *x, const
 					return code;
 				*mounted = order[pos];
 			}
-			uint64_t t0 = mono_ns();
+			uint64_t t0 = sb_mono_ns();
 			dprintf(sd->proto->rs->log_fd,
 				"== turn: round %u, workload %zu, variant %s\n", sd->round + 1,
 				w + 1, sd->variants[t->var].name);
@@ -292,7 +284,7 @@ int sb_switch_round(struct sb_side *sd, int *failed)
 	json_object *bfailed = NULL;
 	_cleanup_free_ char *mnt = NULL, *started = sb_utc_stamp(2);
 	unsigned base;
-	uint64_t t_round = mono_ns();
+	uint64_t t_round = sb_mono_ns();
 	int code;
 
 	memset(o, 0, sizeof(o));
@@ -338,7 +330,7 @@ int sb_switch_round(struct sb_side *sd, int *failed)
 	size_t ran[k];
 	for (size_t i = 0; i < k; i++)
 		ran[i] = o[i].var;
-	sb_progress_variants_end(ran, k, (double)(mono_ns() - t_round) / 1e9);
+	sb_progress_variants_end(ran, k, (double)(sb_mono_ns() - t_round) / 1e9);
 	for (size_t i = 0; i < k; i++) {
 		struct sb_variant *rv = &sd->set_vars[o[i].var];
 		if (i == 0 && bfailed && !o[i].failed)
