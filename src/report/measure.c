@@ -513,28 +513,37 @@ void sb_measure_html(const struct sb_report *r, FILE *f)
 	free(t);
 }
 
-/* "sdb1 (hdd, rotational disk)": a member's name with the role and class
- * of the device of the set it is (or is a partition of). */
-static void member_name(const struct sb_report *r, size_t set, const char *name, FILE *f)
+/* The device of set's devices that member name is (or is a partition
+ * of), or NULL. */
+static json_object *set_device(const struct sb_report *r, size_t set, const char *name)
 {
 	json_object *devs = r->sets[set]->devices, *d, *v;
-	sb_escape_html(f, name);
 	for (size_t i = 0; devs && json_object_is_type(devs, json_type_array) &&
 			   i < json_object_array_length(devs);
 	     i++) {
 		d = json_object_array_get_idx(devs, i);
 		const char *dn = json_object_object_get_ex(d, "name", &v) ? str_of(v) : NULL;
-		if (!dn || strncmp(name, dn, strlen(dn)) != 0)
-			continue;
-		const char *role = json_object_object_get_ex(d, "role", &v) ? str_of(v) : NULL;
-		const char *cls = json_object_object_get_ex(d, "class", &v) ? str_of(v) : NULL;
-		fputs(" (", f);
-		sb_escape_html(f, role ? role : "?");
-		fputs(", ", f);
-		sb_escape_html(f, cls ? cls : "?");
-		fputs(")", f);
-		return;
+		if (dn && strncmp(name, dn, strlen(dn)) == 0)
+			return d;
 	}
+	return NULL;
+}
+
+/* "sdb1 (hdd, rotational disk)": a member's name with the role and class
+ * of the device of the set it is (or is a partition of). */
+static void member_name(const struct sb_report *r, size_t set, const char *name, FILE *f)
+{
+	json_object *d = set_device(r, set, name), *v;
+	sb_escape_html(f, name);
+	if (!d)
+		return;
+	const char *role = json_object_object_get_ex(d, "role", &v) ? str_of(v) : NULL;
+	const char *cls = json_object_object_get_ex(d, "class", &v) ? str_of(v) : NULL;
+	fputs(" (", f);
+	sb_escape_html(f, role ? role : "?");
+	fputs(", ", f);
+	sb_escape_html(f, cls ? cls : "?");
+	fputs(")", f);
 }
 
 /* One parent's members as two stacked bars, reads and writes. */
@@ -645,4 +654,72 @@ void sb_measure_shares_html(const struct sb_report *r, FILE *f)
 	}
 	if (head)
 		fprintf(f, "</div>\n");
+}
+
+/* The role of member name in set's devices ("ssd", "hdd1"), or NULL. */
+static const char *member_role(const struct sb_report *r, size_t set, const char *name)
+{
+	json_object *d = set_device(r, set, name), *v;
+	return d && json_object_object_get_ex(d, "role", &v) ? str_of(v) : NULL;
+}
+
+/* Add one phase's member read bytes to the roles' totals. */
+static void phase_reads(const struct sb_report *r, size_t set, json_object *devs,
+			struct sb_measure_share *out, size_t max, size_t *n)
+{
+	for (size_t i = 0; i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i), *p, *nm;
+		if (!json_object_object_get_ex(d, "parent", &p) || !p ||
+		    !json_object_object_get_ex(d, "name", &nm))
+			continue;
+		const char *role = member_role(r, set, str_of(nm));
+		size_t k = 0;
+		if (!role || !*role)
+			continue;
+		while (k < *n && strcmp(out[k].role, role) != 0)
+			k++;
+		if (k == *n) {
+			if (*n == max)
+				continue;
+			snprintf(out[k].role, sizeof(out[k].role), "%s", role);
+			out[k].bytes = 0;
+			(*n)++;
+		}
+		out[k].bytes += num(d, "read_bytes");
+	}
+}
+
+size_t sb_measure_read_shares(const struct sb_report *r, size_t col, struct sb_measure_share *out,
+			      size_t max)
+{
+	const struct sb_report_col *c = &r->cols[col];
+	uint64_t all = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_vars; i++)
+		for (size_t k = 0; k < c->vars[i]->n_rep; k++) {
+			const struct sb_repeat *rep = &c->vars[i]->rep[k];
+			for (size_t w = 0; w < rep->n_wl; w++) {
+				json_object *ds, *devs;
+				if (!rep->wl[w]->extra || !is_obj(rep->wl[w]->extra) ||
+				    !json_object_object_get_ex(rep->wl[w]->extra, "devstat", &ds) ||
+				    !is_obj(ds))
+					continue;
+				json_object_object_foreach(ds, phase, ph)
+				{
+					(void)phase;
+					if (is_obj(ph) &&
+					    json_object_object_get_ex(ph, "devices", &devs) &&
+					    json_object_is_type(devs, json_type_array))
+						phase_reads(r, c->set, devs, out, max, &n);
+				}
+			}
+		}
+	for (size_t k = 0; k < n; k++)
+		all += out[k].bytes;
+	if (n < 2 || all < SHARE_MIN_BYTES)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		out[k].share = (double)out[k].bytes / (double)all;
+	return n;
 }

@@ -51,3 +51,16 @@ void sb_measure_html(const struct sb_report *r, FILE *f);
  * hdd, loop). The picture of what write-mostly does. Nothing when no phase
  * has members. */
 void sb_measure_shares_html(const struct sb_report *r, FILE *f);
+
+/* The members' share of a column's device reads, by role: the read bytes of
+ * every member of a stack (md's, btrfs's devices) over every repeat,
+ * workload and phase, summed by the role of the device it is (ssd, hdd1).
+ * Fills at most max; returns how many roles, 0 when fewer than two roles
+ * served reads or too few bytes were read for a share to mean anything. */
+struct sb_measure_share {
+	char role[32];
+	uint64_t bytes;
+	double share;
+};
+size_t sb_measure_read_shares(const struct sb_report *r, size_t col, struct sb_measure_share *out,
+			      size_t max);

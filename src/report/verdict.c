@@ -2,6 +2,7 @@
  * baseline, what changed (largest first, with its interval and the test
  * used), what is equal within +-X%, and what the run could not resolve,
  * with the repeats that would. Built once here, printed by each format. */
+#include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
 
@@ -318,6 +319,96 @@ const char sb_report_unpaired_note[] =
     "of the stack; for rounds that pair, run both as variants of one `stackbench run` "
     "(a [matrix] or -o A|B)";
 
+/* "reads from ssd 100% (was 33%)": the role that served the largest share
+ * of the column's member reads, against the baseline's share of it. */
+static bool shares_short(const struct sb_report *r, size_t c, FILE *f)
+{
+	struct sb_measure_share s[16], b[16];
+	size_t n = sb_measure_read_shares(r, c, s, ARRAY_SIZE(s)), top = 0;
+	size_t nb = sb_measure_read_shares(r, r->cols[c].base, b, ARRAY_SIZE(b));
+
+	if (!n)
+		return false;
+	for (size_t k = 1; k < n; k++)
+		if (s[k].share > s[top].share)
+			top = k;
+	fprintf(f, "reads from %s %.0f%%", s[top].role, 100 * s[top].share);
+	for (size_t k = 0; k < nb; k++)
+		if (strcmp(b[k].role, s[top].role) == 0)
+			fprintf(f, " (was %.0f%%)", 100 * b[k].share);
+	return true;
+}
+
+/* The first headline row of list with verdict want, and how many there are. */
+static size_t first_of(const struct sb_report *r, const size_t *list, size_t n, size_t c,
+		       enum sb_verdict want, size_t *first)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct sb_report_row *row = &r->rows[list[k]];
+		if (!row->headline || row->cells[c].verdict != want)
+			continue;
+		if (!m++)
+			*first = list[k];
+	}
+	return m;
+}
+
+/* The comparison in one line, first: the member read share, then of the
+ * headline rows the largest change each way and how many are equal, not
+ * resolved (and the repeats that would resolve them) and untested. */
+static void short_line(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+		       size_t c, const char *pm)
+{
+	static const enum sb_verdict dirs[] = {SB_VERDICT_BETTER, SB_VERDICT_WORSE,
+					       SB_VERDICT_DIFFERENT};
+	size_t n_ch = 0, n_eq = 0, n_un = 0, n_ut = 0, need = 0;
+	const char *sep = ", ";
+	char ch[96];
+
+	for (size_t k = 0; k < v->n_changed; k++)
+		n_ch += r->rows[v->changed[k]].headline;
+	for (size_t k = 0; k < v->n_equal; k++)
+		n_eq += r->rows[v->equal[k]].headline;
+	for (size_t k = 0; k < v->n_unresolved; k++) {
+		const struct sb_report_row *row = &r->rows[v->unresolved[k]];
+		if (!row->headline)
+			continue;
+		n_un++;
+		need = row->cells[c].need > need ? row->cells[c].need : need;
+	}
+	for (size_t k = 0; k < v->n_untested; k++)
+		n_ut += r->rows[v->untested[k]].headline;
+	fputs("    in short: ", f);
+	if (shares_short(r, c, f))
+		fputs("; ", f);
+	fprintf(f, "of %zu headline row%s: ", n_ch + n_eq + n_un + n_ut,
+		n_ch + n_eq + n_un + n_ut == 1 ? "" : "s");
+	sep = "";
+	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+		size_t first = 0, m = first_of(r, v->changed, v->n_changed, c, dirs[d], &first);
+		if (!m)
+			continue;
+		fprintf(f, "%s%zu %s (%s", sep, m, sb_verdict_name(dirs[d]),
+			m > 1 ? "largest: " : "");
+		row_name(f, &r->rows[first]);
+		fprintf(f, " %s)", sb_report_change_str(&r->rows[first].cells[c], ch, sizeof(ch)));
+		sep = ", ";
+	}
+	if (n_eq)
+		fprintf(f, "%s%zu equal within %s%g%%", sep, n_eq, pm, r->resolve_pct);
+	sep = n_eq ? ", " : sep;
+	if (n_un) {
+		fprintf(f, "%s%zu not resolved", sep, n_un);
+		if (need && need <= SB_CMP_N_MAX)
+			fprintf(f, " (about %zu repeats would resolve them)", need);
+		sep = ", ";
+	}
+	if (n_ut)
+		fprintf(f, "%s%zu untested", sep, n_ut);
+	fputs("\n", f);
+}
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
 {
 	struct sb_report_verdict v;
@@ -328,6 +419,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
 		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
+	short_line(r, f, &v, c, pm);
 	if (!v.paired)
 		fprintf(f, "    note: %s\n", sb_report_unpaired_note);
 	if ((left = list_lines(r, f, v.changed, v.n_changed, c, pm, false)))
