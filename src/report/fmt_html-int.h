@@ -20,7 +20,22 @@ void sb_html_bar_chart(const struct sb_report *r, const struct sb_report_row *ro
  * storage stacks differ, and it spans decades. */
 void sb_html_latency_chart(const struct sb_report *r, const struct sb_report_latrow *l, FILE *f);
 void sb_html_series_charts(const struct sb_report *r, const char *spec, FILE *f);
-/* Each headline row's change with its interval, one line per variant, on
- * a log-ratio axis (a halving and a doubling equally far from 0), with the
- * band of +-resolve_pct that "equal" means. */
-void sb_html_forest_plot(const struct sb_report *r, FILE *f);
+/* A cell of the table: row r->rows[row], column col. */
+struct sb_html_pick {
+	size_t row, col;
+};
+/* Changes with their intervals, a line per pick, on a log-ratio axis (a
+ * halving and a doubling equally far from 0), with the band of
+ * +-resolve_pct that "equal" means, and each line's name and value
+ * ("+x% [lo, hi]"). caption NULL: the changed rows of one column, named
+ * "spec: label", captioned with the test; else under caption, each line
+ * named "label · column". Nothing when n is 0. */
+void sb_html_forest_plot(const struct sb_report *r, const struct sb_html_pick *p, size_t n,
+			 const char *caption, FILE *f);
+
+/* fmt_html_first.c */
+/* The first screen: per variant against its baseline, the changed headline
+ * rows as a forest plot, the equal, unresolved and untested rows a line
+ * each (sb_report_verdict_build's lists); beside it, which member served
+ * the reads and writes of each phase, a stacked bar per variant. */
+void sb_html_first_screen(const struct sb_report *r, FILE *f);

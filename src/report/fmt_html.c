@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sb_html_esc(FILE *f, const char *s)
@@ -47,9 +48,10 @@ const char *sb_html_verdict_class(enum sb_verdict v)
 }
 
 static const char css[] =
-    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1.5em;"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:1em 1.5em;"
     "color:#222}"
-    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
+    "h1{font-size:1.5em;margin:.1em 0 .3em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px "
+    "solid #ddd}"
     "table.cmp{border-collapse:collapse;font-size:.9em}"
     "table.cmp th,table.cmp td{padding:.25em .6em;border-bottom:1px solid #eee;"
     "text-align:right;white-space:nowrap}"
@@ -70,8 +72,16 @@ static const char css[] =
     "h3{font-size:1em}"
     ".scroll{overflow-x:auto;max-width:100%}ul.verdict{margin:.2em 0 .8em}"
     "ul.verdict li.worse{color:#9b2c1f}ul.verdict li.better{color:#1d6b3a}"
-    "ul.verdict li.unresolved{color:#777}svg.forest .band{fill:#eef6ee}"
+    "ul.verdict li.unresolved{color:#777}ul.verdict li.untested{color:#8a5a00}"
+    "ul.verdict li{margin:.15em 0}svg.forest .band{fill:#eef6ee}"
     "svg.forest line.ci{stroke-width:2}svg.forest .zero{stroke:#999}"
+    ".first{display:flex;flex-wrap:wrap;gap:0 2em;align-items:flex-start}"
+    ".first>.vcol{flex:1 1 800px;min-width:0}.first>.mcol{flex:0 1 440px;min-width:0;"
+    "margin-top:1.6em}figure.forest,figure.members{max-width:none}"
+    ".first figure.forest{border:0;padding:0}.first figcaption{font-size:.85em}"
+    "svg.forest,svg.members{max-width:100%;height:auto}svg .mphase{font-weight:600}"
+    "svg .mpct{fill:#fff;font-size:10px}.first h3{font-size:.95em;margin:.7em 0 .2em}"
+    "p.noise{color:#555;font-size:.85em;margin:.3em 0}.first ul.verdict{font-size:.9em}"
     "details{margin-top:1em}summary{font-weight:600;cursor:pointer}";
 
 static void table(const struct sb_report *r, FILE *f)
@@ -127,82 +137,21 @@ static void table(const struct sb_report *r, FILE *f)
 	fprintf(f, "</tbody></table>\n");
 }
 
-static void verdict_item(const struct sb_report *r, size_t c, size_t i, const char *cls,
-			 const char *word, FILE *f)
+/* After the table: every main row's change in every column, the
+ * equal and unresolved ones too. */
+static void forest_all(const struct sb_report *r, FILE *f)
 {
-	const struct sb_report_row *row = &r->rows[i];
-	const struct sb_report_cell *x = &row->cells[c];
-	char need[48], ch[96];
-	fprintf(f, "<li class=\"%s\">%s ", cls, word);
-	sb_html_esc(f, row->spec);
-	fprintf(f, ": ");
-	sb_html_esc(f, row->label);
-	fprintf(f, " %s (%s)", sb_report_change_str(x, ch, sizeof(ch)), sb_test_name(x->cmp.test));
-	if (x->verdict == SB_VERDICT_UNRESOLVED) {
-		char what[48];
-		fprintf(f, ": %s would resolve %s", sb_report_need_str(x, need, sizeof(need)),
-			sb_report_need_what(r, x, "±", what, sizeof(what)));
-	}
-	fprintf(f, "</li>\n");
-}
-
-/* The same verdict as the text report's, first thing on the page. */
-static void verdict_html(const struct sb_report *r, FILE *f)
-{
-	struct sb_report_noise n;
-	char noise[640];
-	fprintf(f, "<h2>Verdict</h2>\n");
-	sb_report_noise(r, &n);
-	if (*sb_report_noise_str(&n, noise, sizeof(noise))) {
-		fprintf(f, "<p class=\"noise\">noise: ");
-		sb_html_esc(f, noise);
-		fprintf(f, "</p>\n");
-	}
-	for (size_t c = 0; c < r->n_cols; c++) {
-		struct sb_report_verdict v;
-		if (r->cols[c].base == c || sb_report_verdict_build(r, c, &v) < 0)
-			continue;
-		fprintf(f, "<h3>");
-		sb_html_esc(f, r->cols[c].label);
-		fprintf(f, " against ");
-		sb_html_esc(f, r->cols[r->cols[c].base].label);
-		fprintf(f,
-			" <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n"
-			"<ul class=\"verdict\">\n",
-			r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
-			v.paired ? "rounds paired" : "sets not run together: Welch");
-		if (!v.paired) {
-			fprintf(f, "<li class=\"unresolved\">note: ");
-			sb_html_esc(f, sb_report_unpaired_note);
-			fprintf(f, "</li>\n");
-		}
-		for (size_t k = 0; k < v.n_changed; k++) {
-			enum sb_verdict w = r->rows[v.changed[k]].cells[c].verdict;
-			verdict_item(r, c, v.changed[k], sb_html_verdict_class(w),
-				     sb_verdict_name(w), f);
-		}
-		if (v.n_equal) {
-			fprintf(f, "<li>equal within ±%g%%: ", r->resolve_pct);
-			for (size_t k = 0; k < v.n_equal; k++) {
-				fprintf(f, "%s", k ? ", " : "");
-				sb_html_esc(f, r->rows[v.equal[k]].spec);
-				fprintf(f, ": ");
-				sb_html_esc(f, r->rows[v.equal[k]].label);
-			}
-			fprintf(f, "</li>\n");
-		}
-		for (size_t k = 0; k < v.n_unresolved; k++)
-			verdict_item(r, c, v.unresolved[k], "unresolved", "not resolved:", f);
-		for (size_t k = 0; k < v.n_untested; k++) {
-			fprintf(f, "<li class=\"worse\">untested: ");
-			sb_html_esc(f, r->rows[v.untested[k]].spec);
-			fprintf(f, ": ");
-			sb_html_esc(f, r->rows[v.untested[k]].label);
-			fprintf(f, "</li>\n");
-		}
-		fprintf(f, "</ul>\n");
-		sb_report_verdict_free(&v);
-	}
+	struct sb_html_pick *p = calloc(r->n_rows * r->n_cols + 1, sizeof(*p));
+	size_t n = 0;
+	if (!p)
+		return;
+	for (size_t i = 0; i < r->n_rows; i++)
+		for (size_t c = 0; c < r->n_cols; c++)
+			if (r->cols[c].base != c && sb_report_row_main(&r->rows[i]) &&
+			    isfinite(r->rows[i].cells[c].change))
+				p[n++] = (struct sb_html_pick){i, c};
+	sb_html_forest_plot(r, p, n, "Changes of the headline and cost rows", f);
+	free(p);
 }
 
 /* One result set's line in the header: what ran where, with which tool. */
@@ -312,11 +261,11 @@ static int html_emit(const struct sb_report *r, FILE *f)
 		sb_html_esc(f, notes);
 		fprintf(f, "</p>\n");
 	}
-	verdict_html(r, f);
-	sb_html_forest_plot(r, f);
+	sb_html_first_screen(r, f);
 	fprintf(f, "<h2>Comparison</h2>\n<div class=\"scroll\">\n");
 	table(r, f);
 	fprintf(f, "</div>\n");
+	forest_all(r, f);
 	if (!r->all)
 		fprintf(f, "<p class=\"meta\">Headline and cost rows; <code>report --all</code> "
 			   "adds the latency and %%CPU rows.</p>\n");

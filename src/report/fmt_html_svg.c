@@ -4,6 +4,7 @@
 #include "util/macro.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
@@ -428,32 +429,64 @@ static double forest_x(double pct, double lim, double x0, double w)
 	return x0 + (l + lim) / (2 * lim) * w;
 }
 
-void sb_html_forest_plot(const struct sb_report *r, FILE *f)
+/* A line's name, cut to FOREST_NAME_MAX characters (UTF-8 aware) with the whole
+ * in a tooltip. */
+enum { FOREST_NAME_MAX = 62 };
+static void forest_name(const char *name, FILE *f)
 {
-	size_t n = 0;
+	size_t chars = 0, i = 0;
+	for (; name[i] && chars < FOREST_NAME_MAX - 1; i++)
+		chars += ((unsigned char)name[i] & 0xc0) != 0x80;
+	while (((unsigned char)name[i] & 0xc0) == 0x80)
+		i++;
+	if (!name[i]) {
+		sb_html_esc(f, name);
+		return;
+	}
+	char *cut = strndup(name, i);
+	sb_html_esc(f, cut ? cut : "");
+	free(cut);
+	fputs("…<title>", f);
+	sb_html_esc(f, name);
+	fputs("</title>", f);
+}
+
+void sb_html_forest_plot(const struct sb_report *r, const struct sb_html_pick *p, size_t n,
+			 const char *caption, FILE *f)
+{
 	double lim = log(1.2);
-	for (size_t i = 0; i < r->n_rows; i++)
-		for (size_t c = 0; c < r->n_cols; c++) {
-			const struct sb_report_cell *x = &r->rows[i].cells[c];
-			if (r->cols[c].base == c || !sb_report_row_main(&r->rows[i]) ||
-			    !isfinite(x->change))
-				continue;
-			n++;
-			if (isfinite(x->change_lo) && isfinite(x->change_hi))
-				lim = fmax(lim, fmax(fabs(log1p(fmax(x->change_lo, -99) / 100)),
-						     fabs(log1p(x->change_hi / 100))));
-		}
+	size_t chars = 8;
+	char ch[96];
+
 	if (!n)
 		return;
+	for (size_t k = 0; k < n; k++) {
+		const struct sb_report_row *row = &r->rows[p[k].row];
+		const struct sb_report_cell *x = &row->cells[p[k].col];
+		size_t len = strlen(row->label) +
+			     (caption ? strlen(r->cols[p[k].col].label) : strlen(row->spec)) + 3;
+		chars = len > chars ? len : chars;
+		if (isfinite(x->change_lo) && isfinite(x->change_hi))
+			lim = fmax(lim, fmax(fabs(log1p(fmax(x->change_lo, -99) / 100)),
+					     fabs(log1p(x->change_hi / 100))));
+	}
 	lim = fmin(lim * 1.05, log(100));
-	const double lw = 330, pw = 560, rh = 18, top = 24;
+	/* room for the longest name at 11px, up to FOREST_NAME_MAX characters */
+	const double lw = 12 + 6.2 * (double)(chars < FOREST_NAME_MAX ? chars : FOREST_NAME_MAX),
+		     pw = 300, vw = 150, rh = 15, top = 22;
 	double h = top + rh * (double)n + 10, y = top;
+	fprintf(f, "<figure class=\"chart forest\"><figcaption>");
+	if (caption)
+		fputs(caption, f);
+	else
+		fprintf(f, "Changed headline rows (%s)",
+			sb_test_name(r->rows[p[0].row].cells[p[0].col].cmp.test));
 	fprintf(f,
-		"<figure class=\"chart\" style=\"max-width:none\"><figcaption>Changes of the "
-		"headline and cost rows against the baseline, with their %g%% intervals "
+		", %g%% intervals "
 		"<span class=\"unit\">(log scale; shaded: within ±%g%%)</span></figcaption>\n"
-		"<svg class=\"forest\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n",
-		100 * (1 - r->alpha), r->resolve_pct, lw + pw + 20, h);
+		"<svg class=\"forest\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\">\n",
+		100 * (1 - r->alpha), r->resolve_pct, lw + pw + vw, h, lw + pw + vw, h);
 	double b0 = forest_x(-r->resolve_pct, lim, lw, pw),
 	       b1 = forest_x(r->resolve_pct, lim, lw, pw);
 	fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>\n",
@@ -475,33 +508,31 @@ void sb_html_forest_plot(const struct sb_report *r, FILE *f)
 			"</text>\n",
 			ticks[t] == 0 ? "zero" : "grid", x, x, top - 4, h - 6, x, ticks[t]);
 	}
-	for (size_t i = 0; i < r->n_rows; i++)
-		for (size_t c = 0; c < r->n_cols; c++) {
-			const struct sb_report_row *row = &r->rows[i];
-			const struct sb_report_cell *x = &row->cells[c];
-			if (r->cols[c].base == c || !sb_report_row_main(row) ||
-			    !isfinite(x->change))
-				continue;
-			const char *color = verdict_fill(x->verdict);
-			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", lw - 8,
-				y + 12);
-			sb_html_esc(f, row->label);
-			fprintf(f, " · ");
-			sb_html_esc(f, r->cols[c].label);
-			fprintf(f, "</text>");
-			if (isfinite(x->change_lo) && isfinite(x->change_hi))
-				fprintf(f,
-					"<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" "
-					"y1=\"%.0f\" y2=\"%.0f\"/>",
-					color, forest_x(x->change_lo, lim, lw, pw),
-					forest_x(x->change_hi, lim, lw, pw), y + 8, y + 8);
-			fprintf(
-			    f,
-			    "<circle cx=\"%.1f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"><title>%+.1f%% "
-			    "[%+.1f, %+.1f] %s</title></circle>\n",
-			    forest_x(x->change, lim, lw, pw), y + 8, color, x->change, x->change_lo,
-			    x->change_hi, sb_verdict_name(x->verdict));
-			y += rh;
-		}
+	for (size_t k = 0; k < n; k++, y += rh) {
+		const struct sb_report_row *row = &r->rows[p[k].row];
+		const struct sb_report_cell *x = &row->cells[p[k].col];
+		const char *color = verdict_fill(x->verdict);
+		char name[512];
+		fprintf(f, "<g class=\"frow\"><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">",
+			lw - 8, y + 12);
+		/* one column's plot names rows by workload; the plot of every
+		 * column names the column */
+		snprintf(name, sizeof(name), "%s%s%s", caption ? row->label : row->spec,
+			 caption ? " · " : ": ", caption ? r->cols[p[k].col].label : row->label);
+		forest_name(name, f);
+		fprintf(f, "</text>");
+		if (isfinite(x->change_lo) && isfinite(x->change_hi))
+			fprintf(f,
+				"<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" "
+				"y1=\"%.0f\" y2=\"%.0f\"/>",
+				color, forest_x(x->change_lo, lim, lw, pw),
+				forest_x(x->change_hi, lim, lw, pw), y + 8, y + 8);
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"><title>%s</title>"
+			"</circle><text class=\"fval\" x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>"
+			"</g>\n",
+			forest_x(x->change, lim, lw, pw), y + 8, color, sb_verdict_name(x->verdict),
+			lw + pw + 10, y + 12, color, sb_report_change_str(x, ch, sizeof(ch)));
+	}
 	fprintf(f, "</svg></figure>\n");
 }
