@@ -37,7 +37,7 @@ struct stack {
 	char dir[4200], id[128];
 	char *mnt;
 	unsigned first, last; /* its steps' numbers in the journal */
-	json_object *pre, *failed;
+	json_object *pre, *failed, *integ;
 	struct sb_devstack *devs; /* the devices under mnt, for the idle check */
 	bool fresh, built;
 	pid_t pid;
@@ -507,6 +507,7 @@ static void stack_release(struct stack *s)
 	free(s->phase);
 	json_object_put(s->pre);
 	json_object_put(s->failed);
+	json_object_put(s->integ);
 	free(s->wl);
 }
 
@@ -529,7 +530,21 @@ static void add_repeats(struct sb_side *sd, struct stack *st, size_t k, int code
 		rp->started = strdup(st[s].started);
 		rp->precondition = TAKE_PTR(st[s].pre);
 		rp->failed = TAKE_PTR(st[s].failed);
+		rp->integrity = TAKE_PTR(st[s].integ);
 	}
+}
+
+/* After the round's turns, each stack's integrity check (md's check,
+ * btrfs scrub, its workloads' data read back), where its variant has it
+ * on: every stack is its own variant's, so each check is that variant's
+ * alone. One stack after another, the others idle. */
+static void check_all(struct sb_side *sd, struct stack *st, size_t k)
+{
+	for (size_t s = 0; s < k && !*sd->proto->stop; s++)
+		if (st[s].built && !st[s].code)
+			st[s].integ = sb_integrity_after(
+			    &st[s].vr.v->cfg, st[s].vr.v->name, st[s].vr.plan, &st[s].x, st[s].mnt,
+			    st[s].wl, st[s].n_wl, st[s].vr.quick, sd->proto->stop);
 }
 
 /* Every stack of the round, built in turn into the one journal. A stack
@@ -609,13 +624,15 @@ int sb_side_round(struct sb_side *sd, int *failed)
 		if (st[s].code && !code)
 			*failed += 1;
 	}
-	sb_journal_close(j);
 	for (size_t s = 0; s < made; s++) {
 		if (st[s].pid > 0)
 			while (waitpid(st[s].pid, NULL, 0) < 0 && errno == EINTR)
 				;
 		st[s].pid = 0;
 	}
+	if (!code)
+		check_all(sd, st, made);
+	sb_journal_close(j);
 	if (*sd->proto->stop && !code)
 		code = SB_EXIT_INTERRUPTED;
 	struct sb_vrun td = *sd->proto;

@@ -275,6 +275,34 @@ static int run_turns(struct sb_side *sd, struct one *o, struct sb_exec *x, const
 	return 0;
 }
 
+/* The integrity check of the one stack after every variant's turns (md's
+ * check, btrfs scrub, the workloads' data read back): one check of the
+ * array they all wrote to, which no variant has alone, so each variant's
+ * repeat of the round holds it, with the variants that shared it named. */
+static json_object *check_shared(struct sb_side *sd, struct one *o, struct sb_vrun *base_vr,
+				 struct sb_exec *x, const char *mnt)
+{
+	size_t k = sd->n_active, n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n += o[i].n_wl;
+	struct sb_wl_result *all[n + 1];
+	n = 0;
+	for (size_t i = 0; i < k; i++)
+		for (size_t w = 0; w < o[i].n_wl; w++)
+			all[n++] = o[i].wl[w];
+	json_object *integ =
+	    sb_integrity_after(&base_vr->v->cfg, "the switched stack", base_vr->plan, x, mnt, all,
+			       n, base_vr->quick, sd->proto->stop);
+	if (!integ)
+		return NULL;
+	json_object *by = json_object_new_array();
+	for (size_t i = 0; i < k; i++)
+		json_object_array_add(by, json_object_new_string(sd->variants[o[i].var].name));
+	json_object_object_add(integ, "shared_by", by);
+	return integ;
+}
+
 int sb_switch_round(struct sb_side *sd, int *failed)
 {
 	size_t k = sd->n_active, mounted = 0;
@@ -320,6 +348,8 @@ int sb_switch_round(struct sb_side *sd, int *failed)
 			sb_progress_variant_begin(o[i].var, sd->round, o[i].vr.v->name);
 		code = run_turns(sd, o, &x, mnt, &base, &mounted);
 	}
+	json_object *integ =
+	    code || *sd->proto->stop ? NULL : check_shared(sd, o, &base_vr, &x, mnt);
 	if (*sd->proto->stop && !code)
 		code = SB_EXIT_INTERRUPTED;
 	sb_journal_close(x.j);
@@ -344,10 +374,12 @@ int sb_switch_round(struct sb_side *sd, int *failed)
 			free(rp->started);
 			rp->started = strdup(started ? started : "");
 			rp->failed = TAKE_PTR(o[i].failed);
+			rp->integrity = json_object_get(integ);
 		}
 		json_object_put(o[i].failed);
 		free(o[i].wl);
 	}
 	json_object_put(bfailed);
+	json_object_put(integ);
 	return code;
 }

@@ -39,10 +39,15 @@ expect_exit 0 "$STACKBENCH" run btrfs-raid1-partitions --loop --quick \
 grep -v 'compress=zstd' "$LOG" | grep -q '\bssd\b' || fail "the other variant not mounted ssd: $(cat "$LOG")"
 [ "$(grep -c 'compress=zstd' "$LOG")" = 1 ] || fail "one variant compressed: $(cat "$LOG")"
 nothing_left "two variants"
+# side by side, each stack scrubbed after the turns: its own variant's check
+need_prog jq
+assert_eq "$(jq -r .profile.schedule.side_by_side.stacks "$SB_TMP/res2/result.json")" 2 "two stacks side by side"
+assert_eq "$(jq -c '[.variants[].repeats[0].integrity | [(.btrfs.exit // "none"), .errors]]' "$SB_TMP/res2/result.json")" \
+	'[[0,0],[0,0]]' "each stack's scrub"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
 compgen -G "/dev/loop[0-9]*p[0-9]*" >/dev/null && ! grep -q "loop[0-9]*p[0-9]" /proc/partitions &&
 	fail "stale partition nodes left: $(compgen -G '/dev/loop[0-9]*p[0-9]*' | tr '\n' ' ')"
-pass_msg "two variants: ssd, compress=zstd"
+pass_msg "two variants side by side: ssd, compress=zstd, each stack scrubbed"
 
 # Sizes instead of a count: the first partition exactly 288M, the second the rest.
 cat >"$SB_TMP/sizes.sh" <<'EOS'
