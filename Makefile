@@ -184,12 +184,14 @@ fuzz: fuzz-build
 
 
 # clang-format's check, the include edges of src/ against ARCHITECTURE.md's
-# folder table (tools/lint-includes), the sizes of src/'s files and
+# folder table (tools/lint-includes), the lookups of profile keys by name
+# outside the layer that owns the key (tools/lint-keys), the sizes of src/'s files and
 # functions (tools/lint-size: 800 and 100 lines), shellcheck over every
 # shell file, then cppcheck and clang-tidy over src/: no findings, or a
 # justified suppression.
 lint: fmt-check
 	tools/lint-includes
+	tools/lint-keys
 	tools/lint-size
 	tools/lint-sh
 	tools/lint
