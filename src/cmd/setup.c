@@ -266,8 +266,7 @@ static int check_size(struct ctx *c, struct sb_device **dev)
 
 	for (size_t i = 0; i < c->n_var; i++)
 		for (size_t k = 0; k < ARRAY_SIZE(fs_min); k++)
-			if (strcmp(sb_cfg_str(&c->var[i].cfg, sb_key_find("fs.type")),
-				   fs_min[k].fs) == 0 &&
+			if (strcmp(sb_fs_type_name(&c->var[i].cfg), fs_min[k].fs) == 0 &&
 			    fs_min[k].min > need) {
 				need = fs_min[k].min;
 				what = fs_min[k].fs;
@@ -376,8 +375,7 @@ static int check_discard(struct ctx *c, bool enforce)
 		/* the plan leaves HDD-role devices alone (stack/plan.c) */
 		for (size_t i = 0; i < c->n_var && !d->discard && c->slots[k].role != SB_ROLE_HDD;
 		     i++) {
-			if (strcmp(sb_cfg_str(&c->var[i].cfg, sb_key_find("devices.precondition")),
-				   "trim") != 0)
+			if (strcmp(sb_precond_mode(&c->var[i].cfg), "trim") != 0)
 				continue;
 			if (enforce)
 				sb_error(

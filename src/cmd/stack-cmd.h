@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "probe/probe.h"
 #include "profile/profile.h"
+#include "stack/facts.h"
 #include "stack/stack.h"
 #include "util/opt.h"
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "session/variant.h"
+#include "stack/facts.h"
 
 /* An executor with the run's variables, run and id given (a stack of its
  * own: its own directory and names), no journal yet. */

@@ -44,7 +44,7 @@ void sb_vrun_order(size_t *order, size_t n, uint64_t seed, unsigned round)
 json_object *sb_vrun_precondition(const struct sb_vrun *vr, const char *mnt, unsigned first,
 				  unsigned last, bool *fresh)
 {
-	const char *mode = sb_cfg_str(&vr->v->cfg, sb_key_find("devices.precondition"));
+	const char *mode = sb_precond_mode(&vr->v->cfg);
 	json_object *o = json_object_new_object(), *steps = json_object_new_array(),
 		    *nonrot = json_object_new_array();
 	struct sb_jread jr = {0};

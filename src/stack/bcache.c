@@ -473,7 +473,6 @@ static int check_cache(struct sb_vctx *v, const struct bcache_cfg *b, const stru
 		       int base)
 {
 	const struct sb_config *c = sb_vctx_config(v);
-	int fl = sb_key_find("fs.log"), emu = sb_key_find("devices.loop.emulate");
 	const char *name;
 	unsigned n;
 
@@ -500,13 +499,13 @@ static int check_cache(struct sb_vctx *v, const struct bcache_cfg *b, const stru
 			       "bcache.cache: the %s device is partitioned (partition.on) but the "
 			       "cache set takes a whole device: leave %s out of partition.on",
 			       name, name);
-	if (emu >= 0 && strcmp(sb_cfg_str(c, emu), "none") != 0 && b->cache == SB_ROLE_ANY)
+	if (sb_loop_emulates(c) && b->cache == SB_ROLE_ANY)
 		return sb_verr(v, base + BC_CACHE,
 			       "bcache.cache: 'any' devices are emulated arrays with --loop "
 			       "(devices.loop.emulate): give the cache another role");
-	if (fl >= 0 && c->val[fl] && strcmp(sb_cfg_str(c, fl), "none") != 0)
+	if (sb_fs_log_role(c) >= 0)
 		return sb_verr(
-		    v, fl,
+		    v, sb_fs_key(SB_FS_KEY_LOG),
 		    "fs.log: bcache takes the %s device for its cache set already, and "
 		    "a stack sets one device aside at most: leave fs.log out with bcache",
 		    name);

@@ -7,6 +7,7 @@
  * erases the signatures with libblkid only where those UUIDs are still
  * found. */
 #include "stack/answers.h"
+#include "stack/fs-int.h"
 #include "stack/layers.h"
 #include "stack/plan.h"
 #include "util/freetext.h"
@@ -421,95 +422,6 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
-static void split_words(const char *s, struct sb_list *out)
-{
-	_cleanup_free_ char *copy = s ? strdup(s) : NULL;
-	char *save = NULL;
-	if (!copy)
-		return;
-	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		sb_list_add(out, w);
-}
-
-/* mke2fs's extended options: the word that holds the value of an -E at word
- * i ("-E" "VALUE" or "-EVALUE"), else NULL. */
-static char **ext_opt_slot(const struct sb_list *w, size_t i)
-{
-	if (!w->v[i])
-		return NULL;
-	if (strcmp(w->v[i], "-E") == 0)
-		return i + 1 < w->n ? &w->v[i + 1] : NULL;
-	if (strncmp(w->v[i], "-E", 2) == 0 && w->v[i][2])
-		return &w->v[i];
-	return NULL;
-}
-
-static const char *ext_opt_value(const struct sb_list *w, size_t i)
-{
-	char **slot = ext_opt_slot(w, i);
-	return !slot ? NULL : slot == &w->v[i] ? *slot + 2 : *slot;
-}
-
-/* mke2fs takes only the last -E: opt is joined to it, or added as -E opt. */
-static void ext_opt_add(struct sb_list *w, const char *opt)
-{
-	for (size_t i = w->v ? w->n : 0; i-- > 0;) {
-		char **slot = ext_opt_slot(w, i), *n = NULL;
-		if (!slot)
-			continue;
-		if (asprintf(&n, "%s,%s", *slot, opt) < 0)
-			abort();
-		free(*slot);
-		*slot = n;
-		return;
-	}
-	sb_list_add(w, "-E");
-	sb_list_add(w, opt);
-}
-
-/* ext4's inode tables and journal are otherwise initialised in the
- * background after mount, writing while the first workload measures: make
- * mke2fs do it up front, unless the profile's own -E words say otherwise. */
-static void ext4_no_lazy_init(struct sb_list *w)
-{
-	for (size_t i = 0; w->v && i < w->n; i++) {
-		const char *v = ext_opt_value(w, i);
-		if (v && (strstr(v, "lazy_itable_init") || strstr(v, "lazy_journal_init")))
-			return;
-	}
-	ext_opt_add(w, "lazy_itable_init=0,lazy_journal_init=0");
-}
-
-/* A preconditioned device must reach the workload as the precondition left
- * it: mkfs would otherwise discard it all again (every mkfs here does by
- * default). xfs and btrfs take -K; mke2fs takes nodiscard inside its -E. A
- * profile that asks for discard explicitly contradicts the precondition:
- * refused. */
-static int mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, struct sb_pctx *b)
-{
-	for (size_t i = 0; w->v && i < w->n; i++) {
-		if (t > SB_FS_EXT4) {
-			if (w->v[i] &&
-			    (strcmp(w->v[i], "-K") == 0 || strcmp(w->v[i], "--nodiscard") == 0))
-				return 0;
-			continue;
-		}
-		const char *v = ext_opt_value(w, i);
-		if (v && strstr(v, "nodiscard"))
-			return 0;
-		if (v && strstr(v, "discard"))
-			return sb_plan_fail(b, -EINVAL,
-					    "fs.mkfs: '-E %s' discards the device again after "
-					    "devices.precondition (drop the discard word)",
-					    v);
-	}
-	if (t > SB_FS_EXT4)
-		sb_list_add(w, "-K");
-	else
-		ext_opt_add(w, "nodiscard");
-	return 0;
-}
-
 /* ---- [fs]: keys, rules, plan ---- */
 
 const char *const sb_fs_names[SB_FS_N] = {
@@ -621,7 +533,7 @@ static int fs_check_log(struct sb_vctx *v, const struct fs_cfg *f, const struct 
 			int base)
 {
 	const struct sb_config *c = sb_vctx_config(v);
-	int lr = f->log, sk = st->taker, emu = sb_key_find("devices.loop.emulate");
+	int lr = f->log, sk = st->taker;
 	const char *name;
 	struct sb_sel s;
 	char *why = NULL;
@@ -647,8 +559,8 @@ static int fs_check_log(struct sb_vctx *v, const struct fs_cfg *f, const struct 
 		return sb_verr(v, base + FS_LOG,
 			       "fs.log: the %s device is partitioned (partition.on = %s) but the "
 			       "log takes a whole device: leave %s out of partition.on",
-			       name, sb_cfg_str(c, sb_key_find("partition.on")), name);
-	if (emu >= 0 && strcmp(sb_cfg_str(c, emu), "none") != 0 && lr == SB_ROLE_ANY)
+			       name, sb_part_on_text(c), name);
+	if (sb_loop_emulates(c) && lr == SB_ROLE_ANY)
 		return sb_verr(v, base + FS_LOG,
 			       "fs.log: 'any' devices are emulated arrays with --loop "
 			       "(devices.loop.emulate): give the log another role");
@@ -694,6 +606,24 @@ const struct sb_keytab sb_keytab_fs = {
     .validate = fs_validate,
 };
 
+const char *sb_fs_type_name(const struct sb_config *c)
+{
+	return sb_cfg_str(c, sb_keytab_base(&sb_keytab_fs) + FS_TYPE);
+}
+
+int sb_fs_log_role(const struct sb_config *c)
+{
+	struct fs_cfg f = {0};
+	sb_keytab_fill(&sb_keytab_fs, c, &f);
+	return f.log;
+}
+
+int sb_fs_key(enum sb_fs_keyname k)
+{
+	static const int id[] = {[SB_FS_KEY_MKFS] = FS_MKFS, [SB_FS_KEY_LOG] = FS_LOG};
+	return sb_keytab_base(&sb_keytab_fs) + id[k];
+}
+
 static const struct sb_sel *fs_takes(const void *cfg)
 {
 	return &((const struct fs_cfg *)cfg)->on;
@@ -713,7 +643,7 @@ static int fs_words(const struct fs_cfg *f, struct sb_pctx *b, struct sb_list *w
 	enum sb_fs_type t = fs_type(f);
 	char *why = NULL;
 
-	split_words(f->mkfs, w);
+	sb_fs_split_words(f->mkfs, w);
 	if (sb_ft_check_words(sb_ft_mkfs_tool(f->type), (const char *const *)w->v, w->n, NULL,
 			      &why) < 0) {
 		int r = sb_plan_fail(b, -EINVAL, "fs.mkfs: %s", why ? why : "refused");
@@ -721,8 +651,8 @@ static int fs_words(const struct fs_cfg *f, struct sb_pctx *b, struct sb_list *w
 		return r;
 	}
 	if (t == SB_FS_EXT4)
-		ext4_no_lazy_init(w);
-	return b->preconditioned ? mkfs_no_discard(t, w, b) : 0;
+		sb_ext4_no_lazy_init(w);
+	return b->preconditioned ? sb_mkfs_no_discard(t, w, b) : 0;
 }
 
 /* btrfs over all (or N) units, other file systems on the first; without a

@@ -3,6 +3,7 @@
  * Strings may hold "${var}" until the executor fills them in. */
 #pragma once
 
+#include "stack/facts.h"
 #include "stack/stack.h"
 
 /* loop.c, queue.c, precond.c: their key tables ([devices]' loop and

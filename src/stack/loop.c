@@ -553,6 +553,11 @@ const struct sb_keytab sb_keytab_loop = {
     .validate = loop_validate,
 };
 
+bool sb_loop_emulates(const struct sb_config *c)
+{
+	return strcmp(sb_cfg_str(c, sb_keytab_base(&sb_keytab_loop) + LOOP_EMULATE), "none") != 0;
+}
+
 static void loop_step(struct sb_pctx *b, const char *loop_dir, const char *var, uint64_t size,
 		      bool rot)
 {

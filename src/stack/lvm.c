@@ -503,6 +503,13 @@ const struct sb_keytab sb_keytab_lvm = {
     .validate = lvm_validate,
 };
 
+bool sb_lvm_on(const struct sb_config *c)
+{
+	struct lvm_cfg l = {0};
+	sb_keytab_fill(&sb_keytab_lvm, c, &l);
+	return lvm_on(&l);
+}
+
 static const struct sb_sel *lvm_takes(const void *cfg)
 {
 	const struct lvm_cfg *l = cfg;

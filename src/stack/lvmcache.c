@@ -520,16 +520,14 @@ static int lvc_check_type(struct sb_vctx *v, const struct lvc_cfg *l, int base)
 static int lvc_check_below(struct sb_vctx *v, const struct lvc_cfg *l, int base)
 {
 	const struct sb_config *c = sb_vctx_config(v);
-	int lvm_vg = sb_key_find("lvm.vg"), lvm_en = sb_key_find("lvm.enable");
-	int fs_log = sb_key_find("fs.log");
 
-	if (lvm_vg < 0 || !c->has_sec[sb_keys[lvm_vg].sec] || !sb_cfg_bool(c, lvm_en))
+	if (!sb_lvm_on(c))
 		return sb_verr(v, -1,
 			       "[lvmcache]: the cache goes under the LV of [lvm], which is off in "
 			       "this variant: add [lvm] (pvs = the data devices), or "
 			       "lvmcache.enable = no");
-	if (fs_log >= 0 && strcmp(sb_cfg_str(c, fs_log), "none") != 0)
-		return sb_verr(v, fs_log,
+	if (sb_fs_log_role(c) >= 0)
+		return sb_verr(v, sb_fs_key(SB_FS_KEY_LOG),
 			       "fs.log: the cache already takes a device of its own "
 			       "(lvmcache.device); a variant sets one device aside, not two");
 	if (l->size.pct && (l->size.v == 0 || l->size.v > 100))

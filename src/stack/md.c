@@ -560,6 +560,11 @@ const struct sb_keytab sb_keytab_md = {
     .validate = md_validate,
 };
 
+bool sb_md_bitmap_internal(const struct sb_config *c)
+{
+	return strcmp(sb_cfg_str(c, sb_keytab_base(&sb_keytab_md) + MD_BITMAP), "internal") == 0;
+}
+
 static const struct sb_sel *md_takes(const void *cfg)
 {
 	const struct md_cfg *m = cfg;

@@ -393,6 +393,11 @@ const struct sb_keytab sb_keytab_mount = {
     .cfg_size = sizeof(struct mount_cfg),
 };
 
+int sb_mount_key_options(void)
+{
+	return sb_keytab_base(&sb_keytab_mount);
+}
+
 /* What the step below made (mkfs): its units, type and log device are
  * what is mounted. */
 static int mount_plan(const void *cfg, struct sb_pctx *b)

@@ -455,6 +455,11 @@ const struct sb_keytab sb_keytab_part = {
     .validate = part_validate,
 };
 
+const char *sb_part_on_text(const struct sb_config *c)
+{
+	return sb_cfg_str(c, sb_keytab_base(&sb_keytab_part) + PART_ON);
+}
+
 static unsigned part_splits(const void *cfg, enum sb_role r)
 {
 	const struct part_cfg *p = cfg;

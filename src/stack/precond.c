@@ -328,6 +328,13 @@ const struct sb_keytab sb_keytab_precond = {
     .cfg_size = sizeof(struct precond_cfg),
 };
 
+const char *sb_precond_mode(const struct sb_config *c)
+{
+	struct precond_cfg p = {0};
+	sb_keytab_fill(&sb_keytab_precond, c, &p);
+	return p.mode;
+}
+
 /* devices.precondition: each whole device as soon as it is there, before
  * anything is built on it (an emulated array's members before the array).
  * Not the hdd role's: a disk has no flash translation state to reset, and

@@ -99,7 +99,7 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	if (dir)
 		a->dir = strdup(dir);
 	if (kind == SB_SCEN_MD) {
-		bool bitmap = strcmp(sb_cfg_str(c, sb_key_find("md.bitmap")), "internal") == 0;
+		bool bitmap = sb_md_bitmap_internal(c);
 		a->array = strdup("${md}");
 		if (rebuild)
 			a->with = strdup(strcmp(with, "auto") != 0 ? with

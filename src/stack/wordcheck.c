@@ -69,7 +69,7 @@ static int check_mount(const struct sb_mount_args *m, struct sb_wordcheck *w)
 	if (r == -EINVAL) {
 		/* An option a kernel removed (xfs's delaylog) is named as such. */
 		_cleanup_free_ char *gone = sb_mount_removed_options(m->type, m->options);
-		w->key = sb_key_find("mount.options");
+		w->key = sb_mount_key_options();
 		if (asprintf(&w->error, "mount option '%s' rejected by the kernel (%s)%s%s",
 			     bad ? bad : m->options, why ? why : "invalid", gone ? "; " : "",
 			     gone ? gone : "") < 0)
@@ -140,7 +140,7 @@ static int check_mkfs(const struct sb_plan *p, const struct sb_mkfs_args *a, str
 	if (bytes && r == -EINVAL) {
 		_cleanup_free_ char *words = NULL;
 		struct sb_vec v = {.v = a->opts.v, .n = a->opts.n};
-		w->key = sb_key_find("fs.mkfs");
+		w->key = sb_fs_key(SB_FS_KEY_MKFS);
 		words = a->opts.n ? sb_vec_format(&v) : NULL;
 		if (asprintf(&w->error,
 			     "mkfs.%s refuses %s%s%s on a device of %s%s (its dry run):\n    %s",

@@ -119,6 +119,22 @@ static void test_broken(void **state)
 	     "p.conf:7: fs.log: the ssd device is partitioned (partition.on = all)"},
 	    {LOGP "type = xfs\non = hdd\nlog = sdd\n",
 	     "p.conf:7: fs.log: unknown role 'sdd' (did you mean 'ssd'?)"},
+	    /* fs.log against the layers that set a device aside too, and
+	     * against --loop's emulated arrays (asked of fs and loop by
+	     * their typed answers, not by the keys' names). */
+	    {"[devices]\nhdd = 1\nssd = 1\nnvme = 1\n[bcache]\ncache = ssd\n[fs]\ntype = "
+	     "xfs\nlog = nvme\n",
+	     "p.conf:9: fs.log: bcache takes the ssd device for its cache set already, and a "
+	     "stack sets one device aside at most"},
+	    {"[devices]\nhdd = 1\nssd = 1\nnvme = 1\n[lvm]\npvs = hdd\n[lvmcache]\ntype = "
+	     "cache\ndevice = ssd\n[fs]\ntype = xfs\nlog = nvme\n",
+	     "p.conf:12: fs.log: the cache already takes a device of its own (lvmcache.device)"},
+	    {"[devices]\nhdd = 1\nany = 1\nloop.emulate = raid6\n[fs]\ntype = xfs\non = "
+	     "hdd\nlog = any\n",
+	     "p.conf:8: fs.log: 'any' devices are emulated arrays with --loop"},
+	    {"[devices]\nhdd = 1\nany = 1\nloop.emulate = raid6\n[bcache]\ncache = any\n"
+	     "[fs]\ntype = xfs\n",
+	     "p.conf:6: bcache.cache: 'any' devices are emulated arrays with --loop"},
 #undef LOGP
 	    /* Every combination of a matrix impossible: the first reason. */
 	    {"[devices]\nssd = 1\n[fs]\ntype = btrfs\n[matrix]\nfs.data = raid1 | raid0\n",
