@@ -14,7 +14,7 @@ enum sb_sec {
 	SB_SEC_DEVICES,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
-	SB_SEC_SCENARIO, /* the session's: profile/scenario_check.c, stack/scenario.c */
+	SB_SEC_SCENARIO, /* the scenario layer's (stack/scenario*.c) */
 	SB_SEC_CORE_N,	 /* the registered tables' sections follow (sb_sec_n) */
 };
 #define SB_SEC_MAX 24
@@ -47,7 +47,7 @@ enum sb_key_id {
 	K_DEV_ANY,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
-	/* scenario (profile/scenario_check.c, stack/scenario.c) */
+	/* scenario (stack/scenario_check.c, stack/scenario.c) */
 	K_SCEN_DEGRADE,
 	K_SCEN_REBUILD,
 	K_SCEN_REBUILD_WITH,
@@ -269,36 +269,6 @@ int sb_cfg_sel_units(const struct sb_config *c, const char *sel, const struct sb
  * becomes how many it selects and st->taker k; sb_verr's -EINVAL when it
  * selects none. */
 int sb_vselect(struct sb_vctx *v, int k, struct sb_vstate *st);
-/* scenario_check.c. A member named by scenario.degrade / rebuild: a role,
- * optionally its device number (hdd2) and partition (ssd.p2); 0: any. */
-struct sb_scen_target {
-	enum sb_role role;
-	unsigned slot, part;
-};
-int sb_scen_target_parse(const char *v, struct sb_scen_target *t, char **why);
-/* A unit of the array (an md member, a btrfs device), named as the plan's
- * variable ("hdd1", "ssd.p2"). */
-struct sb_scen_unit {
-	enum sb_role role;
-	unsigned slot, part;
-	char var[40];
-};
-/* The units of the variant's array, in the plan's order. */
-int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n);
-enum sb_scen_kind { SB_SCEN_NONE, SB_SCEN_MD, SB_SCEN_BTRFS };
-/* What the scenario acts on: md with redundancy, btrfs RAID, or nothing. */
-enum sb_scen_kind sb_scen_kind(const struct sb_config *c);
-/* The plan variable of the member the scenario takes out, in var: 0; 1 when
- * the variant has no scenario; -EINVAL with *why (malloc'ed). */
-int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why);
-/* The scenario keys of one variant against its stack
- * (degrade only what has redundancy and holds that member). 0, or -EINVAL
- * with *key the key to blame and *why the reason (malloc'ed). Pure. */
-int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why);
-/* Is the integrity check on for this variant (scenario.integrity, auto:
- * md with redundancy, or btrfs RAID)? */
-bool sb_scen_integrity_on(const struct sb_config *c);
-
 /* Finds a profile by path or bare name (./profiles/NAME.conf, then
  * SB_DATADIR/profiles). Returns a malloc'ed path or NULL. */
 /* Where profiles are looked for, in order: ./profiles, $STACKBENCH_PROFILES,

@@ -1,5 +1,5 @@
 /* Whole-variant checks: each variant of the matrix against [devices], the
- * layers' own rules and the scenario; the ones that cannot be built are dropped. */
+ * layers' own rules (the scenario's among them); the ones that cannot be built are dropped. */
 #include "profile/profile-int.h"
 #include "util/macro.h"
 #include "util/strutil.h"
@@ -104,27 +104,14 @@ int sb_vselect(struct sb_vctx *v, int key, struct sb_vstate *st)
 	return 0;
 }
 
-/* scenario.degrade / rebuild against the stack they act on (scenario_check.c). */
-static int check_scenario(struct sb_vctx *v)
-{
-	enum sb_key_id sk;
-	char *why = NULL;
-	int r = 0;
-
-	if (sb_scen_check_config(v->c, &sk, &why) < 0)
-		r = sb_verr(v, sk, "scenario.%s: %s", sb_keys[sk].name, why ? why : "refused");
-	free(why);
-	return r;
-}
-
 static int check_config(struct sb_vctx *v)
 {
 	struct sb_vstate st = {.taker = -1};
 	int r;
 
-	if ((r = check_devices(v, &st)) < 0 || (r = check_keytabs(v, &st)) < 0)
+	if ((r = check_devices(v, &st)) < 0)
 		return r;
-	return check_scenario(v);
+	return check_keytabs(v, &st);
 }
 
 static int check_workloads(struct sb_profile *p, char **err)

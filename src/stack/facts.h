@@ -8,6 +8,9 @@
 
 #include <stdbool.h>
 
+/* scenario_check.c: is the integrity check on for this variant
+ * (scenario.integrity; auto: md with redundancy, or btrfs RAID)? */
+bool sb_scen_integrity_on(const struct sb_config *c);
 /* precond.c: devices.precondition ("none", "trim" or "steady"). */
 const char *sb_precond_mode(const struct sb_config *c);
 /* loop.c: does --loop build the 'any' devices as emulated arrays

@@ -470,17 +470,32 @@ static enum sb_fs_type fs_type(const struct fs_cfg *f)
 	return SB_FS_N;
 }
 
+/* A btrfs profile's fewest devices, and how many of them may go with
+ * every block still there (single, dup: one device, none). */
+static const struct {
+	const char *name;
+	unsigned min, may_fail;
+} btrfs_profiles[] = {{"raid0", 2, 0},	{"raid1", 2, 1}, {"raid1c3", 3, 2}, {"raid1c4", 4, 3},
+		      {"raid10", 2, 1}, {"raid5", 2, 1}, {"raid6", 3, 2}};
+
+static int btrfs_profile(const char *prof)
+{
+	for (size_t i = 0; prof && i < ARRAY_SIZE(btrfs_profiles); i++)
+		if (strcmp(prof, btrfs_profiles[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
 static unsigned btrfs_min_devices(const char *prof)
 {
-	static const struct {
-		const char *name;
-		unsigned min;
-	} t[] = {{"raid0", 2},	{"raid1", 2}, {"raid1c3", 3}, {"raid1c4", 4},
-		 {"raid10", 2}, {"raid5", 2}, {"raid6", 3}};
-	for (size_t i = 0; prof && i < ARRAY_SIZE(t); i++)
-		if (strcmp(prof, t[i].name) == 0)
-			return t[i].min;
-	return 1;
+	int i = btrfs_profile(prof);
+	return i < 0 ? 1 : btrfs_profiles[i].min;
+}
+
+static unsigned btrfs_may_fail(const char *prof)
+{
+	int i = btrfs_profile(prof);
+	return i < 0 ? 0 : btrfs_profiles[i].may_fail;
 }
 
 /* fs.devices against the units below, and the btrfs-only keys. */
@@ -634,6 +649,28 @@ static int fs_aside(const void *cfg)
 	return ((const struct fs_cfg *)cfg)->log;
 }
 
+/* btrfs RAID: as many devices may go as both profiles keep copies for. */
+static int fs_redundancy(const void *cfg, struct sb_redundancy *out)
+{
+	const struct fs_cfg *f = cfg;
+	unsigned d, m;
+
+	if (fs_type(f) != SB_FS_BTRFS)
+		return -1;
+	d = btrfs_may_fail(f->data);
+	m = btrfs_may_fail(f->metadata);
+	*out = (struct sb_redundancy){
+	    .may_fail = d < m ? d : m,
+	    .why = "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must both "
+		   "be raid1, raid1c3, raid1c4, raid10, raid5 or raid6)",
+	    .kind = "btrfs",
+	    .max_units = f->devices && strcmp(f->devices, "all") != 0
+			     ? (unsigned)strtoul(f->devices, NULL, 10)
+			     : 0,
+	    .after = SB_STEP_MOUNT};
+	return 0;
+}
+
 /* The profile's mkfs words, checked against this file system's own mkfs
  * (an option that takes a host path means another thing to each: -d, -r),
  * with what the run needs added: ext4 initialised up front, no discard
@@ -714,5 +751,6 @@ const struct sb_layer sb_layer_mkfs = {
     .keytab = &sb_keytab_fs,
     .takes = fs_takes,
     .aside = fs_aside,
+    .redundancy = fs_redundancy,
     .plan = fs_plan,
 };

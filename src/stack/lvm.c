@@ -476,6 +476,17 @@ static bool lvm_on(const struct lvm_cfg *l)
 	return l->present.section && l->enable;
 }
 
+/* A volume group is no array to lose a member from (no mirror or RAID
+ * LVs here). */
+static int lvm_redundancy(const void *cfg, struct sb_redundancy *out)
+{
+	if (!lvm_on(cfg))
+		return -1;
+	*out = (struct sb_redundancy){
+	    .why = "LVM without md has no redundancy to lose a member from", .kind = "lvm"};
+	return 0;
+}
+
 /* PVs from the devices when no layer below took them (lvm.pvs), at most one
  * stripe per PV; the LV is one unit above. */
 static int lvm_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
@@ -615,6 +626,7 @@ const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
 				     .undo = pv_undo,
 				     .keytab = &sb_keytab_lvm,
 				     .takes = lvm_takes,
+				     .redundancy = lvm_redundancy,
 				     .plan = lvm_plan,
 				     .capture =
 					 &(const struct sb_capture){"lvm", "dm", lvm_capture}};

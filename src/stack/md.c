@@ -10,7 +10,6 @@
  * running it first stops what udev assembled again from a member. */
 #include "stack/devlock.h"
 #include "stack/layers.h"
-#include "stack/scenario.h"
 #include "stack/plan.h"
 #include "stack/capture.h"
 #include "util/macro.h"
@@ -465,6 +464,25 @@ static unsigned md_level(const struct md_cfg *m)
 	return (unsigned)strtoul(m->level, NULL, 10);
 }
 
+/* The members a level guarantees may go (RAID1 keeps a copy on each). */
+static int md_redundancy(const void *cfg, struct sb_redundancy *out)
+{
+	const struct md_cfg *m = cfg;
+	unsigned l;
+
+	if (!md_on(m))
+		return -1;
+	l = md_level(m);
+	*out = (struct sb_redundancy){
+	    .may_fail = l == 0	 ? 0
+			: l == 6 ? 2
+				 : 1,
+	    .why = "RAID0 has no redundancy: without one member the array is gone",
+	    .kind = "md",
+	    .after = SB_STEP_MD};
+	return 0;
+}
+
 /* The two rules mdadm's levels impose, written once: RAID0 has nothing for
  * a bitmap to track (mdadm refuses one), RAID1 has no stripes (so no
  * --chunk). validate refuses them when the profile asks; the plan applies
@@ -636,7 +654,6 @@ static int md_plan(const void *cfg, struct sb_pctx *b)
 		if (sb_sel_match(&m->members, b->u[i].role, b->u[i].part))
 			mem[nm++] = b->u[i];
 	md_step(b, m, "md", md_level(m), mem, nm);
-	sb_scen_plan(b, NULL);
 	free(mem);
 	b->n_u = 0;
 	sb_plan_add_unit(b, SB_ROLE_ANY, 0, "md");
@@ -713,6 +730,7 @@ const struct sb_layer sb_layer_md = {
     .flags = SB_LF_CREATES_DEV,
     .keytab = &sb_keytab_md,
     .takes = md_takes,
+    .redundancy = md_redundancy,
     .plan = md_plan,
     .capture = &(const struct sb_capture){"md", "md", md_capture},
 };

@@ -6,7 +6,6 @@
  * (retrying while the kernel is still busy) and removes the mount point,
  * which must lie in the run directory. */
 #include "stack/layers.h"
-#include "stack/scenario.h"
 #include "stack/plan.h"
 #include "stack/state.h"
 #include "util/macro.h"
@@ -421,7 +420,6 @@ static int mount_plan(const void *cfg, struct sb_pctx *b)
 		a->options = sb_plan_fmt("%s", m->options);
 	if (fs->log)
 		a->log = sb_plan_fmt("%s", fs->log);
-	sb_scen_plan(b, a);
 	return 0;
 }
 

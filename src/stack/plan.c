@@ -104,6 +104,9 @@ static int plan_layers(struct sb_pctx *b)
 		int r = ly->plan && (b->cfg[k] || !ly->keytab) ? ly->plan(b->cfg[k], b) : 0;
 		if (r < 0)
 			return r;
+		for (int j = 0; j < SB_STEP_KIND_N; j++)
+			if (layer(j)->follow)
+				layer(j)->follow(b->cfg[j], b, (enum sb_step_kind)k);
 		b->taken |= ly->takes && b->cfg[k] && ly->takes(b->cfg[k]);
 	}
 	return 0;

@@ -315,6 +315,8 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	return 0;
 }
 
+static void scen_follow(const void *cfg, struct sb_pctx *b, enum sb_step_kind done);
+
 const struct sb_layer sb_layer_scen = {
     .kind = "scenario",
     .args_size = sizeof(struct sb_scen_args),
@@ -325,6 +327,8 @@ const struct sb_layer sb_layer_scen = {
     .describe = describe,
     .run = run,
     .undo = undo,
+    .keytab = &sb_keytab_scen,
+    .follow = scen_follow,
 };
 
 /* ---- pure parsers ---- */
@@ -590,7 +594,9 @@ json_object *sb_scen_watch_end(struct sb_scen_watch *w, uint64_t limit_ms,
 	return o;
 }
 
-void sb_scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt)
+/* The degrade and rebuild steps at this point of the stack: right after
+ * the array's layer (mnt NULL) or right after the mount (mnt its step). */
+static void scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt)
 {
 	static const char *const acts[] = {"degrade", "rebuild"};
 	bool after_mount = mnt != NULL;
@@ -600,4 +606,24 @@ void sb_scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt)
 			sb_scen_plan_step(b->c, acts[i], after_mount, mnt ? &mnt->devs : NULL,
 					  mnt ? mnt->dir : NULL, mnt ? mnt->options : NULL,
 					  sb_plan_add_step(b, SB_STEP_SCEN));
+}
+
+/* After each layer's plan: a member goes right after the layer of the
+ * array (md) or after the mount (btrfs), and comes back after the mount;
+ * no layer calls the scenario by name. */
+static void scen_follow(const void *cfg, struct sb_pctx *b, enum sb_step_kind done)
+{
+	const struct sb_mount_args *mnt = NULL;
+
+	(void)cfg;
+	if (done != SB_STEP_MOUNT) {
+		if (done == sb_scen_after(b->c))
+			scen_plan(b, NULL);
+		return;
+	}
+	for (size_t i = b->p->n; i-- > 0 && !mnt;)
+		if (b->p->steps[i].kind == SB_STEP_MOUNT)
+			mnt = b->p->steps[i].args;
+	if (mnt)
+		scen_plan(b, mnt);
 }

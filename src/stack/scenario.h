@@ -5,6 +5,7 @@
 #pragma once
 
 #include "profile/profile.h"
+#include "stack/facts.h"
 #include "stack/stack.h"
 
 #include <json-c/json.h>
@@ -37,19 +38,48 @@ int sb_scen_fill_verify(const char *dir, uint64_t *bad, uint64_t *checked);
 
 extern const struct sb_layer sb_layer_scen;
 
+/* ---- the layer's rules (scenario_check.c), pure ---- */
+/* [scenario]'s table: no keys of its own yet (the core table's), the rules
+ * as its validate. */
+extern const struct sb_keytab sb_keytab_scen;
+/* A member named by scenario.degrade / rebuild: a role, optionally its
+ * device number (hdd2) and partition (ssd.p2); 0: any. */
+struct sb_scen_target {
+	enum sb_role role;
+	unsigned slot, part;
+};
+int sb_scen_target_parse(const char *v, struct sb_scen_target *t, char **why);
+/* A unit of the array (an md member, a btrfs device), named as the plan's
+ * variable ("hdd1", "ssd.p2"). */
+struct sb_scen_unit {
+	enum sb_role role;
+	unsigned slot, part;
+	char var[40];
+};
+/* The units of the variant's array, in the plan's order: those of the
+ * lowest layer that answers for an array (struct sb_redundancy) with
+ * members that may go; none otherwise. */
+int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n);
+enum sb_scen_kind { SB_SCEN_NONE, SB_SCEN_MD, SB_SCEN_BTRFS };
+/* What the scenario acts on: md with redundancy, btrfs RAID, or nothing. */
+enum sb_scen_kind sb_scen_kind(const struct sb_config *c);
+/* The step after which the array's member can go (its layer's answer), or
+ * SB_STEP_KIND_N when there is nothing to take out. */
+enum sb_step_kind sb_scen_after(const struct sb_config *c);
+/* The plan variable of the member the scenario takes out, in var: 0; 1 when
+ * the variant has no scenario; -EINVAL with *why (malloc'ed). */
+int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why);
+/* The scenario keys of one variant against its stack
+ * (degrade only what has redundancy and holds that member). 0, or -EINVAL
+ * with *key the key to blame and *why the reason (malloc'ed). */
+int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why);
+
 /* The plan: does the variant take a degrade (or rebuild) step at this point
  * of the stack (after_mount false: right after the md array; true: after
  * the mount)? Fills a (zeroed, the layer's) when it does and returns 1. */
 int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_mount,
 		      const struct sb_list *fs_devs, const char *dir, const char *options,
 		      struct sb_scen_args *a);
-
-/* The plan's degrade and rebuild steps at this point of the stack: called by
- * md's plan right after the array (mnt NULL) and by mount's right after the
- * mount (mnt its step). */
-struct sb_pctx;
-struct sb_mount_args;
-void sb_scen_plan(struct sb_pctx *b, const struct sb_mount_args *mnt);
 
 /* ---- pure parsers (unit-tested, fuzzed) ---- */
 /* md's sync_completed: "123 / 456" (sectors) or "none". 0 with *done and

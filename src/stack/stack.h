@@ -112,6 +112,18 @@ struct sb_prog {
 	const char *prog, *package; /* "mdadm", "mdadm" */
 };
 
+/* A layer's typed answer about the array it makes in a variant (md, btrfs
+ * RAID; LVM's volume group too, which has no redundancy), for the
+ * scenario: the lowest layer that answers is the array a member is taken
+ * out of (stack/scenario_check.c). */
+struct sb_redundancy {
+	unsigned may_fail;	 /* members that may go with the data intact */
+	const char *why;	 /* may_fail 0: why none may (static text) */
+	const char *kind;	 /* the scenario step's kind: "md" or "btrfs" */
+	unsigned max_units;	 /* of the units it takes, the first this many (0: all) */
+	enum sb_step_kind after; /* the step after which a member can go */
+};
+
 /* What undo hooks return besides 0 and -errno. */
 #define SB_GONE 1 /* the object is not there any more: nothing to undo */
 
@@ -172,6 +184,13 @@ struct sb_layer {
 	 * is built on it (precondition). */
 	void (*device)(const void *cfg, struct sb_pctx *b, enum sb_role r, const char *var);
 	uint64_t (*fit)(const void *cfg, enum sb_role r, uint64_t need);
+	/* The array it makes in this variant (*out filled, 0), or -1 when it
+	 * makes none (off, or a file system without RAID). */
+	int (*redundancy)(const void *cfg, struct sb_redundancy *out);
+	/* Steps of its own right after another layer's (done: that layer's
+	 * kind), called after each layer's plan: the scenario's degrade
+	 * after the array, its rebuild after the mount. */
+	void (*follow)(const void *cfg, struct sb_pctx *b, enum sb_step_kind done);
 	/* Its reading of the effective state of its devices, for result.json
 	 * (stack/capture.h). */
 	const struct sb_capture *capture;

@@ -49,6 +49,22 @@ static void test_refusals(void **state)
 		const char *text, *err; /* err NULL: accepted */
 	} cases[] = {
 	    {MD1 "[scenario]\ndegrade = hdd\n", NULL},
+	    /* Every md level but 0 lets a member go (md's own answer). */
+	    {"[devices]\nhdd = 4\n[md]\nlevel = 4\n[fs]\ntype = xfs\n[scenario]\ndegrade = hdd2\n",
+	     NULL},
+	    {"[devices]\nhdd = 4\n[md]\nlevel = 5\n[fs]\ntype = xfs\n[scenario]\ndegrade = hdd2\n",
+	     NULL},
+	    {"[devices]\nhdd = 4\n[md]\nlevel = 6\n[fs]\ntype = xfs\n[scenario]\ndegrade = hdd2\n",
+	     NULL},
+	    {"[devices]\nhdd = 4\n[md]\nlevel = 10\n[fs]\ntype = xfs\n[scenario]\ndegrade = hdd2\n",
+	     NULL},
+	    /* btrfs on the first fs.devices units only (fs's answer). */
+	    {"[devices]\nhdd = 3\n[fs]\ntype = btrfs\ndata = raid1\nmetadata = raid1\ndevices = 2\n"
+	     "[scenario]\ndegrade = hdd3\n",
+	     "p.conf:9: scenario.degrade: hdd3 is not in the array (its members: hdd1, hdd2)"},
+	    {"[devices]\nhdd = 3\n[fs]\ntype = btrfs\ndata = raid1c3\nmetadata = raid1\n"
+	     "[scenario]\ndegrade = hdd3\n",
+	     NULL},
 	    {MD1 "[scenario]\nrebuild = hdd2\nrebuild-with = add\n", NULL},
 	    {MD1 "[scenario]\nrebuild = ssd\n", NULL}, /* bitmap internal: re-add */
 	    {BTR "[scenario]\nrebuild = ssd.p2\n", NULL},

@@ -1,45 +1,74 @@
-/* The rules of the scenario keys (degrade, rebuild, integrity) against the
- * stack a variant builds: only a member of an array with redundancy can be
- * taken out, and the member must be in the array. Pure: the plan and the
- * profile's whole-variant check both ask here, so they cannot disagree. */
-#include "profile/profile.h"
+/* The scenario layer's rules (scenario.degrade, rebuild, integrity)
+ * against the stack a variant builds: only a member of an array with
+ * redundancy can be taken out, and the member must be in the array. The
+ * array is the lowest layer of the registry that answers for one (its
+ * struct sb_redundancy: md, btrfs RAID, LVM); its units are what that
+ * layer takes, split by a layer that splits devices, less the device a
+ * layer sets aside. Pure: the plan and the profile's whole-variant check
+ * (the layer's validate, in registry order) both ask here, so they cannot
+ * disagree. */
+#include "stack/scenario.h"
 #include "util/macro.h"
 #include "util/strutil.h"
 
 #include <ctype.h>
 #include <stdio.h>
-#include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The stack layers' keys live in their own tables (stack/LAYER.c): looked
- * up by name, always registered by the time a profile is checked. */
-static int lkey(const char *dotted)
+/* Every layer's typed config of one variant, and the array among them. */
+struct scen_stack {
+	void *cfg[SB_STEP_KIND_N];
+	int array; /* the layer that answered, or -1 */
+	struct sb_redundancy red;
+};
+
+static void stack_free(struct scen_stack *s)
 {
-	int k = sb_key_find(dotted);
-	assert(k >= 0);
-	return k;
+	for (int k = 0; k < SB_STEP_KIND_N; k++)
+		free(s->cfg[k]);
 }
 
-static bool md_on(const struct sb_config *c)
+static int stack_read(const struct sb_config *c, struct scen_stack *s)
 {
-	const char *v = c->val[lkey("md.level")];
-	return v && strcmp(v, "none") != 0;
+	*s = (struct scen_stack){.array = -1};
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		if (!ly->keytab)
+			continue;
+		s->cfg[k] = calloc(1, ly->keytab->cfg_size ? ly->keytab->cfg_size : 1);
+		if (!s->cfg[k]) {
+			stack_free(s);
+			return -ENOMEM;
+		}
+		sb_keytab_fill(ly->keytab, c, s->cfg[k]);
+		if (s->array < 0 && ly->redundancy && ly->redundancy(s->cfg[k], &s->red) == 0)
+			s->array = k;
+	}
+	return 0;
 }
 
-static bool lvm_on(const struct sb_config *c)
+/* The first answer of the layers that have the hook, or none. */
+static int stack_aside(const struct scen_stack *s)
 {
-	int sec = sb_sec_lookup("lvm");
-	return sec >= 0 && c->has_sec[sec] && sb_cfg_bool(c, lkey("lvm.enable"));
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		int r = ly->aside && s->cfg[k] ? ly->aside(s->cfg[k]) : -1;
+		if (r >= 0)
+			return r;
+	}
+	return -1;
 }
 
-/* btrfs profiles that keep a second copy (or parity) of every block. */
-static bool btrfs_redundant(const char *prof)
+static unsigned stack_splits(const struct scen_stack *s, enum sb_role r)
 {
-	static const char *const ok[] = {"raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6"};
-	for (size_t i = 0; prof && i < ARRAY_SIZE(ok); i++)
-		if (strcmp(prof, ok[i]) == 0)
-			return true;
-	return false;
+	for (int k = 0; k < SB_STEP_KIND_N; k++) {
+		const struct sb_layer *ly = sb_layer_get((enum sb_step_kind)k);
+		unsigned n = ly->splits && s->cfg[k] ? ly->splits(s->cfg[k], r) : 0;
+		if (n)
+			return n;
+	}
+	return 0;
 }
 
 static bool is_none(const char *v)
@@ -86,58 +115,38 @@ bad:
 	return -EINVAL;
 }
 
-/* The partitions each device of role r is split into (0: none). */
-static unsigned role_parts(const struct sb_config *c, enum sb_role r)
+/* The array's units, in the plan's order: those its layer takes (of
+ * them the first max_units), none when it has no redundancy. */
+static int stack_units(const struct scen_stack *s, const struct sb_config *c,
+		       struct sb_scen_unit *u, size_t max, size_t *n)
 {
-	unsigned n = 0;
-	if (c->val[lkey("partition.count")])
-		n = (unsigned)sb_cfg_u64(c, lkey("partition.count"));
-	else if (c->val[lkey("partition.sizes")]) {
-		n = 1;
-		for (const char *s = c->val[lkey("partition.sizes")]; *s; s++)
-			n += *s == ',';
-	}
-	return n && sb_roles_has(sb_cfg_str(c, lkey("partition.on")), r) ? n : 0;
-}
-
-int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n)
-{
-	bool md = md_on(c);
-	struct sb_sel sel;
-	char *why = NULL;
+	const struct sb_layer *ly = s->array >= 0 ? sb_layer_get(s->array) : NULL;
+	const struct sb_sel *sel = ly && ly->takes ? ly->takes(s->cfg[s->array]) : NULL;
+	int aside = stack_aside(s);
 	size_t k = 0;
-	uint64_t fsdev = 0;
 
 	*n = 0;
-	if (!md && lvm_on(c))
-		return 0; /* LVM alone: no array to take a member out of */
-	if (sb_sel_parse(sb_cfg_str(c, md ? lkey("md.members") : lkey("fs.on")), &sel, &why) < 0) {
-		free(why);
-		return -EINVAL;
-	}
-	if (!md) {
-		const char *fd = sb_cfg_str(c, lkey("fs.devices"));
-		if (fd && strcmp(fd, "all") != 0)
-			fsdev = strtoull(fd, NULL, 10);
-	}
+	if (!sel || !s->red.may_fail)
+		return 0;
 	for (size_t i = 0; i < c->n_roles; i++) {
 		enum sb_role r = c->role_order[i];
-		unsigned cnt = sb_cfg_role_count(c, r), np = role_parts(c, r);
-		if ((int)r == sb_role_lookup(sb_cfg_str(c, lkey("fs.log"))))
+		unsigned cnt = sb_cfg_role_count(c, r), np = stack_splits(s, r);
+		if ((int)r == aside)
 			continue;
-		for (unsigned s = 1; s <= cnt; s++)
+		for (unsigned sl = 1; sl <= cnt; sl++)
 			for (unsigned p = np ? 1 : 0; p <= np; p++) {
-				if (!sb_sel_match(&sel, r, p) || (fsdev && k >= fsdev))
+				if (!sb_sel_match(sel, r, p) ||
+				    (s->red.max_units && k >= s->red.max_units))
 					continue;
 				if (k == max)
 					return -E2BIG;
-				u[k] = (struct sb_scen_unit){.role = r, .slot = s, .part = p};
+				u[k] = (struct sb_scen_unit){.role = r, .slot = sl, .part = p};
 				if (cnt == 1)
 					snprintf(u[k].var, sizeof(u[k].var), "%s",
 						 sb_role_names[r]);
 				else
 					snprintf(u[k].var, sizeof(u[k].var), "%s%u",
-						 sb_role_names[r], s);
+						 sb_role_names[r], sl);
 				if (p) {
 					size_t l = strlen(u[k].var);
 					snprintf(u[k].var + l, sizeof(u[k].var) - l, ".p%u", p);
@@ -147,6 +156,18 @@ int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max,
 	}
 	*n = k;
 	return 0;
+}
+
+int sb_scen_units(const struct sb_config *c, struct sb_scen_unit *u, size_t max, size_t *n)
+{
+	struct scen_stack s;
+	int r = stack_read(c, &s);
+	*n = 0;
+	if (r < 0)
+		return r;
+	r = stack_units(&s, c, u, max, n);
+	stack_free(&s);
+	return r;
 }
 
 /* The unit the target names among units: the first of its role (of that
@@ -171,16 +192,34 @@ static int member_key(const struct sb_config *c)
 	return -1;
 }
 
+static enum sb_scen_kind stack_kind(const struct scen_stack *s)
+{
+	if (s->array < 0 || !s->red.may_fail)
+		return SB_SCEN_NONE;
+	return strcmp(s->red.kind, "md") == 0 ? SB_SCEN_MD : SB_SCEN_BTRFS;
+}
+
 enum sb_scen_kind sb_scen_kind(const struct sb_config *c)
 {
-	if (md_on(c))
-		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0 ? SB_SCEN_NONE
-									 : SB_SCEN_MD;
-	if (!lvm_on(c) && strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") == 0 &&
-	    btrfs_redundant(c->val[lkey("fs.data")]) &&
-	    btrfs_redundant(c->val[lkey("fs.metadata")]))
-		return SB_SCEN_BTRFS;
-	return SB_SCEN_NONE;
+	struct scen_stack s;
+	enum sb_scen_kind k;
+	if (stack_read(c, &s) < 0)
+		return SB_SCEN_NONE;
+	k = stack_kind(&s);
+	stack_free(&s);
+	return k;
+}
+
+enum sb_step_kind sb_scen_after(const struct sb_config *c)
+{
+	struct scen_stack s;
+	enum sb_step_kind k = SB_STEP_KIND_N;
+	if (stack_read(c, &s) < 0)
+		return k;
+	if (stack_kind(&s) != SB_SCEN_NONE)
+		k = s.red.after;
+	stack_free(&s);
+	return k;
 }
 
 bool sb_scen_integrity_on(const struct sb_config *c)
@@ -196,21 +235,17 @@ bool sb_scen_integrity_on(const struct sb_config *c)
 /* Why the stack has nothing to degrade (static text), or NULL. */
 static const char *no_redundancy(const struct sb_config *c)
 {
-	if (md_on(c))
-		return strcmp(sb_cfg_str(c, lkey("md.level")), "0") == 0
-			   ? "RAID0 has no redundancy: without one member the array is gone"
-			   : NULL;
-	if (lvm_on(c))
-		return "LVM without md has no redundancy to lose a member from";
-	if (strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0)
-		return "only md arrays and btrfs RAID have members to take out (the stack has "
-		       "neither)";
-	if (!btrfs_redundant(c->val[lkey("fs.data")]) ||
-	    !btrfs_redundant(c->val[lkey("fs.metadata")]))
-		return "btrfs keeps one copy of some blocks here (fs.data and fs.metadata must "
-		       "both "
-		       "be raid1, raid1c3, raid1c4, raid10, raid5 or raid6)";
-	return NULL;
+	struct scen_stack s;
+	const char *why = NULL;
+	if (stack_read(c, &s) < 0)
+		return "out of memory";
+	if (s.array < 0)
+		why = "only md arrays and btrfs RAID have members to take out (the stack has "
+		      "neither)";
+	else if (!s.red.may_fail)
+		why = s.red.why;
+	stack_free(&s);
+	return why;
 }
 
 int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
@@ -253,7 +288,7 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 static const char *rebuild_with_why(const struct sb_config *c, enum sb_scen_kind kind)
 {
 	const char *w = sb_cfg_str(c, K_SCEN_REBUILD_WITH);
-	bool bitmap = strcmp(sb_cfg_str(c, lkey("md.bitmap")), "internal") == 0;
+	bool bitmap = sb_md_bitmap_internal(c);
 	if (kind == SB_SCEN_MD && strcmp(w, "replace") == 0)
 		return "replace is btrfs's: md rebuilds with re-add or add";
 	if (kind == SB_SCEN_MD && strcmp(w, "re-add") == 0 && !bitmap)
@@ -288,8 +323,7 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 		return -EINVAL;
 	}
 	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 &&
-	    sb_scen_kind(c) == SB_SCEN_NONE &&
-	    strcmp(sb_cfg_str(c, lkey("fs.type")), "btrfs") != 0) {
+	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_fs_type_name(c), "btrfs") != 0) {
 		*key = K_SCEN_INTEGRITY;
 		*why = sb_asprintf("yes needs an md array with redundancy or btrfs (nothing here "
 				   "can be checked against a second copy)");
@@ -312,3 +346,27 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 	}
 	return 0;
 }
+
+/* The layer's validate: last in the registry, after the layers whose
+ * arrays it asks about. */
+static int scen_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
+{
+	enum sb_key_id sk;
+	char *why = NULL;
+	int r = 0;
+
+	(void)cfg;
+	(void)st;
+	if (sb_scen_check_config(sb_vctx_config(v), &sk, &why) < 0)
+		r = sb_verr(v, sk, "scenario.%s: %s", sb_keys[sk].name, why ? why : "refused");
+	free(why);
+	return r;
+}
+
+/* [scenario]'s keys are still the core table's (profile_keys.c); the
+ * table brings the rules, in the section they share. */
+const struct sb_keytab sb_keytab_scen = {
+    .section = "scenario",
+    .cfg_size = 1,
+    .validate = scen_validate,
+};
