@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort over an array of strings (the elements are pointers to them). */
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static const char *str_of(json_object *o)
 {
 	return o ? json_object_get_string(o) : NULL;
@@ -25,112 +19,18 @@ static bool is_obj(json_object *o)
 	return o && json_object_is_type(o, json_type_object);
 }
 
-static void put(json_object *flat, const char *key, const char *val)
-{
-	if (val)
-		json_object_object_add(flat, key, json_object_new_string(val));
-}
-
-/* Values naming a device, a path or an identity differ between any two
- * runs and say nothing about the configuration; btrfs sets incompat bits
- * (BIG_METADATA...) at its first mount, so they depend on when the
- * superblock was read. */
-static bool incidental(const char *key, const char *val)
-{
-	return strcasestr(key, "uuid") || strstr(key, "incompat_flags") ||
-	       (val && strstr(val, "/dev/"));
-}
-
 json_object *sb_measure_config_flat(json_object *cfg)
 {
-	json_object *flat = json_object_new_object(), *m, *v;
-	char key[256];
+	json_object *rows, *flat;
 
-	if (!is_obj(cfg))
-		return flat;
-	if (json_object_object_get_ex(cfg, "mount", &m) && is_obj(m)) {
-		if (json_object_object_get_ex(m, "fstype", &v))
-			put(flat, "mount.fstype", str_of(v));
-		if (json_object_object_get_ex(m, "options", &v) && str_of(v)) {
-			char *opts = strdup(str_of(v)), *save = NULL;
-			for (char *t = opts ? strtok_r(opts, ",", &save) : NULL; t;
-			     t = strtok_r(NULL, ",", &save)) {
-				char *eq = strchr(t, '=');
-				if (eq)
-					*eq = '\0';
-				snprintf(key, sizeof(key), "mount.option.%s", t);
-				put(flat, key, eq ? eq + 1 : "on");
-			}
-			free(opts);
-		}
-	}
-	if (json_object_object_get_ex(cfg, "geometry", &m) && is_obj(m)) {
-		json_object_object_foreach(m, k, val)
-		{
-			snprintf(key, sizeof(key), "geometry.%s", k);
-			if (!incidental(key, str_of(val)))
-				put(flat, key, str_of(val));
-		}
-	}
-	if (json_object_object_get_ex(cfg, "md", &m) && is_obj(m)) {
-		int i = 0;
-		json_object_object_foreach(m, name, md)
-		{
-			(void)name;
-			if (!is_obj(md))
-				continue;
-			json_object_object_foreach(md, k, val)
-			{
-				if (strcmp(k, "members") == 0) {
-					if (!is_obj(val))
-						continue;
-					/* member names change; their states, sorted, do not */
-					const char *st[64] = {0};
-					size_t n = 0, len = 1;
-					json_object_object_foreach(val, mk, ms)
-					{
-						(void)mk;
-						if (n < ARRAY_SIZE(st))
-							st[n++] = str_of(ms),
-							len += strlen(st[n - 1]) + 1;
-					}
-					qsort(st, n, sizeof(*st), cmp_strp);
-					char *all = calloc(1, len);
-					for (size_t j = 0, o = 0; all && j < n; j++)
-						o += (size_t)snprintf(all + o, len - o, "%s%s",
-								      j ? " " : "", st[j]);
-					snprintf(key, sizeof(key), "md%d.member_states", i);
-					put(flat, key, all);
-					free(all);
-					continue;
-				}
-				snprintf(key, sizeof(key), "md%d.%s", i, k);
-				put(flat, key, str_of(val));
-			}
-			i++;
-		}
-	}
-	if (json_object_object_get_ex(cfg, "queue", &m) && is_obj(m)) {
-		int i = 0;
-		json_object_object_foreach(m, name, q)
-		{
-			(void)name;
-			if (!is_obj(q))
-				continue;
-			json_object_object_foreach(q, k, val)
-			{
-				snprintf(key, sizeof(key), "queue%d.%s", i, k);
-				put(flat, key, str_of(val));
-			}
-			i++;
-		}
-	}
-	if (json_object_object_get_ex(cfg, "sysctl", &m) && is_obj(m)) {
-		json_object_object_foreach(m, k, val)
-		{
-			snprintf(key, sizeof(key), "sysctl.%s", k);
-			put(flat, key, str_of(val));
-		}
+	if (!is_obj(cfg) || !json_object_object_get_ex(cfg, "rows", &rows) || !is_obj(rows))
+		return sb_measure_config_flat_v1(cfg);
+	/* the layers' own rows, flattened when they were captured */
+	flat = json_object_new_object();
+	json_object_object_foreach(rows, k, v)
+	{
+		if (str_of(v))
+			json_object_object_add(flat, k, json_object_new_string(str_of(v)));
 	}
 	return flat;
 }
@@ -222,6 +122,13 @@ static bool asked(const char *key, bool both_sides, json_object *pa, json_object
 	return strcmp(section, "mount") != 0 && param_word(pa, pb, section);
 }
 
+/* Captured with its layers' rows (not a set from before them)? */
+static bool has_rows(json_object *cfg)
+{
+	json_object *r;
+	return is_obj(cfg) && json_object_object_get_ex(cfg, "rows", &r) && is_obj(r);
+}
+
 char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t base)
 {
 	char *out = NULL;
@@ -261,8 +168,19 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 					continue; /* seen from the base's side */
 				if (in_other && strcmp(str_of(val), str_of(o)) == 0)
 					continue;
-				if (asked(k, in_other, v[base].params, v[i].params))
+				if (asked(k, in_other, v[base].params, v[i].params)) {
+					/* what was asked, and did change (in_other: seen
+					 * from the base's side); sets from before the
+					 * layers' rows reported no such line */
+					if (in_other && has_rows(v[base].config) &&
+					    has_rows(v[i].config))
+						fprintf(f,
+							"changed: %s vs %s: %s is %s vs %s, as "
+							"asked\n",
+							v[base].label, v[i].label, k, str_of(val),
+							str_of(o));
 					continue;
+				}
 				const char *bv =
 				    s == 0 ? str_of(val) : (in_other ? str_of(o) : NULL);
 				const char *iv =

@@ -11,12 +11,16 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
-/* extra.config flattened into comparable {key: "value"} pairs: mount
- * options one key each ("mount.option.ssd": "on"), geometry, md and queue
- * settings keyed by the device's place in the stack rather than its name
- * (loop numbers change between variants), sysctls. Log lines, UUIDs and
- * paths are left out. */
+/* extra.config as comparable {key: "value"} pairs: its rows, which the
+ * capture made (mount options one key each, "mount.option.ssd": "on";
+ * geometry; each layer's settings keyed by the device's place in the stack
+ * rather than its name, "md0.level", "lvmcache0.mode", since loop numbers
+ * change between variants; queues; sysctls; no log lines, UUIDs or paths).
+ * A set recorded before there were rows: sb_measure_config_flat_v1. */
 json_object *sb_measure_config_flat(json_object *config);
+/* The same pairs from an extra.config without rows (mount, geometry, md,
+ * queue and sysctl only), made as the report always made them. */
+json_object *sb_measure_config_flat_v1(json_object *config);
 
 struct sb_measure_var {
 	const char *label;

@@ -80,3 +80,7 @@ bool sb_bcache_attached(const char *on);
 /* cache_mode, sequential_cutoff, state, and the cache set's UUID, block
  * and bucket sizes, as bcache runs them: {"bcache0": {...}}. */
 void sb_bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
+/* The fields of its capture that are no configuration (left out of the rows
+ * the report compares): dirty data and state change as the run writes, the
+ * cache set is named by its UUID. */
+extern const char *const sb_bcache_capture_skip[];

@@ -304,6 +304,8 @@ static void add_value(json_object *o, const char *key, const char *dir, const ch
 		json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
+const char *const sb_bcache_capture_skip[] = {"dirty_data", "state", "cache_set", NULL};
+
 void sb_bcache_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
 {
 	char dir[PATH_MAX], set[PATH_MAX + 8], real[PATH_MAX], buf[256], mode[32];
@@ -317,6 +319,8 @@ void sb_bcache_capture(json_object *into, const struct sb_devstack *st, size_t i
 	    sb_bcache_parse_choice(buf, mode, sizeof(mode)) == 0)
 		json_object_object_add(o, "cache_mode", json_object_new_string(mode));
 	add_value(o, "sequential_cutoff", dir, "sequential_cutoff");
+	add_value(o, "writeback_percent", dir, "writeback_percent");
+	add_value(o, "writeback_delay", dir, "writeback_delay");
 	add_value(o, "dirty_data", dir, "dirty_data");
 	if (read_attr(dir, "state", buf, sizeof(buf)) == 0)
 		json_object_object_add(o, "state", json_object_new_string(buf));

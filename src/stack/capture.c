@@ -3,6 +3,7 @@
 #include "stack/capture.h"
 #include "util/spawn.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +42,43 @@ json_object *sb_capture_parse_pvs(const char *text)
 			p++;
 	}
 	return o;
+}
+
+void sb_capture_row(json_object *rows, const char *key, json_object *value)
+{
+	const char *v = value ? json_object_get_string(value) : NULL;
+	if (v)
+		json_object_object_add(rows, key, json_object_new_string(v));
+}
+
+static bool skipped(const char *const *skip, const char *field)
+{
+	for (size_t k = 0; skip && skip[k]; k++)
+		if (strcmp(skip[k], field) == 0)
+			return true;
+	return false;
+}
+
+void sb_capture_rows(json_object *rows, const struct sb_capture *c, json_object *captured)
+{
+	size_t n = 0;
+
+	if (!captured || !json_object_is_type(captured, json_type_object))
+		return;
+	json_object_object_foreach(captured, dev, o)
+	{
+		(void)dev;
+		if (!o || !json_object_is_type(o, json_type_object))
+			continue;
+		json_object_object_foreach(o, field, v)
+		{
+			char key[256];
+			if (!v || json_object_is_type(v, json_type_object) ||
+			    json_object_is_type(v, json_type_array) || skipped(c->skip, field))
+				continue;
+			snprintf(key, sizeof(key), "%s%zu.%s", c->key, n, field);
+			sb_capture_row(rows, key, v);
+		}
+		n++;
+	}
 }

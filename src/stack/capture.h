@@ -1,8 +1,11 @@
 /* The capture interface: a stack layer's reading of the effective state of
  * its devices (md's array state, LVM's pe_start), declared in the layer's
  * file beside its other facts (struct sb_layer.capture) and gathered into
- * extra.config by workload/effconf.c. It lives in stack/ so that the layers
- * need nothing from workload/: the dependency runs from workload/ down. */
+ * extra.config by workload/effconf.c, with the rows the report compares
+ * (extra.config.rows): the layer alone knows which of its fields are
+ * configuration and which change from run to run. It lives in stack/ so
+ * that the layers need nothing from workload/: the dependency runs from
+ * workload/ down. */
 #pragma once
 
 #include "probe/devstat.h"
@@ -16,7 +19,20 @@ struct sb_capture {
 	/* Adds what it reads of device st->dev[i] to into (its key's object,
 	 * left out of extra.config when it stays empty). */
 	void (*fn)(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
+	/* Adds to rows what fn read (captured: its key's object) as
+	 * comparable {"KEYn.field": "text"} pairs, n the device's place among
+	 * this layer's devices rather than its name (device numbers change
+	 * between variants). NULL: sb_capture_rows with skip. */
+	void (*rows)(json_object *rows, const struct sb_capture *c, json_object *captured);
+	/* Fields the default rows leave out: counters and states that change
+	 * from run to run, identities (NULL-terminated, or NULL). */
+	const char *const *skip;
 };
+/* The default rows: every scalar field of each device's object, but those
+ * in c->skip, as "KEYn.field" (n its place in captured). */
+void sb_capture_rows(json_object *rows, const struct sb_capture *c, json_object *captured);
+/* Adds "value" under key to rows, numbers as their text (NULL: nothing). */
+void sb_capture_row(json_object *rows, const char *key, json_object *value);
 /* The layers' captures in stack order (stack/exec.c's registry). */
 size_t sb_layer_captures(const struct sb_capture **out, size_t max);
 /* A program's stdout (malloc'ed), run with a time limit, its output also to

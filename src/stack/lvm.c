@@ -614,22 +614,40 @@ static void lvm_capture(json_object *into, const struct sb_devstack *st, size_t 
 	}
 }
 
-const struct sb_layer sb_layer_pv = {.kind = "pvcreate",
-				     .args_size = sizeof(struct sb_pv_args),
-				     .fields = pv_fields,
-				     .n_fields = ARRAY_SIZE(pv_fields),
-				     .progs = progs,
-				     .preflight = preflight,
-				     .describe = pv_describe,
-				     .run = pv_run,
-				     .check = pv_check,
-				     .undo = pv_undo,
-				     .keytab = &sb_keytab_lvm,
-				     .takes = lvm_takes,
-				     .redundancy = lvm_redundancy,
-				     .plan = lvm_plan,
-				     .capture =
-					 &(const struct sb_capture){"lvm", "dm", lvm_capture}};
+/* Its rows: each PV's pe_start as "lvmN.pe_start", N the PV's place. */
+static void lvm_rows(json_object *rows, const struct sb_capture *c, json_object *captured)
+{
+	json_object *all;
+	size_t n = 0;
+
+	if (!captured || !json_object_object_get_ex(captured, "pe_start", &all) ||
+	    !json_object_is_type(all, json_type_object))
+		return;
+	json_object_object_foreach(all, pv, v)
+	{
+		char key[64];
+		(void)pv;
+		snprintf(key, sizeof(key), "%s%zu.pe_start", c->key, n++);
+		sb_capture_row(rows, key, v);
+	}
+}
+
+const struct sb_layer sb_layer_pv = {
+    .kind = "pvcreate",
+    .args_size = sizeof(struct sb_pv_args),
+    .fields = pv_fields,
+    .n_fields = ARRAY_SIZE(pv_fields),
+    .progs = progs,
+    .preflight = preflight,
+    .describe = pv_describe,
+    .run = pv_run,
+    .check = pv_check,
+    .undo = pv_undo,
+    .keytab = &sb_keytab_lvm,
+    .takes = lvm_takes,
+    .redundancy = lvm_redundancy,
+    .plan = lvm_plan,
+    .capture = &(const struct sb_capture){"lvm", "dm", lvm_capture, lvm_rows, NULL}};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .args_size = sizeof(struct sb_vg_args),
 				     .fields = vg_fields,

@@ -20,6 +20,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
@@ -716,6 +717,60 @@ static void md_capture(json_object *into, const struct sb_devstack *st, size_t i
 	json_object_object_add(into, name, o);
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The rows of md's capture: each array's attributes as "mdN.level", its
+ * members' states sorted into one "mdN.member_states" (member names change
+ * between variants; their states do not). */
+static void md_rows(json_object *rows, const struct sb_capture *c, json_object *captured)
+{
+	int i = 0;
+	char key[128];
+
+	if (!captured || !json_object_is_type(captured, json_type_object))
+		return;
+	json_object_object_foreach(captured, name, md)
+	{
+		(void)name;
+		if (!md || !json_object_is_type(md, json_type_object))
+			continue;
+		json_object_object_foreach(md, k, val)
+		{
+			if (strcmp(k, "members") != 0) {
+				snprintf(key, sizeof(key), "%s%d.%s", c->key, i, k);
+				sb_capture_row(rows, key, val);
+				continue;
+			}
+			if (!val || !json_object_is_type(val, json_type_object))
+				continue;
+			const char *st[64] = {0};
+			size_t n = 0, len = 1;
+			json_object_object_foreach(val, mk, ms)
+			{
+				(void)mk;
+				const char *s = ms ? json_object_get_string(ms) : NULL;
+				if (s && n < ARRAY_SIZE(st)) {
+					st[n++] = s;
+					len += strlen(s) + 1;
+				}
+			}
+			qsort(st, n, sizeof(*st), cmp_strp);
+			char *all = calloc(1, len);
+			for (size_t j = 0, o = 0; all && j < n; j++)
+				o +=
+				    (size_t)snprintf(all + o, len - o, "%s%s", j ? " " : "", st[j]);
+			snprintf(key, sizeof(key), "%s%d.member_states", c->key, i);
+			if (all)
+				json_object_object_add(rows, key, json_object_new_string(all));
+			free(all);
+		}
+		i++;
+	}
+}
+
 const struct sb_layer sb_layer_md = {
     .kind = "mdadm-create",
     .args_size = sizeof(struct sb_md_args),
@@ -732,5 +787,5 @@ const struct sb_layer sb_layer_md = {
     .takes = md_takes,
     .redundancy = md_redundancy,
     .plan = md_plan,
-    .capture = &(const struct sb_capture){"md", "md", md_capture},
+    .capture = &(const struct sb_capture){"md", "md", md_capture, md_rows, NULL},
 };

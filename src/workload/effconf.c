@@ -301,8 +301,9 @@ static json_object *geometry(const char *fstype, const char *dir, const char *so
 }
 
 /* What each layer reads of its own devices ({"md": {"md127": {...}}}), in
- * stack order. */
-static void layer_states(json_object *o, const struct sb_devstack *st, int log_fd)
+ * stack order, and the rows it makes of them. */
+static void layer_states(json_object *o, json_object *rows, const struct sb_devstack *st,
+			 int log_fd)
 {
 	const struct sb_capture *caps[16];
 	size_t n = sb_layer_captures(caps, ARRAY_SIZE(caps));
@@ -312,6 +313,10 @@ static void layer_states(json_object *o, const struct sb_devstack *st, int log_f
 		for (size_t i = 0; st && i < st->n; i++)
 			if (strcmp(st->dev[i].type, caps[c]->type) == 0)
 				caps[c]->fn(all, st, i, log_fd);
+		if (caps[c]->rows)
+			caps[c]->rows(rows, caps[c], all);
+		else
+			sb_capture_rows(rows, caps[c], all);
 		if (json_object_object_length(all))
 			json_object_object_add(o, caps[c]->key, all);
 		else
@@ -373,19 +378,90 @@ static json_object *sysctls(void)
 	return o;
 }
 
+/* ---- the rows the report compares (extra.config.rows) ---- */
+
+/* The mount's type and each option its own row ("mount.option.ssd": "on"). */
+static void mount_rows(json_object *rows, json_object *m)
+{
+	json_object *v;
+	char key[256];
+
+	if (json_object_object_get_ex(m, "fstype", &v))
+		sb_capture_row(rows, "mount.fstype", v);
+	if (!json_object_object_get_ex(m, "options", &v) || !json_object_get_string(v))
+		return;
+	char *opts = strdup(json_object_get_string(v)), *save = NULL;
+	for (char *t = opts ? strtok_r(opts, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		if (eq)
+			*eq = '\0';
+		snprintf(key, sizeof(key), "mount.option.%s", t);
+		add_str(rows, key, eq ? eq + 1 : "on");
+	}
+	free(opts);
+}
+
+/* Geometry but what differs between any two runs: UUIDs, device paths, and
+ * btrfs's incompat bits (BIG_METADATA...), set at its first mount. */
+static void geometry_rows(json_object *rows, json_object *g)
+{
+	json_object_object_foreach(g, k, val)
+	{
+		char key[256];
+		const char *s = json_object_get_string(val);
+		snprintf(key, sizeof(key), "geometry.%s", k);
+		if (!strcasestr(key, "uuid") && !strstr(key, "incompat_flags") &&
+		    !(s && strstr(s, "/dev/")))
+			sb_capture_row(rows, key, val);
+	}
+}
+
+/* by_place: "PREFIXn.key" for each key of the n-th object of o (a device's
+ * place, not its name); else "PREFIX.key" for each of o's own values. */
+static void section_rows(json_object *rows, const char *prefix, json_object *o, bool by_place)
+{
+	int n = 0;
+	char key[256];
+
+	json_object_object_foreach(o, name, val)
+	{
+		if (!by_place) {
+			snprintf(key, sizeof(key), "%s.%s", prefix, name);
+			sb_capture_row(rows, key, val);
+			continue;
+		}
+		if (!val || !json_object_is_type(val, json_type_object))
+			continue;
+		json_object_object_foreach(val, k, v)
+		{
+			snprintf(key, sizeof(key), "%s%d.%s", prefix, n, k);
+			sb_capture_row(rows, key, v);
+		}
+		n++;
+	}
+}
+
 json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, int log_fd)
 {
-	json_object *o = json_object_new_object(), *v;
+	json_object *o = json_object_new_object(), *rows = json_object_new_object(), *v;
 	char fstype[64] = "", source[PATH_MAX] = "";
 
-	if ((v = mount_info(dir, fstype, sizeof(fstype), source, sizeof(source))))
+	if ((v = mount_info(dir, fstype, sizeof(fstype), source, sizeof(source)))) {
 		json_object_object_add(o, "mount", v);
+		mount_rows(rows, v);
+	}
 	if ((v = kmsg_lines(st, fstype)))
 		json_object_object_add(o, "kmsg", v);
-	if ((v = geometry(fstype, dir, source, log_fd)))
+	if ((v = geometry(fstype, dir, source, log_fd))) {
 		json_object_object_add(o, "geometry", v);
-	layer_states(o, st, log_fd);
-	json_object_object_add(o, "queue", queues(st));
-	json_object_object_add(o, "sysctl", sysctls());
+		geometry_rows(rows, v);
+	}
+	layer_states(o, rows, st, log_fd);
+	json_object_object_add(o, "queue", v = queues(st));
+	section_rows(rows, "queue", v, true);
+	json_object_object_add(o, "sysctl", v = sysctls());
+	section_rows(rows, "sysctl", v, false);
+	json_object_object_add(o, "rows", rows);
 	return o;
 }

@@ -206,6 +206,60 @@ static void test_config_diff(void **state)
 	free(d);
 }
 
+/* A set captured with the layers' rows: the report compares the rows alone
+ * (not the raw sections beside them), and names what was asked and did
+ * change; a set from before the rows says nothing of what was asked. */
+static void test_config_rows(void **state)
+{
+	static const char wt[] =
+	    "{\"lvmcache\":{\"dm-3\":{\"mode\":\"writethrough\"}},"
+	    "\"rows\":{\"mount.fstype\":\"xfs\",\"lvmcache0.mode\":\"writethrough\","
+	    "\"lvmcache0.policy\":\"smq\",\"queue0.wbt_lat_usec\":\"2000\"}}";
+	static const char wb[] =
+	    "{\"lvmcache\":{\"dm-4\":{\"mode\":\"writeback\",\"extra\":\"x\"}},"
+	    "\"rows\":{\"mount.fstype\":\"xfs\",\"lvmcache0.mode\":\"writeback\","
+	    "\"lvmcache0.policy\":\"smq\",\"queue0.wbt_lat_usec\":\"0\"}}";
+	static const char md_a[] = "{\"md\":{\"md127\":{\"bitmap_backlog\":\"0\"}}}";
+	static const char md_b[] = "{\"md\":{\"md126\":{\"bitmap_backlog\":\"16383\"}}}";
+	struct sb_measure_var v[2] = {
+	    {"wt", json_tokener_parse(wt),
+	     json_tokener_parse("{\"lvmcache.mode\":\"writethrough\"}")},
+	    {"wb", json_tokener_parse(wb), json_tokener_parse("{\"lvmcache.mode\":\"writeback\"}")},
+	};
+	json_object *flat = sb_measure_config_flat(v[1].config);
+	assert_int_equal(json_object_object_length(flat), 4);
+	assert_string_equal(get(flat, "lvmcache0.mode"), "writeback");
+	json_object_put(flat);
+	char *d = sb_measure_config_diff(v, 2, 0);
+	assert_non_null(d);
+	assert_string_equal(d,
+			    "changed: wt vs wb: lvmcache0.mode is writethrough vs writeback, "
+			    "as asked\n"
+			    "note: wt vs wb: queue0.wbt_lat_usec is 2000 vs 0, which no parameter "
+			    "asked for\n");
+	free(d);
+	for (int i = 0; i < 2; i++) {
+		json_object_put(v[i].config);
+		json_object_put(v[i].params);
+	}
+	/* before the rows: md's sections flattened as ever, the asked change
+	 * left unsaid */
+	struct sb_measure_var old[2] = {
+	    {"wm", json_tokener_parse(md_a), json_tokener_parse("{\"md.write-behind\":\"0\"}")},
+	    {"wb", json_tokener_parse(md_b), json_tokener_parse("{\"md.write-behind\":\"16383\"}")},
+	};
+	flat = sb_measure_config_flat(old[1].config);
+	assert_string_equal(get(flat, "md0.bitmap_backlog"), "16383");
+	json_object_put(flat);
+	d = sb_measure_config_diff(old, 2, 0);
+	assert_string_equal(d, "");
+	free(d);
+	for (int i = 0; i < 2; i++) {
+		json_object_put(old[i].config);
+		json_object_put(old[i].params);
+	}
+}
+
 /* md RAID1 of an SSD partition and two HDDs (write-mostly), as extra.devstat
  * records it for a random read phase. */
 static void test_devshare(void **state)
@@ -245,15 +299,16 @@ static void test_devshare(void **state)
  * and damaged records say nothing. */
 static void test_quiesce_text(void **state)
 {
-	json_object *o = json_tokener_parse(
-	    "{\"block write\":{\"wait_ms\":2004,\"dirty_kb\":12,\"busy\":true,"
-	    "\"reason\":\"md127: md resync\"},"
-	    "\"block read\":{\"wait_ms\":3,\"dirty_kb\":0,\"busy\":false},"
-	    "\"odd\":{\"busy\":\"yes\"},\"bad\":7}");
+	json_object *o =
+	    json_tokener_parse("{\"block write\":{\"wait_ms\":2004,\"dirty_kb\":12,\"busy\":true,"
+			       "\"reason\":\"md127: md resync\"},"
+			       "\"block read\":{\"wait_ms\":3,\"dirty_kb\":0,\"busy\":false},"
+			       "\"odd\":{\"busy\":\"yes\"},\"bad\":7}");
 	char *t = sb_measure_quiesce_text(o, "  ");
 	assert_non_null(t);
-	assert_string_equal(t, "  block write: started busy (md127: md resync) after waiting 2.0 s: "
-			       "background work overlaps its figures\n");
+	assert_string_equal(t,
+			    "  block write: started busy (md127: md resync) after waiting 2.0 s: "
+			    "background work overlaps its figures\n");
 	free(t);
 	json_object_put(o);
 	t = sb_measure_quiesce_text(NULL, "");
@@ -264,9 +319,10 @@ static void test_quiesce_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_xfs_info), cmocka_unit_test(test_keys),
-	    cmocka_unit_test(test_mentions), cmocka_unit_test(test_config_diff),
-	    cmocka_unit_test(test_devshare),	  cmocka_unit_test(test_quiesce_text),
+	    cmocka_unit_test(test_xfs_info),	 cmocka_unit_test(test_keys),
+	    cmocka_unit_test(test_mentions),	 cmocka_unit_test(test_config_diff),
+	    cmocka_unit_test(test_config_rows),	 cmocka_unit_test(test_devshare),
+	    cmocka_unit_test(test_quiesce_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "profile/profile.h"
 #include "stack/layers.h"
+#include "util/macro.h"
 #include "workload/effconf.h"
 
 #include <errno.h>
@@ -191,17 +192,72 @@ static void test_md_capture(void **state)
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "sdb")),
 			    "in_sync,write_mostly");
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "sda")), "in_sync");
+	/* its rows: by the array's place, the members' states sorted */
+	json_object *rows = json_object_new_object();
+	md->rows(rows, md, all);
+	assert_string_equal(json_object_get_string(json_object_object_get(rows, "md0.level")),
+			    "raid1");
+	assert_string_equal(
+	    json_object_get_string(json_object_object_get(rows, "md0.member_states")),
+	    "in_sync in_sync,write_mostly");
+	assert_null(json_object_object_get(rows, "md0.members"));
+	json_object_put(rows);
 	json_object_put(all);
 	assert_int_equal(nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Every layer's rows of what its capture read: keyed by the device's place,
+ * numbers as text, what changes from run to run left out. */
+static void test_capture_rows(void **state)
+{
+	static const struct {
+		const char *key, *captured, *rows;
+	} cases[] = {
+	    {"lvmcache", "{\"dm-3\":{\"type\":\"cache\",\"mode\":\"writeback\",\"chunk\":65536}}",
+	     "{\"lvmcache0.type\":\"cache\",\"lvmcache0.mode\":\"writeback\","
+	     "\"lvmcache0.chunk\":\"65536\"}"},
+	    {"bcache",
+	     "{\"bcache0\":{\"cache_mode\":\"writeback\",\"writeback_percent\":10,"
+	     "\"dirty_data\":4096,\"state\":\"dirty\",\"cache_set\":\"1f0e\"}}",
+	     "{\"bcache0.cache_mode\":\"writeback\",\"bcache0.writeback_percent\":\"10\"}"},
+	    {"lvm", "{\"pe_start\":{\"sdc\":1048576,\"sdb\":1048576}}",
+	     "{\"lvm0.pe_start\":\"1048576\",\"lvm1.pe_start\":\"1048576\"}"},
+	    {"md", "{\"md127\":{\"level\":\"raid0\"},\"md126\":{\"level\":\"raid1\"}}",
+	     "{\"md0.level\":\"raid0\",\"md1.level\":\"raid1\"}"},
+	};
+	const struct sb_capture *caps[16];
+	size_t n = sb_layer_captures(caps, 16);
+
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		const struct sb_capture *cap = NULL;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(caps[i]->key, cases[c].key) == 0)
+				cap = caps[i];
+		assert_non_null(cap);
+		json_object *in = json_tokener_parse(cases[c].captured);
+		json_object *want = json_tokener_parse(cases[c].rows);
+		json_object *rows = json_object_new_object();
+		assert_non_null(in);
+		assert_non_null(want);
+		if (cap->rows)
+			cap->rows(rows, cap, in);
+		else
+			sb_capture_rows(rows, cap, in);
+		if (!json_object_equal(rows, want))
+			fail_msg("%s: rows %s, want %s", cases[c].key,
+				 json_object_to_json_string(rows), cases[c].rows);
+		json_object_put(rows);
+		json_object_put(want);
+		json_object_put(in);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_registered),
-	    cmocka_unit_test(test_fill),
-	    cmocka_unit_test(test_fill_lvm),
-	    cmocka_unit_test(test_md_capture),
+	    cmocka_unit_test(test_registered),	 cmocka_unit_test(test_fill),
+	    cmocka_unit_test(test_fill_lvm),	 cmocka_unit_test(test_md_capture),
+	    cmocka_unit_test(test_capture_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
