@@ -400,7 +400,9 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 	sep = n_eq ? ", " : sep;
 	if (n_un) {
 		fprintf(f, "%s%zu not resolved", sep, n_un);
-		if (need && need <= SB_CMP_N_MAX)
+		if (need > SB_CMP_N_MAX)
+			fprintf(f, " (more than %d repeats would resolve them)", SB_CMP_N_MAX);
+		else if (need)
 			fprintf(f, " (about %zu repeats would resolve them)", need);
 		sep = ", ";
 	}

@@ -263,6 +263,7 @@ static int run_turns(struct sb_side *sd, struct one *o, struct sb_exec *x, const
 				*mounted = order[pos];
 			}
 			uint64_t t0 = sb_mono_ns();
+			sb_progress_turn(t->var, sd->round);
 			dprintf(sd->proto->rs->log_fd,
 				"== turn: round %u, workload %zu, variant %s\n", sd->round + 1,
 				w + 1, sd->variants[t->var].name);

@@ -87,8 +87,7 @@ void sb_progress_variant_begin(size_t index, unsigned rep, const char *name)
 		sb_info("variant %zu (repeat %u): %s", index + 1, rep + 1, name);
 		return;
 	}
-	snprintf(g.where, sizeof(g.where), "variant %zu of %zu, repeat %u of %s%u", index + 1,
-		 g.n_var, rep + 1, g.up_to ? "at most " : "", g.n_rep);
+	sb_progress_turn(index, rep);
 	unsigned *left = calloc(g.n_var, sizeof(*left));
 	if (left) {
 		/* This run and those after it, in this round and the next ones. */
@@ -108,6 +107,14 @@ void sb_progress_variant_begin(size_t index, unsigned rep, const char *name)
 	g.running = true;
 	g.t0 = mono_secs();
 	sb_info("%s: %s%s", g.where, name, eta);
+}
+
+void sb_progress_turn(size_t index, unsigned rep)
+{
+	if (!g.active || index >= g.n_var)
+		return;
+	snprintf(g.where, sizeof(g.where), "variant %zu of %zu, repeat %u of %s%u", index + 1,
+		 g.n_var, rep + 1, g.up_to ? "at most " : "", g.n_rep);
 }
 
 void sb_progress_variant_end(void)

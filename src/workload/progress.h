@@ -18,6 +18,9 @@ void sb_progress_done(void);
 /* Variant index (0-based) starts its repeat rep (0-based): says so on
  * stderr, with the estimate of the time left once a run has been timed. */
 void sb_progress_variant_begin(size_t index, unsigned rep, const char *name);
+/* Switched on one stack: variant index's turn of its repeat rep begins;
+ * the phase lines that follow name it (no line of its own, no timing). */
+void sb_progress_turn(size_t index, unsigned rep);
 /* The run that began last ended: its time goes into the estimate. */
 void sb_progress_variant_end(void);
 /* Side by side: the n variants index[] ran at once in secs; each is

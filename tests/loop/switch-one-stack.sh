@@ -40,6 +40,12 @@ assert_contains "$OUT" "rounds: one variant's stack at a time (the variants shar
 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --devices "$dev" --yes --quick --repeat 2 \
 	--seed 3 --results "$SB_TMP/r"
 left "after the switched run"
+# each turn's phase lines name the turn's variant
+for v in 1 2; do
+	for r in 1 2; do
+		assert_contains "$OUT" "[variant $v of 2, repeat $r of 2] rand: random read" "variant $v's turn in round $r"
+	done
+done
 python3 - "$SB_TMP/r/result.json" <<'PY' || fail "switched records: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
