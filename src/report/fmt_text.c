@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <libsmartcols.h>
+#include <stdint.h>
 #include <string.h>
 
 static void unref_table(struct libscols_table **t)
@@ -145,23 +146,37 @@ static size_t u8_width(const char *s, size_t len)
 	return n;
 }
 
-/* One line (no newline) on f, folded at spaces to fit width: each
- * continuation indented two more than the line's own indent. A word wider
- * than that stays whole, on a line of its own. */
-static void fold_line(FILE *f, const char *s, size_t len, size_t width)
+/* How many bytes of the word [w, end) fit room columns (at least one
+ * character): up to the last of "_=/,.:-" that fits where there is one, so
+ * that perf_event_paranoid=3 parts as perf_event_ and paranoid=3. */
+static size_t cut_at(const char *w, const char *end, size_t room)
+{
+	size_t n = 0, brk = 0, col = 0;
+
+	while (w + n < end) {
+		size_t c = 1;
+		while (w + n + c < end && ((unsigned char)w[n + c] & 0xc0) == 0x80)
+			c++;
+		if (n && col + 1 > room)
+			break;
+		n += c;
+		col++;
+		if (strchr("_=/,.:-", w[n - 1]))
+			brk = n;
+	}
+	return brk && w + n < end ? brk : n;
+}
+
+/* The words of s on f from column col, folded at spaces to fit width:
+ * each continuation is cont (of one column a character) and ind spaces.
+ * The first word, or a word wider than the room, stays whole on its line;
+ * with cut, a word wider than the room parts over lines instead. */
+static void fold_words(FILE *f, const char *s, size_t len, size_t col, size_t width,
+		       const char *cont, size_t ind, bool cut)
 {
 	const char *end = s + len, *p = s;
-	size_t ind = 0, col;
+	size_t cw = u8_width(cont, strlen(cont)) + ind;
 
-	if (u8_width(s, len) <= width) {
-		fwrite(s, 1, len, f);
-		return;
-	}
-	while (ind < len && s[ind] == ' ')
-		ind++;
-	fwrite(s, 1, ind, f);
-	col = ind;
-	p = s + ind;
 	for (bool first = true; p < end; first = false) {
 		const char *gap = p, *w;
 		while (p < end && *p == ' ')
@@ -173,15 +188,40 @@ static void fold_line(FILE *f, const char *s, size_t len, size_t width)
 		if (!ww) /* trailing spaces of a folded line go */
 			break;
 		if (!first && col + gw + ww > width) {
-			fprintf(f, "\n%*s", (int)(ind + 2), "");
-			col = ind + 2;
+			fprintf(f, "\n%s%*s", cont, (int)ind, "");
+			col = cw;
 		} else {
 			fwrite(gap, 1, gw, f);
 			col += gw;
 		}
+		while (cut && col + ww > width && col < width) {
+			size_t n = cut_at(w, p, width - col);
+			fwrite(w, 1, n, f);
+			w += n;
+			ww = u8_width(w, (size_t)(p - w));
+			fprintf(f, "\n%s%*s", cont, (int)ind, "");
+			col = cw;
+		}
 		fwrite(w, 1, (size_t)(p - w), f);
 		col += ww;
 	}
+}
+
+/* One line (no newline) on f, folded at spaces to fit width: each
+ * continuation indented two more than the line's own indent. A word wider
+ * than that stays whole, on a line of its own. */
+static void fold_line(FILE *f, const char *s, size_t len, size_t width)
+{
+	size_t ind = 0;
+
+	if (u8_width(s, len) <= width) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	while (ind < len && s[ind] == ' ')
+		ind++;
+	fwrite(s, 1, ind, f);
+	fold_words(f, s + ind, len - ind, ind, width, "", ind + 2, false);
 }
 
 /* Names in these lines come from the files (variant, host, workload and
@@ -234,20 +274,55 @@ static int set_safe(struct libscols_line *ln, size_t col, const char *s)
 }
 
 /* Which columns a table has: the variants' [from, to), and with desc the
- * BETTER column (and with --all the TEST column); METRIC and UNIT always. */
+ * BETTER column (and with --all the TEST column); METRIC and UNIT always.
+ * With fold, METRIC's labels fold at spaces to fit that many columns. */
 struct cols {
 	size_t from, to;
 	bool desc;
+	size_t fold;
 };
 
+/* A METRIC cell: the escaped label, with fold folded at spaces into lines
+ * of a multi-line cell. A metric (depth 1) starts after the tree's two
+ * columns, its continuation two further in, under the tree's vertical line
+ * while a sibling follows (libsmartcols draws none in a continuation); a
+ * workload's continuation is two in. */
+static int set_label(struct libscols_line *ln, const char *label, size_t fold, bool metric,
+		     bool more)
+{
+	_cleanup_free_ char *e = sb_escape(label ? label : "");
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	const char *vert = "";
+	size_t ind = 2;
+	FILE *m;
+
+	if (!e)
+		return -ENOMEM;
+	if (!fold)
+		return scols_line_set_data(ln, 0, e) == 0 ? 0 : -ENOMEM;
+	if (metric && more) /* libsmartcols's own choice: UTF-8 or ASCII */
+		vert = strcmp(sb_report_pm(), "+-") != 0 ? "\342\224\202" : "|";
+	if (metric)
+		ind = *vert ? 3 : 4;
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	fold_words(m, e, strlen(e), metric ? 2 : 0, fold, vert, ind, true);
+	if (fclose(m) != 0)
+		return -ENOMEM;
+	return scols_line_set_data(ln, 0, buf) == 0 ? 0 : -ENOMEM;
+}
+
 static int add_row(const struct sb_report *r, struct libscols_table *tb,
-		   struct libscols_line *parent, const struct sb_report_row *row, struct cols k)
+		   struct libscols_line *parent, const struct sb_report_row *row, struct cols k,
+		   bool more)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, parent);
 	char tests[96], unit[64];
 	size_t i = 2;
 
-	if (!ln || set_safe(ln, 0, row->label) < 0 ||
+	if (!ln || set_label(ln, row->label, k.fold, true, more) < 0 ||
 	    set_safe(ln, 1, sb_report_unit(row->unit, unit, sizeof(unit))) < 0)
 		return -ENOMEM;
 	if (k.desc)
@@ -264,6 +339,14 @@ static int add_row(const struct sb_report *r, struct libscols_table *tb,
 	return 0;
 }
 
+/* The next shown row after i, or n_rows. */
+static size_t next_shown(const struct sb_report *r, size_t i)
+{
+	while (++i < r->n_rows && !sb_report_row_shown(r, &r->rows[i]))
+		;
+	return i;
+}
+
 static int add_rows(const struct sb_report *r, struct libscols_table *tb, struct cols k)
 {
 	struct libscols_line *parent = NULL;
@@ -276,10 +359,12 @@ static int add_rows(const struct sb_report *r, struct libscols_table *tb, struct
 		if (!spec || strcmp(spec, row->spec) != 0) {
 			spec = row->spec;
 			parent = scols_table_new_line(tb, NULL);
-			if (!parent || set_safe(parent, 0, spec) < 0)
+			if (!parent || set_label(parent, spec, k.fold, false, false) < 0)
 				return -ENOMEM;
 		}
-		if (add_row(r, tb, parent, row, k) < 0)
+		size_t nx = next_shown(r, i);
+		bool more = nx < r->n_rows && strcmp(r->rows[nx].spec, spec) == 0;
+		if (add_row(r, tb, parent, row, k, more) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -297,7 +382,12 @@ static int new_table(const struct sb_report *r, FILE *f, struct cols k, struct l
 	scols_table_enable_noencoding(tb, 1);
 	/* the same on a terminal as in a pipe: the blocks fit, nothing cut */
 	scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
-	if (!scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE) ||
+	struct libscols_column *metric =
+	    scols_table_new_column(tb, "METRIC", 0.3, SCOLS_FL_TREE | (k.fold ? SCOLS_FL_WRAP : 0));
+	/* a folded label's lines, each a line of the cell */
+	if (!metric ||
+	    (k.fold && scols_column_set_wrapfunc(metric, scols_wrapnl_chunksize,
+						 scols_wrapnl_nextchunk, NULL) < 0) ||
 	    !scols_table_new_column(tb, "UNIT", 0, 0) ||
 	    (k.desc && !scols_table_new_column(tb, "BETTER", 0, 0)) ||
 	    (k.desc && r->all && !scols_table_new_column(tb, "TEST", 0, 0)))
@@ -357,6 +447,74 @@ static int print_block(const struct sb_report *r, FILE *f, struct cols k, bool f
 	return scols_print_table(tb) < 0 ? -EIO : 0;
 }
 
+/* METRIC's natural width: its header, workloads and (after the tree's
+ * two columns) metric labels, unfolded. */
+static size_t metric_width(const struct sb_report *r)
+{
+	size_t w = strlen("METRIC");
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sb_report_row *row = &r->rows[i];
+		_cleanup_free_ char *s = sb_escape(row->spec), *l = sb_escape(row->label);
+		if (!sb_report_row_shown(r, row))
+			continue;
+		size_t sw = s ? u8_width(s, strlen(s)) : 0, lw = l ? 2 + u8_width(l, strlen(l)) : 0;
+		w = sw > w ? sw : w;
+		w = lw > w ? lw : w;
+	}
+	return w;
+}
+
+enum { METRIC_MIN = 16 };
+
+/* The fold that brings the widest variant column wcol within the width:
+ * with desc, BETTER (and TEST) beside it; else beside METRIC and UNIT
+ * alone, and BETTER too. METRIC narrows by what is over, to no less than
+ * METRIC_MIN columns; 0 when it fits unfolded. fixed gets the first
+ * columns' widths as printed, without and with BETTER. */
+static size_t fold_to(const struct sb_report *r, size_t wcol, size_t fixed[2], bool desc)
+{
+	size_t fold = 0, mw = metric_width(r), prev = SIZE_MAX;
+
+	for (int i = 0; i < 4; i++) {
+		fixed[0] = table_width(r, (struct cols){0, 0, false, fold});
+		fixed[1] = table_width(r, (struct cols){0, 0, true, fold});
+		size_t over = desc			   ? fixed[1] + wcol
+			      : fixed[0] + wcol > fixed[1] ? fixed[0] + wcol
+							   : fixed[1];
+		/* folded, the column can come out wider than fold (a
+		 * workload's name is one word): narrower again while that
+		 * helps */
+		if (over <= r->width || over >= prev || mw <= METRIC_MIN)
+			break;
+		prev = over;
+		over -= r->width;
+		mw = mw > METRIC_MIN + over ? mw - over : METRIC_MIN;
+		fold = mw;
+	}
+	return fold;
+}
+
+/* METRIC's labels fold (a label's words on continuation lines of its cell)
+ * only where a variant column or BETTER beside METRIC and UNIT would not
+ * fit the width otherwise: a table that fits prints as it did. Folded,
+ * BETTER comes beside each column where a METRIC of METRIC_MIN allows,
+ * else in a block of its own. Returns the fold, 0 for none; fixed as
+ * fold_to's. */
+static size_t fit_metric(const struct sb_report *r, size_t wcol, size_t fixed[2])
+{
+	size_t alone[2], fold = fold_to(r, wcol, alone, false), beside;
+
+	if (fold) {
+		beside = fold_to(r, wcol, fixed, true);
+		if (fixed[1] + wcol <= r->width)
+			return beside;
+	}
+	fixed[0] = alone[0];
+	fixed[1] = alone[1];
+	return fold;
+}
+
 /* The table in blocks of variant columns that fit the width, each with the
  * METRIC and UNIT columns, and BETTER (TEST with --all) where they fit too:
  * a terminal's width, never a line wrapped across the columns. A column
@@ -369,27 +527,29 @@ static int print_blocks(const struct sb_report *r, FILE *f)
 	_cleanup_free_ size_t *w = calloc(r->n_cols + 1, sizeof(*w));
 	/* the first columns as printed (the tree's branches in METRIC), then
 	 * each variant column and the space before it */
-	size_t n = 0, fixed[2] = {table_width(r, (struct cols){0, 0, false}),
-				  table_width(r, (struct cols){0, 0, true})};
+	size_t n = 0, fixed[2], wcol = 0, fold;
 	bool any = false;
 	int ret = 0;
 
 	if (!b || !w)
 		return -ENOMEM;
-	for (size_t c = 0; c < r->n_cols; c++)
+	for (size_t c = 0; c < r->n_cols; c++) {
 		w[c] = 1 + col_width(r, c);
+		wcol = w[c] > wcol ? w[c] : wcol;
+	}
+	fold = fit_metric(r, wcol, fixed);
 	for (size_t from = 0; from < r->n_cols; from = b[n++].to) {
 		bool desc = fixed[1] + w[from] <= r->width;
 		size_t sum = fixed[desc] + w[from], to = from + 1;
 		for (; to < r->n_cols && sum + w[to] <= r->width; to++)
 			sum += w[to];
-		b[n] = (struct cols){from, to, desc};
+		b[n] = (struct cols){from, to, desc, fold};
 		any |= desc;
 	}
 	if (!any && fixed[1] > r->width)
 		any = b[0].desc = true; /* too wide even alone: not twice */
 	else if (!any)
-		ret = print_block(r, f, (struct cols){0, 0, true}, true);
+		ret = print_block(r, f, (struct cols){0, 0, true, fold}, true);
 	for (size_t i = 0; i < n && ret == 0; i++)
 		ret = print_block(r, f, b[i], any && i == 0);
 	return ret;

@@ -23,7 +23,10 @@ print(max(len(l) for l in sys.stdin.buffer.read().decode("utf-8").split("\n")))'
 $OUT"
 }
 
-sets=("$R1" "$R2" "$R1 $R2")
+# every recorded set (a new one is covered by being there), two side by
+# side, and the imported results
+sets=("$R1 $R2")
+for d in "$G"/inputs/*/; do sets+=("${d%/}"); done
 for f in "$G"/import/*.csv "$G"/import/*.json; do sets+=("$f"); done
 for s in "${sets[@]}"; do
 	read -r -a args <<<"$s"
@@ -35,6 +38,29 @@ for s in "${sets[@]}"; do
 	done
 done
 pass_msg "${#sets[@]} sets: 120 columns by default, --width 80, COLUMNS=100, --width over COLUMNS"
+
+# The demo's labels (up to 80 characters) fold inside METRIC: a
+# continuation two further in, under the tree's line while a sibling
+# follows, every word of the label kept (one too wide parts at its "_")
+D=$G/inputs/demo
+widest C.UTF-8 120 "$D"
+assert_contains "$(grep -A1 '^├─4 readers + 1 writer: read rate (incl. readdir + ' <<<"$OUT")" \
+	$'\n│   open + first byte)  ' "a folded label"
+assert_contains "$OUT" '├─Random Read: device bytes read per byte  ' "a label that fits, whole"
+assert_contains "$(grep -A1 '^└─Random Write: member hdd2 bytes written per byte ' <<<"$OUT")" \
+	$'\n    (sdc, hdd)  ' "the last metric's continuation: no tree line under it"
+[ "$(grep -c '^METRIC .* UNIT  *BETTER  *write-mostly=' <<<"$OUT")" = 3 ] ||
+	fail "BETTER beside each variant in 120 columns: $(grep '^METRIC' <<<"$OUT")"
+widest C 80 --width 80 "$D"
+assert_contains "$OUT" $'|   (unavailable:' "a continuation under the ASCII tree's line"
+assert_contains "$(grep -A1 '^|   perf_event_ ' <<<"$OUT")" $'\n|   paranoid=3) ' "a word wider than METRIC, parted at _"
+# no word lost: each folded label's words in order, continuations joined
+labels=$(awk '/^METRIC/{t=1;next} /^$/{t=0} t' <<<"$OUT" | sed -E 's/^(\|-|`-|\|   |    |  )//; s/ {2,}.*//' | tr '\n' ' ')
+for l in "Random Read: instructions per op (unavailable: perf_event_ paranoid=3)" \
+	"4 readers + 1 writer: read rate (incl. readdir + open + first byte)"; do
+	assert_contains "$labels" "$l" "the label $l whole"
+done
+pass_msg "long METRIC labels fold in their column: demo in 120 and 80 columns, no word lost"
 
 # The two-set report was 665 columns wide: in 80, blocks of columns, and
 # every variant's column header in one of them, each value kept.
