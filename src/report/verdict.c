@@ -362,7 +362,7 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 {
 	static const enum sb_verdict dirs[] = {SB_VERDICT_BETTER, SB_VERDICT_WORSE,
 					       SB_VERDICT_DIFFERENT};
-	size_t n_ch = 0, n_eq = 0, n_un = 0, n_ut = 0, need = 0;
+	size_t n_ch = 0, n_eq = 0, n_un = 0, n_ut = 0, need = 0, near = SIZE_MAX;
 	const char *sep = ", ";
 	char ch[96];
 
@@ -376,6 +376,9 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 			continue;
 		n_un++;
 		need = row->cells[c].need > need ? row->cells[c].need : need;
+		if (row->cells[c].need &&
+		    (near == SIZE_MAX || row->cells[c].need < r->rows[near].cells[c].need))
+			near = v->unresolved[k];
 	}
 	for (size_t k = 0; k < v->n_untested; k++)
 		n_ut += r->rows[v->untested[k]].headline;
@@ -401,9 +404,21 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 	if (n_un) {
 		fprintf(f, "%s%zu not resolved", sep, n_un);
 		if (need > SB_CMP_N_MAX)
-			fprintf(f, " (more than %d repeats would resolve them)", SB_CMP_N_MAX);
+			fprintf(f, " (more than %d repeats would resolve them", SB_CMP_N_MAX);
 		else if (need)
-			fprintf(f, " (about %zu repeats would resolve them)", need);
+			fprintf(f, " (about %zu repeats would resolve them", need);
+		/* the one nearest to resolving, when it is not the only one */
+		if (need && n_un > 1 && near != SIZE_MAX &&
+		    r->rows[near].cells[c].need <= SB_CMP_N_MAX &&
+		    r->rows[near].cells[c].need < need) {
+			fputs("; the nearest, ", f);
+			row_name(f, &r->rows[near]);
+			fprintf(f, " %s, about %zu",
+				sb_report_change_str(&r->rows[near].cells[c], ch, sizeof(ch)),
+				r->rows[near].cells[c].need);
+		}
+		if (need)
+			fputs(")", f);
 		sep = ", ";
 	}
 	if (n_ut)
