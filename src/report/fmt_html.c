@@ -82,6 +82,7 @@ static const char css[] =
     "svg.forest,svg.members{max-width:100%;height:auto}svg .mphase{font-weight:600}"
     "svg .mpct{fill:#fff;font-size:10px}.first h3{font-size:.95em;margin:.7em 0 .2em}"
     "p.noise{color:#555;font-size:.85em;margin:.3em 0}.first ul.verdict{font-size:.9em}"
+    "p.short{font-weight:600;margin:.2em 0}"
     "details{margin-top:1em}summary{font-weight:600;cursor:pointer}";
 
 static void table(const struct sb_report *r, FILE *f)

@@ -115,6 +115,23 @@ static void untested_lines(const struct sb_report *r, size_t c, const struct sb_
 			SB_STATS_MIN_N);
 }
 
+/* The verdict's one line, first under the heading, as the text has it. */
+static void short_para(const struct sb_report *r, const struct sb_report_verdict *v, FILE *f)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&t, &len);
+	if (!m)
+		return;
+	sb_report_verdict_short(r, m, v, "±");
+	if (fclose(m) == 0 && t) {
+		fprintf(f, "<p class=\"short\">in short: ");
+		sb_html_esc(f, t);
+		fprintf(f, "</p>\n");
+	}
+	free(t);
+}
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f)
 {
 	struct sb_report_verdict v;
@@ -133,6 +150,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f)
 	fprintf(f, " <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n",
 		r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
+	short_para(r, &v, f);
 	for (size_t k = 0; k < v.n_changed; k++) {
 		if (r->rows[v.changed[k]].headline)
 			p[n++] = (struct sb_html_pick){v.changed[k], c};

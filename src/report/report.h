@@ -296,6 +296,13 @@ struct sb_report_verdict {
 	bool paired;		      /* every tested main row paired rounds */
 };
 int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v);
+/* The verdict in one line, no newline ("in short" in the text and HTML):
+ * where the stack has members, the role that served most of the reads
+ * against the baseline's share; then of the headline rows the largest
+ * change each way, how many are equal, not resolved (the repeats that
+ * would resolve them, and the row nearest to it) and untested. pm: "±". */
+void sb_report_verdict_short(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+			     const char *pm);
 /* What an unpaired verdict cannot see, said under its heading in every
  * format (a text line, an HTML note, the JSON verdict's "note"). */
 extern const char sb_report_unpaired_note[];

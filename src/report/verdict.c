@@ -357,9 +357,10 @@ static size_t first_of(const struct sb_report *r, const size_t *list, size_t n, 
 /* The comparison in one line, first: the member read share, then of the
  * headline rows the largest change each way and how many are equal, not
  * resolved (and the repeats that would resolve them) and untested. */
-static void short_line(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
-		       size_t c, const char *pm)
+void sb_report_verdict_short(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
+			     const char *pm)
 {
+	size_t c = v->col;
 	static const enum sb_verdict dirs[] = {SB_VERDICT_BETTER, SB_VERDICT_WORSE,
 					       SB_VERDICT_DIFFERENT};
 	size_t n_ch = 0, n_eq = 0, n_un = 0, n_ut = 0, need = 0, near = SIZE_MAX;
@@ -382,7 +383,6 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 	}
 	for (size_t k = 0; k < v->n_untested; k++)
 		n_ut += r->rows[v->untested[k]].headline;
-	fputs("    in short: ", f);
 	if (shares_short(r, c, f))
 		fputs("; ", f);
 	fprintf(f, "of %zu headline row%s: ", n_ch + n_eq + n_un + n_ut,
@@ -423,7 +423,6 @@ static void short_line(const struct sb_report *r, FILE *f, const struct sb_repor
 	}
 	if (n_ut)
 		fprintf(f, "%s%zu untested", sep, n_ut);
-	fputs("\n", f);
 }
 
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
@@ -436,7 +435,9 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
 		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
 		v.paired ? "rounds paired" : "sets not run together: Welch");
-	short_line(r, f, &v, c, pm);
+	fputs("    in short: ", f);
+	sb_report_verdict_short(r, f, &v, pm);
+	fputs("\n", f);
 	if (!v.paired)
 		fprintf(f, "    note: %s\n", sb_report_unpaired_note);
 	if ((left = list_lines(r, f, v.changed, v.n_changed, c, pm, false)))

@@ -51,6 +51,7 @@ document.querySelectorAll("body *").forEach(function (e) {
 });
 var g = {width: innerWidth, page: document.documentElement.scrollWidth, wide: wide,
 	verdict: all(".first h2"), lists: all("ul.verdict"), forest: all(".first svg.forest"),
+	short: all(".first p.short"),
 	members: all("svg.members"), untested: document.querySelectorAll("ul.verdict li.untested").length,
 	columns: document.querySelectorAll(".first h3").length};
 var pre = document.createElement("pre");
@@ -88,6 +89,8 @@ assert not g["wide"], ("wider than the page", g["wide"][:5])
 assert g["verdict"] and g["verdict"][0]["bottom"] <= 900, ("verdict heading", g["verdict"])
 assert g["columns"] >= 1 and len(g["lists"]) == g["columns"], g
 assert all(l["bottom"] <= 900 for l in g["lists"]), ("verdict lines below 900", g["lists"])
+assert len(g["short"]) == g["columns"] and all(l["bottom"] <= 900 for l in g["short"]), \
+    ("a short line per comparison within 900", g["short"])
 assert g["forest"] and all(f["bottom"] <= 900 for f in g["forest"]), \
     ("forest plots below 900", g["forest"])
 assert g["members"] and g["members"][0]["bottom"] <= 900, ("member bars", g["members"])
