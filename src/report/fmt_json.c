@@ -1,7 +1,9 @@
 /* JSON report: the comparison table with every statistic as a number, the
  * raw values per repeat and the averaged latency percentiles (documented in
  * doc/result-format.md, "Report JSON"). */
+#include "report/measure.h"
 #include "report/report.h"
+#include "util/macro.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -85,6 +87,33 @@ static json_object *verdict_rows(const struct sb_report *r, size_t c, const size
 	return a;
 }
 
+/* The verdict's one line ("in_short", as the text's) and the members'
+ * shares of the reads by role, of the column and of its baseline. */
+static void short_json(const struct sb_report *r, const struct sb_report_verdict *v, json_object *o)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&t, &len);
+	if (m) {
+		sb_report_verdict_short(r, m, v, "±");
+		if (fclose(m) == 0 && t)
+			json_object_object_add(o, "in_short", json_object_new_string(t));
+		free(t);
+	}
+	const size_t cols[2] = {v->col, r->cols[v->col].base};
+	const char *key[2] = {"read_shares", "baseline_read_shares"};
+	for (int i = 0; i < 2; i++) {
+		struct sb_measure_share sh[16];
+		size_t n = sb_measure_read_shares(r, cols[i], sh, ARRAY_SIZE(sh));
+		if (!n)
+			continue;
+		json_object *d = json_object_new_object();
+		for (size_t k = 0; k < n; k++)
+			json_object_object_add(d, sh[k].role, num(sh[k].share));
+		json_object_object_add(o, key[i], d);
+	}
+}
+
 /* The verdict block's content: per compared column, its main rows sorted. */
 static json_object *verdict_json(const struct sb_report *r)
 {
@@ -102,6 +131,7 @@ static json_object *verdict_json(const struct sb_report *r)
 			json_object_object_add(o, "note",
 					       json_object_new_string(sb_report_unpaired_note));
 		json_object_object_add(o, "equal_within_pct", num(r->resolve_pct));
+		short_json(r, &v, o);
 		json_object_object_add(o, "changed", verdict_rows(r, c, v.changed, v.n_changed));
 		json_object_object_add(o, "equal", verdict_rows(r, c, v.equal, v.n_equal));
 		json_object_object_add(o, "unresolved",

@@ -70,3 +70,13 @@ assert_contains "$OUT" "    in short: of 4 headline rows: 2 better (largest: com
 	"run1: the headline rows in short"
 assert_not_contains "$OUT" "reads from" "no members, no share"
 pass_msg "run1: headline counts, no share without members"
+
+# The JSON verdict: the same short line, and the shares by role as numbers.
+need_prog jq
+expect_exit 0 "$STACKBENCH" report --format json $G/demo
+assert_eq "$(jq -r '.verdict[0].in_short' <<<"$OUT")" "$(sed -n 1p <<<"$short" | sed 's/^    in short: //')" \
+	"JSON in_short as the text's"
+s0=$(share $G/demo "$V0" ssd) s1=$(share $G/demo "$V1" ssd)
+assert_eq "$(jq -r '.verdict[0].read_shares.ssd * 100 | round' <<<"$OUT")" "$s1" "JSON read share of the ssd"
+assert_eq "$(jq -r '.verdict[0].baseline_read_shares.ssd * 100 | round' <<<"$OUT")" "$s0" "JSON baseline's read share"
+pass_msg "JSON: in_short and the read shares by role"
