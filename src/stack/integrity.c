@@ -7,6 +7,7 @@
 #include "stack/scenario.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,13 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int sys_write(const char *path, const char *val)
 {
@@ -98,7 +92,7 @@ static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile s
 {
 	_cleanup_free_ char *name = sb_sys_name(md);
 	char p[200], buf[64];
-	double t0 = now_mono();
+	double t0 = sb_mono_s();
 	bool done = false, cut = false;
 	uint64_t end = 0, at = 0, total = 0;
 	int r;
@@ -126,7 +120,7 @@ static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile s
 		return r;
 	}
 	usleep(200000);
-	while (!(stop && *stop) && (!limit_ms || (now_mono() - t0) * 1000 < (double)limit_ms)) {
+	while (!(stop && *stop) && (!limit_ms || (sb_mono_s() - t0) * 1000 < (double)limit_ms)) {
 		if (sb_sys_read(p, buf, sizeof(buf)) >= 0 && strcmp(buf, "idle") == 0) {
 			done = true;
 			break;
@@ -152,7 +146,7 @@ static int md_check(const char *md, uint64_t limit_ms, uint64_t span, volatile s
 	if (sb_sys_read(p, buf, sizeof(buf)) < 0)
 		return -EIO;
 	json_object_object_add(o, "mismatch_cnt", json_object_new_int64(strtoll(buf, NULL, 10)));
-	json_object_object_add(o, "seconds", json_object_new_double(now_mono() - t0));
+	json_object_object_add(o, "seconds", json_object_new_double(sb_mono_s() - t0));
 	json_object_object_add(o, "finished", json_object_new_boolean(done));
 	json_object_object_add(o, "degraded", json_object_new_boolean(degraded));
 	if (cut) {
@@ -170,7 +164,7 @@ static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char 
 	const char *argv[] = {"btrfs", "scrub", "start", "-B", "-R", mnt, NULL};
 	_cleanup_free_ char *out = NULL;
 	struct sb_scrub_counts sc;
-	double t0 = now_mono();
+	double t0 = sb_mono_s();
 	int st = 0, r;
 
 	/* Exit 3: uncorrectable errors found; the counters say how many. */
@@ -186,7 +180,7 @@ static int btrfs_scrub(struct sb_exec *x, const char *mnt, json_object *o, char 
 	json_object_object_add(o, "corrected", json_object_new_int64((int64_t)sc.corrected));
 	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)sc.bytes));
 	json_object_object_add(o, "exit", json_object_new_int(st));
-	json_object_object_add(o, "seconds", json_object_new_double(now_mono() - t0));
+	json_object_object_add(o, "seconds", json_object_new_double(sb_mono_s() - t0));
 	return 0;
 }
 

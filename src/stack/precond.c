@@ -12,6 +12,7 @@
 #include "stack/precond.h"
 #include "util/macro.h"
 #include "probe/devstat.h"
+#include "util/clock.h"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -36,13 +37,6 @@ static const struct sb_field fields[] = {
 static bool is_steady(const struct sb_precond_args *a)
 {
 	return strcmp(a->mode, "steady") == 0;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static int describe(const void *args, char **what, char **undo)
@@ -129,7 +123,7 @@ static void steady_json(json_object *out, const double *series, size_t n, size_t
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, json_object_new_double(series[i]));
 	json_object_object_add(o, "reached", json_object_new_boolean(st.steady));
-	json_object_object_add(o, "seconds", json_object_new_double(now_s() - t0));
+	json_object_object_add(o, "seconds", json_object_new_double(sb_mono_s() - t0));
 	json_object_object_add(o, "limit_seconds", json_object_new_double(limit));
 	json_object_object_add(o, "written_bytes", json_object_new_uint64(written));
 	json_object_object_add(o, "capacity_passes",
@@ -159,7 +153,7 @@ static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint
 	void *mem = NULL;
 	size_t n = 0, cap = 0, rand_from = 0;
 	uint64_t seed = 0x9e3779b97f4a7c15ull ^ size, written = 0, sec_bytes = 0, off = 0;
-	double t0 = now_s(), sec_start = t0, limit = (double)a->limit_ms / 1000.0;
+	double t0 = sb_mono_s(), sec_start = t0, limit = (double)a->limit_ms / 1000.0;
 	struct sb_steady st = {0};
 	bool random = false, seq_in_round = false;
 	int r = 0;
@@ -199,7 +193,7 @@ static int write_steady(struct sb_exec *x, const struct sb_precond_args *a, uint
 		off += (uint64_t)w;
 		if (!random && off >= size)
 			random = true; /* one pass over every block: past capacity from here */
-		double t = now_s();
+		double t = sb_mono_s();
 		if (t - sec_start >= 1.0) {
 			if (n == cap) {
 				double *ns =
@@ -236,7 +230,7 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_precond_args *a = args;
 	uint64_t size = 0, dmax = discard_max(a->dev), before[SB_ST_N], after[SB_ST_N];
-	double t0 = now_s(), td;
+	double t0 = sb_mono_s(), td;
 	int r;
 
 	/* The verdict refuses real devices without discard before anything is
@@ -262,7 +256,7 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 				return r;
 		}
 	}
-	td = now_s() - t0;
+	td = sb_mono_s() - t0;
 	json_object_object_add(result, "mode", json_object_new_string(a->mode));
 	json_object_object_add(result, "dev", json_object_new_string(a->dev));
 	json_object_object_add(result, "size", json_object_new_uint64(size));
@@ -288,7 +282,7 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 		json_object_object_add(
 		    d, keep[i].name, json_object_new_uint64(after[keep[i].f] - before[keep[i].f]));
 	json_object_object_add(result, "devstat", d);
-	json_object_object_add(result, "seconds", json_object_new_double(now_s() - t0));
+	json_object_object_add(result, "seconds", json_object_new_double(sb_mono_s() - t0));
 	sb_exec_log(x, "%s: %s: %llu bytes discarded in %.1f s\n", a->dev, a->mode,
 		    (unsigned long long)(dmax ? size : 0), td);
 	return 0;

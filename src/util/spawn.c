@@ -1,6 +1,7 @@
 /* See spawn.h. */
 #include "util/spawn.h"
 #include "util/macro.h"
+#include "util/clock.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,13 +13,6 @@
 #include <time.h>
 
 extern char **environ;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int buf_append(char **buf, size_t *len, const char *data, size_t n)
 {
@@ -130,7 +124,7 @@ int sb_spawn_run(struct sb_child *c)
 	pid_t pid;
 	int r;
 	bool piped = c->capture || c->log_fd >= 0;
-	double start = now_s(), term_at = 0;
+	double start = sb_mono_s(), term_at = 0;
 	unsigned timeout_ms = c->timeout_ms ? c->timeout_ms : def_timeout_ms;
 	volatile sig_atomic_t *stop = c->stop ? c->stop : def_stop;
 
@@ -175,7 +169,7 @@ int sb_spawn_run(struct sb_child *c)
 			nanosleep(&ts, NULL);
 		}
 
-		double t = now_s();
+		double t = sb_mono_s();
 		bool want_stop = (timeout_ms && t - start > timeout_ms / 1000.0) || (stop && *stop);
 		if (want_stop && term_at == 0) {
 			if (stop && *stop)
@@ -188,7 +182,7 @@ int sb_spawn_run(struct sb_child *c)
 			kill(-pid, SIGKILL);
 		}
 	}
-	c->wall_s = now_s() - start;
+	c->wall_s = sb_mono_s() - start;
 	r = 0;
 
 out_close:

@@ -207,13 +207,13 @@ static int check_inputs(struct sb_wl_ctx *c, const char *source, const char *tar
 /* Removes the unpacked tree, synced before and after, timed into st. */
 static int remove_tree(struct sb_wl_ctx *c, struct stage *st, const char *tree)
 {
-	uint64_t r0 = sb_now_ns();
+	uint64_t r0 = sb_mono_ns();
 	sync();
 	int r = sb_wl_rmtree_at(c->work_fd, tree);
 	if (r < 0)
 		return sb_wl_fail(c, r, "cannot remove the kernel tree");
 	sync();
-	st->wall = (sb_now_ns() - r0) / 1e9;
+	st->wall = (sb_mono_ns() - r0) / 1e9;
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static int kbuild_run(struct sb_wl_ctx *c)
 	sb_wl_extra_str(c, "jobs", jobs + 2);
 
 	used0 = fs_used(c->work_fd);
-	t0 = sb_now_ns();
+	t0 = sb_mono_ns();
 	{
 		const char *argv[] = {"tar", "-xf", source, "--no-same-owner", NULL};
 		rc = run_stage(c, &st[0], c->work, argv);
@@ -291,7 +291,7 @@ report:
 	}
 	if (rc == 0)
 		sb_wl_add_metric(c->res, "total_wall", "s", SB_BETTER_LOWER,
-				 (sb_now_ns() - t0) / 1e9);
+				 (sb_mono_ns() - t0) / 1e9);
 	if (used_tree > used0)
 		sb_wl_extra_int(c, "tree_bytes", (int64_t)(used_tree - used0));
 	if (used_built > used_tree)

@@ -197,7 +197,7 @@ static int visit(struct meta_run *m, struct meta_pass *mp, int kind, int dfd, co
 		rc = kind == 1			  ? stat_one(m, dfd, name, i)
 		     : unlinkat(dfd, name, 0) < 0 ? -errno
 						  : 0;
-	uint64_t t1 = sb_now_ns();
+	uint64_t t1 = sb_mono_ns();
 	if (rc < 0)
 		return sb_wl_fail(m->c, rc, "%s: %s", name, op);
 	sb_hist_add(mp->h, t1 - t0);
@@ -220,7 +220,7 @@ static int pass_ordered(struct meta_run *m, struct meta_pass *mp, int kind, bool
 		file_name(name, sizeof(name), rnd, i, m->seed);
 		if (kind == 0 && m->maxsz)
 			sb_data_fill(&m->c->data, m->buf, 0, file_size(m, i), i);
-		rc = visit(m, mp, kind, d, name, i, sb_now_ns(), op);
+		rc = visit(m, mp, kind, d, name, i, sb_mono_ns(), op);
 	}
 	return rc;
 }
@@ -250,7 +250,7 @@ static int pass_readdir(struct meta_run *m, struct meta_pass *mp, int kind, cons
 		if (!dir)
 			return sb_wl_fail(m->c, -errno, "readdir");
 		while (rc == 0 && !mp->over) {
-			uint64_t t0 = sb_now_ns();
+			uint64_t t0 = sb_mono_ns();
 			if (!(de = readdir(dir)))
 				break;
 			if (de->d_name[0] == '.')
@@ -293,7 +293,7 @@ static int meta_test(struct meta_run *m, int kind, bool rnd, const uint32_t *ord
 					: pass_readdir(m, &mp, kind, op);
 		if (passes++ == 0)
 			first = mp.done;
-	} while (rc == 0 && kind == 1 && !mp.over && first > 0 && sb_now_ns() - mp.p.t0 < min_ns);
+	} while (rc == 0 && kind == 1 && !mp.over && first > 0 && sb_mono_ns() - mp.p.t0 < min_ns);
 	mp.p.done = mp.done;
 	sb_phase_end(&mp.p);
 	add_test(m, metric, op, &mp.p, mp.done, mp.h);

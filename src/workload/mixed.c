@@ -138,18 +138,18 @@ static uint64_t tree_gen_seed(const struct mixed *m, unsigned tree)
 /* Reads one file: open, first byte, the rest; checks the content. */
 static int read_file(struct worker *w, int dfd, const char *name, uint64_t size, uint64_t gen)
 {
-	uint64_t t0 = sb_now_ns(), t1, off = 0;
+	uint64_t t0 = sb_mono_ns(), t1, off = 0;
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n;
 
-	t1 = sb_now_ns();
+	t1 = sb_mono_ns();
 	if (fd < 0)
 		return -errno;
 	rec(w, OP_OPEN, t0, t1);
 	if (size) {
 		t0 = t1;
 		n = read(fd, w->buf, 1);
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		if (n != 1) {
 			close(fd);
 			return n < 0 ? -errno : -EIO;
@@ -176,7 +176,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
 					    (size_t)n & ~(size_t)(SB_SECTOR - 1), gen);
 				off += (uint64_t)n;
 			}
-			t1 = sb_now_ns();
+			t1 = sb_mono_ns();
 			if (n < 0) {
 				close(fd);
 				return -errno;
@@ -195,7 +195,7 @@ static int read_file(struct worker *w, int dfd, const char *name, uint64_t size,
  * entry, read files, descend into directories. Returns 1 when time is up. */
 static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 {
-	uint64_t t0 = sb_now_ns(), t1;
+	uint64_t t0 = sb_mono_ns(), t1;
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
@@ -229,7 +229,7 @@ static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 		used += l;
 	}
 	closedir(d);
-	t1 = sb_now_ns();
+	t1 = sb_mono_ns();
 	rec(w, OP_READDIR, t0, t1);
 	if (over(w, t1))
 		return 1;
@@ -242,12 +242,12 @@ static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 	for (size_t p = 0; p < used && rc == 0; p += strlen(names + p) + 1) {
 		const char *name = names + p;
 		struct stat st;
-		t0 = sb_now_ns();
+		t0 = sb_mono_ns();
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = -errno;
 			break;
 		}
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		rec(w, OP_LSTAT, t0, t1);
 		if (S_ISDIR(st.st_mode)) {
 			int sub =
@@ -262,7 +262,7 @@ static int walk(struct worker *w, int dfd, uint64_t gen, unsigned depth)
 			uint32_t idx = sb_tree_file_index(name);
 			rc = read_file(w, dfd, name, (uint64_t)st.st_size, gen ^ idx);
 		}
-		if (rc == 0 && over(w, sb_now_ns()))
+		if (rc == 0 && over(w, sb_mono_ns()))
 			rc = 1;
 	}
 	free(names);
@@ -282,7 +282,7 @@ static void *reader_main(void *arg)
 		w->err = -errno;
 		return NULL;
 	}
-	while (rc == 0 && !over(w, sb_now_ns())) {
+	while (rc == 0 && !over(w, sb_mono_ns())) {
 		rc = walk(w, fd, tree_gen_seed(m, w->id), 0);
 		w->rounds += rc == 0;
 	}
@@ -300,7 +300,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 {
 	struct worker *w = ud;
 	int pfd = w->dir_fd[e->depth - 1], fd;
-	uint64_t t0 = sb_now_ns(), t1;
+	uint64_t t0 = sb_mono_ns(), t1;
 
 	if (over(w, t0))
 		return 1;
@@ -308,12 +308,12 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 		sb_data_fill(&w->m->c->data, w->buf, 0, e->size < IOBUF ? (size_t)e->size : IOBUF,
 			     0x5A5A0000ull ^ ((uint64_t)w->id << 40) ^ w->files ^
 				 (w->rounds << 20));
-		t0 = sb_now_ns();
+		t0 = sb_mono_ns();
 	}
 	if (e->dir) {
 		if (mkdirat(pfd, e->name, 0755) < 0)
 			return -errno;
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		rec(w, OP_MKDIR, t0, t1);
 		fd = openat(pfd, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -324,7 +324,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 		return 0;
 	}
 	fd = openat(pfd, e->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	t1 = sb_now_ns();
+	t1 = sb_mono_ns();
 	if (fd < 0)
 		return -errno;
 	rec(w, OP_CREATE, t0, t1);
@@ -333,7 +333,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 		t0 = t1;
 		if (write(fd, w->buf, 1) != 1)
 			goto werr;
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		rec(w, OP_WFIRST, t0, t1);
 		w->data_ns += t1 - t0;
 		off = 1;
@@ -345,7 +345,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 					goto werr;
 				off += n;
 			}
-			t1 = sb_now_ns();
+			t1 = sb_mono_ns();
 			rec(w, OP_WREST, t0, t1);
 			w->data_ns += t1 - t0;
 		}
@@ -354,7 +354,7 @@ static int write_entry(void *ud, const struct sb_tree_entry *e)
 	t0 = t1;
 	if (close(fd) < 0)
 		return -errno;
-	t1 = sb_now_ns();
+	t1 = sb_mono_ns();
 	rec(w, OP_CLOSE, t0, t1);
 	w->files++;
 	return 0;
@@ -376,7 +376,7 @@ static void *writer_main(void *arg)
 	 * (before the file's clock runs; data.h), and a file larger than the
 	 * buffer repeats it. */
 
-	while (rc == 0 && !over(w, sb_now_ns())) {
+	while (rc == 0 && !over(w, sb_mono_ns())) {
 		struct sb_tree_params tp = {.seed =
 						tree_gen_seed(m, 500 + w->id) + w->rounds * 7919,
 					    .files = m->files_per_tree,
@@ -454,7 +454,7 @@ static int build_entry(void *ud, const struct sb_tree_entry *e)
 	if (close(fd) < 0)
 		return -errno;
 	b->done++;
-	return sb_phase_over(b->p, sb_now_ns(), b->done) ? -ETIMEDOUT : 0;
+	return sb_phase_over(b->p, sb_mono_ns(), b->done) ? -ETIMEDOUT : 0;
 }
 
 static int sum_entry(void *ud, const struct sb_tree_entry *e)
@@ -532,13 +532,13 @@ static double measure_overhead_ns(void)
 		return 0;
 	sb_hist_init(h);
 	for (int b = 0; b < batches; b++) {
-		uint64_t s = sb_now_ns();
+		uint64_t s = sb_mono_ns();
 		for (int i = 0; i < n; i++) {
-			t0 = sb_now_ns();
-			t1 = sb_now_ns();
+			t0 = sb_mono_ns();
+			t1 = sb_mono_ns();
 			sb_hist_add(h, t1 - t0);
 		}
-		double per = (double)(sb_now_ns() - s) / n;
+		double per = (double)(sb_mono_ns() - s) / n;
 		if (b == 0 || per < best)
 			best = per;
 	}

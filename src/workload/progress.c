@@ -1,6 +1,7 @@
 /* Where a run is and how long it has left (progress.h). */
 #include "workload/progress.h"
 #include "util/log.h"
+#include "util/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,13 +18,6 @@ static struct {
 	double t0;
 	char where[96];
 } g;
-
-static double mono_secs(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 double sb_progress_eta(const double *secs, const unsigned *runs, const unsigned *runs_left,
 		       size_t n_var)
@@ -105,7 +99,7 @@ void sb_progress_variant_begin(size_t index, unsigned rep, const char *name)
 	g.cur = index;
 	g.rep = rep;
 	g.running = true;
-	g.t0 = mono_secs();
+	g.t0 = sb_mono_s();
 	sb_info("%s: %s%s", g.where, name, eta);
 }
 
@@ -121,7 +115,7 @@ void sb_progress_variant_end(void)
 {
 	if (!g.active || !g.running)
 		return;
-	g.secs[g.cur] += mono_secs() - g.t0;
+	g.secs[g.cur] += sb_mono_s() - g.t0;
 	g.runs[g.cur]++;
 	g.running = false;
 }

@@ -98,7 +98,7 @@ static void *rand_main(void *arg)
 		t->err = -ENOMEM;
 		return NULL;
 	}
-	t0 = sb_now_ns();
+	t0 = sb_mono_ns();
 	/* Open loop: record k is due at start + k slots (plus the idle time of
 	 * the bursts before it); its latency counts from then, so a device that
 	 * stalls shows as late records, not as a queue that hides it. */
@@ -109,7 +109,7 @@ static void *rand_main(void *arg)
 	for (i = 0; i < t->n; i++) {
 		uint64_t b = pick(&t->rng, nb), off = b * bs;
 		if (j->interval_ns) {
-			uint64_t now = sb_now_ns();
+			uint64_t now = sb_mono_ns();
 			if (now < due) {
 				struct timespec ts = {(time_t)(due / 1000000000u),
 						      (long)(due % 1000000000u)};
@@ -135,7 +135,7 @@ static void *rand_main(void *arg)
 		} else {
 			r = pread(j->fd, buf, bs, (off_t)off);
 		}
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		if (__builtin_expect(r != (ssize_t)bs, 0)) {
 			t->err = r < 0 ? -errno : -EIO;
 			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
@@ -434,7 +434,7 @@ static int layout(struct sb_wl_ctx *c, const char *path, uint64_t *size, uint64_
 			break;
 		}
 		off += n;
-		if (sb_phase_over(&p, sb_now_ns(), off))
+		if (sb_phase_over(&p, sb_mono_ns(), off))
 			break;
 	}
 	if (rc == 0 && fsync(fd) < 0)

@@ -75,7 +75,7 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 	const struct rand_job *j = t->j;
 	const uint64_t bs = j->bs, nb = j->nblocks;
 	const uint64_t late_after = j->interval_ns > 1000000 ? j->interval_ns : 1000000;
-	uint64_t queued = 0, i = 0, due = sb_now_ns();
+	uint64_t queued = 0, i = 0, due = sb_mono_ns();
 	unsigned nfree = qd;
 	bool stopping = false;
 	int r;
@@ -83,7 +83,7 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 	for (unsigned k = 0; k < qd; k++)
 		freel[k] = qd - 1 - k;
 	for (;;) {
-		uint64_t now = sb_now_ns();
+		uint64_t now = sb_mono_ns();
 		while (!stopping && nfree && queued < t->n && due <= now) {
 			struct sb_io *io = &ios[freel[--nfree]];
 			uint64_t b = pick_free(t, nb);
@@ -119,7 +119,7 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 			n = sb_engine_reap_wait(e, due > now ? due - now : 0, done, qd);
 		else
 			n = sb_engine_reap(e, 1, done, qd);
-		now = sb_now_ns();
+		now = sb_mono_ns();
 		if (n < 0) {
 			t->err = n;
 			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
@@ -160,7 +160,7 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
 		if (j->write)
 			sb_data_fill(j->data, bufs[k], off, bs, 2);
-		ios[k].t_start = sb_now_ns();
+		ios[k].t_start = sb_mono_ns();
 		if ((r = sb_engine_queue(e, &ios[k])) < 0) {
 			t->err = r;
 			return 0;
@@ -172,7 +172,7 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 	}
 	while (e->inflight) {
 		int n = sb_engine_reap(e, 1, done, qd);
-		uint64_t now = sb_now_ns();
+		uint64_t now = sb_mono_ns();
 		if (n < 0) {
 			t->err = n;
 			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
@@ -190,7 +190,7 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 			io->off = off;
 			if (j->write)
 				sb_data_fill(j->data, io->buf, off, bs, 2);
-			io->t_start = sb_now_ns();
+			io->t_start = sb_mono_ns();
 			if ((r = sb_engine_queue(e, io)) < 0) {
 				t->err = r;
 				stopping = true;

@@ -110,7 +110,7 @@ static bool pass_again(struct seq_run *s, const struct sb_phase *p, struct passe
 	if (rc || p->expired || p->stopped || *s->c->env->stop || ps->min_ns == 0 ||
 	    pass_bytes < s->size)
 		return false;
-	return sb_now_ns() - p->t0 - ps->paused_ns < ps->min_ns;
+	return sb_mono_ns() - p->t0 - ps->paused_ns < ps->min_ns;
 }
 
 /* Puts the file and the cache back where the first pass found them. */
@@ -127,12 +127,12 @@ static int pass_reset(struct seq_run *s, struct passes *ps, int fd, enum blk_tes
 		ps->cached = true;
 		return 0;
 	}
-	uint64_t t0 = sb_now_ns();
+	uint64_t t0 = sb_mono_ns();
 	bool cold = c->cold; /* the quiesce record of the next phase's own drop */
 	if (sb_wl_drop_caches(c) < 0)
 		ps->cached = true;
 	c->cold = cold;
-	ps->paused_ns += sb_now_ns() - t0;
+	ps->paused_ns += sb_mono_ns() - t0;
 	return 0;
 }
 
@@ -180,7 +180,7 @@ static int putc_write(struct seq_run *s)
 			break;
 		}
 		done += s->chunk;
-		if (sb_phase_over(&p, sb_now_ns(), done))
+		if (sb_phase_over(&p, sb_mono_ns(), done))
 			break;
 	}
 	if (fflush(f) != 0 || (seq_o(c->spec)->fsync && fsync(fileno(f)) < 0))
@@ -222,7 +222,7 @@ static int write_pass(struct seq_run *s, struct sb_phase *p, const struct passes
 		      struct sb_hist *h, uint64_t *nb)
 {
 	struct sb_wl_ctx *c = s->c;
-	uint64_t b, t0 = sb_now_ns(), t1;
+	uint64_t b, t0 = sb_mono_ns(), t1;
 	int rc = 0;
 
 	for (b = 0; b < s->nblocks; b++) {
@@ -231,7 +231,7 @@ static int write_pass(struct seq_run *s, struct sb_phase *p, const struct passes
 		 * must not see the same block twice. */
 		sb_data_fill(&c->data, s->buf, b * s->chunk, s->chunk, 1);
 		ssize_t n = write(fd, s->buf, s->chunk);
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		if (n != (ssize_t)s->chunk) {
 			rc = sb_wl_fail(c, n < 0 ? -errno : -ENOSPC, "%s: write", s->path);
 			break;
@@ -258,7 +258,7 @@ static int rewrite_pass(struct seq_run *s, struct sb_phase *p, const struct pass
 	int rc = 0;
 
 	for (b = 0; b < s->nblocks; b++) {
-		t0 = sb_now_ns();
+		t0 = sb_mono_ns();
 		ssize_t n = read(fd, s->buf, s->chunk);
 		if (n != (ssize_t)s->chunk) {
 			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
@@ -273,7 +273,7 @@ static int rewrite_pass(struct seq_run *s, struct sb_phase *p, const struct pass
 			rc = sb_wl_fail(c, -errno, "%s: rewrite", s->path);
 			break;
 		}
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		sb_hist_add(h, t1 - t0);
 		if (sb_phase_over(p, t1, ps->base + (b + 1) * s->chunk)) {
 			b++;
@@ -309,7 +309,7 @@ static int getc_read(struct seq_run *s)
 			bad += ch != exp[i];
 		}
 		done += s->chunk;
-		if (sb_phase_over(&p, sb_now_ns(), done))
+		if (sb_phase_over(&p, sb_mono_ns(), done))
 			break;
 	}
 	fclose(f);
@@ -327,12 +327,12 @@ static int read_pass(struct seq_run *s, struct sb_phase *p, const struct passes 
 		     struct sb_hist *h, uint64_t *nb)
 {
 	struct sb_wl_ctx *c = s->c;
-	uint64_t b, t0 = sb_now_ns(), t1;
+	uint64_t b, t0 = sb_mono_ns(), t1;
 	int rc = 0;
 
 	for (b = 0; b < s->nblocks; b++) {
 		ssize_t n = read(fd, s->buf, s->chunk);
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		if (n != (ssize_t)s->chunk) {
 			rc = sb_wl_fail(c, n < 0 ? -errno : -EIO, "%s: read", s->path);
 			break;
@@ -340,7 +340,7 @@ static int read_pass(struct seq_run *s, struct sb_phase *p, const struct passes 
 		sb_hist_add(h, t1 - t0);
 		s->bad += sb_data_check(&c->data, s->buf, b * s->chunk, s->chunk, 2);
 		s->verified += s->chunk;
-		t0 = sb_now_ns();
+		t0 = sb_mono_ns();
 		if (sb_phase_over(p, t0, ps->base + (b + 1) * s->chunk)) {
 			b++;
 			break;
@@ -408,7 +408,7 @@ static int blk_issue(struct sb_engine *e, struct seq_run *s, struct sb_io *io, u
 	io->op = t == BLK_WRITE ? SB_IO_WRITE : SB_IO_READ;
 	if (t == BLK_WRITE) /* fresh data per block, as the psync test */
 		sb_data_fill(&s->c->data, io->buf, io->off, s->chunk, 1);
-	io->t_start = sb_now_ns();
+	io->t_start = sb_mono_ns();
 	return sb_engine_queue(e, io);
 }
 
@@ -533,7 +533,7 @@ static int uring_pass(struct uring_test *u, const struct passes *ps)
 		u->stopping = true;
 	while (u->e.inflight) {
 		int n = sb_engine_reap(&u->e, 1, u->done, u->qd);
-		uint64_t now = sb_now_ns();
+		uint64_t now = sb_mono_ns();
 		if (n < 0) {
 			/* The ring goes with what is in it (cleanup waits for nothing). */
 			return rc ? rc : sb_wl_fail(s->c, n, "%s: io_uring reap", s->path);

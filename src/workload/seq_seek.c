@@ -31,7 +31,7 @@ static void *seeker_main(void *arg)
 	for (; k->done < k->n; k->done++) {
 		uint64_t b = sb_rng_next(&k->rng) % s->nblocks, off = b * s->chunk;
 		bool wr = sb_rng_next(&k->rng) % 10 == 0;
-		uint64_t t0 = sb_now_ns(), t1;
+		uint64_t t0 = sb_mono_ns(), t1;
 		if (lseek(fd, (off_t)off, SEEK_SET) < 0 ||
 		    read(fd, buf, s->chunk) != (ssize_t)s->chunk) {
 			k->rc = -EIO;
@@ -50,7 +50,7 @@ static void *seeker_main(void *arg)
 			}
 			k->written++;
 		}
-		t1 = sb_now_ns();
+		t1 = sb_mono_ns();
 		sb_hist_add(&k->h, t1 - t0);
 		__atomic_store_n(&k->live, k->done + 1, __ATOMIC_RELAXED);
 		if (t1 >= k->p->deadline || *stop) {

@@ -20,6 +20,7 @@
 
 #include "engine/engine.h"
 #include "util/specopt.h"
+#include "util/clock.h"
 
 #define SB_WL_MAX_OPTS 32
 
@@ -281,13 +282,6 @@ struct sb_phase {
 	struct sb_lcnt_snap *lc0; /* the layers' counters at the start, when some layer has any */
 	struct sb_cost cost;	  /* filled by sb_phase_end */
 };
-
-static inline uint64_t sb_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total);
 bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done);

@@ -161,10 +161,10 @@ static double cpu_pressure(void)
 static double host_probe_ms(void)
 {
 	volatile uint64_t x = 0;
-	uint64_t t0 = sb_now_ns();
+	uint64_t t0 = sb_mono_ns();
 	for (uint64_t i = 0; i < HOST_PROBE_ITERS; i++)
 		x += i;
-	return (double)(sb_now_ns() - t0) / 1e6;
+	return (double)(sb_mono_ns() - t0) / 1e6;
 }
 
 /* Quiescence before a phase: writeback of what came before (Dirty +
@@ -177,7 +177,7 @@ static double host_probe_ms(void)
 
 static void quiesce(struct sb_wl_ctx *c, const char *name)
 {
-	uint64_t t0 = sb_now_ns(), limit = (c->env->quick ? 2ull : 30ull) * 1000000000ull;
+	uint64_t t0 = sb_mono_ns(), limit = (c->env->quick ? 2ull : 30ull) * 1000000000ull;
 	char why[160] = "";
 	long long dk;
 	bool busy, synced;
@@ -193,13 +193,13 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 			snprintf(why, sizeof(why), "%lld KiB dirty or under writeback", dk);
 		else if (c->devs)
 			busy = sb_devstack_busy(c->devs, why, sizeof(why));
-		if (!busy || sb_now_ns() - t0 >= limit || *c->env->stop)
+		if (!busy || sb_mono_ns() - t0 >= limit || *c->env->stop)
 			break;
 		struct timespec ts = {0, (long)QUIET_POLL_NS};
 		nanosleep(&ts, NULL);
 	}
 	json_object *q = json_object_new_object();
-	int64_t waited_ms = (int64_t)((sb_now_ns() - t0) / 1000000);
+	int64_t waited_ms = (int64_t)((sb_mono_ns() - t0) / 1000000);
 	json_object_object_add(q, "wait_ms", json_object_new_int64(waited_ms));
 	json_object_object_add(q, "dirty_kb", json_object_new_int64(dk));
 	json_object_object_add(q, "busy", json_object_new_boolean(busy));
@@ -234,7 +234,7 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	sb_phase_cost_begin(p);
 	p->series = series_new(c->timeout_ns);
 	getrusage(RUSAGE_SELF, &p->ru0);
-	p->t0 = sb_now_ns();
+	p->t0 = sb_mono_ns();
 	if (p->series)
 		p->series->last_t = p->t0;
 	p->deadline = p->t0 + c->timeout_ns;
@@ -297,7 +297,7 @@ bool sb_phase_check_slow(struct sb_phase *p, uint64_t now, uint64_t done)
 void sb_phase_sample_threads(struct sb_phase *p)
 {
 	while (__atomic_load_n(&p->running, __ATOMIC_ACQUIRE) > 0 && !*p->c->env->stop) {
-		uint64_t now = sb_now_ns(), wait = 100000000ull;
+		uint64_t now = sb_mono_ns(), wait = 100000000ull;
 		if (now >= p->next_sample) {
 			uint64_t done = p->progress ? p->progress(p->progress_arg) : 0;
 			sample(p, now, done);
@@ -399,7 +399,7 @@ static void phase_series(struct sb_phase *p, uint64_t now)
 void sb_phase_end(struct sb_phase *p)
 {
 	struct rusage ru;
-	uint64_t now = sb_now_ns();
+	uint64_t now = sb_mono_ns();
 
 	getrusage(RUSAGE_SELF, &ru);
 	p->secs = (now - p->t0) / 1e9;
