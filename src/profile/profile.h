@@ -14,8 +14,7 @@ enum sb_sec {
 	SB_SEC_DEVICES,
 	SB_SEC_WORKLOADS,
 	SB_SEC_MATRIX,
-	SB_SEC_SCENARIO, /* the scenario layer's (stack/scenario*.c) */
-	SB_SEC_CORE_N,	 /* the registered tables' sections follow (sb_sec_n) */
+	SB_SEC_CORE_N, /* the registered tables' sections follow (sb_sec_n) */
 };
 #define SB_SEC_MAX 24
 
@@ -47,14 +46,6 @@ enum sb_key_id {
 	K_DEV_ANY,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
-	/* scenario (stack/scenario_check.c, stack/scenario.c) */
-	K_SCEN_DEGRADE,
-	K_SCEN_REBUILD,
-	K_SCEN_REBUILD_WITH,
-	K_SCEN_REBUILD_LIMIT,
-	K_SCEN_INTEGRITY,
-	K_SCEN_INTEGRITY_QUICK,
-	K_SCEN_FILL,
 	SB_KEY_CORE_N, /* the registered tables' keys follow (sb_key_n) */
 };
 #define SB_KEY_MAX 128
@@ -87,6 +78,7 @@ enum {
 	}
 
 /* Every key, core ones first (indexed by enum sb_key_id), then those of
+ * the tables placed as core (sb_keytab.placed_as_core), then the others of
  * sb_keytabs[] in registry order; sb_key_n of them. */
 extern struct sb_key sb_keys[SB_KEY_MAX];
 extern size_t sb_key_n;
@@ -242,6 +234,13 @@ struct sb_keytab {
 	 * filled); 0 or sb_verr()'s -EINVAL. May update st for the layers
 	 * above. */
 	int (*validate)(struct sb_vctx *v, const void *cfg, struct sb_vstate *st);
+	/* Its keys and section stand where the core table had them, whatever
+	 * its place in the registry (which stays the order of the rules):
+	 * the keys right after the core ones, the section after the core
+	 * ones but [matrix]. The scenario's, whose keys were core ones:
+	 * result.json's profile config and the list of sections keep their
+	 * order. */
+	bool placed_as_core;
 };
 
 /* The layers' tables in stack order, each registered by the layer

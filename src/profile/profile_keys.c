@@ -1,7 +1,7 @@
 /* The table of profile keys: the core rows here, then the rows the layers
- * register (sb_keytabs[]) appended at start. Parsing, validation, overrides,
- * the matrix, suggestions and doc/profile-format.md (checked by
- * test_profile) follow it. */
+ * register (sb_keytabs[]) at start, those placed as core first. Parsing,
+ * validation, overrides, the matrix, suggestions and doc/profile-format.md
+ * (checked by test_profile) follow it. */
 #include "profile/profile.h"
 #include "util/parse.h"
 #include "util/size.h"
@@ -14,7 +14,6 @@ const char *sb_sec_names[SB_SEC_MAX] = {
     [SB_SEC_DEVICES] = "devices",
     [SB_SEC_WORKLOADS] = "workloads",
     [SB_SEC_MATRIX] = "matrix",
-    [SB_SEC_SCENARIO] = "scenario",
 };
 
 const char *const sb_role_names[SB_ROLE_N] = {"ssd", "hdd", "nvme", "any"};
@@ -34,38 +33,6 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 		  "for more"},
     [K_WL_TIME_LIMIT] = {SB_SEC_WORKLOADS, "time-limit", SB_KT_DURATION, NULL, 0, 0, NULL, 0,
 			 "stop each workload after this long ('10m'); teardown still runs"},
-
-    /* scenario: degraded and rebuilding arrays, integrity after the run */
-    [K_SCEN_DEGRADE] = {SB_SEC_SCENARIO, "degrade", SB_KT_STRING, NULL, 0, 0, "none", 0,
-			"before the workloads, take this member out of the md array (fail, "
-			"remove) or mount btrfs RAID degraded without it: 'none', a role "
-			"(its first unit in the array: hdd is hdd1), a slot (hdd2) or a "
-			"partition (ssd.p2)"},
-    [K_SCEN_REBUILD] = {SB_SEC_SCENARIO, "rebuild", SB_KT_STRING, NULL, 0, 0, "none", 0,
-			"degrade this member, then add it back right before the workloads, "
-			"which run during the resync; result.json records the rebuild's time "
-			"and rate"},
-    [K_SCEN_REBUILD_WITH] = {SB_SEC_SCENARIO, "rebuild-with", SB_KT_CHOICE,
-			     "auto|re-add|add|replace", 0, 0, "auto", 0,
-			     "md: 're-add' (with a bitmap: resyncs only what changed while "
-			     "degraded) or 'add' (superblock zeroed: full recovery); btrfs: "
-			     "'replace'; auto: re-add with a bitmap, else add; replace on btrfs"},
-    [K_SCEN_REBUILD_LIMIT] = {SB_SEC_SCENARIO, "rebuild-limit", SB_KT_DURATION, NULL, 0, 0, "10m",
-			      0,
-			      "after the workloads, wait this long at most for the rebuild to end "
-			      "(result.json says whether it did)"},
-    [K_SCEN_INTEGRITY] = {SB_SEC_SCENARIO, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0, "auto",
-			  0,
-			  "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on for "
-			  "md arrays with redundancy and btrfs RAID; 'no' turns it off"},
-    [K_SCEN_INTEGRITY_QUICK] =
-	{SB_SEC_SCENARIO, "integrity-quick", SB_KT_SIZE, NULL, 0, 0, "128M", 0,
-	 "under --quick, md's check covers the first this much of the array "
-	 "(md's sync_max; the result says how much it checked); 0: all of it"},
-    [K_SCEN_FILL] = {SB_SEC_SCENARIO, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,
-		     "write this much pattern data (or this share of the free space) before "
-		     "the member goes (btrfs) or comes back (md), so that the rebuild has data "
-		     "to copy; read back and checked after the run"},
 };
 
 size_t sb_key_n = SB_KEY_CORE_N, sb_sec_n = SB_SEC_CORE_N, sb_keytab_n;
@@ -73,11 +40,15 @@ const struct sb_keytab *sb_keytabs[SB_SEC_MAX];
 static int keytab_base[SB_SEC_MAX];
 
 /* The registered tables' sections and keys after the core ones, in
- * registry order. Before main: every lookup needs them, and a table too
- * large for the arrays is a build mistake, not a user's. */
+ * registry order, but the keys of a table placed as core go in right after
+ * the core keys (and those of the tables placed so before it): the keys
+ * registered earlier move up, their tables' bases with them. Before main:
+ * every lookup needs them, and a table too large for the arrays is a build
+ * mistake, not a user's. */
 void sb_keytab_register(const struct sb_keytab *kt)
 {
-	size_t t = sb_keytab_n;
+	static size_t placed_n; /* keys of the tables placed as core */
+	size_t t = sb_keytab_n, at = sb_key_n;
 	if (t == SB_SEC_MAX - SB_SEC_CORE_N || sb_sec_n == SB_SEC_MAX ||
 	    sb_key_n + kt->n > SB_KEY_MAX)
 		abort();
@@ -88,11 +59,20 @@ void sb_keytab_register(const struct sb_keytab *kt)
 		sec = (int)sb_sec_n++;
 		sb_sec_names[sec] = kt->section;
 	}
-	keytab_base[t] = (int)sb_key_n;
-	for (size_t i = 0; i < kt->n; i++) {
-		sb_keys[sb_key_n] = kt->keys[i];
-		sb_keys[sb_key_n++].sec = sec;
+	if (kt->placed_as_core) {
+		at = SB_KEY_CORE_N + placed_n;
+		placed_n += kt->n;
+		memmove(&sb_keys[at + kt->n], &sb_keys[at], (sb_key_n - at) * sizeof(sb_keys[0]));
+		for (size_t i = 0; i < t; i++)
+			if (keytab_base[i] >= (int)at)
+				keytab_base[i] += (int)kt->n;
 	}
+	keytab_base[t] = (int)at;
+	for (size_t i = 0; i < kt->n; i++) {
+		sb_keys[at + i] = kt->keys[i];
+		sb_keys[at + i].sec = sec;
+	}
+	sb_key_n += kt->n;
 }
 
 int sb_keytab_base(const struct sb_keytab *t)

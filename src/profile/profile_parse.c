@@ -64,6 +64,16 @@ static char *unknown_key_msg(enum sb_sec sec, const char *key)
 	return sb_asprintf("unknown key '%s' in [%s]", key, sb_sec_names[sec]);
 }
 
+/* Is section sec a table's placed as core (struct sb_keytab)? */
+static bool sec_placed_as_core(size_t sec)
+{
+	for (size_t t = 0; t < sb_keytab_n; t++)
+		if (sb_keytabs[t]->placed_as_core &&
+		    strcmp(sb_keytabs[t]->section, sb_sec_names[sec]) == 0)
+			return true;
+	return false;
+}
+
 static char *unknown_sec_msg(const char *name)
 {
 	const char *s = sb_suggest(name, (const char *const *)sb_sec_names, sb_sec_n);
@@ -74,15 +84,19 @@ static char *unknown_sec_msg(const char *name)
 	if (s)
 		return sb_asprintf("unknown section '[%s]' (did you mean '[%s]'?)", name, s);
 	/* The sections in stack order: [devices], the layers' in registry
-	 * order, the other core ones, [matrix] last. */
+	 * order, the other core ones, those placed as core, [matrix] last. */
 	f = open_memstream(&list, &len);
 	if (!f)
 		return NULL;
 	fprintf(f, "[%s], ", sb_sec_names[SB_SEC_DEVICES]);
 	for (size_t i = SB_SEC_CORE_N; i < sb_sec_n; i++)
-		fprintf(f, "[%s], ", sb_sec_names[i]);
+		if (!sec_placed_as_core(i))
+			fprintf(f, "[%s], ", sb_sec_names[i]);
 	for (size_t i = 0; i < SB_SEC_CORE_N; i++)
 		if (i != SB_SEC_DEVICES && i != SB_SEC_MATRIX)
+			fprintf(f, "[%s], ", sb_sec_names[i]);
+	for (size_t i = SB_SEC_CORE_N; i < sb_sec_n; i++)
+		if (sec_placed_as_core(i))
 			fprintf(f, "[%s], ", sb_sec_names[i]);
 	fprintf(f, "[%s]", sb_sec_names[SB_SEC_MATRIX]);
 	fclose(f);

@@ -51,8 +51,8 @@ json_object *sb_integrity_after(const struct sb_config *c, const char *variant,
 	if (!sb_scen_integrity_on(c) || (stop && *stop))
 		return NULL;
 	sb_info("integrity check");
-	o = sb_integrity_run(p, x, mnt, sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT),
-			     quick ? sb_cfg_u64(c, K_SCEN_INTEGRITY_QUICK) : 0, stop, &msg);
+	o = sb_integrity_run(p, x, mnt, sb_scen_rebuild_limit_ms(c),
+			     quick ? sb_scen_integrity_quick(c) : 0, stop, &msg);
 	if (!o)
 		o = json_object_new_object();
 	if (json_object_object_get_ex(o, "errors", &e))

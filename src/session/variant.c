@@ -316,7 +316,7 @@ static int run_watched(struct sb_vrun *vr, struct sb_exec *x, const char *mnt,
 	sb_scen_watch_start(&sw, vr->rs->journal, x);
 	code =
 	    sb_vrun_workloads(vr, mnt, sb_exec_var(x, "memcg"), role_devs, fresh, wl, n_wl, failed);
-	*scen = sb_scen_watch_end(&sw, sb_cfg_u64(&v->cfg, K_SCEN_REBUILD_LIMIT), vr->stop);
+	*scen = sb_scen_watch_end(&sw, sb_scen_rebuild_limit_ms(&v->cfg), vr->stop);
 	*integ =
 	    sb_integrity_after(&v->cfg, v->name, vr->plan, x, mnt, *wl, *n_wl, vr->quick, vr->stop);
 	return code;

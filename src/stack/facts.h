@@ -7,10 +7,16 @@
 #include "profile/profile.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* scenario_check.c: is the integrity check on for this variant
  * (scenario.integrity; auto: md with redundancy, or btrfs RAID)? */
 bool sb_scen_integrity_on(const struct sb_config *c);
+/* scenario_check.c: scenario.rebuild-limit (ms), the longest wait for a
+ * rebuild or a check to end; scenario.integrity-quick (bytes), how much of
+ * the array md's check covers under --quick (0: all). */
+uint64_t sb_scen_rebuild_limit_ms(const struct sb_config *c);
+uint64_t sb_scen_integrity_quick(const struct sb_config *c);
 /* precond.c: devices.precondition ("none", "trim" or "steady"). */
 const char *sb_precond_mode(const struct sb_config *c);
 /* loop.c: does --loop build the 'any' devices as emulated arrays

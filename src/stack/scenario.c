@@ -71,14 +71,15 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 {
 	enum sb_scen_kind kind = sb_scen_kind(c);
 	bool rebuild = strcmp(action, "rebuild") == 0;
-	const char *with = sb_cfg_str(c, K_SCEN_REBUILD_WITH);
+	struct sb_scen_cfg s;
 	char var[40], *why = NULL;
 
+	sb_scen_cfg_read(c, &s);
 	if (sb_scen_member(c, var, sizeof(var), &why) != 0) {
 		free(why);
 		return 0;
 	}
-	if (kind == SB_SCEN_NONE || (rebuild && strcmp(sb_cfg_str(c, K_SCEN_REBUILD), "none") == 0))
+	if (kind == SB_SCEN_NONE || (rebuild && strcmp(s.rebuild, "none") == 0))
 		return 0;
 	/* md degrades right after the array exists (mkfs and mount then
 	 * write a degraded array); btrfs needs its file system first. */
@@ -90,21 +91,22 @@ int sb_scen_plan_step(const struct sb_config *c, const char *action, bool after_
 	a->kind = strdup(kind == SB_SCEN_MD ? "md" : "btrfs");
 	if (asprintf(&a->member, "${%s}", var) < 0)
 		abort();
-	a->limit_ms = sb_cfg_u64(c, K_SCEN_REBUILD_LIMIT);
+	a->limit_ms = s.rebuild_limit_ms;
 	/* The fill goes in where the rebuild will have to copy it: btrfs
 	 * before the member goes, md while it is out. */
-	if (rebuild == (kind == SB_SCEN_MD) && c->val[K_SCEN_FILL] &&
-	    sb_parse_size(c->val[K_SCEN_FILL], &a->fill, true, &a->fill_pct) < 0)
-		a->fill = 0;
+	if (rebuild == (kind == SB_SCEN_MD)) {
+		a->fill = s.fill.v;
+		a->fill_pct = s.fill.pct;
+	}
 	if (dir)
 		a->dir = strdup(dir);
 	if (kind == SB_SCEN_MD) {
 		bool bitmap = sb_md_bitmap_internal(c);
 		a->array = strdup("${md}");
 		if (rebuild)
-			a->with = strdup(strcmp(with, "auto") != 0 ? with
-					 : bitmap		   ? "re-add"
-								   : "add");
+			a->with = strdup(strcmp(s.rebuild_with, "auto") != 0 ? s.rebuild_with
+					 : bitmap			     ? "re-add"
+									     : "add");
 		return 1;
 	}
 	if (rebuild)

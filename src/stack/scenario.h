@@ -39,9 +39,19 @@ int sb_scen_fill_verify(const char *dir, uint64_t *bad, uint64_t *checked);
 extern const struct sb_layer sb_layer_scen;
 
 /* ---- the layer's rules (scenario_check.c), pure ---- */
-/* [scenario]'s table: no keys of its own yet (the core table's), the rules
- * as its validate. */
+/* [scenario]'s table: its keys (placed as core) and the rules as its
+ * validate. */
 extern const struct sb_keytab sb_keytab_scen;
+/* Its typed config: each key's value or default. */
+struct sb_scen_cfg {
+	const char *degrade, *rebuild; /* "none" or a member (sb_scen_target) */
+	const char *rebuild_with;      /* "auto", "re-add", "add" or "replace" */
+	uint64_t rebuild_limit_ms;
+	const char *integrity; /* "auto", "yes" or "no" */
+	uint64_t integrity_quick;
+	struct sb_size_pct fill; /* 0: none */
+};
+void sb_scen_cfg_read(const struct sb_config *c, struct sb_scen_cfg *s);
 /* A member named by scenario.degrade / rebuild: a role, optionally its
  * device number (hdd2) and partition (ssd.p2); 0: any. */
 struct sb_scen_target {
@@ -72,7 +82,7 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 /* The scenario keys of one variant against its stack
  * (degrade only what has redundancy and holds that member). 0, or -EINVAL
  * with *key the key to blame and *why the reason (malloc'ed). */
-int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why);
+int sb_scen_check_config(const struct sb_config *c, int *key, char **why);
 
 /* The plan: does the variant take a degrade (or rebuild) step at this point
  * of the stack (after_mount false: right after the md array; true: after

@@ -16,6 +16,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* [scenario]'s keys, in the order result.json's profile config lists them. */
+enum {
+	SCEN_DEGRADE,
+	SCEN_REBUILD,
+	SCEN_REBUILD_WITH,
+	SCEN_REBUILD_LIMIT,
+	SCEN_INTEGRITY,
+	SCEN_INTEGRITY_QUICK,
+	SCEN_FILL,
+	SCEN_KEY_N
+};
+
+#define C struct sb_scen_cfg
+static const struct sb_key keys[SCEN_KEY_N] = {
+    [SCEN_DEGRADE] = SB_KEY(C, degrade, "degrade", SB_KT_STRING, NULL, 0, 0, "none", 0,
+			    "before the workloads, take this member out of the md array (fail, "
+			    "remove) or mount btrfs RAID degraded without it: 'none', a role "
+			    "(its first unit in the array: hdd is hdd1), a slot (hdd2) or a "
+			    "partition (ssd.p2)"),
+    [SCEN_REBUILD] = SB_KEY(C, rebuild, "rebuild", SB_KT_STRING, NULL, 0, 0, "none", 0,
+			    "degrade this member, then add it back right before the workloads, "
+			    "which run during the resync; result.json records the rebuild's time "
+			    "and rate"),
+    [SCEN_REBUILD_WITH] = SB_KEY(
+	C, rebuild_with, "rebuild-with", SB_KT_CHOICE, "auto|re-add|add|replace", 0, 0, "auto", 0,
+	"md: 're-add' (with a bitmap: resyncs only what changed while "
+	"degraded) or 'add' (superblock zeroed: full recovery); btrfs: "
+	"'replace'; auto: re-add with a bitmap, else add; replace on btrfs"),
+    [SCEN_REBUILD_LIMIT] =
+	SB_KEY(C, rebuild_limit_ms, "rebuild-limit", SB_KT_DURATION, NULL, 0, 0, "10m", 0,
+	       "after the workloads, wait this long at most for the rebuild to "
+	       "end (result.json says whether it did)"),
+    [SCEN_INTEGRITY] =
+	SB_KEY(C, integrity, "integrity", SB_KT_CHOICE, "auto|yes|no", 0, 0, "auto", 0,
+	       "after the workloads: md check (mismatch_cnt), btrfs scrub; auto: on "
+	       "for md arrays with redundancy and btrfs RAID; 'no' turns it off"),
+    [SCEN_INTEGRITY_QUICK] =
+	SB_KEY(C, integrity_quick, "integrity-quick", SB_KT_SIZE, NULL, 0, 0, "128M", 0,
+	       "under --quick, md's check covers the first this much of the "
+	       "array (md's sync_max; the result says how much it checked); 0: "
+	       "all of it"),
+    [SCEN_FILL] = SB_KEY(C, fill, "fill", SB_KT_SIZEPCT, NULL, 0, 0, NULL, 0,
+			 "write this much pattern data (or this share of the free space) before "
+			 "the member goes (btrfs) or comes back (md), so that the rebuild has "
+			 "data to copy; read back and checked after the run"),
+};
+#undef C
+
+void sb_scen_cfg_read(const struct sb_config *c, struct sb_scen_cfg *s)
+{
+	*s = (struct sb_scen_cfg){0};
+	sb_keytab_fill(&sb_keytab_scen, c, s);
+}
+
+uint64_t sb_scen_rebuild_limit_ms(const struct sb_config *c)
+{
+	struct sb_scen_cfg s;
+	sb_scen_cfg_read(c, &s);
+	return s.rebuild_limit_ms;
+}
+
+uint64_t sb_scen_integrity_quick(const struct sb_config *c)
+{
+	struct sb_scen_cfg s;
+	sb_scen_cfg_read(c, &s);
+	return s.integrity_quick;
+}
+
 /* Every layer's typed config of one variant, and the array among them. */
 struct scen_stack {
 	void *cfg[SB_STEP_KIND_N];
@@ -182,14 +250,17 @@ static int target_unit(const struct sb_scen_target *t, const struct sb_scen_unit
 }
 
 /* The key that names the member (rebuild when given: it implies the
- * degrade), or -1 when the variant has no scenario. */
-static int member_key(const struct sb_config *c)
+ * degrade, SCEN_*), or -1 when the variant has no scenario; *v its value. */
+static int member_key(const struct sb_config *c, const char **v)
 {
-	if (!is_none(sb_cfg_str(c, K_SCEN_REBUILD)))
-		return K_SCEN_REBUILD;
-	if (!is_none(sb_cfg_str(c, K_SCEN_DEGRADE)))
-		return K_SCEN_DEGRADE;
-	return -1;
+	struct sb_scen_cfg s;
+	sb_scen_cfg_read(c, &s);
+	if (!is_none(s.rebuild)) {
+		*v = s.rebuild;
+		return SCEN_REBUILD;
+	}
+	*v = s.degrade;
+	return is_none(s.degrade) ? -1 : SCEN_DEGRADE;
 }
 
 static enum sb_scen_kind stack_kind(const struct scen_stack *s)
@@ -224,10 +295,11 @@ enum sb_step_kind sb_scen_after(const struct sb_config *c)
 
 bool sb_scen_integrity_on(const struct sb_config *c)
 {
-	const char *v = sb_cfg_str(c, K_SCEN_INTEGRITY);
-	if (strcmp(v, "no") == 0)
+	struct sb_scen_cfg s;
+	sb_scen_cfg_read(c, &s);
+	if (strcmp(s.integrity, "no") == 0)
 		return false;
-	if (strcmp(v, "yes") == 0)
+	if (strcmp(s.integrity, "yes") == 0)
 		return true;
 	return sb_scen_kind(c) != SB_SCEN_NONE;
 }
@@ -253,12 +325,13 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 	struct sb_scen_unit u[64];
 	struct sb_scen_target t;
 	size_t n = 0;
-	int k = member_key(c), i;
+	const char *v;
+	int k = member_key(c, &v), i;
 
 	*why = NULL;
 	if (k < 0)
 		return 1;
-	if (sb_scen_target_parse(sb_cfg_str(c, k), &t, why) < 0)
+	if (sb_scen_target_parse(v, &t, why) < 0)
 		return -EINVAL;
 	if (sb_scen_units(c, u, ARRAY_SIZE(u), &n) < 0) {
 		*why = sb_asprintf("the stack's members cannot be listed");
@@ -271,8 +344,8 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 		for (size_t j = 0; j < n && o + 1 < sizeof(list); j++)
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", j ? ", " : "",
 					      u[j].var);
-		*why = sb_asprintf("%s is not in the array (its members: %s)", sb_cfg_str(c, k),
-				   n ? list : "none");
+		*why =
+		    sb_asprintf("%s is not in the array (its members: %s)", v, n ? list : "none");
 		return -EINVAL;
 	}
 	if (n < 2) {
@@ -285,9 +358,9 @@ int sb_scen_member(const struct sb_config *c, char *var, size_t len, char **why)
 }
 
 /* scenario.rebuild-with against the array the rebuild goes into. */
-static const char *rebuild_with_why(const struct sb_config *c, enum sb_scen_kind kind)
+static const char *rebuild_with_why(const struct sb_config *c, const char *w,
+				    enum sb_scen_kind kind)
 {
-	const char *w = sb_cfg_str(c, K_SCEN_REBUILD_WITH);
 	bool bitmap = sb_md_bitmap_internal(c);
 	if (kind == SB_SCEN_MD && strcmp(w, "replace") == 0)
 		return "replace is btrfs's: md rebuilds with re-add or add";
@@ -299,39 +372,41 @@ static const char *rebuild_with_why(const struct sb_config *c, enum sb_scen_kind
 	return NULL;
 }
 
-int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **why)
+int sb_scen_check_config(const struct sb_config *c, int *key, char **why)
 {
-	const char *deg = sb_cfg_str(c, K_SCEN_DEGRADE), *reb = sb_cfg_str(c, K_SCEN_REBUILD);
+	int base = sb_keytab_base(&sb_keytab_scen);
+	struct sb_scen_cfg s;
 	struct sb_scen_target t;
 	char var[40];
-	const char *m;
-	int k = member_key(c), r;
+	const char *m, *v;
+	int k = member_key(c, &v), r;
 
+	sb_scen_cfg_read(c, &s);
 	*why = NULL;
-	for (enum sb_key_id i = K_SCEN_DEGRADE; i <= K_SCEN_REBUILD; i++) {
-		*key = i;
-		if (!is_none(sb_cfg_str(c, i)) &&
-		    sb_scen_target_parse(sb_cfg_str(c, i), &t, why) < 0)
+	for (int i = SCEN_DEGRADE; i <= SCEN_REBUILD; i++) {
+		const char *ti = i == SCEN_DEGRADE ? s.degrade : s.rebuild;
+		*key = base + i;
+		if (!is_none(ti) && sb_scen_target_parse(ti, &t, why) < 0)
 			return -EINVAL;
 	}
-	if (!is_none(deg) && !is_none(reb) && strcmp(deg, reb) != 0) {
-		*key = K_SCEN_REBUILD;
+	if (!is_none(s.degrade) && !is_none(s.rebuild) && strcmp(s.degrade, s.rebuild) != 0) {
+		*key = base + SCEN_REBUILD;
 		*why =
 		    sb_asprintf("names %s but scenario.degrade names %s: a rebuild adds back the "
 				"member it took out (give one of them)",
-				reb, deg);
+				s.rebuild, s.degrade);
 		return -EINVAL;
 	}
-	if (strcmp(sb_cfg_str(c, K_SCEN_INTEGRITY), "yes") == 0 &&
-	    sb_scen_kind(c) == SB_SCEN_NONE && strcmp(sb_fs_type_name(c), "btrfs") != 0) {
-		*key = K_SCEN_INTEGRITY;
+	if (strcmp(s.integrity, "yes") == 0 && sb_scen_kind(c) == SB_SCEN_NONE &&
+	    strcmp(sb_fs_type_name(c), "btrfs") != 0) {
+		*key = base + SCEN_INTEGRITY;
 		*why = sb_asprintf("yes needs an md array with redundancy or btrfs (nothing here "
 				   "can be checked against a second copy)");
 		return -EINVAL;
 	}
 	if (k < 0)
 		return 0;
-	*key = (enum sb_key_id)k;
+	*key = base + k;
 	if ((m = no_redundancy(c))) {
 		*why = strdup(m);
 		return -EINVAL;
@@ -339,8 +414,8 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
 	r = sb_scen_member(c, var, sizeof(var), why);
 	if (r < 0)
 		return r;
-	if (k == K_SCEN_REBUILD && (m = rebuild_with_why(c, sb_scen_kind(c)))) {
-		*key = K_SCEN_REBUILD_WITH;
+	if (k == SCEN_REBUILD && (m = rebuild_with_why(c, s.rebuild_with, sb_scen_kind(c)))) {
+		*key = base + SCEN_REBUILD_WITH;
 		*why = strdup(m);
 		return -EINVAL;
 	}
@@ -351,7 +426,7 @@ int sb_scen_check_config(const struct sb_config *c, enum sb_key_id *key, char **
  * arrays it asks about. */
 static int scen_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *st)
 {
-	enum sb_key_id sk;
+	int sk;
 	char *why = NULL;
 	int r = 0;
 
@@ -363,10 +438,13 @@ static int scen_validate(struct sb_vctx *v, const void *cfg, struct sb_vstate *s
 	return r;
 }
 
-/* [scenario]'s keys are still the core table's (profile_keys.c); the
- * table brings the rules, in the section they share. */
+/* Placed as core: its keys were the core table's, and result.json's profile
+ * config and the list of sections keep their order. */
 const struct sb_keytab sb_keytab_scen = {
     .section = "scenario",
-    .cfg_size = 1,
+    .keys = keys,
+    .n = SCEN_KEY_N,
+    .cfg_size = sizeof(struct sb_scen_cfg),
     .validate = scen_validate,
+    .placed_as_core = true,
 };

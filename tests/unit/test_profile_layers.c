@@ -9,6 +9,7 @@
 
 #include "profile/profile.h"
 #include "stack/layers.h"
+#include "stack/scenario.h"
 #include "util/macro.h"
 #include "workload/effconf.h"
 
@@ -46,6 +47,57 @@ static void test_registered(void **state)
 	assert_int_equal(sb_key_find("md.no-such-key"), -1);
 	assert_int_equal(sb_key_find("nosection.level"), -1);
 	assert_int_equal(sb_key_find("level"), -1);
+}
+
+/* [scenario]'s table is placed as core: its keys right after the core ones,
+ * as when they were core keys, so result.json's profile config keeps its
+ * order; its rules still run last, after those of the arrays it asks about. */
+static void test_placed_as_core(void **state)
+{
+	static const char *const want[] = {
+	    "devices.hdd",
+	    "scenario.degrade",
+	    "scenario.rebuild",
+	    "scenario.rebuild-with",
+	    "scenario.rebuild-limit",
+	    "scenario.integrity",
+	    "scenario.integrity-quick",
+	    "scenario.fill",
+	    "devices.loop.ssd",
+	};
+	static const char text[] = "[devices]\nhdd = 2\n[md]\nlevel = 1\n[fs]\ntype = xfs\n"
+				   "[scenario]\nfill = 10%\n[workloads]\nrun = command:true\n";
+	static const char bad[] = "[devices]\nhdd = 1\n[md]\nlevel = 1\n[fs]\ntype = xfs\n"
+				  "[scenario]\ndegrade = hdd\n[workloads]\nrun = command:true\n";
+	struct sb_profile *p = NULL;
+	struct sb_pvariant *v = NULL;
+	char *err = NULL;
+	size_t i = 0, n;
+
+	assert_true(sb_keytab_scen.placed_as_core);
+	assert_int_equal(sb_keytab_base(&sb_keytab_scen), SB_KEY_CORE_N);
+	assert_int_equal(sb_key_find("scenario.degrade"), SB_KEY_CORE_N);
+	if (sb_profile_parse("s.conf", text, &p, &err) < 0)
+		fail_msg("%s", err);
+	json_object *o = sb_config_to_json(&p->base);
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (i < ARRAY_SIZE(want) && strcmp(key, want[i]) != 0)
+			fail_msg("key %zu of the config is %s, want %s", i, key, want[i]);
+		i++;
+	}
+	assert_true(i > ARRAY_SIZE(want));
+	json_object_put(o);
+	sb_profile_free(p);
+
+	/* One member: md's rule speaks, not the scenario's. */
+	if (sb_profile_parse("s.conf", bad, &p, &err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(sb_profile_variants(p, &v, &n, &err), -EINVAL);
+	assert_non_null(strstr(err, "md.level: RAID1 needs at least 2 members"));
+	free(err);
+	sb_profile_free(p);
 }
 
 static const struct sb_key *md_key(const char *name, size_t *off)
@@ -257,7 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_registered),	 cmocka_unit_test(test_fill),
 	    cmocka_unit_test(test_fill_lvm),	 cmocka_unit_test(test_md_capture),
-	    cmocka_unit_test(test_capture_rows),
+	    cmocka_unit_test(test_capture_rows), cmocka_unit_test(test_placed_as_core),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
