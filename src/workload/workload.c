@@ -397,7 +397,7 @@ out:
 
 /* ---- `list workloads` ---- */
 
-static const char *type_meta(enum sb_wo_type t)
+static const char *type_meta(enum sb_vtype t)
 {
 	switch (t) {
 	case SB_WO_UINT:

@@ -3,9 +3,9 @@
 #include "workload/wl.h"
 #include "profile/profile.h"
 #include "util/macro.h"
-#include "util/parse.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
+#include "util/value.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -88,55 +88,15 @@ static int spec_error(char **err, const char *text, const struct sb_wl_ops *ops,
 	return -EINVAL;
 }
 
-static int parse_bool(const char *v, uint64_t *out)
-{
-	bool b;
-	int r = sb_parse_bool(v, &b);
-	if (r == 0)
-		*out = b;
-	return r;
-}
-
-static const char *type_form(enum sb_wo_type t)
-{
-	switch (t) {
-	case SB_WO_UINT:
-		return "a number";
-	case SB_WO_SIZE:
-		return "a size such as 4k, 512M, 2G";
-	case SB_WO_DURATION:
-		return "a duration such as 30s, 5m, 250ms";
-	case SB_WO_BOOL:
-		return "0 or 1";
-	default:
-		return "text";
-	}
-}
-
-static int parse_number(const struct sb_wl_opt *o, const char *v, uint64_t *out)
-{
-	switch (o->type) {
-	case SB_WO_UINT:
-		return sb_parse_uint(v, 0, UINT64_MAX, out);
-	case SB_WO_SIZE:
-		return sb_parse_size(v, out, false, NULL);
-	case SB_WO_DURATION:
-		return sb_parse_duration_ms(v, out);
-	case SB_WO_BOOL:
-		return parse_bool(v, out);
-	default:
-		*out = 0;
-		return 0;
-	}
-}
-
-/* Parses v into row o's place in s->o. want_range: the bounds are checked
- * (1 when out of range). 0, 1, -EINVAL (bad value) or -ENOMEM. */
+/* Parses v into row o's place in s->o. want_range: the bounds are checked.
+ * 0, -EINVAL (bad value), -ERANGE (out of range) or -ENOMEM. */
 static int store_value(struct sb_wl_spec *s, const struct sb_wl_opt *o, const char *v,
 		       bool want_range)
 {
+	struct sb_vrule rule = {o->type, want_range ? o->min : 0, want_range ? o->max : 0, NULL};
 	char *p = (char *)s->o + o->off;
-	uint64_t n;
+	struct sb_value val;
+	int r;
 
 	if (o->type == SB_WO_STRING) {
 		char *d = strdup(v);
@@ -146,14 +106,12 @@ static int store_value(struct sb_wl_spec *s, const struct sb_wl_opt *o, const ch
 		*(char **)p = d;
 		return 0;
 	}
-	if (parse_number(o, v, &n) < 0 || !*v)
-		return -EINVAL;
-	if (want_range && (n < o->min || (o->max && n > o->max)))
-		return 1;
+	if ((r = sb_value_parse(&rule, v, &val)) < 0)
+		return r;
 	if (o->type == SB_WO_BOOL)
-		*(bool *)p = n;
+		*(bool *)p = val.u;
 	else
-		*(uint64_t *)p = n;
+		*(uint64_t *)p = val.u;
 	return 0;
 }
 
@@ -183,11 +141,14 @@ static int set_key(struct sb_wl_spec *s, const char *text, const char *kv, char 
 	if (s->set[i])
 		return spec_error(err, text, ops, "key '%s' given twice", key);
 	int r = store_value(s, o, eq + 1, true);
-	if (r == -EINVAL)
-		return spec_error(err, text, ops, "bad value '%s' for %s: expected %s", eq + 1, key,
-				  type_form(o->type));
-	if (r == 1)
-		return spec_error(err, text, ops, "%s=%s out of range", key, eq + 1);
+	if (r == -EINVAL || r == -ERANGE) {
+		_cleanup_free_ char *m =
+		    sb_value_error(&(struct sb_vrule){o->type, o->min, o->max, NULL}, SB_VSTYLE_OPT,
+				   key, eq + 1, r);
+		if (!m)
+			return -ENOMEM;
+		return spec_error(err, text, ops, "%s", m);
+	}
 	if (r < 0)
 		return r;
 	s->set[i] = true;
