@@ -11,6 +11,11 @@ char *sb_prof_trim(char *s);
 /* "section.key" -> key id, or a message. */
 int sb_prof_lookup_dotted(const char *dotted, bool for_matrix, char **msg);
 
+/* profile_keytype.c */
+/* A key's rule among the shared value types (SB_KT_COUNT: a UINT; a size
+ * or duration is not zero); false for the profile's own types. */
+bool sb_prof_key_vrule(const struct sb_key *k, struct sb_vrule *r);
+
 /* profile_matrix.c */
 bool sb_prof_dim_has(const struct sb_dim *d, enum sb_key_id k);
 /* Takes key k out of the matrix because -o pins it to value (NULL: the

@@ -5,6 +5,8 @@
  * file). Pure: no device I/O. */
 #pragma once
 
+#include "util/value.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,20 +23,22 @@ enum sb_sec {
 /* Device roles, in the order used when none is given. */
 enum sb_role { SB_ROLE_SSD, SB_ROLE_HDD, SB_ROLE_NVME, SB_ROLE_ANY, SB_ROLE_N };
 
+/* A key's type: one of the value types keys share with workload options
+ * (util/value.h: parsed and worded there), or one of the profile's own. */
 enum sb_ktype {
-	SB_KT_COUNT,	/* 0..64 */
-	SB_KT_UINT,	/* with min/max */
-	SB_KT_SIZE,	/* "2G" */
-	SB_KT_SIZEPCT,	/* "2G" or "50%" */
-	SB_KT_SIZES,	/* "50%,50%" or "1G,rest" */
-	SB_KT_BOOL,	/* yes/no/true/false/1/0/on/off */
-	SB_KT_CHOICE,	/* one of choices ("a|b|c") */
-	SB_KT_ROLE,	/* one role name */
-	SB_KT_ROLES,	/* "ssd,hdd" or "all" */
-	SB_KT_NAME,	/* [A-Za-z0-9_+.-], for VG and LV names */
-	SB_KT_WORDS,	/* extra options, split on blanks */
-	SB_KT_STRING,	/* anything without a newline */
-	SB_KT_DURATION, /* "30s", "10m" */
+	SB_KT_UINT = SB_VT_UINT,	 /* with min/max */
+	SB_KT_SIZE = SB_VT_SIZE,	 /* "2G" */
+	SB_KT_DURATION = SB_VT_DURATION, /* "30s", "10m" */
+	SB_KT_BOOL = SB_VT_BOOL,	 /* yes/no/true/false/1/0/on/off */
+	SB_KT_SIZEPCT = SB_VT_SIZEPCT,	 /* "2G" or "50%" */
+	SB_KT_SIZES = SB_VT_SIZES,	 /* "50%,50%" or "1G,rest" */
+	SB_KT_CHOICE = SB_VT_CHOICE,	 /* one of choices ("a|b|c") */
+	SB_KT_COUNT = SB_VT_N,		 /* a SB_KT_UINT of 0..64 */
+	SB_KT_ROLE,			 /* one role name */
+	SB_KT_ROLES,			 /* "ssd,hdd" or "all" */
+	SB_KT_NAME,			 /* [A-Za-z0-9_+.-], for VG and LV names */
+	SB_KT_WORDS,			 /* extra options, split on blanks */
+	SB_KT_STRING,			 /* anything without a newline */
 	SB_KT_WORKLOAD, /* a workload spec, checked by the hook workload/ registers */
 	SB_KT_MEMBERS	/* "all" or roles and partitions: "ssd.p2, hdd.p2" */
 };

@@ -2,9 +2,8 @@
  * register (sb_keytabs[]) at start, those placed as core first. Parsing,
  * validation, overrides, the matrix, suggestions and doc/profile-format.md
  * (checked by test_profile) follow it. */
-#include "profile/profile.h"
-#include "util/parse.h"
-#include "util/size.h"
+#include "profile/profile-int.h"
+#include "util/value.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,39 +112,22 @@ static int role_of(const char *v)
  * the way in; a member list that still fails is left empty for validate. */
 static void fill_one(const struct sb_key *k, const char *v, void *field)
 {
-	uint64_t u = 0;
-	bool b = false;
+	struct sb_vrule rule;
+	struct sb_value val = {0};
 	char *why = NULL;
 
-	switch (k->type) {
-	case SB_KT_COUNT:
-	case SB_KT_UINT:
+	if (k->type != SB_KT_SIZES && k->type != SB_KT_CHOICE && sb_prof_key_vrule(k, &rule)) {
 		if (v)
-			sb_parse_uint(v, 0, UINT64_MAX, &u);
-		*(uint64_t *)field = u;
-		return;
-	case SB_KT_SIZE:
-		if (v)
-			sb_parse_size(v, &u, false, NULL);
-		*(uint64_t *)field = u;
-		return;
-	case SB_KT_DURATION:
-		if (v)
-			sb_parse_duration_ms(v, &u);
-		*(uint64_t *)field = u;
-		return;
-	case SB_KT_SIZEPCT: {
-		struct sb_size_pct *sp = field;
-		*sp = (struct sb_size_pct){0};
-		if (v)
-			sb_parse_size(v, &sp->v, true, &sp->pct);
+			sb_value_parse(&rule, v, &val);
+		if (k->type == SB_KT_BOOL)
+			*(bool *)field = val.u;
+		else if (k->type == SB_KT_SIZEPCT)
+			*(struct sb_size_pct *)field = (struct sb_size_pct){val.u, val.pct};
+		else
+			*(uint64_t *)field = val.u;
 		return;
 	}
-	case SB_KT_BOOL:
-		if (v)
-			sb_parse_bool(v, &b);
-		*(bool *)field = b;
-		return;
+	switch (k->type) {
 	case SB_KT_ROLE:
 		*(int *)field = role_of(v);
 		return;
@@ -226,16 +208,8 @@ static const char *type_text(const struct sb_key *k, char *buf, size_t len)
 	case SB_KT_BOOL:
 		return "yes/no";
 	case SB_KT_CHOICE: {
-		size_t o = 0;
-		for (const char *c = k->choices; *c && o + 3 < len; c++) {
-			if (*c == '|') {
-				buf[o++] = ',';
-				buf[o++] = ' ';
-			} else {
-				buf[o++] = *c;
-			}
-		}
-		buf[o] = '\0';
+		_cleanup_free_ char *c = sb_value_choices_text(k->choices);
+		snprintf(buf, len, "%s", c ? c : k->choices);
 		return buf;
 	}
 	case SB_KT_ROLE:

@@ -3,61 +3,35 @@
 #include "profile/profile-int.h"
 #include "util/freetext.h"
 #include "util/macro.h"
-#include "util/parse.h"
-#include "util/size.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
+#include "util/value.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static bool parse_uint(const char *v, uint64_t *out)
+bool sb_prof_key_vrule(const struct sb_key *k, struct sb_vrule *r)
 {
-	return sb_parse_uint(v, 0, UINT64_MAX, out) == 0;
-}
-
-static int parse_bool(const char *v)
-{
-	bool b;
-	return sb_parse_bool(v, &b) < 0 ? -1 : b;
-}
-
-static bool in_choices(const char *choices, const char *v)
-{
-	size_t n = strlen(v);
-	for (const char *c = choices; c && *c;) {
-		const char *e = strchrnul(c, '|');
-		if ((size_t)(e - c) == n && strncmp(c, v, n) == 0)
-			return true;
-		c = *e ? e + 1 : e;
+	*r = (struct sb_vrule){SB_VT_UINT, k->min, k->max, k->choices};
+	switch (k->type) {
+	case SB_KT_COUNT:
+	case SB_KT_UINT:
+		return true;
+	case SB_KT_SIZE:
+	case SB_KT_SIZEPCT:
+	case SB_KT_DURATION:
+		*r = (struct sb_vrule){(enum sb_vtype)k->type, 1, 0, NULL};
+		return true;
+	case SB_KT_SIZES:
+	case SB_KT_BOOL:
+	case SB_KT_CHOICE:
+		r->type = (enum sb_vtype)k->type;
+		return true;
+	default:
+		return false;
 	}
-	return false;
-}
-
-static char *choices_text(const char *choices)
-{
-	char *s = strdup(choices);
-	size_t n = 0;
-	if (!s)
-		return NULL;
-	for (char *c = s; *c; c++)
-		n += *c == '|';
-	/* "a|b|c" -> "a, b, c" needs one more byte per separator. */
-	char *out = malloc(strlen(s) + n + 1), *o = out;
-	if (out) {
-		for (char *c = s; *c; c++) {
-			if (*c == '|') {
-				*o++ = ',';
-				*o++ = ' ';
-			} else {
-				*o++ = *c;
-			}
-		}
-		*o = '\0';
-	}
-	free(s);
-	return out;
 }
 
 static char *check_roles(const char *v, bool allow_all)
@@ -91,36 +65,6 @@ static char *check_roles(const char *v, bool allow_all)
 	return NULL;
 }
 
-/* "50%,50%" or "10G,rest": sizes, "rest" last, percentages at most 100. */
-static char *check_sizes(const char *v)
-{
-	_cleanup_free_ char *copy = strdup(v);
-	char *save = NULL, *w;
-	uint64_t pct_sum = 0, u;
-	bool rest = false, pct;
-	if (!copy)
-		return NULL;
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		w = sb_prof_trim(w);
-		if (rest)
-			return sb_asprintf("'rest' must be the last size, got '%s'", v);
-		if (strcmp(w, "rest") == 0) {
-			rest = true;
-			continue;
-		}
-		if (sb_parse_size(w, &u, true, &pct) < 0 || u == 0)
-			return sb_asprintf("expected sizes such as '50%%,50%%' or "
-					   "'10G,rest', got '%s'",
-					   w);
-		if (pct)
-			pct_sum += u;
-	}
-	if (pct_sum > 100)
-		return sb_asprintf("percentages add up to %llu%%, more than 100%%",
-				   (unsigned long long)pct_sum);
-	return NULL;
-}
-
 /* One role; with SB_KF_ROLE_PART, the partition a role's members are
  * (hdd.p2) is taken as its role. */
 static char *check_role(const struct sb_key *key, const char *v)
@@ -148,8 +92,8 @@ void sb_keytab_set_workload_check(sb_workload_check_fn check)
 char *sb_key_check_value(int k, const char *v)
 {
 	const struct sb_key *key = &sb_keys[k];
-	uint64_t u;
-	bool pct;
+	struct sb_vrule rule;
+	struct sb_value val;
 
 	if (!*v)
 		return sb_asprintf("empty value");
@@ -157,36 +101,12 @@ char *sb_key_check_value(int k, const char *v)
 		if (iscntrl((unsigned char)*c))
 			return sb_asprintf("control character in value");
 
+	if (sb_prof_key_vrule(key, &rule)) {
+		int rc = sb_value_parse(&rule, v, &val);
+		return rc < 0 && rc != -ENOMEM ? sb_value_error(&rule, SB_VSTYLE_KEY, NULL, v, rc)
+					       : NULL;
+	}
 	switch (key->type) {
-	case SB_KT_COUNT:
-	case SB_KT_UINT:
-		if (!parse_uint(v, &u) || u < key->min || u > key->max)
-			return sb_asprintf("expected a whole number from %llu to %llu, got '%s'",
-					   (unsigned long long)key->min,
-					   (unsigned long long)key->max, v);
-		return NULL;
-	case SB_KT_SIZE:
-		if (sb_parse_size(v, &u, false, NULL) < 0 || u == 0)
-			return sb_asprintf("expected a size such as 512M or 2G, got '%s'", v);
-		return NULL;
-	case SB_KT_SIZEPCT:
-		if (sb_parse_size(v, &u, true, &pct) < 0 || u == 0)
-			return sb_asprintf("expected a size such as 20G or a percentage such as "
-					   "50%%, got '%s'",
-					   v);
-		return NULL;
-	case SB_KT_SIZES:
-		return check_sizes(v);
-	case SB_KT_BOOL:
-		if (parse_bool(v) < 0)
-			return sb_asprintf("expected yes or no, got '%s'", v);
-		return NULL;
-	case SB_KT_CHOICE:
-		if (!in_choices(key->choices, v)) {
-			_cleanup_free_ char *c = choices_text(key->choices);
-			return sb_asprintf("expected one of %s, got '%s'", c ? c : key->choices, v);
-		}
-		return NULL;
 	case SB_KT_ROLE:
 		return check_role(key, v);
 	case SB_KT_ROLES:
@@ -210,10 +130,6 @@ char *sb_key_check_value(int k, const char *v)
 		if (v[0] == '-')
 			return sb_asprintf("a name cannot start with '-', got '%s'", v);
 		return NULL;
-	case SB_KT_DURATION:
-		if (sb_parse_duration_ms(v, &u) < 0 || u == 0)
-			return sb_asprintf("expected a duration such as 30s or 10m, got '%s'", v);
-		return NULL;
 	case SB_KT_WORKLOAD: {
 		char *e = NULL;
 		if (!workload_check)
@@ -225,8 +141,9 @@ char *sb_key_check_value(int k, const char *v)
 	case SB_KT_WORDS:
 	case SB_KT_STRING:
 		return sb_ft_check_key(v, key->type == SB_KT_WORDS);
+	default:
+		return NULL; /* a shared value type, checked above */
 	}
-	return NULL;
 }
 
 const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k)
@@ -236,30 +153,23 @@ const char *sb_cfg_str(const struct sb_config *c, enum sb_key_id k)
 
 uint64_t sb_cfg_u64(const struct sb_config *c, enum sb_key_id k)
 {
-	const char *v = sb_cfg_str(c, k);
-	uint64_t u = 0;
-	bool pct;
-	if (!v)
-		return 0;
-	switch (sb_keys[k].type) {
-	case SB_KT_SIZE:
-	case SB_KT_SIZEPCT:
-		if (sb_parse_size(v, &u, true, &pct) < 0)
-			return 0;
-		return u;
-	case SB_KT_DURATION:
-		if (sb_parse_duration_ms(v, &u) < 0)
-			return 0;
-		return u;
-	default:
-		return parse_uint(v, &u) ? u : 0;
-	}
+	struct sb_vrule any = {SB_VT_UINT, 0, 0, NULL};
+	struct sb_value val;
+
+	/* Other keys' values are read as whole numbers: md.level's "10". */
+	if (sb_keys[k].type == SB_KT_SIZE || sb_keys[k].type == SB_KT_SIZEPCT)
+		any.type = SB_VT_SIZEPCT;
+	else if (sb_keys[k].type == SB_KT_DURATION)
+		any.type = SB_VT_DURATION;
+	sb_value_parse(&any, sb_cfg_str(c, k), &val);
+	return val.u;
 }
 
 bool sb_cfg_bool(const struct sb_config *c, enum sb_key_id k)
 {
-	const char *v = sb_cfg_str(c, k);
-	return v && parse_bool(v) == 1;
+	struct sb_vrule yes_no = {SB_VT_BOOL, 0, 0, NULL};
+	struct sb_value val;
+	return sb_value_parse(&yes_no, sb_cfg_str(c, k), &val) == 0 && val.u;
 }
 
 unsigned sb_cfg_role_count(const struct sb_config *c, enum sb_role r)
