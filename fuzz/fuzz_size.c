@@ -1,11 +1,13 @@
 /* libFuzzer target: sizes ("2G", "50%") and durations ("30s") as users write
  * them in profiles, workload specs and options, and the other shared value
  * parsers of util/parse.c (bool, uint, a queue/scheduler file, a modules.dep
- * line, a SCSI VPD page 0x80 from sysfs). Plain integer inputs are checked
+ * line, a SCSI VPD page 0x80 from sysfs), and the value types option
+ * tables share over them (util/value.c). Plain integer inputs are checked
  * against an independent computation, so wrong values count too. */
 #include "fuzz.h"
 #include "util/parse.h"
 #include "util/size.h"
+#include "util/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,8 +37,8 @@ static bool size_plain(const char *s, const char *const *suffixes, const uint64_
 static void check_size(const char *s)
 {
 	static const char *const sfx[] = {"", "K", "M", "G", "T", "P", "k", NULL};
-	static const uint64_t mul[] = {1, 1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40, 1ULL << 50,
-				       1ULL << 10};
+	static const uint64_t mul[] = {1,	   1ULL << 10, 1ULL << 20, 1ULL << 30,
+				       1ULL << 40, 1ULL << 50, 1ULL << 10};
 	unsigned __int128 v, want;
 	uint64_t out = 0, mult, back;
 	bool pct = false;
@@ -127,6 +129,36 @@ static void check_parse(const char *s)
 	}
 }
 
+/* Every value type: a known answer, and a refusal always worded both ways. */
+static void check_value(const char *s)
+{
+	static const struct sb_vrule rules[] = {
+	    {SB_VT_UINT, 0, 0, NULL},	{SB_VT_UINT, 1, 64, NULL},
+	    {SB_VT_SIZE, 1, 0, NULL},	{SB_VT_SIZEPCT, 1, 0, NULL},
+	    {SB_VT_SIZES, 0, 0, NULL},	{SB_VT_DURATION, 0, 0, NULL},
+	    {SB_VT_BOOL, 0, 1, NULL},	{SB_VT_CHOICE, 0, 0, "none|0|1|10"},
+	    {SB_VT_STRING, 0, 0, NULL},
+	};
+	uint64_t u;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		struct sb_value v;
+		int r = sb_value_parse(&rules[i], s, &v);
+		SB_FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE || r == -ENOMEM);
+		if (rules[i].type == SB_VT_UINT && rules[i].max == 0)
+			SB_FUZZ_CHECK((r == 0) == (sb_parse_uint(s, 0, UINT64_MAX, &u) == 0) &&
+				      (r != 0 || v.u == u));
+		if (rules[i].type == SB_VT_STRING)
+			SB_FUZZ_CHECK(r == 0);
+		if (r != -EINVAL && r != -ERANGE)
+			continue;
+		for (int style = SB_VSTYLE_KEY; style <= SB_VSTYLE_OPT; style++) {
+			char *m = sb_value_error(&rules[i], (enum sb_vstyle)style, "k", s, r);
+			SB_FUZZ_CHECK(m && *m);
+			free(m);
+		}
+	}
+}
+
 /* device/vpd_pg80 bytes: a serial is printable, unpadded, and inside the data. */
 static void check_vpd80(const uint8_t *data, size_t size)
 {
@@ -150,6 +182,7 @@ SB_FUZZ_TARGET(size)
 	check_size(s);
 	check_duration(s);
 	check_parse(s);
+	check_value(s);
 	free(s);
 	return 0;
 }
