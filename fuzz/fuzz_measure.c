@@ -29,14 +29,14 @@ SB_FUZZ_TARGET(measure)
 		break;
 	}
 	case 1:
-		o = sb_effconf_parse_xfs_info(s);
+		o = sb_capture_parse_xfs_info(s);
 		SB_FUZZ_CHECK(o != NULL);
 		break;
 	case 2:
-		o = sb_effconf_parse_keys(s, ':', keys);
+		o = sb_capture_parse_keys(s, ':', keys);
 		break;
 	case 3:
-		o = sb_effconf_parse_keys(s, ' ', keys);
+		o = sb_capture_parse_keys(s, ' ', keys);
 		break;
 	case 4:
 		(void)sb_effconf_mentions(s, names, 3);

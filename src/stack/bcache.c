@@ -652,6 +652,6 @@ const struct sb_layer sb_layer_bcache = {
     .aside = bcache_aside,
     .plan = bcache_plan,
     .capture = &(const struct sb_capture){"bcache", "bcache", sb_bcache_capture, NULL,
-					  sb_bcache_capture_skip},
+					  sb_bcache_capture_skip, NULL},
     .counters = &sb_bcache_counters,
 };

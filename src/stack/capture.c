@@ -3,6 +3,7 @@
 #include "stack/capture.h"
 #include "util/spawn.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,91 @@ json_object *sb_capture_parse_pvs(const char *text)
 		p += len;
 		if (*p)
 			p++;
+	}
+	return o;
+}
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+json_object *sb_capture_parse_xfs_info(const char *text)
+{
+	json_object *o = json_object_new_object();
+	char section[32] = "";
+	const char *p = text;
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p = eol ? eol + 1 : NULL;
+		/* A line starting with a word and '=' opens a section (meta-data=,
+		 * data=, naming=, log=, realtime=); indented lines continue it. */
+		char *s = line, *save = NULL;
+		if (!isspace((unsigned char)line[0])) {
+			char *eq = strchr(line, '=');
+			if (!eq || eq - line >= (long)sizeof(section))
+				continue;
+			int sl = (int)(eq - line);
+			while (sl && isspace((unsigned char)line[sl - 1]))
+				sl--;
+			snprintf(section, sizeof(section), "%.*s", sl, line);
+			s = eq + 1;
+			/* the section's own value (a device, "version 2"): skip the first word */
+			while (*s && !isspace((unsigned char)*s))
+				s++;
+		}
+		if (!section[0])
+			continue;
+		for (char *tok = strtok_r(s, " \t,", &save); tok;
+		     tok = strtok_r(NULL, " \t,", &save)) {
+			char *eq = strchr(tok, '=');
+			char key[96];
+			if (!eq || eq == tok || !eq[1] || strchr(eq + 1, '/'))
+				continue;
+			snprintf(key, sizeof(key), "%s.%.*s", section, (int)(eq - tok), tok);
+			put_str(o, key, eq + 1);
+		}
+	}
+	return o;
+}
+
+json_object *sb_capture_parse_keys(const char *text, char sep, const char *const *keys)
+{
+	json_object *o = json_object_new_object();
+	const char *p = text;
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		for (size_t k = 0; keys[k]; k++) {
+			size_t kl = strlen(keys[k]);
+			if (len <= kl || strncmp(p, keys[k], kl) != 0)
+				continue;
+			const char *v = p + kl, *end = p + len;
+			/* "Key:" then blanks (dumpe2fs), or the key then blanks (btrfs) */
+			if (sep != ' ') {
+				if (*v != sep)
+					continue;
+				v++;
+			} else if (!isspace((unsigned char)*v)) {
+				continue;
+			}
+			while (v < end && isspace((unsigned char)*v))
+				v++;
+			while (end > v && isspace((unsigned char)end[-1]))
+				end--;
+			char val[256];
+			snprintf(val, sizeof(val), "%.*s", (int)(end - v), v);
+			put_str(o, keys[k], val);
+			break;
+		}
+		p = eol ? eol + 1 : NULL;
 	}
 	return o;
 }

@@ -1,5 +1,6 @@
 /* The capture interface: a stack layer's reading of the effective state of
- * its devices (md's array state, LVM's pe_start), declared in the layer's
+ * its devices (md's array state, LVM's pe_start, every device's queue) or of
+ * the file system mounted on them (mount options, geometry), declared in the layer's
  * file beside its other facts (struct sb_layer.capture) and gathered into
  * extra.config by workload/effconf.c, with the rows the report compares
  * (extra.config.rows): the layer alone knows which of its fields are
@@ -14,8 +15,9 @@
 #include <stddef.h>
 
 struct sb_capture {
-	const char *key;  /* "md": its object in extra.config */
-	const char *type; /* the devices it reads (sb_devstack's type: "md") */
+	const char *key; /* "md": its object in extra.config */
+	/* the devices it reads (sb_devstack's type: "md"); NULL: every one */
+	const char *type;
 	/* Adds what it reads of device st->dev[i] to into (its key's object,
 	 * left out of extra.config when it stays empty). */
 	void (*fn)(json_object *into, const struct sb_devstack *st, size_t i, int log_fd);
@@ -27,13 +29,17 @@ struct sb_capture {
 	/* Fields the default rows leave out: counters and states that change
 	 * from run to run, identities (NULL-terminated, or NULL). */
 	const char *const *skip;
+	/* Or (fn NULL) what it reads of the file system mounted at dir: into
+	 * is its key's object itself ({"fstype": "xfs"}), not one per device. */
+	void (*mounted)(json_object *into, const char *dir, int log_fd);
 };
 /* The default rows: every scalar field of each device's object, but those
  * in c->skip, as "KEYn.field" (n its place in captured). */
 void sb_capture_rows(json_object *rows, const struct sb_capture *c, json_object *captured);
 /* Adds "value" under key to rows, numbers as their text (NULL: nothing). */
 void sb_capture_row(json_object *rows, const char *key, json_object *value);
-/* The layers' captures in stack order (stack/exec.c's registry). */
+/* The layers' captures in the order of extra.config's rows: the mounted
+ * file system's first, every device's queue last (stack/exec.c). */
 size_t sb_layer_captures(const struct sb_capture **out, size_t max);
 /* A program's stdout (malloc'ed), run with a time limit, its output also to
  * log_fd (>= 0); NULL when it failed. */
@@ -42,3 +48,9 @@ char *sb_capture_run(const char *const *argv, int log_fd);
  * ("  /dev/sdb  1048576") into {"sdb": 1048576}; other lines are left out
  * (LVM's capture; pure, unit-tested and fuzzed). */
 json_object *sb_capture_parse_pvs(const char *text);
+/* xfs_info's "section=value key=value, key=value" lines into
+ * {"data.bsize": "4096", ...} (values as text; device paths left out). */
+json_object *sb_capture_parse_xfs_info(const char *text);
+/* "Key:   value" (dumpe2fs -h) or "key\t\tvalue" (btrfs dump-super) lines
+ * whose key is in keys (NULL-terminated) into {"Key": "value"}. */
+json_object *sb_capture_parse_keys(const char *text, char sep, const char *const *keys);

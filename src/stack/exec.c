@@ -36,12 +36,23 @@ __attribute__((constructor)) static void keytabs_register(void)
 			sb_keytab_register(layers[k]->keytab);
 }
 
+/* The order of the captures in extra.config and of the rows the report
+ * lists: the mounted file system (its options, then its geometry), the
+ * layers in the registry's order, every device's queue last. */
+static const enum sb_step_kind capture_order[] = {
+    SB_STEP_MOUNT,	 SB_STEP_MKFS,	SB_STEP_LOOP,	      SB_STEP_PRECOND,
+    SB_STEP_PART,	 SB_STEP_MD,	SB_STEP_BCACHE,	      SB_STEP_PV,
+    SB_STEP_VG,		 SB_STEP_LV,	SB_STEP_LVC_VGEXTEND, SB_STEP_LVC_LV,
+    SB_STEP_LVC_CONVERT, SB_STEP_MEMCG, SB_STEP_SCEN,	      SB_STEP_QUEUE,
+};
+_Static_assert(ARRAY_SIZE(capture_order) == SB_STEP_KIND_N, "every layer has its place");
+
 size_t sb_layer_captures(const struct sb_capture **out, size_t max)
 {
 	size_t n = 0;
-	for (size_t k = 0; k < SB_STEP_KIND_N; k++)
-		if (layers[k]->capture && n < max)
-			out[n++] = layers[k]->capture;
+	for (size_t k = 0; k < ARRAY_SIZE(capture_order); k++)
+		if (layers[capture_order[k]]->capture && n < max)
+			out[n++] = layers[capture_order[k]]->capture;
 	return n;
 }
 

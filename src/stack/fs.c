@@ -753,4 +753,5 @@ const struct sb_layer sb_layer_mkfs = {
     .aside = fs_aside,
     .redundancy = fs_redundancy,
     .plan = fs_plan,
+    .capture = &sb_fs_capture,
 };

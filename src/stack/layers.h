@@ -78,6 +78,12 @@ struct sb_lv_args {
 
 /* fs.c, mount.c: [fs]'s and [mount]'s key tables and rules. */
 extern const struct sb_keytab sb_keytab_fs, sb_keytab_mount;
+/* mount.c: what is mounted at dir (the longest mount point above it): its
+ * type and source device path ("" when none), for fs_capture.c's geometry.
+ * 0, or -ENOENT when nothing is. */
+int sb_mount_at(const char *dir, char *fstype, size_t flen, char *source, size_t slen);
+/* fs_capture.c: the file system's geometry, mkfs's capture. */
+extern const struct sb_capture sb_fs_capture;
 
 struct sb_mkfs_args {
 	char *type;	     /* sb_fs_names */

@@ -787,5 +787,5 @@ const struct sb_layer sb_layer_md = {
     .takes = md_takes,
     .redundancy = md_redundancy,
     .plan = md_plan,
-    .capture = &(const struct sb_capture){"md", "md", md_capture, md_rows, NULL},
+    .capture = &(const struct sb_capture){"md", "md", md_capture, md_rows, NULL, NULL},
 };

@@ -5,6 +5,7 @@
  * that device too, so the executor proves it unheld first). Undo unmounts
  * (retrying while the kernel is still busy) and removes the mount point,
  * which must lie in the run directory. */
+#include "stack/capture.h"
 #include "stack/layers.h"
 #include "stack/plan.h"
 #include "stack/state.h"
@@ -423,6 +424,101 @@ static int mount_plan(const void *cfg, struct sb_pctx *b)
 	return 0;
 }
 
+/* ---- capture: the mount as the kernel applied it ---- */
+
+/* The mount at dir's real path: the longest mount point above it (NULL:
+ * none); tb keeps it. */
+static struct libmnt_fs *mounted_at(struct libmnt_table *tb, const char *dir)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_BACKWARD);
+	struct libmnt_fs *fs, *best = NULL;
+	char real[PATH_MAX];
+
+	if (!it || mnt_table_parse_file(tb, "/proc/self/mountinfo") != 0)
+		goto out;
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *t = mnt_fs_get_target(fs);
+		size_t l = t ? strlen(t) : 0;
+		if (!t || !(strcmp(t, "/") == 0 ||
+			    (strncmp(real, t, l) == 0 && (real[l] == '/' || !real[l]))))
+			continue;
+		if (!best || l > strlen(mnt_fs_get_target(best)))
+			best = fs;
+	}
+out:
+	mnt_free_iter(it);
+	return best;
+}
+
+int sb_mount_at(const char *dir, char *fstype, size_t flen, char *source, size_t slen)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_fs *fs = tb ? mounted_at(tb, dir) : NULL;
+
+	if (fs) {
+		const char *t = mnt_fs_get_fstype(fs), *s = mnt_fs_get_srcpath(fs);
+		snprintf(fstype, flen, "%s", t ? t : "");
+		snprintf(source, slen, "%s", s ? s : "");
+	}
+	mnt_unref_table(tb);
+	return fs ? 0 : -ENOENT;
+}
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void mount_capture(json_object *into, const char *dir, int log_fd)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_fs *fs = tb ? mounted_at(tb, dir) : NULL;
+
+	(void)log_fd;
+	if (fs) {
+		char *all = mnt_fs_strdup_options(fs);
+		put_str(into, "target", mnt_fs_get_target(fs));
+		put_str(into, "source", mnt_fs_get_source(fs));
+		put_str(into, "fstype", mnt_fs_get_fstype(fs));
+		/* The VFS (per-mount) options and the file system's (super)
+		 * options: what the kernel applied, not what was asked. */
+		put_str(into, "vfs_options", mnt_fs_get_vfs_options(fs));
+		put_str(into, "fs_options", mnt_fs_get_fs_options(fs));
+		put_str(into, "options", all);
+		free(all);
+	}
+	mnt_unref_table(tb);
+}
+
+/* The mount's type and each option its own row ("mount.option.ssd": "on"). */
+static void mount_rows(json_object *rows, const struct sb_capture *c, json_object *m)
+{
+	json_object *v;
+	char key[256];
+
+	(void)c;
+	if (json_object_object_get_ex(m, "fstype", &v))
+		sb_capture_row(rows, "mount.fstype", v);
+	if (!json_object_object_get_ex(m, "options", &v) || !json_object_get_string(v))
+		return;
+	char *opts = strdup(json_object_get_string(v)), *save = NULL;
+	for (char *t = opts ? strtok_r(opts, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		if (eq)
+			*eq = '\0';
+		snprintf(key, sizeof(key), "mount.option.%s", t);
+		put_str(rows, key, eq ? eq + 1 : "on");
+	}
+	free(opts);
+}
+
+static const struct sb_capture capture = {
+    .key = "mount", .rows = mount_rows, .mounted = mount_capture};
+
 const struct sb_layer sb_layer_mount = {
     .kind = "mount",
     .args_size = sizeof(struct sb_mount_args),
@@ -433,4 +529,5 @@ const struct sb_layer sb_layer_mount = {
     .undo = undo,
     .keytab = &sb_keytab_mount,
     .plan = mount_plan,
+    .capture = &capture,
 };

@@ -1,12 +1,15 @@
 /* Queue settings of whole devices (I/O scheduler, read-ahead) through sysfs;
  * the old values are read before the begin record so that undo can put
  * them back from the journal alone. */
+#include "stack/capture.h"
 #include "stack/layers.h"
 #include "stack/plan.h"
 #include "util/parse.h"
 #include "util/macro.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -305,6 +308,61 @@ static int queue_plan(const void *cfg, struct sb_pctx *b)
 	return 0;
 }
 
+/* ---- capture: every device's queue as the kernel has it ---- */
+
+/* A sysfs attribute as text, trailing blanks and newlines dropped: the
+ * recorded values keep the spelling they always had. */
+static int read_attr(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+	if (fd < 0)
+		return negerrno();
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return negerrno();
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static void queue_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
+{
+	static const struct {
+		const char *key, *file;
+	} q[] = {
+	    {"scheduler", "queue/scheduler"},
+	    {"wbt_lat_usec", "queue/wbt_lat_usec"},
+	    {"write_cache", "queue/write_cache"},
+	    {"rotational", "queue/rotational"},
+	    {"io_min", "queue/minimum_io_size"},
+	    {"io_opt", "queue/optimal_io_size"},
+	    {"logical_block_size", "queue/logical_block_size"},
+	    {"physical_block_size", "queue/physical_block_size"},
+	    {"read_ahead_kb", "queue/read_ahead_kb"},
+	    {"nr_requests", "queue/nr_requests"},
+	    {"max_sectors_kb", "queue/max_sectors_kb"},
+	    {"discard_granularity", "queue/discard_granularity"},
+	    {"loop_dio", "loop/dio"},
+	};
+	json_object *o = json_object_new_object();
+
+	(void)log_fd;
+	json_object_object_add(o, "kind", json_object_new_string(st->dev[i].kind));
+	for (size_t k = 0; k < ARRAY_SIZE(q); k++) {
+		char p[PATH_MAX], buf[512];
+		/* a partition has no queue/ of its own: its disk's applies */
+		snprintf(p, sizeof(p), "%s/class/block/%s/%s", st->sysroot, st->dev[i].name,
+			 q[k].file);
+		if (read_attr(p, buf, sizeof(buf)) >= 0)
+			json_object_object_add(o, q[k].key, json_object_new_string(buf));
+	}
+	json_object_object_add(into, st->dev[i].name, o);
+}
+
+static const struct sb_capture capture = {.key = "queue", .fn = queue_capture};
+
 const struct sb_layer sb_layer_queue = {
     .kind = "queue",
     .args_size = sizeof(struct sb_queue_args),
@@ -317,4 +375,5 @@ const struct sb_layer sb_layer_queue = {
     .undo = undo,
     .keytab = &sb_keytab_queue,
     .plan = queue_plan,
+    .capture = &capture,
 };

@@ -248,6 +248,8 @@ static void test_capture_types(void **state)
 	assert_true(n >= 4);
 	for (size_t c = 0; c < n; c++) {
 		const char *dev = NULL;
+		if (!caps[c]->type) /* the mounted file system's, or every device's */
+			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(own); k++)
 			if (strcmp(own[k].key, caps[c]->key) == 0)
 				dev = own[k].dev;

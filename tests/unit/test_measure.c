@@ -38,7 +38,7 @@ static void test_xfs_info(void **state)
 	    {"naming.ftype", "1"},	{"log.blocks", "16384"},    {"log.lazy-count", "1"},
 	    {"realtime.extsz", "4096"},
 	};
-	json_object *o = sb_effconf_parse_xfs_info(text);
+	json_object *o = sb_capture_parse_xfs_info(text);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const char *v = get(o, want[i][0]);
 		if (!v || strcmp(v, want[i][1]) != 0)
@@ -46,7 +46,7 @@ static void test_xfs_info(void **state)
 	}
 	assert_null(get(o, "meta-data./dev/loop0")); /* the device is not geometry */
 	json_object_put(o);
-	o = sb_effconf_parse_xfs_info("");
+	o = sb_capture_parse_xfs_info("");
 	assert_int_equal(json_object_object_length(o), 0);
 	json_object_put(o);
 }
@@ -67,7 +67,7 @@ static void test_keys(void **state)
 				 "leafsize (deprecated)\t16384\n";
 	static const char *const btkeys[] = {"sectorsize", "nodesize", "num_devices", "csum_type",
 					     NULL};
-	json_object *o = sb_effconf_parse_keys(e2, ':', e2keys);
+	json_object *o = sb_capture_parse_keys(e2, ':', e2keys);
 	assert_string_equal(get(o, "Filesystem features"), "has_journal ext_attr extent 64bit");
 	assert_string_equal(get(o, "Block size"), "4096");
 	assert_string_equal(get(o, "Inode size"), "256");
@@ -75,7 +75,7 @@ static void test_keys(void **state)
 	assert_null(get(o, "Journal size"));
 	assert_int_equal(json_object_object_length(o), 4);
 	json_object_put(o);
-	o = sb_effconf_parse_keys(bt, ' ', btkeys);
+	o = sb_capture_parse_keys(bt, ' ', btkeys);
 	assert_string_equal(get(o, "csum_type"), "0 (crc32c)");
 	assert_string_equal(get(o, "nodesize"), "16384");
 	assert_string_equal(get(o, "num_devices"), "2");

@@ -258,6 +258,45 @@ static void test_md_capture(void **state)
 	assert_int_equal(nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/* The captures' order is the rows' order in the report: the mounted file
+ * system first, every device's queue last; the queue reads every device,
+ * its trailing newline and blanks dropped. */
+static void test_capture_order(void **state)
+{
+	const struct sb_capture *caps[16], *q;
+	size_t n = sb_layer_captures(caps, 16);
+	char root[64];
+
+	assert_true(n >= 4);
+	assert_string_equal(caps[0]->key, "mount");
+	assert_non_null(caps[0]->mounted);
+	assert_string_equal(caps[1]->key, "geometry");
+	assert_non_null(caps[1]->mounted);
+	q = caps[n - 1];
+	assert_string_equal(q->key, "queue");
+	assert_null(q->type);
+	snprintf(root, sizeof(root), "/tmp/sb-test-queue-%d", (int)getpid());
+	mkdir(root, 0755);
+	put(root, "class/block/loop5/queue/scheduler", "[none] mq-deadline \n");
+	put(root, "class/block/loop5/queue/nr_requests", "256\n");
+	static struct sb_devstack st = {.n = 1};
+	snprintf(st.sysroot, sizeof(st.sysroot), "%s", root);
+	snprintf(st.dev[0].name, sizeof(st.dev[0].name), "loop5");
+	snprintf(st.dev[0].kind, sizeof(st.dev[0].kind), "disk");
+	json_object *all = json_object_new_object(), *o;
+	q->fn(all, &st, 0, -1);
+	o = json_object_object_get(all, "loop5");
+	assert_non_null(o);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "kind")), "disk");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "scheduler")),
+			    "[none] mq-deadline");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "nr_requests")),
+			    "256");
+	assert_null(json_object_object_get(o, "io_opt")); /* not there: left out */
+	json_object_put(all);
+	assert_int_equal(nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 /* Every layer's rows of what its capture read: keyed by the device's place,
  * numbers as text, what changes from run to run left out. */
 static void test_capture_rows(void **state)
@@ -276,6 +315,19 @@ static void test_capture_rows(void **state)
 	     "{\"lvm0.pe_start\":\"1048576\",\"lvm1.pe_start\":\"1048576\"}"},
 	    {"md", "{\"md127\":{\"level\":\"raid0\"},\"md126\":{\"level\":\"raid1\"}}",
 	     "{\"md0.level\":\"raid0\",\"md1.level\":\"raid1\"}"},
+	    {"mount",
+	     "{\"fstype\":\"xfs\",\"source\":\"/dev/loop5\",\"options\":\"rw,noatime,logbufs=8\"}",
+	     "{\"mount.fstype\":\"xfs\",\"mount.option.rw\":\"on\",\"mount.option.noatime\":\"on\","
+	     "\"mount.option.logbufs\":\"8\"}"},
+	    {"geometry",
+	     "{\"data.bsize\":\"4096\",\"Filesystem UUID\":\"1f0e\",\"incompat_flags\":\"0x141\","
+	     "\"Journal device\":\"/dev/loop6\"}",
+	     "{\"geometry.data.bsize\":\"4096\"}"},
+	    {"queue",
+	     "{\"dm-0\":{\"kind\":\"top\",\"scheduler\":\"none\"},\"loop5\":{\"kind\":\"disk\","
+	     "\"nr_requests\":\"256\"}}",
+	     "{\"queue0.kind\":\"top\",\"queue0.scheduler\":\"none\",\"queue1.kind\":\"disk\","
+	     "\"queue1.nr_requests\":\"256\"}"},
 	};
 	const struct sb_capture *caps[16];
 	size_t n = sb_layer_captures(caps, 16);
@@ -307,9 +359,10 @@ static void test_capture_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_registered),	 cmocka_unit_test(test_fill),
-	    cmocka_unit_test(test_fill_lvm),	 cmocka_unit_test(test_md_capture),
-	    cmocka_unit_test(test_capture_rows), cmocka_unit_test(test_placed_as_core),
+	    cmocka_unit_test(test_registered),	   cmocka_unit_test(test_fill),
+	    cmocka_unit_test(test_fill_lvm),	   cmocka_unit_test(test_md_capture),
+	    cmocka_unit_test(test_capture_rows),   cmocka_unit_test(test_capture_order),
+	    cmocka_unit_test(test_placed_as_core),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
