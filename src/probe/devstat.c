@@ -3,6 +3,7 @@
  * tree; helpers return -errno and do not print. */
 #include "probe/devstat.h"
 #include "util/macro.h"
+#include "util/strutil.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -38,20 +39,6 @@ int sb_devstat_parse(const char *line, uint64_t v[SB_ST_N])
 	}
 	/* Kernels write 11 (before 4.18), 15 (before 5.5) or 17 fields. */
 	return n >= 11 ? n : -EINVAL;
-}
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return (int)n;
 }
 
 static bool exists(const char *root, const char *name, const char *sub)
@@ -279,7 +266,7 @@ int sb_devstack_snap(const struct sb_devstack *st, struct sb_devsnap *s)
 		char p[PATH_MAX], line[512];
 		int nf = -1;
 		snprintf(p, sizeof(p), "%s/class/block/%s/stat", st->sysroot, st->dev[i].name);
-		if (read_small(p, line, sizeof(line)) < 0 ||
+		if (sb_read_small(p, line, sizeof(line)) < 0 ||
 		    (nf = sb_devstat_parse(line, s->v[i])) < 0)
 			memset(s->v[i], 0, sizeof(s->v[i]));
 		if (nf < s->fields)
@@ -359,7 +346,7 @@ bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len)
 		if (strcmp(st->dev[i].type, "md") == 0) {
 			snprintf(p, sizeof(p), "%s/class/block/%s/md/sync_action", st->sysroot,
 				 name);
-			if (read_small(p, buf, sizeof(buf)) > 0 && strcmp(buf, "idle") != 0) {
+			if (sb_read_small(p, buf, sizeof(buf)) > 0 && strcmp(buf, "idle") != 0) {
 				snprintf(why, len, "%s: md %s", name, buf);
 				return true;
 			}
@@ -367,7 +354,7 @@ bool sb_devstack_busy(const struct sb_devstack *st, char *why, size_t len)
 		snprintf(p, sizeof(p), "%s/class/block/%s/inflight", st->sysroot, name);
 		unsigned long r = 0, w = 0;
 		char *e = NULL;
-		if (read_small(p, buf, sizeof(buf)) > 0) {
+		if (sb_read_small(p, buf, sizeof(buf)) > 0) {
 			r = strtoul(buf, &e, 10);
 			w = e && e != buf ? strtoul(e, NULL, 10) : 0;
 		}
@@ -412,7 +399,7 @@ void sb_devstack_class(const struct sb_devstack *st, size_t i, char *buf, size_t
 	}
 	loop = strcmp(dev_type(st->sysroot, disk), "loop") == 0;
 	snprintf(p, sizeof(p), "%s/class/block/%s/queue/rotational", st->sysroot, disk);
-	rot = read_small(p, v, sizeof(v)) > 0 && v[0] == '1';
+	rot = sb_read_small(p, v, sizeof(v)) > 0 && v[0] == '1';
 	*emulated = rot && loop;
 	snprintf(buf, len, "%s%s", rot ? "hdd" : "ssd", loop ? ", loop" : "");
 }

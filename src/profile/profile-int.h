@@ -7,7 +7,6 @@
 /* profile_parse.c */
 int sb_prof_set_err(char **err, const char *fmt, ...) _printf_(2, 3);
 const char *sb_prof_pool_add(struct sb_profile *p, const char *s, size_t len);
-char *sb_prof_trim(char *s);
 /* "section.key" -> key id, or a message. */
 int sb_prof_lookup_dotted(const char *dotted, bool for_matrix, char **msg);
 

@@ -47,7 +47,7 @@ static char *check_roles(const char *v, bool allow_all)
 	if (!allow_all && strcmp(v, "none") == 0)
 		return NULL;
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		w = sb_prof_trim(w);
+		w = sb_str_trim(w);
 		n++;
 		if (sb_role_lookup(w) < 0) {
 			const char *s =

@@ -105,7 +105,7 @@ static int dim_parts(struct sb_profile *p, const struct sb_dim *d, char *w, cons
 		psave = strchr(part, ';');
 		if (psave)
 			*psave++ = '\0';
-		char *v = sb_prof_trim(part);
+		char *v = sb_str_trim(part);
 		int k;
 		if (c >= d->n_keys) {
 			*msg = sb_asprintf("value '%s' has more parts than the %zu keys", orig,
@@ -143,7 +143,7 @@ int sb_prof_add_dim(struct sb_profile *p, char *keys, char *values, unsigned lin
 	int r = -EINVAL;
 
 	for (char *k = strtok_r(keys, ";", &save); k; k = strtok_r(NULL, ";", &save)) {
-		int id = sb_prof_lookup_dotted(sb_prof_trim(k), true, msg);
+		int id = sb_prof_lookup_dotted(sb_str_trim(k), true, msg);
 		if (id < 0)
 			return id;
 		if (d.n_keys == SB_DIM_KEYS) {
@@ -151,7 +151,7 @@ int sb_prof_add_dim(struct sb_profile *p, char *keys, char *values, unsigned lin
 			return -EINVAL;
 		}
 		if (sb_prof_dim_has(&d, id)) {
-			*msg = sb_asprintf("'%s' named twice", sb_prof_trim(k));
+			*msg = sb_asprintf("'%s' named twice", sb_str_trim(k));
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < p->n_dims; i++)
@@ -179,7 +179,7 @@ int sb_prof_add_dim(struct sb_profile *p, char *keys, char *values, unsigned lin
 	for (char *w = strtok_r(values, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
 		const char **nv = realloc(d.vals, (d.n + 1) * d.n_keys * sizeof(*nv));
 		char orig[512];
-		snprintf(orig, sizeof(orig), "%s", sb_prof_trim(w));
+		snprintf(orig, sizeof(orig), "%s", sb_str_trim(w));
 		if (!nv) {
 			r = -ENOMEM;
 			goto fail;

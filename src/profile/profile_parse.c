@@ -33,17 +33,6 @@ const char *sb_prof_pool_add(struct sb_profile *p, const char *s, size_t len)
 	return np[p->n_pool++];
 }
 
-char *sb_prof_trim(char *s)
-{
-	char *e;
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* "did you mean" among the keys of one section. */
 static const char *suggest_key(enum sb_sec sec, const char *word)
 {
@@ -185,9 +174,9 @@ static int parse_section(struct sb_profile *p, char *line, unsigned lineno, char
 		return -EINVAL;
 	}
 	*end = '\0';
-	sec = sb_sec_lookup(sb_prof_trim(line + 1));
+	sec = sb_sec_lookup(sb_str_trim(line + 1));
 	if (sec < 0) {
-		*msg = unknown_sec_msg(sb_prof_trim(line + 1));
+		*msg = unknown_sec_msg(sb_str_trim(line + 1));
 		return -EINVAL;
 	}
 	if (p->base.has_sec[sec]) {
@@ -260,14 +249,14 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		line = sb_prof_trim(line);
+		line = sb_str_trim(line);
 		if (!*line || *line == '#' || *line == ';')
 			continue;
 		/* An inline comment starts at a '#' after a blank. */
 		for (hash = line; (hash = strchr(hash, '#')); hash++)
 			if (hash > line && isspace((unsigned char)hash[-1])) {
 				*hash = '\0';
-				line = sb_prof_trim(line);
+				line = sb_str_trim(line);
 				break;
 			}
 
@@ -286,8 +275,8 @@ int sb_profile_parse(const char *path, const char *text, struct sb_profile **out
 			goto bad;
 		}
 		*eq = '\0';
-		key = sb_prof_trim(line);
-		val = sb_prof_trim(eq + 1);
+		key = sb_str_trim(line);
+		val = sb_str_trim(eq + 1);
 		if (!*key) {
 			msg = sb_asprintf("expected a key before '='");
 			goto bad;
@@ -365,8 +354,8 @@ int sb_profile_override(struct sb_profile *p, const char *assignment, char **err
 	if (!eq)
 		return sb_prof_set_err(err, "-o '%s': expected section.key=value", assignment);
 	*eq = '\0';
-	val = sb_prof_trim(eq + 1);
-	char *lhs = sb_prof_trim(copy);
+	val = sb_str_trim(eq + 1);
+	char *lhs = sb_str_trim(copy);
 	if (strncmp(lhs, "matrix.", 7) == 0) {
 		int r = sb_prof_add_dim(p, lhs + 7, val, 0, &msg);
 		if (r == 0)

@@ -65,14 +65,14 @@ int sb_sel_parse(const char *v, struct sb_sel *out, char **why)
 	*why = NULL;
 	if (!copy)
 		return -EINVAL;
-	if (strcmp(sb_prof_trim(copy), "all") == 0) {
+	if (strcmp(sb_str_trim(copy), "all") == 0) {
 		out->all = true;
 		return 0;
 	}
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		char *dot;
 		unsigned long part = 0;
-		w = sb_prof_trim(w);
+		w = sb_str_trim(w);
 		if ((dot = strchr(w, '.'))) {
 			char *end;
 			*dot = '\0';

@@ -6,6 +6,7 @@
 #include "stack/plan.h"
 #include "util/parse.h"
 #include "util/macro.h"
+#include "util/strutil.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -310,23 +311,6 @@ static int queue_plan(const void *cfg, struct sb_pctx *b)
 
 /* ---- capture: every device's queue as the kernel has it ---- */
 
-/* A sysfs attribute as text, trailing blanks and newlines dropped: the
- * recorded values keep the spelling they always had. */
-static int read_attr(const char *path, char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
-	if (fd < 0)
-		return negerrno();
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		return negerrno();
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
 static void queue_capture(json_object *into, const struct sb_devstack *st, size_t i, int log_fd)
 {
 	static const struct {
@@ -355,7 +339,7 @@ static void queue_capture(json_object *into, const struct sb_devstack *st, size_
 		/* a partition has no queue/ of its own: its disk's applies */
 		snprintf(p, sizeof(p), "%s/class/block/%s/%s", st->sysroot, st->dev[i].name,
 			 q[k].file);
-		if (read_attr(p, buf, sizeof(buf)) >= 0)
+		if (sb_read_small(p, buf, sizeof(buf)) >= 0)
 			json_object_object_add(o, q[k].key, json_object_new_string(buf));
 	}
 	json_object_object_add(into, st->dev[i].name, o);

@@ -1,8 +1,13 @@
 /* See strutil.h. */
 #include "util/strutil.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 char *sb_vasprintf(const char *fmt, va_list ap)
 {
@@ -33,4 +38,32 @@ char *sb_asprintf(const char *fmt, ...)
 	s = sb_vasprintf(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+char *sb_str_trim(char *s)
+{
+	char *e;
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int sb_read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return (int)n;
 }

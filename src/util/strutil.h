@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stddef.h>
 
 char *sb_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sb_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
@@ -10,3 +11,9 @@ char *sb_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1,
  * that `return sb_set_err(err, -EINVAL, "%s: line %zu: ...", ...)` is one
  * statement. *err is NULL when out of memory: the caller says strerror(-r). */
 int sb_set_err(char **err, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* s without its leading and trailing blanks (isspace): the end cut in
+ * place, a pointer into s returned. */
+char *sb_str_trim(char *s);
+/* A small file (sysfs, procfs) into buf as text, trailing newlines and
+ * spaces dropped: the length, or -errno. */
+int sb_read_small(const char *path, char *buf, size_t len);

@@ -28,17 +28,6 @@ static const struct {
     [SB_VT_CHOICE] = {NULL /* with its choices */, NULL},
 };
 
-static char *trim(char *s)
-{
-	char *e;
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* The index of v among choices "a|b|c", or -1. */
 static int choice_index(const char *choices, const char *v)
 {
@@ -70,7 +59,7 @@ static int sizes_walk(const char *v, char **bad, uint64_t *pct_sum)
 	if (!copy)
 		return -ENOMEM;
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		w = trim(w);
+		w = sb_str_trim(w);
 		if (rest)
 			return SIZES_REST_NOT_LAST;
 		if (strcmp(w, "rest") == 0) {

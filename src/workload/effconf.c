@@ -6,6 +6,7 @@
 #include "util/macro.h"
 #include "util/kmsg.h"
 #include "util/spawn.h"
+#include "util/strutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,22 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return (int)n;
-}
-
 static void add_str(json_object *o, const char *k, const char *v)
 {
 	if (v)
@@ -41,7 +26,7 @@ static void add_str(json_object *o, const char *k, const char *v)
 static void add_file(json_object *o, const char *key, const char *path)
 {
 	char buf[512];
-	if (read_small(path, buf, sizeof(buf)) >= 0)
+	if (sb_read_small(path, buf, sizeof(buf)) >= 0)
 		add_str(o, key, buf);
 }
 
