@@ -14,6 +14,7 @@ static const struct sb_opt plan_opts[] = {
     OPT_QUICK_ROW,
     OPT_WIPE_ROW,
     OPT_ROUNDS_ROW,
+    OPT_TURN_ROW,
     {"seed", OPT_SEED, "N",
      "side by side: show the first crossover cycle's stacks and order of turns as run --seed N "
      "would draw them"},

@@ -38,6 +38,7 @@ static const struct sb_opt run_opts[] = {
      "cycles), stopping sooner once every headline row is resolved; then the verdict as it "
      "stands, and the rounds and time that would resolve the rest (implies --repeat auto "
      "unless --repeat is given)"},
+    OPT_TURN_ROW,
     {"yes", OPT_YES, NULL, "do not ask before destroying the devices' contents"},
     {"results", OPT_RESULTS, "DIR", "write result.json, run.log and plan.txt here"},
     {"repeat", OPT_REPEAT, "N|auto[:MAX]",
@@ -106,6 +107,8 @@ static json_object *side_schedule(const struct ctx *c, json_object *sched)
 	json_object_object_add(o, "order",
 			       json_object_new_string(c->n_var == 2 ? "abba" : "williams"));
 	json_object_object_add(o, "crossover", json_object_new_boolean(!c->switched));
+	if (c->o.turn_ms && !c->switched)
+		json_object_object_add(o, "turn_ms", json_object_new_int64((int64_t)c->o.turn_ms));
 	if (c->switched)
 		json_object_object_add(o, "switched", json_object_new_string("mount.options"));
 	json_object_object_add(o, "assignments", json_object_new_array());
@@ -148,7 +151,8 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .slot_roles = roles,
 			     .t_origin = t0,
 			     .turns = turns,
-			     .assignment = assign};
+			     .assignment = assign,
+			     .turn_ns = c->o.turn_ms * 1000000ull};
 	int r = c->switched ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
 	for (size_t k = 0; k < n; k++)
 		json_object_array_add(round, json_object_new_int64((int64_t)active[k]));
@@ -716,6 +720,13 @@ int cmd_run(int argc, char **argv)
 	 * headline row is resolved, unless --repeat caps them itself. */
 	if (r == 0 && c.o.budget_ms && !c.o.repeat_set)
 		c.o.repeat = 0;
+	if (r == 0 && c.o.turn_ms && !c.side)
+		r = sb_usage_error("run",
+				   "--turn: millisecond turns need the variants side by side, "
+				   "under --loop (here: %s)",
+				   c.switched	  ? "one stack, switched between variants"
+				   : c.layout_why ? c.layout_why
+						  : "one variant");
 	if (r == 0 && c.o.cap_cache && !c.o.ram)
 		r = sb_usage_error("run", "--cap-cache needs --ram SIZE (the size to cap at)");
 	if (r) {

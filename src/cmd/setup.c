@@ -93,6 +93,14 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud)
 					      "such as 90s, 3m or 1h, got '%s'",
 					      arg);
 		return 0;
+	case OPT_TURN:
+		if (sb_parse_uint(arg, 1, 1000, &o->turn_ms) < 0)
+			return sb_usage_error(
+			    o->cmd,
+			    "--turn: expected a turn's length in milliseconds, from "
+			    "1 to 1000, got '%s'",
+			    arg);
+		return 0;
 	case OPT_SEED:
 		if (sb_parse_uint(arg, 0, UINT64_MAX, &o->seed) < 0)
 			return sb_usage_error(o->cmd, "--seed: expected a whole number, got '%s'",
@@ -560,14 +568,22 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	}
 	for (size_t i = 0; i < c->prof->n_dropped; i++)
 		fprintf(out, "left out: %s\n", c->prof->dropped[i]);
-	if (c->side)
+	if (c->side) {
 		fprintf(
 		    out,
 		    "side by side: %zu stacks built at once, each on images of its own; every "
 		    "phase runs on each stack in turn (%s order, drawn per round from the seed); "
 		    "the variants change stacks from round to round (a full cycle: %zu rounds)\n",
 		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
-	else if (c->layout_why)
+		if (c->o.turn_ms)
+			fprintf(out,
+				"millisecond turns: a phase every stack can run so (random I/O "
+				"with O_DIRECT, one thread, psync) runs on all of them at once, in "
+				"alternating turns of about %" PRIu64
+				" ms (0.5 to 1.5 times, drawn "
+				"from the seed); the others whole\n",
+				c->o.turn_ms);
+	} else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
 	if (c->switched)
 		fprintf(

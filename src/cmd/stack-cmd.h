@@ -30,6 +30,7 @@ enum {
 	OPT_CPUS,
 	OPT_ROUNDS,
 	OPT_BUDGET,
+	OPT_TURN,
 };
 
 struct opts {
@@ -44,6 +45,7 @@ struct opts {
 	unsigned repeat;      /* 0: --repeat auto */
 	bool repeat_set;      /* --repeat was given */
 	uint64_t budget_ms;   /* --budget: whole cycles while time is left, 0: none */
+	uint64_t turn_ms;     /* --turn: millisecond turns side by side, 0: whole phases */
 	unsigned repeat_max;  /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
 	const char *cpus;     /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;
@@ -75,6 +77,14 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud);
 	{                                                                                          \
 		"set", OPT_OVERRIDE, "SECTION.KEY=VALUE",                                          \
 		    "override a profile value (-o; matrix.SECTION.KEY=A|B for a matrix)"           \
+	}
+#define OPT_TURN_ROW                                                                               \
+	{                                                                                          \
+		"turn", OPT_TURN, "MS",                                                            \
+		    "side by side: a phase that every stack can run so (random I/O with "          \
+		    "O_DIRECT, one thread, psync) runs on all of them at once, in alternating "    \
+		    "turns of about MS milliseconds, so that the two sides are milliseconds "      \
+		    "apart; the others run whole (default: every phase whole)"                     \
 	}
 #define OPT_QUICK_ROW                                                                              \
 	{                                                                                          \

@@ -413,6 +413,14 @@ struct sb_report_side {
 	size_t base_col; /* its column */
 	struct sb_report_side_row *rows;
 	size_t n_rows;
+	/* run --turn: the turns' length, and each phase that ran in turns
+	 * with its stacks' I/O in their own turns and in the others' */
+	double turn_ms;
+	struct sb_report_side_turned {
+		const char *phase; /* borrowed from the set */
+		uint64_t ios, outside;
+	} * turned;
+	size_t n_turned;
 };
 
 /* The block after the verdict: a line per set and one per headline row,

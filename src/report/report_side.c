@@ -8,6 +8,7 @@
 #include "util/strutil.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,7 +72,39 @@ static int read_round(json_object *round, size_t r, size_t stacks, struct sched 
 	return 0;
 }
 
-static int read_turns(json_object *side, struct sched *s, char **why)
+/* A turn record's "turned" (millisecond turns): its phase's I/O added
+ * to the set's tally of that phase. */
+static int read_turned(json_object *e, const char *path, const char *phase,
+		       struct sb_report_side *sd, char **why)
+{
+	json_object *tu = NULL;
+	int64_t ios, out;
+	double ms;
+	size_t k;
+
+	if (sb_jm_object(e, path, "turned", SB_J_OPT, &tu, why) != 0)
+		return *why ? -EINVAL : 0;
+	if (sb_jm_int(tu, path, "ios", SB_J_REQ, 0, INT64_MAX, &ios, why) < 0 ||
+	    sb_jm_int(tu, path, "ios_outside", SB_J_REQ, 0, INT64_MAX, &out, why) < 0 ||
+	    sb_jm_num(tu, path, "turn_ms", SB_J_REQ, 0.001, 1e6, &ms, why) < 0)
+		return -EINVAL;
+	sd->turn_ms = ms;
+	for (k = 0; k < sd->n_turned && strcmp(sd->turned[k].phase, phase) != 0; k++)
+		;
+	if (k == sd->n_turned) {
+		struct sb_report_side_turned *n =
+		    realloc(sd->turned, (sd->n_turned + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sd->turned = n;
+		n[sd->n_turned++] = (struct sb_report_side_turned){.phase = phase};
+	}
+	sd->turned[k].ios += (uint64_t)ios;
+	sd->turned[k].outside += (uint64_t)out;
+	return 0;
+}
+
+static int read_turns(json_object *side, struct sched *s, struct sb_report_side *sd, char **why)
 {
 	json_object *a = NULL, *e;
 	char path[64];
@@ -91,6 +124,9 @@ static int read_turns(json_object *side, struct sched *s, char **why)
 		    sb_jm_int(e, path, "position", SB_J_REQ, 0, INT32_MAX, &t->position, why) < 0 ||
 		    sb_jm_str(e, path, "phase", SB_J_REQ, &t->phase, why) < 0)
 			return -EINVAL;
+		int ret = read_turned(e, path, t->phase, sd, why);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -120,7 +156,7 @@ static int sched_read(const struct sb_resultset *rs, json_object *side, struct s
 	for (size_t r = 0; r < s->n_round; r++)
 		if (read_round(json_object_array_get_idx(a, r), r, sd->stacks, s, why) < 0)
 			return -EINVAL;
-	return read_turns(side, s, why);
+	return read_turns(side, s, sd, why);
 }
 
 /* The phase a row's figure was measured in, in one repeat (NULL: none). */
@@ -319,6 +355,7 @@ void sb_rep_side_free(struct sb_report *r)
 			free(r->side[i].rows[k].var);
 		}
 		free(r->side[i].rows);
+		free(r->side[i].turned);
 	}
 	free(r->side);
 	r->side = NULL;
@@ -420,6 +457,24 @@ static void row_text(const struct sb_report *r, const struct sb_report_side *sd,
 	fputs("\n", f);
 }
 
+/* run --turn: which phases ran in turns, and how much of their stacks'
+ * I/O fell outside them (work the phase left to run later: a journal's
+ * commit, writeback), which the turns did not charge to the phase. */
+static void turned_text(const struct sb_report_side *sd, FILE *f)
+{
+	if (!sd->n_turned)
+		return;
+	fprintf(f,
+		"  in turns of about %g ms, the stacks' I/O outside their own turns:", sd->turn_ms);
+	for (size_t k = 0; k < sd->n_turned; k++) {
+		const struct sb_report_side_turned *t = &sd->turned[k];
+		uint64_t all = t->ios + t->outside;
+		fprintf(f, "%s %s %.2f%% (%" PRIu64 " of %" PRIu64 ")", k ? "," : "", t->phase,
+			all ? 100.0 * (double)t->outside / (double)all : 0.0, t->outside, all);
+	}
+	fputs("; every other phase whole\n", f);
+}
+
 void sb_report_side_text(const struct sb_report *r, FILE *f)
 {
 	for (size_t i = 0; i < r->n_side; i++) {
@@ -437,6 +492,7 @@ void sb_report_side_text(const struct sb_report *r, FILE *f)
 		if (!sd->has_base)
 			fprintf(f, "  no variant named %s here: nothing to compare with\n",
 				r->cols[r->baseline].variant);
+		turned_text(sd, f);
 		for (size_t k = 0; k < sd->n_rows; k++)
 			row_text(r, sd, &sd->rows[k], f);
 		fputs("\n", f);
@@ -546,6 +602,22 @@ json_object *sb_report_side_json(const struct sb_report *r)
 		for (size_t k = 0; k < sd->n_rows; k++)
 			json_object_array_add(rows, row_json(r, sd, &sd->rows[k]));
 		json_object_object_add(o, "rows", rows);
+		if (sd->n_turned) {
+			json_object *tl = json_object_new_array();
+			for (size_t k = 0; k < sd->n_turned; k++) {
+				json_object *t = json_object_new_object();
+				json_object_object_add(t, "phase",
+						       json_object_new_string(sd->turned[k].phase));
+				json_object_object_add(t, "ios",
+						       json_object_new_uint64(sd->turned[k].ios));
+				json_object_object_add(
+				    t, "ios_outside",
+				    json_object_new_uint64(sd->turned[k].outside));
+				json_object_array_add(tl, t);
+			}
+			json_object_object_add(o, "turn_ms", json_object_new_double(sd->turn_ms));
+			json_object_object_add(o, "turned", tl);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;

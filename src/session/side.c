@@ -8,6 +8,7 @@
  * between the two sides. Variants change stacks from round to round
  * (crossover), since two identically made stacks are not identical. */
 #include "session/side.h"
+#include "session/side-int.h"
 #include "session/design.h"
 #include "session/variant-int.h"
 #include "probe/devstat.h"
@@ -30,27 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct stack {
-	size_t var; /* the variant's index in the profile */
-	struct sb_vrun vr;
-	struct sb_exec x;
-	char dir[4200], id[128];
-	char *mnt;
-	unsigned first, last; /* its steps' numbers in the journal */
-	json_object *pre, *failed, *integ;
-	struct sb_devstack *devs; /* the devices under mnt, for the idle check */
-	bool fresh, built;
-	pid_t pid;
-	int to, from; /* the child's pipes: its turns, its messages */
-	FILE *in;
-	char *phase; /* the phase it waits to begin ("start": its first turn) */
-	bool waiting;
-	int code;
-	struct sb_wl_result **wl;
-	size_t n_wl;
-	char started[40];
-};
-
 /* ---- the child: one stack's workloads ---- */
 
 struct gate {
@@ -58,19 +38,48 @@ struct gate {
 	volatile sig_atomic_t *stop;
 };
 
-/* Says which phase it is at and waits for the turn; the workload time
- * limit (an alarm) does not run while it waits. */
-static void child_gate(void *ud, const char *phase)
+/* Says which phase it is at (and whether it can run in turns) and waits
+ * for the turn: 'g' for the whole phase, 'T' for millisecond turns. The
+ * workload time limit (an alarm) does not run while it waits. */
+static bool child_gate(void *ud, const char *phase, bool turnable)
 {
 	struct gate *g = ud;
 	unsigned left = alarm(0);
-	char c;
+	char c = 'g';
 
-	dprintf(g->to, "P %s\n", phase);
+	dprintf(g->to, "P %s%s\n", phase, turnable ? "\tturns" : "");
 	while (read(g->from, &c, 1) < 0 && errno == EINTR && !*g->stop)
 		;
 	if (left)
 		alarm(left);
+	return c == 'T';
+}
+
+/* A turn over (or the phase ready for its first): "y", then waits for
+ * "t NS\n", the next turn's length (0: run on). The alarm waits too. */
+static uint64_t child_turn(void *ud)
+{
+	struct gate *g = ud;
+	unsigned left = alarm(0);
+	char line[32] = "";
+	size_t n = 0;
+	ssize_t r;
+
+	if (write(g->to, "y\n", 2) != 2)
+		n = sizeof(line);
+	while (n < sizeof(line) - 1) {
+		r = read(g->from, line + n, 1);
+		if (r < 0 && errno == EINTR && !*g->stop)
+			continue;
+		if (r <= 0 || line[n] == '\n')
+			break;
+		n++;
+	}
+	line[n < sizeof(line) ? n : sizeof(line) - 1] = '\0';
+	if (left)
+		alarm(left);
+	unsigned long long ns = line[0] == 't' ? strtoull(line + 1, NULL, 10) : 0;
+	return ns ? (uint64_t)ns : UINT64_MAX;
 }
 
 static void __attribute__((noreturn)) child_main(struct stack *s, int to, int from, pid_t parent)
@@ -93,8 +102,9 @@ static void __attribute__((noreturn)) child_main(struct stack *s, int to, int fr
 	for (size_t k = 0; k < s->vr.n_slots; k++)
 		role_devs[k] = sb_exec_var(&s->x, s->vr.slot_names[k]);
 	s->vr.gate = child_gate;
+	s->vr.turn = child_turn;
 	s->vr.gate_ud = &g;
-	child_gate(&g, "start");
+	child_gate(&g, "start", false);
 	int code = sb_vrun_workloads(&s->vr, s->mnt, sb_exec_var(&s->x, "memcg"), role_devs,
 				     s->fresh, &wl, &n_wl, &failed);
 	for (size_t i = 0; i < n_wl; i++)
@@ -109,13 +119,6 @@ static void __attribute__((noreturn)) child_main(struct stack *s, int to, int fr
 }
 
 /* ---- the parent: builds, turns, records ---- */
-
-/* The host over a turn: steal ticks of all CPUs (/proc/stat) and the time
- * some task waited for a CPU (/proc/pressure/cpu "some total", us). */
-struct host {
-	unsigned long long steal, all, psi_us;
-	bool has_steal, has_psi;
-};
 
 /* Up to n numbers of a line, as strtoull reads them: how many. */
 static int numbers(const char *s, unsigned long long *v, int n)
@@ -133,7 +136,7 @@ static int numbers(const char *s, unsigned long long *v, int n)
 	return got;
 }
 
-static void host_read(struct host *h)
+void sb_side_host_read(struct host *h)
 {
 	unsigned long long v[8] = {0};
 	char line[256];
@@ -164,7 +167,7 @@ static void host_read(struct host *h)
  * that no stack's leftovers run in another's turn. The wait is bounded;
  * a turn that starts with another stack still busy says so in its
  * record. */
-static void quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t self, json_object *t)
+void sb_side_quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t self, json_object *t)
 {
 	uint64_t t0 = sb_mono_ns(), limit = (sd->proto->quick ? 2ull : 30ull) * 1000000000ull;
 	char why[160] = "";
@@ -189,9 +192,10 @@ static void quiet_all(struct sb_side *sd, struct stack *st, size_t k, size_t sel
 		json_object_object_add(t, "others_busy", json_object_new_string(why));
 }
 
-/* Reads the child's next message: its next phase (1), its results (0,
- * with the stack's results filled in), or its end without them (-1). */
-static int next_message(struct stack *s)
+/* Reads the child's next message: its next phase (1), the end of a
+ * millisecond turn (2), its results (0, with the stack's results filled
+ * in), or its end without them (-1). */
+int sb_side_next_message(struct stack *s)
 {
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
@@ -209,7 +213,13 @@ static int next_message(struct stack *s)
 			kill(s->pid, SIGINT);
 	}
 	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == 'y' && line[1] == '\0')
+		return 2;
 	if (line[0] == 'P' && line[1] == ' ') {
+		char *tab = strchr(line + 2, '\t');
+		s->turnable = tab && strcmp(tab, "\tturns") == 0;
+		if (tab)
+			*tab = '\0';
 		free(s->phase);
 		s->phase = strdup(line + 2);
 		return 1;
@@ -278,8 +288,35 @@ static int fork_child(struct stack *s)
 	s->in = fdopen(s->from, "re");
 	if (!s->in)
 		return negerrno();
-	s->waiting = next_message(s) == 1;
+	s->waiting = sb_side_next_message(s) == 1;
 	return 0;
+}
+
+/* What the child's answer r (next_message) to its turn leaves: waiting
+ * at its next phase, done, or gone without its results. */
+void sb_side_turn_over(struct stack *s, int r)
+{
+	s->waiting = r == 1;
+	if (r < 0) {
+		s->code = SB_EXIT_FAILED;
+		sb_vrun_note_failure(&s->failed, "workloads", s->code,
+				     "the stack's workload process ended without its results");
+	}
+}
+
+/* The host's steal time and CPU pressure between h0 and h1, secs apart,
+ * into the record t. */
+void sb_side_host_record(json_object *t, const struct host *h0, const struct host *h1, double secs)
+{
+	if (h0->has_steal && h1->all > h0->all)
+		json_object_object_add(
+		    t, "steal_pct",
+		    json_object_new_double(100.0 * (double)(h1->steal - h0->steal) /
+					   (double)(h1->all - h0->all)));
+	if (h0->has_psi && h1->has_psi && secs > 0)
+		json_object_object_add(
+		    t, "cpu_pressure_pct",
+		    json_object_new_double((double)(h1->psi_us - h0->psi_us) / (secs * 1e4)));
 }
 
 /* One turn: stack s runs from the phase it waits at to the next one (or
@@ -293,8 +330,8 @@ static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t
 	uint64_t t0;
 	int r;
 
-	quiet_all(sd, stacks, k, st, t);
-	host_read(&h0);
+	sb_side_quiet_all(sd, stacks, k, st, t);
+	sb_side_host_read(&h0);
 	t0 = sb_mono_ns();
 	json_object_object_add(t, "round", json_object_new_int((int)sd->round));
 	json_object_object_add(t, "step", json_object_new_int((int)step));
@@ -309,27 +346,14 @@ static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t
 		json_object_put(t);
 		return;
 	}
-	r = next_message(s);
-	s->waiting = r == 1;
-	if (r < 0) {
-		s->code = SB_EXIT_FAILED;
-		sb_vrun_note_failure(&s->failed, "workloads", s->code,
-				     "the stack's workload process ended without its results");
-	}
-	host_read(&h1);
+	r = sb_side_next_message(s);
+	sb_side_turn_over(s, r);
+	sb_side_host_read(&h1);
 	double secs = (double)(sb_mono_ns() - t0) / 1e9;
 	json_object_object_add(t, "start_s",
 			       json_object_new_double((double)(t0 - sd->t_origin) / 1e9));
 	json_object_object_add(t, "secs", json_object_new_double(secs));
-	if (h0.has_steal && h1.all > h0.all)
-		json_object_object_add(
-		    t, "steal_pct",
-		    json_object_new_double(100.0 * (double)(h1.steal - h0.steal) /
-					   (double)(h1.all - h0.all)));
-	if (h0.has_psi && h1.has_psi && secs > 0)
-		json_object_object_add(
-		    t, "cpu_pressure_pct",
-		    json_object_new_double((double)(h1.psi_us - h0.psi_us) / (secs * 1e4)));
+	sb_side_host_record(t, &h0, &h1, secs);
 	json_object_array_add(sd->turns, t);
 }
 
@@ -343,6 +367,14 @@ static void run_turns(struct sb_side *sd, struct stack *st, size_t k)
 	for (unsigned step = 0; any; step++) {
 		any = false;
 		sb_design_order(k, sd->seed, sd->round, step, order);
+		if (sb_side_turned_step(sd, st, k)) {
+			size_t by_stack[k];
+			for (size_t pos = 0; pos < k; pos++)
+				by_stack[pos] = sb_design_stack(k, sd->seed, sd->round, order[pos]);
+			sb_side_take_turns(sd, st, k, step, by_stack);
+			any = true;
+			continue;
+		}
 		for (size_t pos = 0; pos < k; pos++) {
 			size_t s = sb_design_stack(k, sd->seed, sd->round, order[pos]);
 			if (!st[s].waiting)

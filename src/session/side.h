@@ -20,6 +20,9 @@ struct sb_side {
 	uint64_t t_origin;	       /* CLOCK_MONOTONIC ns: turns' start_s counts from it */
 	json_object *turns;	       /* array: every turn's record is appended */
 	json_object *assignment;       /* array: {"stack", "variant"} of this round */
+	/* --turn: phases that can run in turns alternate between the stacks
+	 * every turn_ns or so (jittered); 0: whole phases. */
+	uint64_t turn_ns;
 };
 
 /* Builds the round's stacks, runs their workloads in turns, tears them

@@ -144,6 +144,7 @@ int sb_vrun_workloads(struct sb_vrun *vr, const char *mnt, const char *memcg,
 					.n_roles = vr->n_slots,
 					.cpus = vr->cpus,
 					.gate = vr->gate,
+					.turn = vr->turn,
 					.gate_ud = vr->gate_ud};
 		struct sb_wl_result *res = NULL;
 		char *err = NULL;

@@ -44,7 +44,8 @@ struct sb_vrun {
 	volatile sig_atomic_t *wl_stop; /* the workload time limit or a signal */
 	/* Side by side: the workloads wait here for their stack's turn before
 	 * every timed phase (sb_wl_env.gate); NULL: no turns. */
-	void (*gate)(void *ud, const char *phase);
+	bool (*gate)(void *ud, const char *phase, bool turnable);
+	uint64_t (*turn)(void *ud); /* sb_wl_env.turn: the end of a millisecond turn */
 	void *gate_ud;
 	/* out: the teardown failed and the journal is kept (the run must not
 	 * go on to another variant over what is left) */

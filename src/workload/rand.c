@@ -98,7 +98,10 @@ static void *rand_main(void *arg)
 		t->err = -ENOMEM;
 		return NULL;
 	}
-	t0 = sb_mono_ns();
+	/* Millisecond turns: the phase's clock stops between this stack's
+	 * turns (the one thread of a turnable phase). */
+	uint64_t paused = j->p->paused, turn_end = j->p->turn_end;
+	t0 = sb_mono_ns() - paused;
 	/* Open loop: record k is due at start + k slots (plus the idle time of
 	 * the bursts before it); its latency counts from then, so a device that
 	 * stalls shows as late records, not as a queue that hides it. */
@@ -135,7 +138,7 @@ static void *rand_main(void *arg)
 		} else {
 			r = pread(j->fd, buf, bs, (off_t)off);
 		}
-		t1 = sb_mono_ns();
+		t1 = sb_mono_ns() - paused;
 		if (__builtin_expect(r != (ssize_t)bs, 0)) {
 			t->err = r < 0 ? -errno : -EIO;
 			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
@@ -175,6 +178,8 @@ static void *rand_main(void *arg)
 			i++;
 			break;
 		}
+		if (__builtin_expect(t1 >= turn_end, 0))
+			sb_phase_turn_at(j->p, t1, &paused, &turn_end);
 		t0 = t1;
 	}
 	t->done = i;
@@ -346,6 +351,9 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	}
 	if ((rc = rand_open_fds(c, j, path, fds, n)) < 0)
 		goto out;
+	/* Turns of a few ms hold its own I/O only where each call's I/O is
+	 * done when it returns: O_DIRECT, psync, one thread, not paced. */
+	c->turnable = rand_o(sp)->direct && n == 1 && !use_uring(sp) && !rand_o(sp)->rate;
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
 	if (rand_o(sp)->direct)

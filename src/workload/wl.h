@@ -233,7 +233,8 @@ struct sb_wl_ctx {
 	char perf_why[96];	  /* why there is no counter */
 	bool perf_user_only;	  /* perf_event_paranoid >= 2: user space only */
 	bool cold;		  /* caches dropped since the last phase began */
-	char cpus[128];		  /* --cpus as applied ("0-1"), or "" */
+	bool turnable;	/* the next phase can run in turns (env.gate); sb_phase_begin clears it */
+	char cpus[128]; /* --cpus as applied ("0-1"), or "" */
 };
 
 /* A timed phase: wall time, CPU% as bonnie++ computes it ((user + sys) / wall),
@@ -281,6 +282,12 @@ struct sb_phase {
 	struct sb_kwsnap *kw0;
 	struct sb_lcnt_snap *lc0; /* the layers' counters at the start, when some layer has any */
 	struct sb_cost cost;	  /* filled by sb_phase_end */
+	/* Millisecond turns (env.gate): the phase's clock is CLOCK_MONOTONIC
+	 * less paused, the time it waited for its turns, so that its times
+	 * and rates count its own turns only; turn_end is the end of the
+	 * current turn on that clock (UINT64_MAX: no turns). */
+	uint64_t paused, turn_end;
+	unsigned turns;
 };
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total);
@@ -292,6 +299,24 @@ static inline bool sb_phase_over(struct sb_phase *p, uint64_t now, uint64_t done
 	if (now < p->next_check && !*p->c->env->stop)
 		return false;
 	return sb_phase_check_slow(p, now, done);
+}
+/* The phase's clock: now, less the time it waited for its turns. */
+static inline uint64_t sb_phase_now(const struct sb_phase *p)
+{
+	return sb_mono_ns() - p->paused;
+}
+/* At the end of a turn (now, on the phase's clock, at or past
+ * p->turn_end): waits for the next, and leaves the wait out of the
+ * phase's clock. The caller reads p->paused and p->turn_end again. */
+void sb_phase_turn(struct sb_phase *p, uint64_t now);
+/* The same for a loop that keeps the phase's pause and turn end in its
+ * own variables. */
+static inline void sb_phase_turn_at(struct sb_phase *p, uint64_t now, uint64_t *paused,
+				    uint64_t *turn_end)
+{
+	sb_phase_turn(p, now);
+	*paused = p->paused;
+	*turn_end = p->turn_end;
 }
 /* Ends the phase: sets secs and cpu_pct, flags the result incomplete when the
  * phase was cut short, stores the phase's series and device counters in

@@ -27,8 +27,15 @@ struct sb_wl_env {
 	 * pinned to these CPUs; NULL: not pinned. */
 	const char *cpus;
 	/* Side by side (session/side.c): called before every timed phase
-	 * begins, and returns when this stack's turn comes; NULL: no turns. */
-	void (*gate)(void *ud, const char *phase);
+	 * begins, and returns when this stack's turn comes; NULL: no turns.
+	 * turnable: the phase can run in millisecond turns (its I/O is done
+	 * within its calls: O_DIRECT, synchronous, one thread); true when it
+	 * does, and then turn() is called at the end of each of its turns. */
+	bool (*gate)(void *ud, const char *phase, bool turnable);
+	/* In a phase that runs in turns: ready to begin (its first call) or
+	 * this turn over; returns when the next turn comes, with its length
+	 * in ns (UINT64_MAX: no more turns, run on). */
+	uint64_t (*turn)(void *ud);
 	void *gate_ud;
 };
 

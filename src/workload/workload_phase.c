@@ -222,8 +222,11 @@ static void quiesce(struct sb_wl_ctx *c, const char *name)
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total)
 {
-	if (c->env->gate)
-		c->env->gate(c->env->gate_ud, name);
+	bool turned =
+	    c->env->gate && c->env->gate(c->env->gate_ud, name, c->turnable && c->env->turn);
+	uint64_t first = UINT64_MAX;
+
+	c->turnable = false;
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->name = name;
@@ -234,7 +237,11 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	sb_phase_cost_begin(p);
 	p->series = series_new(c->timeout_ns);
 	getrusage(RUSAGE_SELF, &p->ru0);
+	/* In turns: ready, and the clock starts with the first turn. */
+	if (turned)
+		first = c->env->turn(c->env->gate_ud);
 	p->t0 = sb_mono_ns();
+	p->turn_end = first == UINT64_MAX ? UINT64_MAX : p->t0 + first;
 	if (p->series)
 		p->series->last_t = p->t0;
 	p->deadline = p->t0 + c->timeout_ns;
@@ -396,10 +403,32 @@ static void phase_series(struct sb_phase *p, uint64_t now)
 	p->series = NULL;
 }
 
+void sb_phase_turn(struct sb_phase *p, uint64_t now)
+{
+	uint64_t w0 = sb_mono_ns(), len = p->c->env->turn(p->c->env->gate_ud);
+
+	p->paused += sb_mono_ns() - w0;
+	p->turns++;
+	p->turn_end = len == UINT64_MAX ? UINT64_MAX : now + len;
+}
+
+/* A phase that ran in turns says so (extra.turned.PHASE): how many turns
+ * it waited for, and how long. */
+static void phase_turned(struct sb_phase *p)
+{
+	json_object *o;
+	if (!p->turns)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "turns", json_object_new_int64((int64_t)p->turns));
+	json_object_object_add(o, "waited_s", json_object_new_double((double)p->paused / 1e9));
+	json_object_object_add(sb_wl_extra_obj(p->c, "turned"), p->name, o);
+}
+
 void sb_phase_end(struct sb_phase *p)
 {
 	struct rusage ru;
-	uint64_t now = sb_mono_ns();
+	uint64_t now = sb_phase_now(p);
 
 	getrusage(RUSAGE_SELF, &ru);
 	p->secs = (now - p->t0) / 1e9;
@@ -419,6 +448,7 @@ void sb_phase_end(struct sb_phase *p)
 	}
 	phase_series(p, now);
 	phase_warmup(p);
+	phase_turned(p);
 	/* The counters after the file system wrote back what the phase left
 	 * dirty: its writes are charged to it, not lost between phases (the
 	 * time above was taken before). */

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Millisecond turns (--turn MS): a random O_DIRECT phase runs on both
+# side-by-side stacks at once, in alternating turns of about MS ms; each
+# side's phase clock stops while it waits. Checked from outside the
+# workload: each stack's loop device did the phase's reads in its own
+# turns (its I/O counted at every switch), none in the other's;
+# both sides took about as many turns; the phases
+# that cannot (buffered) run whole; kill -9 in a turn leaves nothing.
+. "$SB_TOP/tests/lib.sh"
+need_loop
+need_prog mkfs.ext4
+need_prog python3
+cd "$SB_TOP"
+
+cat >"$SB_TMP/two.conf" <<'CONF'
+[devices]
+any = 1
+[fs]
+type = ext4
+[workloads]
+run = rand:4k,direct=1,time=2s,size=16M
+run = rand:4k,time=1s,size=16M,verify=0
+time-limit = 2m
+[matrix]
+# ext4 reads its block bitmaps ahead in a thread of its own after the
+# mount, whenever it gets to them: off, so that a stack's read phase has
+# no I/O but its own
+mount.options = noatime,no_prefetch_block_bitmaps | noatime,no_prefetch_block_bitmaps,barrier=0
+CONF
+
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --turn 0
+assert_contains "$OUT" "--turn: expected a turn's length in milliseconds" "--turn 0 refused"
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --turn 20 --rounds
+assert_contains "$OUT" "--turn: millisecond turns need the variants side by side" "--turn --rounds"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --turn 20
+assert_contains "$OUT" "millisecond turns: a phase every stack can run so" "plan: the turns"
+
+expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 --seed 3 --turn 20 \
+	--results "$SB_TMP/r" </dev/null
+nothing_left "after the run in turns"
+python3 - "$SB_TMP/r/result.json" <<'PY' || fail "turn records: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sbs = d["profile"]["schedule"]["side_by_side"]
+bad = []
+if sbs.get("turn_ms") != 20: bad.append("turn_ms %r" % sbs.get("turn_ms"))
+turned = [t for t in sbs["turns"] if "turned" in t]
+whole = [t for t in sbs["turns"] if "turned" not in t]
+# the O_DIRECT read and write phases of the first workload, both stacks, both rounds
+if len(turned) != 8: bad.append("%d turned records" % len(turned))
+if not any(t["phase"] == "random read" for t in whole): bad.append("the buffered reads did not run whole")
+steps = {}
+for t in turned:
+    steps.setdefault((t["round"], t["step"]), []).append(t)
+ops = {}
+for v in d["variants"]:
+    for r, rep in enumerate(v["repeats"]):
+        w = rep["workloads"][0]
+        tu = w["extra"].get("turned", {})
+        if set(tu) != {"random read", "random write"}: bad.append("%s: extra.turned %r" % (v["name"], tu))
+        ops[(d["variants"].index(v), r)] = w["extra"]["read_ops"]
+for (r, s), ts in steps.items():
+    if len(ts) != 2: bad.append("step %d.%d: %d stacks" % (r, s, len(ts))); continue
+    n = [t["turned"]["turns"] for t in ts]
+    # 2 s of phase time in turns of 10-30 ms: dozens each, alternating
+    if min(n) < 40 or abs(n[0] - n[1]) > 2: bad.append("step %d.%d turns %r" % (r, s, n))
+    for t in ts:
+        tu = t["turned"]
+        if t["phase"] == "random read":
+            # every read of the phase on its loop device in its own turns
+            if tu["ios"] < ops[(t["variant"], r)]:
+                bad.append("reads in own turns %d < the phase's %d" % (tu["ios"], ops[(t["variant"], r)]))
+            # and none in the other's turns
+            if tu["ios_outside"] != 0:
+                bad.append("read phase: %d I/Os outside its turns" % tu["ios_outside"])
+        if not (t["secs"] > 1.5): bad.append("secs %r" % t["secs"])
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
+assert_contains "$OUT" "in turns of about 20 ms, the stacks' I/O outside their own turns: random read 0.00%" \
+	"the report: the phases in turns, none of the reads outside them"
+
+# kill -9 in the middle of the turns: teardown --all leaves nothing.
+"$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --turn 20 \
+	-o "workloads.run=rand:4k,direct=1,time=30s,size=16M,write=0" \
+	--results "$SB_TMP/r3" -q >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+	grep -q "== turns: round 1" "$SB_TMP/r3/run.log" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q "== turns: round 1" "$SB_TMP/r3/run.log" || fail "the turns never began"
+sleep 1
+kill -9 $pid
+wait $pid 2>/dev/null || true
+expect_exit 0 "$STACKBENCH" teardown --all
+assert_contains "$OUT" "torn down" "teardown after kill -9 in the turns"
+nothing_left "after kill -9 in the turns and teardown"
+pass_msg "millisecond turns: both stacks in alternating turns, reads in their own, kill -9"
