@@ -651,7 +651,9 @@ const struct sb_layer sb_layer_bcache = {
     .takes = bcache_takes,
     .aside = bcache_aside,
     .plan = bcache_plan,
-    .capture = &(const struct sb_capture){"bcache", "bcache", sb_bcache_capture, NULL,
-					  sb_bcache_capture_skip, NULL},
+    .capture = &(const struct sb_capture){.key = "bcache",
+					  .type = "bcache",
+					  .fn = sb_bcache_capture,
+					  .skip = sb_bcache_capture_skip},
     .counters = &sb_bcache_counters,
 };

@@ -168,3 +168,16 @@ void sb_capture_rows(json_object *rows, const struct sb_capture *c, json_object 
 		n++;
 	}
 }
+
+void sb_capture_follows(json_object *follows, const struct sb_capture *c)
+{
+	if (!c->follows && !c->no_section_word)
+		return;
+	json_object *o = json_object_new_object(), *params = json_object_new_array();
+	for (size_t k = 0; c->follows && c->follows[k]; k++)
+		json_object_array_add(params, json_object_new_string(c->follows[k]));
+	json_object_object_add(o, "params", params);
+	json_object_object_add(o, "gone_only", json_object_new_boolean(c->follows_gone_only));
+	json_object_object_add(o, "section_word", json_object_new_boolean(!c->no_section_word));
+	json_object_object_add(follows, c->key, o);
+}

@@ -12,6 +12,7 @@
 #include "probe/devstat.h"
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sb_capture {
@@ -32,7 +33,23 @@ struct sb_capture {
 	/* Or (fn NULL) what it reads of the file system mounted at dir: into
 	 * is its key's object itself ({"fstype": "xfs"}), not one per device. */
 	void (*mounted)(json_object *into, const char *dir, int log_fd);
+	/* The profile parameters its rows follow: a variant that changes one
+	 * of them asked for any difference in the rows of this layer (KEY's
+	 * rows, "KEYn.field"): "fs.type", or "md*" for every parameter whose
+	 * name starts with md. NULL-terminated, or NULL. */
+	const char *const *follows;
+	/* They follow only when a row is there on one side alone: a member
+	 * taken out of an array is no longer captured, while a setting that
+	 * differs on both sides is still a surprise. */
+	bool follows_gone_only;
+	/* A parameter word equal to key does not ask for all of its rows
+	 * (mount options are asked for one by one). */
+	bool no_section_word;
 };
+/* What c says its rows follow, as the object extra.config.follows holds
+ * under its key ({"params": [...], "gone_only": false, "section_word":
+ * true}); nothing when it says nothing. */
+void sb_capture_follows(json_object *follows, const struct sb_capture *c);
 /* The default rows: every scalar field of each device's object, but those
  * in c->skip, as "KEYn.field" (n its place in captured). */
 void sb_capture_rows(json_object *rows, const struct sb_capture *c, json_object *captured);

@@ -73,5 +73,7 @@ static void geometry_rows(json_object *rows, const struct sb_capture *c, json_ob
 	}
 }
 
+/* Another file system, other mkfs options: another geometry. */
+static const char *const follows[] = {"fs.type", "fs.mkfs", "mkfs*", NULL};
 const struct sb_capture sb_fs_capture = {
-    .key = "geometry", .rows = geometry_rows, .mounted = geometry};
+    .key = "geometry", .rows = geometry_rows, .mounted = geometry, .follows = follows};

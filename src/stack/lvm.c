@@ -647,7 +647,8 @@ const struct sb_layer sb_layer_pv = {
     .takes = lvm_takes,
     .redundancy = lvm_redundancy,
     .plan = lvm_plan,
-    .capture = &(const struct sb_capture){"lvm", "dm", lvm_capture, lvm_rows, NULL, NULL}};
+    .capture = &(const struct sb_capture){
+	.key = "lvm", .type = "dm", .fn = lvm_capture, .rows = lvm_rows}};
 const struct sb_layer sb_layer_vg = {.kind = "vgcreate",
 				     .args_size = sizeof(struct sb_vg_args),
 				     .fields = vg_fields,

@@ -770,7 +770,7 @@ const struct sb_layer sb_layer_lvc_vgextend = {
     .keytab = &sb_keytab_lvmcache,
     .aside = lvc_aside,
     .plan = lvc_plan,
-    .capture = &(const struct sb_capture){"lvmcache", "dm", lvc_capture, NULL, NULL, NULL},
+    .capture = &(const struct sb_capture){.key = "lvmcache", .type = "dm", .fn = lvc_capture},
     .counters = &counters_cache};
 const struct sb_layer sb_layer_lvc_lv = {.kind = "cachevol",
 					 .args_size = sizeof(struct lvc_lv_args),

@@ -771,6 +771,9 @@ static void md_rows(json_object *rows, const struct sb_capture *c, json_object *
 	}
 }
 
+/* A member taken out (or rebuilt) changes the array's state, as md's keys do. */
+static const char *const md_follows[] = {"scenario.degrade", "scenario.rebuild", "md*", NULL};
+
 const struct sb_layer sb_layer_md = {
     .kind = "mdadm-create",
     .args_size = sizeof(struct sb_md_args),
@@ -787,5 +790,7 @@ const struct sb_layer sb_layer_md = {
     .takes = md_takes,
     .redundancy = md_redundancy,
     .plan = md_plan,
-    .capture = &(const struct sb_capture){"md", "md", md_capture, md_rows, NULL, NULL},
+    .capture =
+	&(const struct sb_capture){
+	    .key = "md", .type = "md", .fn = md_capture, .rows = md_rows, .follows = md_follows},
 };

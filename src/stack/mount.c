@@ -516,8 +516,14 @@ static void mount_rows(json_object *rows, const struct sb_capture *c, json_objec
 	free(opts);
 }
 
-static const struct sb_capture capture = {
-    .key = "mount", .rows = mount_rows, .mounted = mount_capture};
+/* Another file system comes with its own default mount options; an option
+ * asked for is its own row's word, so "mount" asks for none. */
+static const char *const follows[] = {"fs.type", NULL};
+static const struct sb_capture capture = {.key = "mount",
+					  .rows = mount_rows,
+					  .mounted = mount_capture,
+					  .follows = follows,
+					  .no_section_word = true};
 
 const struct sb_layer sb_layer_mount = {
     .kind = "mount",

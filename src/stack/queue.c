@@ -345,7 +345,10 @@ static void queue_capture(json_object *into, const struct sb_devstack *st, size_
 	json_object_object_add(into, st->dev[i].name, o);
 }
 
-static const struct sb_capture capture = {.key = "queue", .fn = queue_capture};
+/* A member taken out of an array (or rebuilt) is no longer captured. */
+static const char *const follows[] = {"scenario.degrade", "scenario.rebuild", NULL};
+static const struct sb_capture capture = {
+    .key = "queue", .fn = queue_capture, .follows = follows, .follows_gone_only = true};
 
 const struct sb_layer sb_layer_queue = {
     .kind = "queue",

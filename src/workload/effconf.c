@@ -119,9 +119,9 @@ static json_object *kmsg_lines(const struct sb_devstack *st)
 }
 
 /* What each layer reads of the file system mounted at dir or of its own
- * devices ({"md": {"md127": {...}}}), in the registry's capture order, and
- * the rows it makes of them. */
-static void layer_states(json_object *o, json_object *rows, const char *dir,
+ * devices ({"md": {"md127": {...}}}), in the registry's capture order, the
+ * rows it makes of them and the parameters those rows follow. */
+static void layer_states(json_object *o, json_object *rows, json_object *follows, const char *dir,
 			 const struct sb_devstack *st, int log_fd)
 {
 	const struct sb_capture *caps[16];
@@ -134,6 +134,7 @@ static void layer_states(json_object *o, json_object *rows, const char *dir,
 		for (size_t i = 0; caps[c]->fn && st && i < st->n; i++)
 			if (!caps[c]->type || strcmp(st->dev[i].type, caps[c]->type) == 0)
 				caps[c]->fn(all, st, i, log_fd);
+		sb_capture_follows(follows, caps[c]);
 		if (caps[c]->rows)
 			caps[c]->rows(rows, caps[c], all);
 		else
@@ -167,10 +168,11 @@ static json_object *sysctls(void)
 json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, int log_fd)
 {
 	json_object *o = json_object_new_object(), *rows = json_object_new_object(), *v;
+	json_object *follows = json_object_new_object();
 
 	if ((v = kmsg_lines(st)))
 		json_object_object_add(o, "kmsg", v);
-	layer_states(o, rows, dir, st, log_fd);
+	layer_states(o, rows, follows, dir, st, log_fd);
 	json_object_object_add(o, "sysctl", v = sysctls());
 	json_object_object_foreach(v, k, val)
 	{
@@ -179,5 +181,6 @@ json_object *sb_effconf_capture(const char *dir, const struct sb_devstack *st, i
 		sb_capture_row(rows, key, val);
 	}
 	json_object_object_add(o, "rows", rows);
+	json_object_object_add(o, "follows", follows);
 	return o;
 }

@@ -356,13 +356,38 @@ static void test_capture_rows(void **state)
 	}
 }
 
+/* What the layers say their rows follow, as a fresh set's
+ * extra.config.follows holds it: the layers without a rule say nothing. */
+static void test_capture_follows(void **state)
+{
+	const struct sb_capture *caps[16];
+	size_t n = sb_layer_captures(caps, 16);
+	json_object *follows = json_object_new_object();
+	json_object *want = json_tokener_parse(
+	    "{\"mount\":{\"params\":[\"fs.type\"],\"gone_only\":false,\"section_word\":false},"
+	    "\"geometry\":{\"params\":[\"fs.type\",\"fs.mkfs\",\"mkfs*\"],\"gone_only\":false,"
+	    "\"section_word\":true},"
+	    "\"md\":{\"params\":[\"scenario.degrade\",\"scenario.rebuild\",\"md*\"],"
+	    "\"gone_only\":false,\"section_word\":true},"
+	    "\"queue\":{\"params\":[\"scenario.degrade\",\"scenario.rebuild\"],"
+	    "\"gone_only\":true,\"section_word\":true}}");
+
+	assert_non_null(want);
+	for (size_t i = 0; i < n; i++)
+		sb_capture_follows(follows, caps[i]);
+	if (!json_object_equal(follows, want))
+		fail_msg("follows %s", json_object_to_json_string(follows));
+	json_object_put(follows);
+	json_object_put(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_registered),	   cmocka_unit_test(test_fill),
 	    cmocka_unit_test(test_fill_lvm),	   cmocka_unit_test(test_md_capture),
 	    cmocka_unit_test(test_capture_rows),   cmocka_unit_test(test_capture_order),
-	    cmocka_unit_test(test_placed_as_core),
+	    cmocka_unit_test(test_placed_as_core), cmocka_unit_test(test_capture_follows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
