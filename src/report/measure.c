@@ -67,30 +67,10 @@ static bool param_word(json_object *pa, json_object *pb, const char *word)
 				    (strncmp(t, "no", 2) == 0 && strcmp(t + 2, word) == 0) ||
 				    (strncmp(word, "no", 2) == 0 && strcmp(word + 2, t) == 0))
 					return true;
-			/* a whole section asked for: mkfs options change the geometry,
-			 * md keys the md state */
-			if ((strncmp(k, "mkfs", 4) == 0 && strcmp(word, "geometry") == 0) ||
-			    (strncmp(k, "md", 2) == 0 && strcmp(word, "md") == 0))
-				return true;
 		}
 	}
 	return false;
 }
-
-/* Effective keys that follow from a parameter: another file system type
- * comes with its own fstype, default mount options and geometry; a member
- * taken out of an array (or rebuilt) changes the md state, and its queue
- * is no longer captured (gone: a queue setting that differs on both sides
- * is still a surprise). */
-static const struct {
-	const char *param, *prefix;
-	bool gone_only; /* only when the key is on one side alone */
-} follows[] = {
-    {"fs.type", "mount.", false},	 {"fs.type", "geometry", false},
-    {"fs.mkfs", "geometry", false},	 {"scenario.degrade", "md", false},
-    {"scenario.rebuild", "md", false},	 {"scenario.degrade", "queue", true},
-    {"scenario.rebuild", "queue", true},
-};
 
 static bool param_differs(json_object *pa, json_object *pb, const char *k)
 {
@@ -102,24 +82,102 @@ static bool param_differs(json_object *pa, json_object *pb, const char *k)
 	return ha && !same_val(a, b);
 }
 
-static bool asked(const char *key, bool both_sides, json_object *pa, json_object *pb)
+/* Does a parameter name matched by pat ("fs.type"; "md*": every name that
+ * starts with md) differ between the variants? */
+static bool pattern_differs(json_object *pa, json_object *pb, const char *pat)
+{
+	size_t l = strlen(pat);
+	if (!l || pat[l - 1] != '*')
+		return param_differs(pa, pb, pat);
+	json_object *sides[2] = {pa, pb};
+	for (int s = 0; s < 2; s++) {
+		if (!is_obj(sides[s]))
+			continue;
+		json_object_object_foreach(sides[s], k, v)
+		{
+			(void)v;
+			if (strncmp(k, pat, l - 1) == 0 && param_differs(pa, pb, k))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool rule_flag(json_object *rule, const char *name, bool dflt)
+{
+	json_object *b;
+	if (!json_object_object_get_ex(rule, name, &b) ||
+	    !json_object_is_type(b, json_type_boolean))
+		return dflt;
+	return json_object_get_boolean(b);
+}
+
+/* Does the rule a layer wrote for its rows (extra.config.follows.KEY) ask
+ * for a row of theirs that differs (both_sides: it is on both)? */
+static bool rule_asks(json_object *rule, bool both_sides, json_object *pa, json_object *pb)
+{
+	json_object *params;
+	if (!is_obj(rule) || (both_sides && rule_flag(rule, "gone_only", false)) ||
+	    !json_object_object_get_ex(rule, "params", &params) ||
+	    !json_object_is_type(params, json_type_array))
+		return false;
+	for (size_t k = 0; k < json_object_array_length(params); k++) {
+		const char *pat = str_of(json_object_array_get_idx(params, k));
+		if (pat && pattern_differs(pa, pb, pat))
+			return true;
+	}
+	return false;
+}
+
+/* The rules the variants' sets carry (extra.config.follows), or the ones
+ * the report always applied (sets captured before the layers wrote them). */
+struct rules {
+	json_object *set[2];
+	size_t n;
+	json_object *v1; /* to put, or NULL */
+};
+
+static json_object *set_follows(json_object *cfg)
+{
+	json_object *f;
+	return is_obj(cfg) && json_object_object_get_ex(cfg, "follows", &f) && is_obj(f) ? f : NULL;
+}
+
+static void rules_get(struct rules *r, json_object *cfg_base, json_object *cfg_var)
+{
+	json_object *c[2] = {cfg_base, cfg_var};
+	r->n = 0;
+	r->v1 = NULL;
+	for (int s = 0; s < 2; s++)
+		if (set_follows(c[s]))
+			r->set[r->n++] = set_follows(c[s]);
+	if (!r->n)
+		r->set[r->n++] = r->v1 = sb_measure_follows_v1();
+}
+
+static bool asked(const char *key, bool both_sides, json_object *pa, json_object *pb,
+		  const struct rules *r)
 {
 	const char *leaf = strrchr(key, '.');
 	char section[64];
+	bool section_word = true;
 	leaf = leaf ? leaf + 1 : key;
-	for (size_t i = 0; i < sizeof(follows) / sizeof(follows[0]); i++)
-		if (strncmp(key, follows[i].prefix, strlen(follows[i].prefix)) == 0 &&
-		    !(follows[i].gone_only && both_sides) &&
-		    param_differs(pa, pb, follows[i].param))
-			return true;
-	if (param_word(pa, pb, leaf))
-		return true;
 	/* "md0.level" -> "md", "geometry.Block size" -> "geometry" */
 	size_t l = strcspn(key, ".");
 	snprintf(section, sizeof(section), "%.*s", (int)l, key);
 	while (l && isdigit((unsigned char)section[l - 1]))
 		section[--l] = '\0';
-	return strcmp(section, "mount") != 0 && param_word(pa, pb, section);
+	for (size_t i = 0; i < r->n; i++) {
+		json_object *rule;
+		if (!json_object_object_get_ex(r->set[i], section, &rule) || !is_obj(rule))
+			continue;
+		if (rule_asks(rule, both_sides, pa, pb))
+			return true;
+		section_word &= rule_flag(rule, "section_word", true);
+	}
+	if (param_word(pa, pb, leaf))
+		return true;
+	return section_word && param_word(pa, pb, section);
 }
 
 /* Captured with its layers' rows (not a set from before them)? */
@@ -159,6 +217,8 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 		if (i == base || !flat[i])
 			continue;
 		json_object *sides[2] = {flat[base], flat[i]};
+		struct rules rules;
+		rules_get(&rules, v[base].config, v[i].config);
 		for (int s = 0; s < 2; s++) {
 			json_object_object_foreach(sides[s], k, val)
 			{
@@ -168,7 +228,7 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 					continue; /* seen from the base's side */
 				if (in_other && strcmp(str_of(val), str_of(o)) == 0)
 					continue;
-				if (asked(k, in_other, v[base].params, v[i].params)) {
+				if (asked(k, in_other, v[base].params, v[i].params, &rules)) {
 					/* what was asked, and did change (in_other: seen
 					 * from the base's side); sets from before the
 					 * layers' rows reported no such line */
@@ -192,6 +252,8 @@ char *sb_measure_config_diff(const struct sb_measure_var *v, size_t n, size_t ba
 					iv ? iv : "(unset)");
 			}
 		}
+		if (rules.v1)
+			json_object_put(rules.v1);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (flat[i])

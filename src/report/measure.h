@@ -21,6 +21,11 @@ json_object *sb_measure_config_flat(json_object *config);
 /* The same pairs from an extra.config without rows (mount, geometry, md,
  * queue and sysctl only), made as the report always made them. */
 json_object *sb_measure_config_flat_v1(json_object *config);
+/* The rules of extra.config.follows ({"KEY": {"params": ["fs.type", "md*"],
+ * "gone_only": false, "section_word": true}}: which parameters the rows of
+ * layer KEY follow) for a set captured before the layers wrote them: the
+ * ones the report always applied. A new object to put. */
+json_object *sb_measure_follows_v1(void);
 
 struct sb_measure_var {
 	const char *label;

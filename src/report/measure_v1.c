@@ -1,6 +1,8 @@
 /* The extra.config of result sets recorded before the layers made their own
- * rows (extra.config.rows): flattened here as the report always did, so
- * that those sets report exactly as they did. Newer sets never come here. */
+ * rows (extra.config.rows): flattened here as the report always did, and
+ * the parameters their rows follow for sets recorded before the layers
+ * wrote those (extra.config.follows), so that those sets report exactly as
+ * they did. Newer sets never come here. */
 #include "report/measure.h"
 #include "util/macro.h"
 
@@ -132,4 +134,36 @@ json_object *sb_measure_config_flat_v1(json_object *cfg)
 		}
 	}
 	return flat;
+}
+
+json_object *sb_measure_follows_v1(void)
+{
+	/* Another file system type comes with its own fstype, default mount
+	 * options and geometry, mkfs options with their geometry; a member
+	 * taken out of an array (or rebuilt) changes the md state, and its
+	 * queue is no longer captured (gone: a queue setting that differs on
+	 * both sides is still a surprise); md keys ask for the whole md
+	 * state. A mount option is asked for by its own word, not by
+	 * "mount". */
+	static const struct {
+		const char *key, *params[4];
+		bool gone_only, section_word;
+	} rules[] = {
+	    {"mount", {"fs.type"}, false, false},
+	    {"geometry", {"fs.type", "fs.mkfs", "mkfs*"}, false, true},
+	    {"md", {"scenario.degrade", "scenario.rebuild", "md*"}, false, true},
+	    {"queue", {"scenario.degrade", "scenario.rebuild"}, true, true},
+	};
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		json_object *r = json_object_new_object(), *p = json_object_new_array();
+		for (size_t k = 0; k < ARRAY_SIZE(rules[i].params) && rules[i].params[k]; k++)
+			json_object_array_add(p, json_object_new_string(rules[i].params[k]));
+		json_object_object_add(r, "params", p);
+		json_object_object_add(r, "gone_only", json_object_new_boolean(rules[i].gone_only));
+		json_object_object_add(r, "section_word",
+				       json_object_new_boolean(rules[i].section_word));
+		json_object_object_add(o, rules[i].key, r);
+	}
+	return o;
 }

@@ -3,9 +3,14 @@
 # report: btrfs turns `ssd` on by itself on a non-rotational device, so
 # `-o ssd` against the default is reported as an A/A test posing as A/B,
 # while nossd against the default is not (and its difference is explained).
+# A fresh ext4-vs-xfs pair carries what each layer's rows follow
+# (extra.config.follows), and the report judges by it: another fs.type
+# asked for the mount and geometry rows that came with it.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.btrfs
+need_prog mkfs.ext4
+need_prog mkfs.xfs
 need_prog jq
 
 dev=$(new_loop btrfs 512M)
@@ -42,4 +47,29 @@ assert_not_contains "$OUT" "warning: default and nossd" "nossd differs"
 assert_contains "$OUT" "default vs nossd: mount.option.nossd" "nossd difference listed"
 # The device lines follow the table.
 assert_contains "$OUT" "block write: top device/workload bytes:" "device ratio"
-pass_msg "btrfs ssd vs default on a non-rotational loop device reported as A/A"
+
+# A fresh pair whose file system type differs: the layers' rules in the set.
+fx="$SB_TMP/fstype"
+expect_exit 0 "$STACKBENCH" run single-disk --loop --quick --yes --no-db \
+	-o workloads.run=command:true -o "matrix.fs.type=ext4|xfs" --results "$fx"
+c='.repeats[0].workloads[0].extra.config'
+assert_eq "$(jq -c "[.variants[] | $c.follows.mount.params]" "$fx/result.json")" \
+	'[["fs.type"],["fs.type"]]' "follows: mount rows follow fs.type"
+assert_contains "$(jq -c ".variants[1]$c.follows.geometry.params" "$fx/result.json")" \
+	'"fs.type"' "follows: geometry rows follow fs.type"
+[ "$(jq ".variants[1]$c.rows | keys | map(select(startswith(\"geometry.\"))) | length" \
+	"$fx/result.json")" -gt 0 ] || fail "fresh pair: no geometry rows"
+pair="fs.type=ext4 vs fs.type=xfs"
+expect_exit 0 "$STACKBENCH" report --width 10000 "$fx"
+assert_contains "$OUT" "changed: $pair: mount.fstype is ext4 vs xfs, as asked" "fstype as asked"
+assert_not_contains "$OUT" "which no parameter asked for" "mount and geometry asked by fs.type"
+# The same set without the rules for its rows: the report takes the set's
+# rules (none here), not a table of its own, and notes what fs.type brought.
+mkdir -p "$SB_TMP/norules"
+jq '.variants[].repeats[].workloads[].extra.config.follows = {}' "$fx/result.json" \
+	>"$SB_TMP/norules/result.json"
+expect_exit 0 "$STACKBENCH" report --width 10000 "$SB_TMP/norules"
+assert_contains "$OUT" "note: $pair: mount.fstype is ext4 vs xfs, which no parameter asked for" \
+	"no rules: fstype noted"
+assert_contains "$OUT" "note: $pair: geometry." "no rules: geometry noted"
+pass_msg "btrfs ssd vs default reported as A/A; ext4 vs xfs rows followed fs.type as the set says"

@@ -260,6 +260,64 @@ static void test_config_rows(void **state)
 	}
 }
 
+/* The rules a fresh set carries (extra.config.follows) decide what was
+ * asked: another fs.type asks for the mount and geometry rows; a set whose
+ * rules leave geometry out gets it noted; a set without rules gets the ones
+ * the report always applied. */
+static void test_config_follows(void **state)
+{
+	static const char ext4[] =
+	    "{\"rows\":{\"mount.fstype\":\"ext4\",\"mount.option.data\":\"ordered\","
+	    "\"geometry.Block size\":\"4096\",\"queue0.scheduler\":\"none\"}%s}";
+	static const char xfs[] =
+	    "{\"rows\":{\"mount.fstype\":\"xfs\",\"mount.option.attr2\":\"on\","
+	    "\"geometry.data.bsize\":\"4096\",\"queue0.scheduler\":\"none\"}%s}";
+	static const char all[] =
+	    ",\"follows\":{\"mount\":{\"params\":[\"fs.type\"],\"section_word\":false},"
+	    "\"geometry\":{\"params\":[\"fs.type\",\"mkfs*\"]}}";
+	static const char no_geometry[] =
+	    ",\"follows\":{\"mount\":{\"params\":[\"fs.type\"],\"section_word\":false}}";
+	static const char *const tails[] = {all, no_geometry, ""};
+	char a[512], b[512];
+
+	for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+		snprintf(a, sizeof(a), ext4, tails[t]);
+		snprintf(b, sizeof(b), xfs, tails[t]);
+		struct sb_measure_var v[2] = {
+		    {"ext4", json_tokener_parse(a), json_tokener_parse("{\"fs.type\":\"ext4\"}")},
+		    {"xfs", json_tokener_parse(b), json_tokener_parse("{\"fs.type\":\"xfs\"}")},
+		};
+		assert_non_null(v[0].config);
+		assert_non_null(v[1].config);
+		char *d = sb_measure_config_diff(v, 2, 0);
+		assert_non_null(d);
+		assert_non_null(
+		    strstr(d, "changed: ext4 vs xfs: mount.fstype is ext4 vs xfs, as asked"));
+		assert_null(strstr(d, "mount.option.data is ordered vs (unset), which no"));
+		if (t == 1)
+			assert_non_null(strstr(d,
+					       "note: ext4 vs xfs: geometry.Block size is 4096 vs "
+					       "(unset), which no parameter asked for"));
+		else
+			assert_null(strstr(d, "geometry.Block size"));
+		free(d);
+		/* an mkfs option asks for the geometry by the pattern mkfs*,
+		 * where the rules have it */
+		json_object_object_add(v[0].params, "mkfs.opts", json_object_new_string("-b 1k"));
+		json_object_object_add(v[1].params, "fs.type", json_object_new_string("ext4"));
+		d = sb_measure_config_diff(v, 2, 0);
+		assert_non_null(d);
+		assert_true((strstr(d, "note: ext4 vs xfs: geometry.Block size") != NULL) ==
+			    (t == 1));
+		assert_non_null(strstr(d, "mount.fstype is ext4 vs xfs, which no parameter"));
+		free(d);
+		for (int i = 0; i < 2; i++) {
+			json_object_put(v[i].config);
+			json_object_put(v[i].params);
+		}
+	}
+}
+
 /* md RAID1 of an SSD partition and two HDDs (write-mostly), as extra.devstat
  * records it for a random read phase. */
 static void test_devshare(void **state)
@@ -322,7 +380,7 @@ int main(void)
 	    cmocka_unit_test(test_xfs_info),	 cmocka_unit_test(test_keys),
 	    cmocka_unit_test(test_mentions),	 cmocka_unit_test(test_config_diff),
 	    cmocka_unit_test(test_config_rows),	 cmocka_unit_test(test_devshare),
-	    cmocka_unit_test(test_quiesce_text),
+	    cmocka_unit_test(test_quiesce_text), cmocka_unit_test(test_config_follows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
