@@ -576,13 +576,14 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 		    "the variants change stacks from round to round (a full cycle: %zu rounds)\n",
 		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
 		if (c->o.turn_ms)
-			fprintf(out,
-				"millisecond turns: a phase every stack can run so (random I/O "
-				"with O_DIRECT, one thread, psync) runs on all of them at once, in "
-				"alternating turns of about %" PRIu64
-				" ms (0.5 to 1.5 times, drawn "
-				"from the seed); the others whole\n",
-				c->o.turn_ms);
+			fprintf(
+			    out,
+			    "millisecond turns: a phase every stack can run so (random I/O "
+			    "with O_DIRECT, one thread, not paced; io_uring drains at each turn's "
+			    "end) runs on all of them at once, in "
+			    "alternating turns of about %" PRIu64 " ms (0.5 to 1.5 times, drawn "
+			    "from the seed); the others whole\n",
+			    c->o.turn_ms);
 	} else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
 	if (c->switched)

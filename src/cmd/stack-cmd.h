@@ -82,7 +82,8 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud);
 	{                                                                                          \
 		"turn", OPT_TURN, "MS",                                                            \
 		    "side by side: a phase that every stack can run so (random I/O with "          \
-		    "O_DIRECT, one thread, psync) runs on all of them at once, in alternating "    \
+		    "O_DIRECT, one thread, not paced; io_uring drains at each turn's end) runs "   \
+		    "on all of them at once, in alternating "                                      \
 		    "turns of about MS milliseconds, so that the two sides are milliseconds "      \
 		    "apart; the others run whole (default: every phase whole)"                     \
 	}

@@ -351,9 +351,10 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	}
 	if ((rc = rand_open_fds(c, j, path, fds, n)) < 0)
 		goto out;
-	/* Turns of a few ms hold its own I/O only where each call's I/O is
-	 * done when it returns: O_DIRECT, psync, one thread, not paced. */
-	c->turnable = rand_o(sp)->direct && n == 1 && !use_uring(sp) && !rand_o(sp)->rate;
+	/* Turns of a few ms hold its own I/O only where it is done within the
+	 * turn: O_DIRECT, one thread, not paced; io_uring drains at each
+	 * turn's end, and without SQPOLL (its kernel thread would go on). */
+	c->turnable = rand_o(sp)->direct && n == 1 && !rand_o(sp)->rate && !rand_o(sp)->eng.sqpoll;
 	sb_phase_begin(c, &p, j->write ? "random write" : "random read",
 		       ops == UINT64_MAX ? 0 : ops / n);
 	if (rand_o(sp)->direct)
@@ -400,6 +401,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	if (rc == 0 && j->write && rand_o(sp)->fsync && fsync(fds[0]) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
 	p.done = done;
+	p.drain_ns = t[0].drain_ns;
 	*(j->write ? &p.wbytes : &p.rbytes) = done * j->bs;
 	sb_phase_end(&p);
 	for (unsigned i = 0; i < n; i++)

@@ -140,18 +140,16 @@ static uint64_t uring_open_loop(struct rand_thread *t, struct sb_engine *e, stru
 	return i;
 }
 
-/* The closed loop: fill the queue, then one record back for each that
- * completes. Returns the records completed (errors in t->err). */
-static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios,
-				  void **bufs, struct sb_io **done, unsigned qd)
+/* Fills the queue (every record free: at the start, and after a turn's
+ * drain) up to the thread's count, and submits. 0 or -errno. */
+static int uring_fill(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios, void **bufs,
+		      unsigned qd, uint64_t *queued, uint64_t paused)
 {
 	const struct rand_job *j = t->j;
 	const uint64_t bs = j->bs, nb = j->nblocks;
-	uint64_t queued = 0, i = 0;
-	bool stopping = false;
 	int r;
 
-	for (unsigned k = 0; k < qd && queued < t->n; k++, queued++) {
+	for (unsigned k = 0; k < qd && *queued < t->n; k++, (*queued)++) {
 		uint64_t b = pick_free(t, nb), off = b * bs;
 		ios[k] = (struct sb_io){.buf = bufs[k],
 					.off = off,
@@ -160,50 +158,80 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 					.op = j->write ? SB_IO_WRITE : SB_IO_READ};
 		if (j->write)
 			sb_data_fill(j->data, bufs[k], off, bs, 2);
-		ios[k].t_start = sb_mono_ns();
-		if ((r = sb_engine_queue(e, &ios[k])) < 0) {
-			t->err = r;
-			return 0;
-		}
+		ios[k].t_start = sb_mono_ns() - paused;
+		if ((r = sb_engine_queue(e, &ios[k])) < 0)
+			return r;
 	}
-	if ((r = sb_engine_submit(e)) < 0) {
+	return sb_engine_submit(e);
+}
+
+/* The closed loop: fill the queue, then one record back for each that
+ * completes. In millisecond turns (the phase's turn_end), at a turn's end
+ * it issues no more, drains what is in flight (in its own turn, timed
+ * in t->drain_ns), waits for the next turn and fills the queue again, so
+ * that none of its I/O completes in another stack's turn. Returns the
+ * records completed (errors in t->err). */
+static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios,
+				  void **bufs, struct sb_io **done, unsigned qd)
+{
+	const struct rand_job *j = t->j;
+	const uint64_t bs = j->bs, nb = j->nblocks;
+	uint64_t queued = 0, i = 0, paused = j->p->paused, turn_end = j->p->turn_end, drain0 = 0;
+	bool stopping = false;
+	int r;
+
+	if ((r = uring_fill(t, e, ios, bufs, qd, &queued, paused)) < 0) {
 		t->err = r;
 		return 0;
 	}
-	while (e->inflight) {
-		int n = sb_engine_reap(e, 1, done, qd);
-		uint64_t now = sb_mono_ns();
-		if (n < 0) {
-			t->err = n;
-			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
-			break;
-		}
-		for (int k = 0; k < n; k++) {
-			struct sb_io *io = done[k];
-			if (complete_io(t, io, now))
-				i++;
-			else
-				stopping = true;
-			if (stopping || queued >= t->n)
-				continue;
-			uint64_t nbk = pick_free(t, nb), off = nbk * bs;
-			io->off = off;
-			if (j->write)
-				sb_data_fill(j->data, io->buf, off, bs, 2);
-			io->t_start = sb_mono_ns();
-			if ((r = sb_engine_queue(e, io)) < 0) {
-				t->err = r;
-				stopping = true;
-				continue;
+	for (;;) {
+		uint64_t now = 0;
+		while (e->inflight) {
+			int n = sb_engine_reap(e, 1, done, qd);
+			now = sb_mono_ns() - paused;
+			if (n < 0) {
+				t->err = n;
+				__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+				return i;
 			}
-			queued++;
+			if (now >= turn_end && !drain0)
+				drain0 = now;
+			for (int k = 0; k < n; k++) {
+				struct sb_io *io = done[k];
+				if (complete_io(t, io, now))
+					i++;
+				else
+					stopping = true;
+				if (stopping || queued >= t->n || drain0)
+					continue;
+				uint64_t nbk = pick_free(t, nb), off = nbk * bs;
+				io->off = off;
+				if (j->write)
+					sb_data_fill(j->data, io->buf, off, bs, 2);
+				io->t_start = sb_mono_ns() - paused;
+				if ((r = sb_engine_queue(e, io)) < 0) {
+					t->err = r;
+					stopping = true;
+					continue;
+				}
+				queued++;
+			}
+			__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
+			if (!stopping && uring_stop_due(t, now, i))
+				stopping = true; /* let what is in flight complete */
+			/* No submit here: the next reap submits and waits in one call. */
 		}
-		__atomic_store_n(&t->live, i, __ATOMIC_RELAXED);
-		if (!stopping && uring_stop_due(t, now, i))
-			stopping = true; /* let what is in flight complete */
-		/* No submit here: the next reap submits and waits in one call. */
+		if (stopping || queued >= t->n || !drain0)
+			return i;
+		/* drained at the turn's end: the next turn */
+		t->drain_ns += now - drain0;
+		drain0 = 0;
+		sb_phase_turn_at(j->p, now, &paused, &turn_end);
+		if ((r = uring_fill(t, e, ios, bufs, qd, &queued, paused)) < 0) {
+			t->err = r;
+			return i;
+		}
 	}
-	return i;
 }
 
 void *sb_rand_uring_main(void *arg)

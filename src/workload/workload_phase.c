@@ -422,6 +422,12 @@ static void phase_turned(struct sb_phase *p)
 	o = json_object_new_object();
 	json_object_object_add(o, "turns", json_object_new_int64((int64_t)p->turns));
 	json_object_object_add(o, "waited_s", json_object_new_double((double)p->paused / 1e9));
+	/* io_uring: the drain at the turns' ends, in the phase's own time */
+	if (p->drain_ns)
+		json_object_object_add(
+		    o, "drain_pct",
+		    json_object_new_double(
+			p->secs > 0 ? 100.0 * (double)p->drain_ns / (p->secs * 1e9) : 0));
 	json_object_object_add(sb_wl_extra_obj(p->c, "turned"), p->name, o);
 }
 
