@@ -107,8 +107,10 @@ static json_object *side_schedule(const struct ctx *c, json_object *sched)
 	json_object_object_add(o, "order",
 			       json_object_new_string(c->n_var == 2 ? "abba" : "williams"));
 	json_object_object_add(o, "crossover", json_object_new_boolean(!c->switched));
-	if (c->o.turn_ms && !c->switched)
+	if (c->o.turn_ms && !c->switched) {
 		json_object_object_add(o, "turn_ms", json_object_new_int64((int64_t)c->o.turn_ms));
+		json_object_object_add(o, "whole", json_object_new_array());
+	}
 	if (c->switched)
 		json_object_object_add(o, "switched", json_object_new_string("mount.options"));
 	json_object_object_add(o, "assignments", json_object_new_array());
@@ -124,7 +126,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 		       json_object *round, int *failed, int *code)
 {
 	size_t active[c->n_var], n = 0;
-	json_object *assign, *turns, *a;
+	json_object *assign, *turns, *a, *whole = NULL;
 	const char *roles[c->n_slots + 1];
 
 	for (size_t k = 0; k < c->n_slots; k++)
@@ -137,6 +139,7 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 		return false;
 	json_object_object_get_ex(side, "assignments", &a);
 	json_object_object_get_ex(side, "turns", &turns);
+	json_object_object_get_ex(side, "whole", &whole);
 	assign = json_object_new_array();
 	json_object_array_add(a, assign);
 	struct sb_side sd = {.proto = vr,
@@ -152,7 +155,8 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .t_origin = t0,
 			     .turns = turns,
 			     .assignment = assign,
-			     .turn_ns = c->o.turn_ms * 1000000ull};
+			     .turn_ns = c->o.turn_ms * 1000000ull,
+			     .whole = whole};
 	int r = c->switched ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
 	for (size_t k = 0; k < n; k++)
 		json_object_array_add(round, json_object_new_int64((int64_t)active[k]));

@@ -421,6 +421,8 @@ struct sb_report_side {
 		uint64_t ios, outside;
 	} * turned;
 	size_t n_turned;
+	json_object
+	    *whole; /* the set's side_by_side.whole (borrowed): phases turned whole, and why */
 };
 
 /* The block after the verdict: a line per set and one per headline row,

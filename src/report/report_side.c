@@ -146,6 +146,21 @@ static int sched_read(const struct sb_resultset *rs, json_object *side, struct s
 		return -EINVAL;
 	sd->stacks = (size_t)stacks;
 	sd->crossover = cross;
+	if (sb_jm_array(side, SIDE_PATH, "whole", SB_J_OPT, &sd->whole, why) < 0)
+		return -EINVAL;
+	for (size_t i = 0; sd->whole && i < json_object_array_length(sd->whole); i++) {
+		json_object *w;
+		const char *ph, *wy;
+		int64_t from;
+		char path[64];
+		sb_jpath(path, sizeof(path), SIDE_PATH ".whole[%zu]", i);
+		if (sb_jv_object(json_object_array_get_idx(sd->whole, i), path, SB_J_REQ, &w, why) <
+			0 ||
+		    sb_jm_str(w, path, "phase", SB_J_REQ, &ph, why) < 0 ||
+		    sb_jm_str(w, path, "why", SB_J_REQ, &wy, why) < 0 ||
+		    sb_jm_int(w, path, "from_round", SB_J_REQ, 0, INT32_MAX, &from, why) < 0)
+			return -EINVAL;
+	}
 	s->n_round = sd->rounds = json_object_array_length(a);
 	size_t cells = s->n_round * s->n_var;
 	s->stack = malloc((cells ? cells : 1) * sizeof(*s->stack));
@@ -472,6 +487,14 @@ static void turned_text(const struct sb_report_side *sd, FILE *f)
 		fprintf(f, "%s %s %.2f%% (%" PRIu64 " of %" PRIu64 ")", k ? "," : "", t->phase,
 			all ? 100.0 * (double)t->outside / (double)all : 0.0, t->outside, all);
 	}
+	for (size_t i = 0; sd->whole && i < json_object_array_length(sd->whole); i++) {
+		json_object *w = json_object_array_get_idx(sd->whole, i), *ph, *from, *why;
+		json_object_object_get_ex(w, "phase", &ph);
+		json_object_object_get_ex(w, "from_round", &from);
+		json_object_object_get_ex(w, "why", &why);
+		fprintf(f, "; %s whole from round %d (%s)", json_object_get_string(ph),
+			json_object_get_int(from) + 1, json_object_get_string(why));
+	}
 	fputs("; every other phase whole\n", f);
 }
 
@@ -617,6 +640,8 @@ json_object *sb_report_side_json(const struct sb_report *r)
 			}
 			json_object_object_add(o, "turn_ms", json_object_new_double(sd->turn_ms));
 			json_object_object_add(o, "turned", tl);
+			if (sd->whole)
+				json_object_object_add(o, "whole", json_object_get(sd->whole));
 		}
 		json_object_array_add(a, o);
 	}

@@ -25,7 +25,8 @@ struct stack {
 	FILE *in;
 	char *phase; /* the phase it waits to begin ("start": its first turn) */
 	bool waiting;
-	bool turnable; /* that phase can run in millisecond turns */
+	bool turnable;	     /* that phase can run in millisecond turns */
+	uint64_t drained_ns; /* in turns: its phase's drain of in-flight I/O so far */
 	int code;
 	struct sb_wl_result **wl;
 	size_t n_wl;
@@ -56,7 +57,7 @@ void sb_side_turn_over(struct stack *s, int r);
 
 /* side_turns.c: the waiting stacks can take the step in millisecond
  * turns (--turn, every one at the same phase, which each can run so). */
-bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_t k);
+bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_t k, unsigned step);
 /* The step in millisecond turns, in the order of the stacks in order[]. */
 void sb_side_take_turns(struct sb_side *sd, struct stack *st, size_t k, unsigned step,
 			const size_t *order);

@@ -55,9 +55,10 @@ static bool child_gate(void *ud, const char *phase, bool turnable)
 	return c == 'T';
 }
 
-/* A turn over (or the phase ready for its first): "y", then waits for
- * "t NS\n", the next turn's length (0: run on). The alarm waits too. */
-static uint64_t child_turn(void *ud)
+/* A turn over (or the phase ready for its first): "y DRAINED_NS", then
+ * waits for "t NS\n", the next turn's length (0: run on). The alarm
+ * waits too. */
+static uint64_t child_turn(void *ud, uint64_t drained_ns)
 {
 	struct gate *g = ud;
 	unsigned left = alarm(0);
@@ -65,7 +66,7 @@ static uint64_t child_turn(void *ud)
 	size_t n = 0;
 	ssize_t r;
 
-	if (write(g->to, "y\n", 2) != 2)
+	if (dprintf(g->to, "y %llu\n", (unsigned long long)drained_ns) < 0)
 		n = sizeof(line);
 	while (n < sizeof(line) - 1) {
 		r = read(g->from, line + n, 1);
@@ -213,8 +214,10 @@ int sb_side_next_message(struct stack *s)
 			kill(s->pid, SIGINT);
 	}
 	line[strcspn(line, "\n")] = '\0';
-	if (line[0] == 'y' && line[1] == '\0')
+	if (line[0] == 'y' && (line[1] == '\0' || line[1] == ' ')) {
+		s->drained_ns = line[1] ? strtoull(line + 2, NULL, 10) : 0;
 		return 2;
+	}
 	if (line[0] == 'P' && line[1] == ' ') {
 		char *tab = strchr(line + 2, '\t');
 		s->turnable = tab && strcmp(tab, "\tturns") == 0;
@@ -367,7 +370,7 @@ static void run_turns(struct sb_side *sd, struct stack *st, size_t k)
 	for (unsigned step = 0; any; step++) {
 		any = false;
 		sb_design_order(k, sd->seed, sd->round, step, order);
-		if (sb_side_turned_step(sd, st, k)) {
+		if (sb_side_turned_step(sd, st, k, step)) {
 			size_t by_stack[k];
 			for (size_t pos = 0; pos < k; pos++)
 				by_stack[pos] = sb_design_stack(k, sd->seed, sd->round, order[pos]);

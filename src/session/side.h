@@ -23,6 +23,9 @@ struct sb_side {
 	/* --turn: phases that can run in turns alternate between the stacks
 	 * every turn_ns or so (jittered); 0: whole phases. */
 	uint64_t turn_ns;
+	/* array, kept over the rounds: the steps that run whole from a round
+	 * on, since their I/O did not stay in their turns (side_turns.c) */
+	json_object *whole;
 };
 
 /* Builds the round's stacks, runs their workloads in turns, tears them

@@ -14,12 +14,33 @@
 #include <string.h>
 #include <unistd.h>
 
-bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_t k)
+/* A phase stays in turns only while its cost is paid in them: on every
+ * stack, no cache flush outside its own turns (a flush costs the device
+ * far more than its count says: a journal's commit), at most this share
+ * of its I/O there, and at most this share of its turns spent draining
+ * what it had in flight. Else it runs whole from the next round on. */
+#define LEAK_MAX_PCT 1.0
+#define DRAIN_MAX_PCT 1.0
+
+/* Step of the round runs whole (an earlier round's turns did not hold
+ * its cost)? */
+static bool runs_whole(const struct sb_side *sd, unsigned step)
+{
+	for (size_t i = 0; sd->whole && i < json_object_array_length(sd->whole); i++) {
+		json_object *w = json_object_array_get_idx(sd->whole, i), *v;
+		if (json_object_object_get_ex(w, "step", &v) &&
+		    json_object_get_int64(v) == (int64_t)step)
+			return true;
+	}
+	return false;
+}
+
+bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_t k, unsigned step)
 {
 	const char *phase = NULL;
 	size_t n = 0;
 
-	if (!sd->turn_ns)
+	if (!sd->turn_ns || runs_whole(sd, step))
 		return false;
 	for (size_t s = 0; s < k; s++) {
 		if (!st[s].waiting)
@@ -32,22 +53,36 @@ bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_
 	return n >= 2;
 }
 
-/* The I/O requests the stack's loop devices completed so far (its bottom
- * devices; all of them where it has no loop device). */
-static uint64_t stack_ios(const struct stack *s)
+/* I/O requests of a stack's loop devices: all of them, and the cache
+ * flushes among them (the costly ones: a journal's commit). */
+struct cnt {
+	uint64_t ios, flushes;
+};
+
+static void cnt_add(struct cnt *to, struct cnt a, struct cnt b)
+{
+	to->ios += a.ios - b.ios;
+	to->flushes += a.flushes - b.flushes;
+}
+
+/* What the stack's loop devices completed so far (its bottom devices;
+ * all of them where it has no loop device). */
+static struct cnt stack_ios(const struct stack *s)
 {
 	struct sb_devsnap snap;
-	uint64_t n = 0;
+	struct cnt n = {0, 0};
 	bool loop = false;
 
 	if (!s->devs || sb_devstack_snap(s->devs, &snap) < 0)
-		return 0;
+		return n;
 	for (size_t i = 0; i < s->devs->n; i++)
 		loop |= strcmp(s->devs->dev[i].type, "loop") == 0;
 	for (size_t i = 0; i < s->devs->n && i < snap.n; i++)
-		if (!loop || strcmp(s->devs->dev[i].type, "loop") == 0)
-			n += snap.v[i][SB_ST_READ_IOS] + snap.v[i][SB_ST_WRITE_IOS] +
-			     snap.v[i][SB_ST_DISCARD_IOS] + snap.v[i][SB_ST_FLUSH_IOS];
+		if (!loop || strcmp(s->devs->dev[i].type, "loop") == 0) {
+			n.ios += snap.v[i][SB_ST_READ_IOS] + snap.v[i][SB_ST_WRITE_IOS] +
+				 snap.v[i][SB_ST_DISCARD_IOS] + snap.v[i][SB_ST_FLUSH_IOS];
+			n.flushes += snap.v[i][SB_ST_FLUSH_IOS];
+		}
 	return n;
 }
 
@@ -64,8 +99,8 @@ static uint64_t turn_len(uint64_t *rng, uint64_t turn_ns)
 
 struct tally {
 	json_object *rec;
-	bool in;		/* still in its phase's turns */
-	uint64_t ios, own, out; /* its devices' I/O: last count, in its turns, in the others' */
+	bool in;		   /* still in its phase's turns */
+	struct cnt last, own, out; /* its devices' I/O: last count, in its turns, in the others' */
 	uint64_t ns, turns;
 };
 
@@ -101,7 +136,7 @@ static size_t start_all(struct sb_side *sd, struct stack *st, size_t k, unsigned
 			live--;
 			sb_side_turn_over(&st[s], r);
 		}
-		ty[s].ios = stack_ios(&st[s]);
+		ty[s].last = stack_ios(&st[s]);
 	}
 	return live;
 }
@@ -125,15 +160,64 @@ static bool one_turn(struct sb_side *sd, struct stack *st, size_t k, size_t s, u
 	for (size_t o = 0; o < k; o++) {
 		if (!ty[o].in)
 			continue;
-		uint64_t now = stack_ios(&st[o]);
-		*(o == s ? &ty[o].own : &ty[o].out) += now - ty[o].ios;
-		ty[o].ios = now;
+		struct cnt now = stack_ios(&st[o]);
+		cnt_add(o == s ? &ty[o].own : &ty[o].out, now, ty[o].last);
+		ty[o].last = now;
 	}
 	if (r == 2)
 		return true;
 	ty[s].in = false;
 	sb_side_turn_over(&st[s], r);
 	return false;
+}
+
+/* The rule above for stack s's turns in the step: why the phase must run
+ * whole (into why), or false. */
+static bool leaked(const struct stack *x, size_t s, const struct tally *ty, char *why, size_t len)
+{
+	double leak = ty->own.ios ? 100.0 * (double)ty->out.ios / (double)ty->own.ios : 0,
+	       drain = ty->ns ? 100.0 * (double)x->drained_ns / (double)ty->ns : 0;
+
+	if (ty->out.flushes)
+		snprintf(why, len, "stack %zu: %llu cache flushes outside its turns", s,
+			 (unsigned long long)ty->out.flushes);
+	else if (leak > LEAK_MAX_PCT)
+		snprintf(why, len,
+			 "stack %zu: %.1f%% of its I/O outside its turns (more than %g%%)", s, leak,
+			 LEAK_MAX_PCT);
+	else if (drain > DRAIN_MAX_PCT)
+		snprintf(why, len,
+			 "stack %zu: %.1f%% of its turns spent draining its I/O in flight (more "
+			 "than %g%%)",
+			 s, drain, DRAIN_MAX_PCT);
+	else
+		return false;
+	return true;
+}
+
+/* After the step: a phase whose cost did not stay in its turns on some
+ * stack runs whole from the next round on; the schedule and run.log say
+ * why. */
+static void judge(struct sb_side *sd, const struct stack *st, size_t k, unsigned step,
+		  const struct tally *ty)
+{
+	char why[160];
+
+	for (size_t s = 0; s < k; s++) {
+		if (!ty[s].rec || !leaked(&st[s], s, &ty[s], why, sizeof(why)) || !sd->whole)
+			continue;
+		json_object *w = json_object_new_object(), *ph = NULL;
+		json_object_object_get_ex(ty[s].rec, "phase", &ph);
+		json_object_object_add(w, "step", json_object_new_int((int)step));
+		json_object_object_add(w, "phase", json_object_get(ph));
+		json_object_object_add(w, "from_round", json_object_new_int((int)sd->round + 1));
+		json_object_object_add(w, "why", json_object_new_string(why));
+		json_object_array_add(sd->whole, w);
+		dprintf(sd->proto->rs->log_fd,
+			"== turns: step %u (%s) runs whole from round %u: %s\n", step + 1,
+			json_object_get_string(ph), sd->round + 2, why);
+		return;
+	}
 }
 
 void sb_side_take_turns(struct sb_side *sd, struct stack *st, size_t k, unsigned step,
@@ -146,6 +230,8 @@ void sb_side_take_turns(struct sb_side *sd, struct stack *st, size_t k, unsigned
 	size_t live;
 
 	memset(ty, 0, sizeof(ty));
+	for (size_t s = 0; s < k; s++)
+		st[s].drained_ns = 0;
 	sb_side_quiet_all(sd, st, k, SIZE_MAX, q);
 	sb_side_host_read(&h0);
 	t_step = sb_mono_ns();
@@ -166,6 +252,7 @@ void sb_side_take_turns(struct sb_side *sd, struct stack *st, size_t k, unsigned
 				live--;
 		}
 	sb_side_host_read(&h1);
+	judge(sd, st, k, step, ty);
 	double secs = (double)(sb_mono_ns() - t_step) / 1e9;
 	json_object *wait = NULL;
 	json_object_object_get_ex(q, "idle_wait_ms", &wait);
@@ -185,16 +272,21 @@ void sb_side_take_turns(struct sb_side *sd, struct stack *st, size_t k, unsigned
 		json_object_object_add(tu, "turns", json_object_new_int64((int64_t)ty[s].turns));
 		json_object_object_add(tu, "turn_ms",
 				       json_object_new_double((double)sd->turn_ns / 1e6));
-		json_object_object_add(tu, "ios", json_object_new_int64((int64_t)ty[s].own));
+		json_object_object_add(tu, "ios", json_object_new_int64((int64_t)ty[s].own.ios));
+		json_object_object_add(tu, "flushes",
+				       json_object_new_int64((int64_t)ty[s].own.flushes));
 		json_object_object_add(tu, "ios_outside",
-				       json_object_new_int64((int64_t)ty[s].out));
+				       json_object_new_int64((int64_t)ty[s].out.ios));
+		json_object_object_add(tu, "flushes_outside",
+				       json_object_new_int64((int64_t)ty[s].out.flushes));
 		json_object_object_add(t, "turned", tu);
 		dprintf(sd->proto->rs->log_fd,
-			"== turns: stack %zu (%s): %llu turns, %.2f s, I/O %llu in its turns, %llu "
-			"in the others'\n",
+			"== turns: stack %zu (%s): %llu turns, %.2f s, I/O %llu in its turns (%llu "
+			"flushes), %llu in the others' (%llu flushes)\n",
 			s, st[s].vr.v->name, (unsigned long long)ty[s].turns,
-			(double)ty[s].ns / 1e9, (unsigned long long)ty[s].own,
-			(unsigned long long)ty[s].out);
+			(double)ty[s].ns / 1e9, (unsigned long long)ty[s].own.ios,
+			(unsigned long long)ty[s].own.flushes, (unsigned long long)ty[s].out.ios,
+			(unsigned long long)ty[s].out.flushes);
 		json_object_array_add(sd->turns, t);
 	}
 	json_object_put(q);

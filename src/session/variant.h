@@ -45,7 +45,8 @@ struct sb_vrun {
 	/* Side by side: the workloads wait here for their stack's turn before
 	 * every timed phase (sb_wl_env.gate); NULL: no turns. */
 	bool (*gate)(void *ud, const char *phase, bool turnable);
-	uint64_t (*turn)(void *ud); /* sb_wl_env.turn: the end of a millisecond turn */
+	uint64_t (*turn)(void *ud,
+			 uint64_t drained_ns); /* sb_wl_env.turn: a millisecond turn's end */
 	void *gate_ud;
 	/* out: the teardown failed and the journal is kept (the run must not
 	 * go on to another variant over what is left) */

@@ -53,7 +53,6 @@ struct rand_thread {
 	uint64_t late;	   /* rate=: records started more than a slot after they were due */
 	double *burst_p99; /* rate= with burst=: p99 of each burst, ms */
 	size_t n_bursts, max_bursts;
-	uint64_t drain_ns; /* io_uring in turns: waiting for the in-flight records at turns' ends */
 	int err;
 	char *why; /* what the engine said, when it refused */
 	struct sb_hist h;

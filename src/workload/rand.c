@@ -401,7 +401,6 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	if (rc == 0 && j->write && rand_o(sp)->fsync && fsync(fds[0]) < 0)
 		rc = sb_wl_fail(c, -errno, "%s: fsync", path);
 	p.done = done;
-	p.drain_ns = t[0].drain_ns;
 	*(j->write ? &p.wbytes : &p.rbytes) = done * j->bs;
 	sb_phase_end(&p);
 	for (unsigned i = 0; i < n; i++)

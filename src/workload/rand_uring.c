@@ -168,7 +168,7 @@ static int uring_fill(struct rand_thread *t, struct sb_engine *e, struct sb_io *
 /* The closed loop: fill the queue, then one record back for each that
  * completes. In millisecond turns (the phase's turn_end), at a turn's end
  * it issues no more, drains what is in flight (in its own turn, timed
- * in t->drain_ns), waits for the next turn and fills the queue again, so
+ * in the phase's drain_ns), waits for the next turn and fills the queue again, so
  * that none of its I/O completes in another stack's turn. Returns the
  * records completed (errors in t->err). */
 static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, struct sb_io *ios,
@@ -224,7 +224,7 @@ static uint64_t uring_closed_loop(struct rand_thread *t, struct sb_engine *e, st
 		if (stopping || queued >= t->n || !drain0)
 			return i;
 		/* drained at the turn's end: the next turn */
-		t->drain_ns += now - drain0;
+		j->p->drain_ns += now - drain0;
 		drain0 = 0;
 		sb_phase_turn_at(j->p, now, &paused, &turn_end);
 		if ((r = uring_fill(t, e, ios, bufs, qd, &queued, paused)) < 0) {

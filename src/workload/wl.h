@@ -288,7 +288,7 @@ struct sb_phase {
 	 * current turn on that clock (UINT64_MAX: no turns). */
 	uint64_t paused, turn_end;
 	unsigned turns;
-	uint64_t drain_ns; /* set by the workload: in-flight I/O drained at turns' ends */
+	uint64_t drain_ns; /* kept by the workload: draining in-flight I/O at turns' ends */
 };
 
 void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, uint64_t total);

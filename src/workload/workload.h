@@ -33,9 +33,11 @@ struct sb_wl_env {
 	 * does, and then turn() is called at the end of each of its turns. */
 	bool (*gate)(void *ud, const char *phase, bool turnable);
 	/* In a phase that runs in turns: ready to begin (its first call) or
-	 * this turn over; returns when the next turn comes, with its length
-	 * in ns (UINT64_MAX: no more turns, run on). */
-	uint64_t (*turn)(void *ud);
+	 * this turn over, drained_ns the time the phase has spent so far
+	 * draining its in-flight I/O at turns' ends; returns when the next
+	 * turn comes, with its length in ns (UINT64_MAX: no more turns, run
+	 * on). */
+	uint64_t (*turn)(void *ud, uint64_t drained_ns);
 	void *gate_ud;
 };
 

@@ -239,7 +239,7 @@ void sb_phase_begin(struct sb_wl_ctx *c, struct sb_phase *p, const char *name, u
 	getrusage(RUSAGE_SELF, &p->ru0);
 	/* In turns: ready, and the clock starts with the first turn. */
 	if (turned)
-		first = c->env->turn(c->env->gate_ud);
+		first = c->env->turn(c->env->gate_ud, 0);
 	p->t0 = sb_mono_ns();
 	p->turn_end = first == UINT64_MAX ? UINT64_MAX : p->t0 + first;
 	if (p->series)
@@ -405,7 +405,7 @@ static void phase_series(struct sb_phase *p, uint64_t now)
 
 void sb_phase_turn(struct sb_phase *p, uint64_t now)
 {
-	uint64_t w0 = sb_mono_ns(), len = p->c->env->turn(p->c->env->gate_ud);
+	uint64_t w0 = sb_mono_ns(), len = p->c->env->turn(p->c->env->gate_ud, p->drain_ns);
 
 	p->paused += sb_mono_ns() - w0;
 	p->turns++;
