@@ -98,7 +98,7 @@ int sb_cmd_check_hooks(const char *cmd)
 	for (size_t n = strlen(real); sd && n > 1 && real[n - 1] == '/'; n--)
 		real[n - 1] = '\0';
 	static const char *const hooks[] = {"STACKBENCH_FAIL_STEP", "STACKBENCH_KILL_STEP",
-					    "STACKBENCH_SKEW_QUEUE"};
+					    "STACKBENCH_SKEW_QUEUE", "STACKBENCH_DELAY"};
 	for (size_t k = 0; k < ARRAY_SIZE(hooks); k++) {
 		const char *v = getenv(hooks[k]);
 		if (strcmp(cmd, "run") == 0 && v && *v &&

@@ -41,7 +41,8 @@ struct rand_job {
 	uint64_t interval_ns; /* rate=: between records of one thread; 0: closed loop */
 	uint64_t burst, idle_ns;
 	bool write, verify;
-	int *failed; /* set by the first thread whose I/O fails: all stop */
+	unsigned delay_pct; /* the STACKBENCH_DELAY hook: each record made this much slower */
+	int *failed;	    /* set by the first thread whose I/O fails: all stop */
 };
 
 struct rand_thread {
@@ -62,6 +63,18 @@ struct rand_thread {
 static inline uint64_t pick(uint64_t *rng, uint64_t n)
 {
 	return (uint64_t)(((unsigned __int128)sb_rng_next(rng) * n) >> 64);
+}
+
+/* The STACKBENCH_DELAY hook: spins until the record that ran from t0 to
+ * t1 (the phase's clock, paused behind CLOCK_MONOTONIC) took pct% longer;
+ * the new end. */
+static inline uint64_t sb_rand_delay(uint64_t t0, uint64_t t1, unsigned pct, uint64_t paused)
+{
+	uint64_t until = t1 + (t1 - t0) * pct / 100, now;
+	do
+		now = sb_mono_ns() - paused;
+	while (now < until);
+	return now;
 }
 
 /* engine=io_uring: qd records in flight, refilled as they complete. One clock

@@ -86,6 +86,16 @@ static int parse_bs(const char *arg, struct sb_wl_spec *s, char **why)
 	return 0;
 }
 
+/* verify=: a record written is marked in the bitmap, one read checked. */
+static inline void verify_one(struct rand_thread *t, const char *buf, uint64_t b, uint64_t off)
+{
+	const struct rand_job *j = t->j;
+	if (j->write)
+		__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64), __ATOMIC_RELAXED);
+	else
+		t->bad += sb_data_check(j->data, buf, off, j->bs, 1);
+}
+
 static void *rand_main(void *arg)
 {
 	struct rand_thread *t = arg;
@@ -139,6 +149,8 @@ static void *rand_main(void *arg)
 			r = pread(j->fd, buf, bs, (off_t)off);
 		}
 		t1 = sb_mono_ns() - paused;
+		if (__builtin_expect(j->delay_pct != 0, 0))
+			t1 = sb_rand_delay(t0, t1, j->delay_pct, paused);
 		if (__builtin_expect(r != (ssize_t)bs, 0)) {
 			t->err = r < 0 ? -errno : -EIO;
 			__atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
@@ -154,13 +166,8 @@ static void *rand_main(void *arg)
 				sb_hist_init(&bh);
 			}
 		}
-		if (j->verify) {
-			if (j->write)
-				__atomic_fetch_or(&j->bitmap[b / 64], 1ull << (b % 64),
-						  __ATOMIC_RELAXED);
-			else
-				t->bad += sb_data_check(j->data, buf, off, bs, 1);
-		}
+		if (j->verify)
+			verify_one(t, buf, b, off);
 		__atomic_store_n(&t->live, i + 1, __ATOMIC_RELAXED);
 		if (__builtin_expect(t1 >= end || __atomic_load_n(j->failed, __ATOMIC_RELAXED),
 				     0)) {
@@ -371,6 +378,7 @@ static int rand_phase(struct sb_wl_ctx *c, struct rand_job *j, const char *path,
 	if (j->interval_ns == 0 && rand_o(sp)->rate)
 		j->interval_ns = 1;
 	j->burst = rand_o(sp)->burst;
+	j->delay_pct = c->env->delay_pct;
 	j->idle_ns = rand_o(sp)->idle * 1000000ull;
 	rc = rand_start(c, j, t, th, fds, n, ops, &started);
 	for (unsigned i = 0; i < started; i++) {

@@ -39,6 +39,9 @@ struct sb_wl_env {
 	 * on). */
 	uint64_t (*turn)(void *ud, uint64_t drained_ns);
 	void *gate_ud;
+	/* A test's hook (STACKBENCH_DELAY): every psync rand I/O of this
+	 * workload takes this much longer, in percent of its own time. */
+	unsigned delay_pct;
 };
 
 /* Check a spec without running anything (profile validation, `plan`).

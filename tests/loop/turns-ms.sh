@@ -100,6 +100,25 @@ expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
 assert_contains "$OUT" "in turns of about 20 ms, the stacks' I/O outside their own turns: random read 0.00%" \
 	"the report: the phases in turns, none of the reads outside them"
 
+# A known difference, measured in turns: the test hook makes variant 1's
+# every read 30% slower (1/1.3: 23% fewer reads a second), an A/A pair
+# otherwise. Refused outside a test's own state directory.
+STACKBENCH_STATE_DIR='' STACKBENCH_DELAY=1:30 expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop
+assert_contains "$OUT" "STACKBENCH_DELAY is a test hook" "the delay hook refused outside a test"
+STACKBENCH_DELAY=1:30 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 \
+	--turn 20 -o "workloads.run=rand:4k,direct=1,time=2s,size=16M,write=0" \
+	-o "matrix.mount.options=noatime,no_prefetch_block_bitmaps|noatime,no_prefetch_block_bitmaps,nodev" \
+	--results "$SB_TMP/rd" </dev/null
+python3 - "$SB_TMP/rd/result.json" <<'PY' || fail "the delay in turns: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+iops = [[{m["name"]: m["value"] for m in rep["workloads"][0]["metrics"]}["read_iops"]
+         for rep in v["repeats"]] for v in d["variants"]]
+ratios = [b / a for a, b in zip(*iops)]
+if len(ratios) != 2 or not all(0.68 < r < 0.86 for r in ratios):
+    print("variant 1 against 0 per round: %r (want about 0.77)" % ratios); sys.exit(1)
+PY
+
 # A phase whose cost leaks out of its turns runs whole from the next
 # round: btrfs commits every second (commit=1), from its own thread, with
 # cache flushes, whenever the turns are.
