@@ -137,12 +137,16 @@ bench: all
 
 # How small a change the comparisons see (bench/sensitivity), then what
 # side by side buys against rounds and an A/A check of its intervals
-# (bench/side-by-side, about 20 minutes). The two take different options:
+# (bench/side-by-side, about 20 minutes), then what millisecond turns buy,
+# their A/A check and a known injected difference found in turns and
+# whole (bench/turns, about 20 minutes). They take different options:
 # BENCH_ARGS goes to the first, SIDE_BENCH_ARGS (--disk-dir, --keep,
-# --results) to the second.
+# --results) to the second, TURNS_BENCH_ARGS (--disk-dir, --keep) to the
+# third.
 bench-sensitivity: all
 	bench/sensitivity --quick $(BENCH_ARGS)
 	bench/side-by-side --quick $(SIDE_BENCH_ARGS)
+	bench/turns --quick $(TURNS_BENCH_ARGS)
 
 # The SSD + two HDDs table (issue 22) in two VM guests: every hybrid, and
 # md degraded and rebuilding, with repeats (doc/hybrids.md).

@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""The A/A calibration of the crossover fit (bench/side-by-side, bench/turns):
+DIR holds one report per trial (N.json, `report --format json`) and the
+host's state beside it (N.state). Per trial and headline row the fitted
+effect of the second variant against the first, which is 0 by design;
+pooled over rows and trials, the SD of est_log/se_log (target 0.8 to 1.25)
+and the share of 95% intervals that hold 0 (target 90% or more).
+  bench/aa-calibration.py DIR"""
+import json, math, os, statistics as st, sys
+from statistics import NormalDist
+d = sys.argv[1]
+trials = sorted((int(n[:-5]) for n in os.listdir(d) if n.endswith(".json")))
+
+def t_cdf(t, df):
+    # Simpson's rule on Student's density: no scipy here
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    pdf = lambda x: c * (1 + x * x / df) ** (-(df + 1) / 2)
+    n, a = 2000, abs(t)
+    h = a / n
+    area = (pdf(0) + pdf(a) + sum((4 if i % 2 else 2) * pdf(i * h) for i in range(1, n))) * h / 3
+    return 0.5 + math.copysign(area, t)
+
+ratios, zs, held, dfs = [], [], [], []
+print("%-5s %-13s %9s %9s %5s %24s %28s  %s" % ("trial", "row", "est_log", "se_log", "df",
+      "effect [95%]", "stack effect [95%]", "host"))
+for i in trials:
+    rep = json.load(open(os.path.join(d, "%d.json" % i)))
+    state = " ".join(open(os.path.join(d, "%d.state" % i)).read().split("\n")).strip()
+    sbs = rep.get("side_by_side") or []
+    if not sbs:
+        print("%-5d no side_by_side member" % i)
+        continue
+    for row in sbs[0]["rows"]:
+        if not row.get("fitted"):
+            print("%-5d %-13s not fitted" % (i, row["label"][:13]))
+            continue
+        stk = row["stack_effects"][0] if row.get("stack_effects") else None
+        for e in row["effects"]:
+            if not e.get("fitted") or not e.get("se_log"):
+                print("%-5d %-13s effect not fitted" % (i, row["label"][:13]))
+                continue
+            t = e["est_log"] / e["se_log"]
+            ratios.append(t)
+            dfs.append(e["df"])
+            # the same tail area on the normal scale: SD 1 whatever the df
+            zs.append(NormalDist().inv_cdf(min(max(t_cdf(t, e["df"]), 1e-12), 1 - 1e-12)))
+            held.append(e["lo_pct"] <= 0 <= e["hi_pct"])
+            print("%-5d %-13s %9.4f %9.4f %5.0f %24s %28s  %s" % (
+                i, row["label"][:13], e["est_log"], e["se_log"], e["df"],
+                "%+.1f%% [%+.1f, %+.1f]" % (e["est_pct"], e["lo_pct"], e["hi_pct"]),
+                "%+.1f%% [%+.1f, %+.1f]" % (stk["est_pct"], stk["lo_pct"], stk["hi_pct"]) if stk else "-",
+                state if row is sbs[0]["rows"][0] else ""))
+print()
+if len(ratios) < 2:
+    print("too few fitted rows to pool")
+    sys.exit(0)
+sd = st.stdev(ratios)
+share = 100 * sum(held) / len(held)
+print("pooled over %d rows x trials (df %s):" % (len(ratios), "/".join(sorted({"%g" % x for x in dfs}))))
+print("  SD of est_log/se_log: %.2f (target 0.8 to 1.25): %s" % (sd, "met" if 0.8 <= sd <= 1.25 else "NOT met"))
+print("  95%% intervals holding 0: %d of %d = %.0f%% (target at least 90%%): %s" %
+      (sum(held), len(held), share, "met" if share >= 90 else "NOT met"))
+print("  the same ratios as normal scores (through Student's t at their df): SD %.2f, |z| > 1.96 in %d of %d"
+      % (st.stdev(zs), sum(abs(z) > 1.96 for z in zs), len(zs)))
+if min(dfs) <= 2:
+    print("  note: at df 2, est/se of an exact SE follows Student's t with 2 df, whose SD is infinite: the raw SD "
+          "is not expected near 1, and the normal scores' SD is the calibration figure that can be")
