@@ -724,7 +724,7 @@ int cmd_run(int argc, char **argv)
 	 * headline row is resolved, unless --repeat caps them itself. */
 	if (r == 0 && c.o.budget_ms && !c.o.repeat_set)
 		c.o.repeat = 0;
-	if (r == 0 && c.o.turn_ms && !c.side)
+	if (r == 0 && c.o.turn_ms && c.o.turn_set && !c.side)
 		r = sb_usage_error("run",
 				   "--turn: millisecond turns need the variants side by side, "
 				   "under --loop (here: %s)",

@@ -33,6 +33,12 @@ enum {
 	OPT_TURN,
 };
 
+/* Side by side, the turns' length unless --turn says otherwise: at 20 ms
+ * the design's measurements on this host saw 1.1-1.6% in a minute, and
+ * hardly less at 5 ms, where each switch costs four times as much
+ * (DESIGN.md, Comparisons; bench/turns, doc/comparisons.md). */
+#define SB_TURN_MS 20
+
 struct opts {
 	const char *cmd;
 	const char *devices;
@@ -46,6 +52,7 @@ struct opts {
 	bool repeat_set;      /* --repeat was given */
 	uint64_t budget_ms;   /* --budget: whole cycles while time is left, 0: none */
 	uint64_t turn_ms;     /* --turn: millisecond turns side by side, 0: whole phases */
+	bool turn_set;	      /* --turn was given (else SB_TURN_MS side by side) */
 	unsigned repeat_max;  /* --repeat auto:MAX (0: SB_REPEAT_AUTO_MAX) */
 	const char *cpus;     /* --cpus LIST: the workloads' threads pinned there */
 	bool has_seed;
@@ -85,7 +92,7 @@ int sb_cmd_on_opt(int key, const char *arg, void *ud);
 		    "O_DIRECT, one thread, not paced; io_uring drains at each turn's end) runs "   \
 		    "on all of them at once, in alternating "                                      \
 		    "turns of about MS milliseconds, so that the two sides are milliseconds "      \
-		    "apart; the others run whole (default: every phase whole)"                     \
+		    "apart; the others run whole (default 20; 0: every phase whole)"               \
 	}
 #define OPT_QUICK_ROW                                                                              \
 	{                                                                                          \

@@ -31,12 +31,18 @@ time-limit = 2m
 mount.options = noatime,no_prefetch_block_bitmaps | noatime,no_prefetch_block_bitmaps,barrier=0
 CONF
 
-expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --turn 0
-assert_contains "$OUT" "--turn: expected a turn's length in milliseconds" "--turn 0 refused"
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --turn 1001
+assert_contains "$OUT" "--turn: expected a turn's length in milliseconds" "--turn 1001 refused"
 expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --turn 20 --rounds
 assert_contains "$OUT" "--turn: millisecond turns need the variants side by side" "--turn --rounds"
-expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --turn 20
+# side by side, turns of 20 ms unless --turn says otherwise (0: whole)
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick
 assert_contains "$OUT" "millisecond turns: a phase every stack can run so" "plan: the turns"
+assert_contains "$OUT" "turns of about 20 ms" "plan: 20 ms by default"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --turn 0
+assert_not_contains "$OUT" "millisecond turns" "plan --turn 0: every phase whole"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --rounds
+assert_not_contains "$OUT" "millisecond turns" "plan --rounds: no turns"
 
 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 --seed 3 --turn 20 \
 	--results "$SB_TMP/r" </dev/null
