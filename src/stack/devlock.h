@@ -23,8 +23,10 @@ void sb_devlock_release(struct sb_devlock *l);
 
 /* udevd probes a disk (blkid) under a shared flock after every close that
  * wrote to it, so a run started right after a teardown can find the lock
- * taken for a moment: wait that long, but not for another run. */
-#define SB_DEVLOCK_WAIT_MS 5000
+ * taken for a moment: wait that long, but not for another run. In a guest
+ * under emulation on a busy host, its probes after LVM's teardown took
+ * more than 5 s. */
+#define SB_DEVLOCK_WAIT_MS 15000
 
 /* Locks the whole disk of d (a second partition of a locked disk is a
  * no-op). Returns 0; -EBUSY when another stackbench run (one holding a run
