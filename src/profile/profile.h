@@ -50,6 +50,7 @@ enum sb_key_id {
 	K_DEV_ANY,
 	K_WL_RUN,
 	K_WL_TIME_LIMIT,
+	K_WL_ANSWER,
 	SB_KEY_CORE_N, /* the registered tables' keys follow (sb_key_n) */
 };
 #define SB_KEY_MAX 128

@@ -32,6 +32,11 @@ struct sb_key sb_keys[SB_KEY_MAX] = {
 		  "for more"},
     [K_WL_TIME_LIMIT] = {SB_SEC_WORKLOADS, "time-limit", SB_KT_DURATION, NULL, 0, 0, NULL, 0,
 			 "stop each workload after this long ('10m'); teardown still runs"},
+    [K_WL_ANSWER] = {SB_SEC_WORKLOADS, "answer", SB_KT_STRING, NULL, 0, 0, NULL, SB_KF_NOMATRIX,
+		     "the headline rows the profile's question turns on, as 'WORKLOAD: LABEL' "
+		     "separated by ';' ('rand: Random Read; mixed: 4 readers: read rate "
+		     "(data)'); the verdict's first line gives each one's change, or the repeats "
+		     "it needs"},
 };
 
 size_t sb_key_n = SB_KEY_CORE_N, sb_sec_n = SB_SEC_CORE_N, sb_keytab_n;

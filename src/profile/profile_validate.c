@@ -131,6 +131,59 @@ static int check_workloads(struct sb_profile *p, char **err)
 	return 0;
 }
 
+/* Workload spec's name ("rand" of "rand:16k,direct=1") is wl? */
+static bool runs_named(const char *spec, const char *wl)
+{
+	size_t n = strcspn(spec, ":,");
+	return strlen(wl) == n && strncmp(spec, wl, n) == 0;
+}
+
+/* workloads.answer: each item WORKLOAD: LABEL, of a workload the profile
+ * runs (the label is the report's to find: the workload names its rows
+ * when it runs). */
+static int check_answer(struct sb_profile *p, char **err)
+{
+	const char *v = sb_cfg_str(&p->base, K_WL_ANSWER);
+	_cleanup_free_ char *copy = v ? strdup(v) : NULL, *names = NULL;
+	_cleanup_free_ char *where = NULL;
+	char *s = copy, *wl, *label;
+
+	bool own_o = p->base.origin[K_WL_ANSWER] && strcmp(p->base.origin[K_WL_ANSWER], "-o") == 0;
+
+	/* -o workloads.run put other workloads in the profile's place: its
+	 * answer then finds no rows, which the report says. */
+	if (!v || (p->workloads_overridden && !own_o))
+		return 0;
+	if (!copy)
+		return -ENOMEM;
+	while (sb_answer_next(&s, &wl, &label)) {
+		bool ok = false;
+		for (size_t i = 0; i < p->base.n_workloads && label && *label && !ok; i++)
+			ok = runs_named(p->base.workloads[i], wl);
+		if (ok)
+			continue;
+		for (size_t i = 0; i < p->base.n_workloads; i++) {
+			size_t n = strcspn(p->base.workloads[i], ":,");
+			char *more = sb_asprintf("%s%s%.*s", names ? names : "", names ? ", " : "",
+						 (int)n, p->base.workloads[i]);
+			free(names);
+			names = more;
+		}
+		if (own_o)
+			where = sb_asprintf("-o 'workloads.answer=%s'", v);
+		else
+			where = sb_asprintf("%s:%u: workloads.answer", p->path,
+					    p->base.line[K_WL_ANSWER]);
+		sb_prof_set_err(err,
+				"%s: '%s%s%s': expected WORKLOAD: LABEL, a row of a workload this "
+				"profile runs (%s), items separated by ';'",
+				where ? where : p->path, wl, label ? ": " : "", label ? label : "",
+				names ? names : "none");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *n, char **err)
 {
 	size_t total = 1, kept = 0;
@@ -140,6 +193,8 @@ int sb_profile_variants(struct sb_profile *p, struct sb_pvariant **out, size_t *
 
 	*err = NULL;
 	r = check_workloads(p, err);
+	if (r >= 0)
+		r = check_answer(p, err);
 	if (r < 0)
 		return r;
 	for (size_t d = 0; d < p->n_dims; d++) {

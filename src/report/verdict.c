@@ -5,11 +5,13 @@
 #include "report/measure.h"
 #include "report/report.h"
 #include "util/macro.h"
+#include "util/strutil.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *row)
 {
@@ -339,6 +341,73 @@ static bool shares_short(const struct sb_report *r, size_t c, FILE *f)
 	return true;
 }
 
+/* The profile's workloads.answer, as the first set that has one recorded
+ * it, or NULL. */
+static const char *answer_of(const struct sb_report *r)
+{
+	for (size_t i = 0; i < r->n_sets; i++) {
+		json_object *v, *a;
+		if (r->sets[i]->profile &&
+		    json_object_object_get_ex(r->sets[i]->profile, "values", &v) &&
+		    json_object_object_get_ex(v, "workloads.answer", &a))
+			return json_object_get_string(a);
+	}
+	return NULL;
+}
+
+static bool listed(const size_t *list, size_t n, size_t i)
+{
+	for (size_t k = 0; k < n; k++)
+		if (list[k] == i)
+			return true;
+	return false;
+}
+
+/* The rows the profile's question turns on (workloads.answer), each with
+ * its verdict: changed, equal, not resolved and the repeats that would
+ * resolve it, untested and why, or no such row. */
+static bool answer_short(const struct sb_report *r, const struct sb_report_verdict *v, FILE *f,
+			 const char *pm)
+{
+	const char *a = answer_of(r);
+	_cleanup_free_ char *copy = a ? strdup(a) : NULL;
+	char *s = copy, *wl, *label, ch[96], buf[160], what[48];
+	size_t c = v->col, n = 0;
+
+	while (s && sb_answer_next(&s, &wl, &label)) {
+		size_t i = 0;
+		while (i < r->n_rows && !(r->rows[i].lat == SB_LAT_NONE && label &&
+					  strcmp(r->rows[i].workload, wl) == 0 &&
+					  strcasecmp(r->rows[i].label, label) == 0))
+			i++;
+		fputs(n++ ? "; " : "", f);
+		if (i == r->n_rows) {
+			fprintf(f, "%s%s%s: no such row", wl, label ? ": " : "", label ? label : "");
+			continue;
+		}
+		const struct sb_report_row *row = &r->rows[i];
+		const struct sb_report_cell *x = &row->cells[c];
+		fprintf(f, "%s: %s ", wl, row->label);
+		if (listed(v->untested, v->n_untested, i))
+			fprintf(f, "untested (%s)",
+				sb_report_untested_why(r, row, c, buf, sizeof(buf)));
+		else if (listed(v->changed, v->n_changed, i))
+			fprintf(f, "%s %s", sb_verdict_name(x->verdict),
+				sb_report_change_str(x, ch, sizeof(ch)));
+		else if (listed(v->equal, v->n_equal, i))
+			fprintf(f, "equal within %s%g%% (%s)", pm, r->resolve_pct,
+				sb_report_change_str(x, ch, sizeof(ch)));
+		else if (listed(v->unresolved, v->n_unresolved, i))
+			fprintf(f, "%s, not resolved: %s would resolve %s",
+				sb_report_change_str(x, ch, sizeof(ch)),
+				sb_report_need_str(x, buf, sizeof(buf)),
+				sb_report_need_what(r, x, pm, what, sizeof(what)));
+		else
+			fputs("no value", f);
+	}
+	return n > 0;
+}
+
 /* The first headline row of list with verdict want, and how many there are. */
 static size_t first_of(const struct sb_report *r, const size_t *list, size_t n, size_t c,
 		       enum sb_verdict want, size_t *first)
@@ -384,6 +453,8 @@ void sb_report_verdict_short(const struct sb_report *r, FILE *f, const struct sb
 	for (size_t k = 0; k < v->n_untested; k++)
 		n_ut += r->rows[v->untested[k]].headline;
 	if (shares_short(r, c, f))
+		fputs("; ", f);
+	if (answer_short(r, v, f, pm))
 		fputs("; ", f);
 	fprintf(f, "of %zu headline row%s: ", n_ch + n_eq + n_un + n_ut,
 		n_ch + n_eq + n_un + n_ut == 1 ? "" : "s");

@@ -51,6 +51,28 @@ char *sb_str_trim(char *s)
 	return s;
 }
 
+bool sb_answer_next(char **s, char **wl, char **label)
+{
+	char *item = *s, *semi, *colon;
+
+	while (*item == ';' || isspace((unsigned char)*item))
+		item++;
+	if (!*item)
+		return false;
+	semi = strchr(item, ';');
+	*s = semi ? semi + 1 : item + strlen(item);
+	if (semi)
+		*semi = '\0';
+	colon = strstr(item, ": ");
+	*label = NULL;
+	if (colon) {
+		*colon = '\0';
+		*label = sb_str_trim(colon + 2);
+	}
+	*wl = sb_str_trim(item);
+	return true;
+}
+
 int sb_read_small(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

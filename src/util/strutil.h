@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 char *sb_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -17,3 +18,8 @@ char *sb_str_trim(char *s);
 /* A small file (sysfs, procfs) into buf as text, trailing newlines and
  * spaces dropped: the length, or -errno. */
 int sb_read_small(const char *path, char *buf, size_t len);
+/* The next item of a "WORKLOAD: LABEL; WORKLOAD: LABEL" list (a profile's
+ * workloads.answer): the item from *s to the next ';' cut in place, its
+ * workload (before the first ": ") and label trimmed, *s moved past it.
+ * *label is NULL where the item has no ": ". false at the list's end. */
+bool sb_answer_next(char **s, char **wl, char **label);

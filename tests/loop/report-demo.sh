@@ -80,3 +80,49 @@ s0=$(share $G/demo "$V0" ssd) s1=$(share $G/demo "$V1" ssd)
 assert_eq "$(jq -r '.verdict[0].read_shares.ssd * 100 | round' <<<"$OUT")" "$s1" "JSON read share of the ssd"
 assert_eq "$(jq -r '.verdict[0].baseline_read_shares.ssd * 100 | round' <<<"$OUT")" "$s0" "JSON baseline's read share"
 pass_msg "JSON: in_short and the read shares by role"
+
+# The profile's question first (workloads.answer): each row it names gets
+# the verdict's own words for it, before the counts; a label no workload
+# recorded says so. The recorded demo set with the key added as a run
+# would record it.
+A=$SB_TMP/answer
+mkdir -p "$A"
+python3 - "$G/demo/result.json" "$A/result.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["profile"]["values"]["workloads.answer"] = ("rand: Random Read; mixed: 4 readers + 1 writer: "
+    "read rate (data); rand: random write; mixed: no such label")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$STACKBENCH" report --width 1000 "$A"
+short=$(grep -m1 '^    in short: ' <<<"$OUT")
+v1=$(awk '/^  write-mostly=hdd write-behind=0 against/{on=1; next} /^  [^ ]/{on=0} on' <<<"$OUT")
+# not resolved: the change and the repeats as the verdict's line has them
+line=$(grep -m1 '^    not resolved: rand:16k,direct=1: Random Read ' <<<"$v1") ||
+	fail "the verdict lists Random Read as not resolved"
+ch=$(sed 's/^    not resolved: rand:16k,direct=1: Random Read \(.*\] \).*/\1/' <<<"$line")
+need=$(sed 's/.*): \(.* would resolve .*\)$/\1/' <<<"$line")
+# better: as the verdict's line
+line=$(grep -m1 '^    better  mixed:4r1w: 4 readers + 1 writer: read rate (data) ' <<<"$v1") ||
+	fail "the verdict lists the 4 readers + 1 writer read rate as better"
+bch=$(sed 's/^    better  mixed:4r1w: 4 readers + 1 writer: read rate (data) \(.*\]\) (.*/\1/' <<<"$line")
+# equal: the verdict lists Random Write among its equal rows
+grep -q '^    equal within ±5%: rand:16k,direct=1: Random Write' <<<"$v1" ||
+	fail "the verdict lists Random Write as equal"
+assert_contains "$short" "in short: reads from ssd $s1% (was $s0%); rand: Random Read ${ch% }, not resolved: $need; mixed: 4 readers + 1 writer: read rate (data) better $bch; rand: Random Write equal within ±5% (" \
+	"the answer's rows first, in the verdict's words"
+assert_contains "$short" "; mixed: no such label: no such row; of 10 headline rows: " \
+	"a label no workload recorded, then the counts"
+expect_exit 0 "$STACKBENCH" report --format json "$A"
+assert_eq "$(jq -r '.verdict[0].in_short' <<<"$OUT")" "${short#    in short: }" "JSON in_short with the answer"
+# the one-round set: each answer row untested, with why
+python3 - "$G/demo-1/result.json" "$A/result.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["profile"]["values"]["workloads.answer"] = "rand: Random Read"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$STACKBENCH" report --width 1000 "$A"
+assert_contains "$OUT" "in short: reads from ssd $(share $G/demo-1 "$V1" ssd)% (was $(share $G/demo-1 "$V0" ssd)%); rand: Random Read untested (1 repeat against 1: at least 3 a side are needed); of 10 headline rows: 10 untested" \
+	"one round: the answer's row untested, and why"
+pass_msg "workloads.answer: its rows first, changed, equal, not resolved, untested, missing"

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "util/strutil.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +97,13 @@ static void test_broken(void **state)
 	    {BASE "[lvm]\nstripes = 2\n", "p.conf:6: lvm.stripes: 2 stripes but only 1 PVs"},
 	    {BASE "[workloads]\nrun = nosuch:thing\n",
 	     "p.conf:6: workloads.run: workload 'nosuch:thing': unknown"},
+	    /* workloads.answer: rows of workloads the profile runs. */
+	    {BASE "[workloads]\nrun = command:true\nanswer = rand: Random Read\n",
+	     "p.conf:7: workloads.answer: 'rand: Random Read': expected WORKLOAD: LABEL, a row "
+	     "of a workload this profile runs (command), items separated by ';'"},
+	    {BASE "[workloads]\nrun = command:true\nanswer = command: Wall time; command\n",
+	     "p.conf:7: workloads.answer: 'command': expected WORKLOAD: LABEL, a row of a "
+	     "workload this profile runs (command), items separated by ';'"},
 	    /* fs.log: a whole device of its own, for a file system with a log. */
 #define LOGP "[devices]\nhdd = 1\nssd = 1\n[fs]\n"
 	    {LOGP "type = xfs\nlog = ssd\n",
@@ -160,6 +168,43 @@ static void test_broken(void **state)
 		free(err);
 		sb_profile_free(p);
 	}
+}
+
+/* workloads.answer: its items split as the report splits them, and a
+ * valid one recorded with the variants' values. */
+static void test_answer(void **state)
+{
+	char list[] = " rand: Random Read ;; mixed: 4 readers: read rate (data);command";
+	char *s = list, *wl, *label;
+	struct sb_profile *p = NULL;
+	struct sb_pvariant *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+
+	assert_true(sb_answer_next(&s, &wl, &label));
+	assert_string_equal(wl, "rand");
+	assert_string_equal(label, "Random Read");
+	assert_true(sb_answer_next(&s, &wl, &label));
+	assert_string_equal(wl, "mixed");
+	assert_string_equal(label, "4 readers: read rate (data)");
+	assert_true(sb_answer_next(&s, &wl, &label));
+	assert_string_equal(wl, "command");
+	assert_null(label);
+	assert_false(sb_answer_next(&s, &wl, &label));
+
+	assert_int_equal(sb_profile_parse("p.conf",
+					  BASE "[workloads]\nrun = rand:4k\nrun = command:true\n"
+					       "answer = rand: Random Read; command: Wall time\n",
+					  &p, &err),
+			 0);
+	assert_int_equal(sb_profile_variants(p, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	json_object *o = sb_config_to_json(&v[0].cfg), *a = NULL;
+	assert_true(json_object_object_get_ex(o, "workloads.answer", &a));
+	assert_string_equal(json_object_get_string(a), "rand: Random Read; command: Wall time");
+	json_object_put(o);
+	sb_pvariants_free(v, n);
+	sb_profile_free(p);
 }
 
 static void test_overrides(void **state)
@@ -404,7 +449,8 @@ int main(void)
 		return 0;
 	}
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_broken),  cmocka_unit_test(test_overrides),
+	    cmocka_unit_test(test_broken),  cmocka_unit_test(test_answer),
+	    cmocka_unit_test(test_overrides),
 	    cmocka_unit_test(test_matrix),  cmocka_unit_test(test_keys_documented),
 	    cmocka_unit_test(test_shipped), cmocka_unit_test(test_workload_overrides),
 	    cmocka_unit_test(test_free_text),
