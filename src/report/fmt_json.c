@@ -87,6 +87,57 @@ static json_object *verdict_rows(const struct sb_report *r, size_t c, const size
 	return a;
 }
 
+/* The rows the profile's question turns on ([workloads] answer), each
+ * with its verdict: the in_short's first items as data, for a pipeline. */
+static void answer_json(const struct sb_report *r, const struct sb_report_verdict *v,
+			json_object *o)
+{
+	static const char *const state[] = {
+	    [SB_ANSWER_NO_ROW] = "no such row", [SB_ANSWER_CHANGED] = "",
+	    [SB_ANSWER_EQUAL] = "equal",	[SB_ANSWER_UNRESOLVED] = "not resolved",
+	    [SB_ANSWER_UNTESTED] = "untested",	[SB_ANSWER_NO_VALUE] = "no value",
+	};
+	struct sb_report_answer ans[16];
+	size_t n = sb_report_answers(r, v, ans, ARRAY_SIZE(ans));
+	char why[160];
+
+	if (!n)
+		return;
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; k < n; k++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "workload", json_object_new_string(ans[k].wl));
+		json_object_object_add(e, "label", json_object_new_string(ans[k].label));
+		if (ans[k].row == SIZE_MAX) {
+			json_object_object_add(e, "verdict", json_object_new_string(state[0]));
+			json_object_array_add(a, e);
+			continue;
+		}
+		const struct sb_report_row *row = &r->rows[ans[k].row];
+		const struct sb_report_cell *x = &row->cells[v->col];
+		json_object_object_add(e, "spec", json_object_new_string(row->spec));
+		json_object_object_add(e, "verdict",
+				       json_object_new_string(ans[k].state == SB_ANSWER_CHANGED
+								  ? sb_verdict_name(x->verdict)
+								  : state[ans[k].state]));
+		if (ans[k].state == SB_ANSWER_UNTESTED) {
+			json_object_object_add(e, "why",
+					       json_object_new_string(sb_report_untested_why(
+						   r, row, v->col, why, sizeof(why))));
+		} else if (ans[k].state != SB_ANSWER_NO_VALUE) {
+			json_object_object_add(e, "change_pct", num(x->change));
+			json_object_object_add(e, "change_lo_pct", num(x->change_lo));
+			json_object_object_add(e, "change_hi_pct", num(x->change_hi));
+		}
+		/* the repeats that would resolve it (SB_CMP_N_MAX + 1: more) */
+		if (ans[k].state == SB_ANSWER_UNRESOLVED && x->need)
+			json_object_object_add(e, "repeats_needed",
+					       json_object_new_int64((int64_t)x->need));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "answer", a);
+}
+
 /* The verdict's one line ("in_short", as the text's) and the members'
  * shares of the reads by role, of the column and of its baseline. */
 static void short_json(const struct sb_report *r, const struct sb_report_verdict *v, json_object *o)
@@ -100,6 +151,7 @@ static void short_json(const struct sb_report *r, const struct sb_report_verdict
 			json_object_object_add(o, "in_short", json_object_new_string(t));
 		free(t);
 	}
+	answer_json(r, v, o);
 	const size_t cols[2] = {v->col, r->cols[v->col].base};
 	const char *key[2] = {"read_shares", "baseline_read_shares"};
 	for (int i = 0; i < 2; i++) {

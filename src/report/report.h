@@ -303,6 +303,24 @@ int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_rep
  * would resolve them, and the row nearest to it) and untested. pm: "±". */
 void sb_report_verdict_short(const struct sb_report *r, FILE *f, const struct sb_report_verdict *v,
 			     const char *pm);
+/* The rows a profile's question turns on ([workloads] answer, as the
+ * first set that has one recorded it), each as the verdict of column
+ * v->col has it. */
+enum sb_answer_state {
+	SB_ANSWER_NO_ROW, /* no workload recorded that label */
+	SB_ANSWER_CHANGED,
+	SB_ANSWER_EQUAL,
+	SB_ANSWER_UNRESOLVED,
+	SB_ANSWER_UNTESTED,
+	SB_ANSWER_NO_VALUE,
+};
+struct sb_report_answer {
+	char wl[64], label[160]; /* as the profile names it (the row's own label when found) */
+	size_t row;		 /* into r->rows; SIZE_MAX with SB_ANSWER_NO_ROW */
+	enum sb_answer_state state;
+};
+size_t sb_report_answers(const struct sb_report *r, const struct sb_report_verdict *v,
+			 struct sb_report_answer *out, size_t max);
 /* What an unpaired verdict cannot see, said under its heading in every
  * format (a text line, an HTML note, the JSON verdict's "note"). */
 extern const char sb_report_unpaired_note[];

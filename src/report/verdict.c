@@ -363,47 +363,79 @@ static bool listed(const size_t *list, size_t n, size_t i)
 	return false;
 }
 
-/* The rows the profile's question turns on (workloads.answer), each with
- * its verdict: changed, equal, not resolved and the repeats that would
- * resolve it, untested and why, or no such row. */
-static bool answer_short(const struct sb_report *r, const struct sb_report_verdict *v, FILE *f,
-			 const char *pm)
+size_t sb_report_answers(const struct sb_report *r, const struct sb_report_verdict *v,
+			 struct sb_report_answer *out, size_t max)
 {
 	const char *a = answer_of(r);
 	_cleanup_free_ char *copy = a ? strdup(a) : NULL;
-	char *s = copy, *wl, *label, ch[96], buf[160], what[48];
-	size_t c = v->col, n = 0;
+	char *s = copy, *wl, *label;
+	size_t n = 0;
 
-	while (s && sb_answer_next(&s, &wl, &label)) {
+	while (s && n < max && sb_answer_next(&s, &wl, &label)) {
+		struct sb_report_answer *x = &out[n++];
 		size_t i = 0;
 		while (i < r->n_rows && !(r->rows[i].lat == SB_LAT_NONE && label &&
 					  strcmp(r->rows[i].workload, wl) == 0 &&
 					  strcasecmp(r->rows[i].label, label) == 0))
 			i++;
-		fputs(n++ ? "; " : "", f);
-		if (i == r->n_rows) {
-			fprintf(f, "%s%s%s: no such row", wl, label ? ": " : "", label ? label : "");
+		snprintf(x->wl, sizeof(x->wl), "%s", wl);
+		snprintf(x->label, sizeof(x->label), "%s",
+			 i < r->n_rows ? r->rows[i].label
+			 : label       ? label
+				       : "");
+		x->row = i < r->n_rows ? i : SIZE_MAX;
+		x->state = i == r->n_rows			       ? SB_ANSWER_NO_ROW
+			   : listed(v->untested, v->n_untested, i)     ? SB_ANSWER_UNTESTED
+			   : listed(v->changed, v->n_changed, i)       ? SB_ANSWER_CHANGED
+			   : listed(v->equal, v->n_equal, i)	       ? SB_ANSWER_EQUAL
+			   : listed(v->unresolved, v->n_unresolved, i) ? SB_ANSWER_UNRESOLVED
+								       : SB_ANSWER_NO_VALUE;
+	}
+	return n;
+}
+
+/* The rows the profile's question turns on, each with its verdict:
+ * changed, equal, not resolved and the repeats that would resolve it,
+ * untested and why, or no such row. */
+static bool answer_short(const struct sb_report *r, const struct sb_report_verdict *v, FILE *f,
+			 const char *pm)
+{
+	struct sb_report_answer ans[16];
+	size_t n = sb_report_answers(r, v, ans, ARRAY_SIZE(ans)), c = v->col;
+	char ch[96], buf[160], what[48];
+
+	for (size_t k = 0; k < n; k++) {
+		const struct sb_report_answer *x = &ans[k];
+		fputs(k ? "; " : "", f);
+		if (x->state == SB_ANSWER_NO_ROW) {
+			fprintf(f, "%s%s%s: no such row", x->wl, *x->label ? ": " : "", x->label);
 			continue;
 		}
-		const struct sb_report_row *row = &r->rows[i];
-		const struct sb_report_cell *x = &row->cells[c];
-		fprintf(f, "%s: %s ", wl, row->label);
-		if (listed(v->untested, v->n_untested, i))
+		const struct sb_report_row *row = &r->rows[x->row];
+		const struct sb_report_cell *cell = &row->cells[c];
+		fprintf(f, "%s: %s ", x->wl, row->label);
+		switch (x->state) {
+		case SB_ANSWER_UNTESTED:
 			fprintf(f, "untested (%s)",
 				sb_report_untested_why(r, row, c, buf, sizeof(buf)));
-		else if (listed(v->changed, v->n_changed, i))
-			fprintf(f, "%s %s", sb_verdict_name(x->verdict),
-				sb_report_change_str(x, ch, sizeof(ch)));
-		else if (listed(v->equal, v->n_equal, i))
+			break;
+		case SB_ANSWER_CHANGED:
+			fprintf(f, "%s %s", sb_verdict_name(cell->verdict),
+				sb_report_change_str(cell, ch, sizeof(ch)));
+			break;
+		case SB_ANSWER_EQUAL:
 			fprintf(f, "equal within %s%g%% (%s)", pm, r->resolve_pct,
-				sb_report_change_str(x, ch, sizeof(ch)));
-		else if (listed(v->unresolved, v->n_unresolved, i))
+				sb_report_change_str(cell, ch, sizeof(ch)));
+			break;
+		case SB_ANSWER_UNRESOLVED:
 			fprintf(f, "%s, not resolved: %s would resolve %s",
-				sb_report_change_str(x, ch, sizeof(ch)),
-				sb_report_need_str(x, buf, sizeof(buf)),
-				sb_report_need_what(r, x, pm, what, sizeof(what)));
-		else
+				sb_report_change_str(cell, ch, sizeof(ch)),
+				sb_report_need_str(cell, buf, sizeof(buf)),
+				sb_report_need_what(r, cell, pm, what, sizeof(what)));
+			break;
+		default:
 			fputs("no value", f);
+		}
 	}
 	return n > 0;
 }

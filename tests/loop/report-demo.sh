@@ -115,6 +115,15 @@ assert_contains "$short" "; mixed: no such label: no such row; of 10 headline ro
 	"a label no workload recorded, then the counts"
 expect_exit 0 "$STACKBENCH" report --format json "$A"
 assert_eq "$(jq -r '.verdict[0].in_short' <<<"$OUT")" "${short#    in short: }" "JSON in_short with the answer"
+# ... and as data: each row's verdict, its change as the text rounds it
+assert_eq "$(jq -r '[.verdict[0].answer[] | .verdict] | join(",")' <<<"$OUT")" \
+	"not resolved,better,equal,no such row" "JSON answer: the rows' verdicts"
+assert_eq "$(jq -r '.verdict[0].answer[0] | "\(.workload): \(.label) \(.spec)"' <<<"$OUT")" \
+	"rand: Random Read rand:16k,direct=1" "JSON answer: the row found"
+assert_eq "$(jq -r '.verdict[0].answer[1].change_pct | . * 10 | round / 10' <<<"$OUT")" \
+	"$(sed 's/^+\([0-9.]*\)% .*/\1/' <<<"$bch")" "JSON answer: the better row's change"
+[ "$(jq -r '.verdict[0].answer[0].repeats_needed' <<<"$OUT")" -gt 0 ] || fail "JSON answer: no repeats needed for the unresolved row"
+assert_eq "$(jq -r '.verdict[1].answer | length' <<<"$OUT")" 4 "JSON answer in each comparison"
 # the one-round set: each answer row untested, with why
 python3 - "$G/demo-1/result.json" "$A/result.json" <<'PY'
 import json, sys
@@ -125,4 +134,7 @@ PY
 expect_exit 0 "$STACKBENCH" report --width 1000 "$A"
 assert_contains "$OUT" "in short: reads from ssd $(share $G/demo-1 "$V1" ssd)% (was $(share $G/demo-1 "$V0" ssd)%); rand: Random Read untested (1 repeat against 1: at least 3 a side are needed); of 10 headline rows: 10 untested" \
 	"one round: the answer's row untested, and why"
+expect_exit 0 "$STACKBENCH" report --format json "$A"
+assert_eq "$(jq -r '.verdict[0].answer[0] | "\(.verdict): \(.why)"' <<<"$OUT")" \
+	"untested: 1 repeat against 1: at least 3 a side are needed" "JSON answer: untested and why"
 pass_msg "workloads.answer: its rows first, changed, equal, not resolved, untested, missing"
