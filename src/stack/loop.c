@@ -3,7 +3,8 @@
  * the run directory as images/), never on tmpfs unless the user named that
  * directory on purpose, attached with LOOP_CONFIGURE, partition scanning
  * and direct I/O (so the host's page cache does not serve the "disk"), its
- * rotational flag set from the role. The journal keeps the backing file's
+ * rotational flag set from the role (and a read-only flag an earlier user
+ * left on the node cleared). The journal keeps the backing file's
  * st_dev/st_ino: undo detaches only loop devices backed by that very file. */
 #include "stack/layers.h"
 #include "stack/plan.h"
@@ -15,6 +16,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -226,6 +228,33 @@ static int dio_works(const char *dev)
 	return r;
 }
 
+/* A read-only flag on the node that an earlier user left (blockdev
+ * --setro outlives the loop device it was set on: a test killed before
+ * its cleanup left one) would fail every write to our device with EPERM,
+ * mkfs's first. The device is ours now, attached read-write to our own
+ * image: the flag is cleared, and run.log says so. 0 or -errno. */
+static int clear_stale_ro(struct sb_exec *x, const char *dev)
+{
+	_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	int ro = 0, rw = 0;
+
+	if (fd < 0 || ioctl(fd, BLKROGET, &ro) < 0)
+		return sb_exec_fail(x, negerrno(), "%s: cannot read its read-only flag: %s", dev,
+				    strerror(errno));
+	if (!ro)
+		return 0;
+	if (ioctl(fd, BLKROSET, &rw) < 0)
+		return sb_exec_fail(x, negerrno(),
+				    "%s: read-only (blockdev --setro left on the node by an "
+				    "earlier user), and cannot be set read-write: %s",
+				    dev, strerror(errno));
+	sb_exec_log(x,
+		    "%s: was read-only (blockdev --setro left on the node by an earlier "
+		    "user): set read-write for our image\n",
+		    dev);
+	return 0;
+}
+
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	struct sb_loop_args *a = args;
@@ -282,6 +311,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 				    strerror(-r));
 	json_object_object_add(result, "dev", json_object_new_string(dev));
 	sb_exec_log(x, "%s/%s attached as %s\n", a->dir, base, dev);
+	if ((r = clear_stale_ro(x, dev)) < 0)
+		return r;
 	if (!loop_dio(dev)) {
 		_cleanup_close_ int lfd = open(dev, O_RDONLY | O_CLOEXEC);
 		if (lfd >= 0)

@@ -105,3 +105,21 @@ assert_contains "$OUT" "20260101-000000-2: 0 undone, 0 already gone (skipped), 1
 assert_eq "$(md5sum <"$small")" "$before" "the device not ours unchanged"
 rm -rf "${STACKBENCH_STATE_DIR:?}/20260101-000000-2"
 pass_msg "an object that is not ours is left alone, said, the journal kept"
+
+# A loop node left read-only: blockdev --setro outlives the attachment (a
+# test killed before its cleanup left one, and every --loop run that got
+# the node then failed at mkfs with EPERM). Our own node, set read-only and
+# detached: alone here, it is the lowest free one, so the run's image gets
+# it; the run sets it read-write for its image and says so in run.log.
+left=$(new_loop left 8M)
+blockdev --setro "$left"
+SB_CLEANUPS+=("blockdev --setrw $left")
+losetup -d "$left"
+[ "$(blockdev --getro "$left")" = 1 ] || fail "$left: the read-only flag did not outlive the attachment"
+[ "$(losetup --find)" = "$left" ] || skip "$left is not the lowest free loop device (another program took one)"
+expect_exit 0 "$STACKBENCH" run single-disk --loop --quick "${WL[@]}" --results "$SB_TMP/r-ro"
+assert_contains "$(cat "$SB_TMP/r-ro/run.log")" "attached as $left" "the run got the read-only node"
+assert_contains "$(cat "$SB_TMP/r-ro/run.log")" "$left: was read-only (blockdev --setro left on the node by an earlier user): set read-write" "run.log says so"
+! losetup -a | grep -F "$STACKBENCH_LOOP_DIR" >/dev/null || fail "the run's loop devices left: $(losetup -a)"
+no_journal_left "after the run on a node left read-only" "$STACKBENCH_STATE_DIR"
+pass_msg "a loop node left read-only is set read-write for the run's own image"
