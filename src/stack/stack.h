@@ -33,7 +33,8 @@ enum sb_step_kind {
 	SB_STEP_MKFS,
 	SB_STEP_MOUNT,
 	SB_STEP_MEMCG,
-	SB_STEP_SCEN, /* scenario.c: degrade, rebuild */
+	SB_STEP_SCEN,	   /* scenario.c: degrade, rebuild */
+	SB_STEP_MD_SWITCH, /* md_switch.c: flags and backlog of a running array */
 	SB_STEP_KIND_N,
 };
 
@@ -205,7 +206,8 @@ enum {
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
     sb_layer_vg, sb_layer_lv, sb_layer_lvc_vgextend, sb_layer_lvc_lv, sb_layer_lvc_convert,
-    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg, sb_layer_bcache;
+    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg, sb_layer_bcache,
+    sb_layer_md_switch;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */
@@ -223,6 +225,10 @@ struct sb_plan {
 	size_t n;
 	char *mountpoint; /* "${run}/mnt" */
 };
+/* md_switch.c: plan's listing of the switch to p's variant on a running
+ * array (its md-switch step and undo, from p's mdadm-create step), for
+ * variants switched on one stack. 0, or -ENOENT when p makes no array. */
+int sb_md_switch_preview(const struct sb_plan *p, FILE *out);
 
 struct sb_journal;
 
