@@ -13,6 +13,7 @@
  * and checked by undo; an array that is gone has nothing to restore. */
 #include "stack/layers.h"
 #include "stack/plan.h"
+#include "util/clock.h"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -132,8 +133,57 @@ static int prepare(void *args, struct sb_exec *x)
 	return 0;
 }
 
+/* How long a switch waits for the members' queues to empty. A
+ * throttled HDD behind a write-behind limit of 16383 can hold 64 MiB of
+ * writes the file system was told are done. */
+#define MDSW_DRAIN_S 300
+
+/* Requests in flight on the array's members (each member's block/inflight:
+ * reads and writes), or -errno. */
+static long members_inflight(const char *dir)
+{
+	char p[PATH_MAX + 300], buf[64];
+	long n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return negerrno();
+	for (struct dirent *e; (e = readdir(d));) {
+		unsigned long rd = 0, wr = 0;
+		if (strncmp(e->d_name, "dev-", 4) != 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/block/inflight", dir, e->d_name);
+		if (sb_sys_read(p, buf, sizeof(buf)) == 0 && sscanf(buf, "%lu %lu", &rd, &wr) == 2)
+			n += (long)(rd + wr);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Waits until no member has a request in flight: the writes md still
+ * sends behind (write-behind) to the write-mostly members, the file
+ * system's last ones. A member's state and the backlog are changed under
+ * md's reconfiguration lock, and those that add or drop write-behind's
+ * collision checks suspend the array until every request is done; with
+ * the queues empty first, the lock is held for a moment, not for as long
+ * as a throttled HDD takes to catch up. The wait is logged. */
+static void drain(struct sb_exec *x, const char *dir)
+{
+	double t0 = sb_mono_s();
+	long n = members_inflight(dir);
+	if (n <= 0)
+		return;
+	while (n > 0 && sb_mono_s() - t0 < MDSW_DRAIN_S) {
+		usleep(10000);
+		n = members_inflight(dir);
+	}
+	sb_exec_log(x, "%s: members' queues %s after %.2f s\n", dir, n > 0 ? "still busy" : "empty",
+		    sb_mono_s() - t0);
+}
+
 /* The array's members flagged as wm says, its backlog set to backlog;
- * every value read back. 0 or -errno with x->errmsg set. */
+ * every value read back, and only what differs written (each write of a
+ * member's state updates md's superblock on every member). 0 or -errno
+ * with x->errmsg set. */
 static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, uint64_t backlog)
 {
 	char dir[PATH_MAX], bl[PATH_MAX + 32], p[PATH_MAX + 300], cur[64] = "", want[32], got[256];
@@ -148,6 +198,7 @@ static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, ui
 		return sb_exec_fail(x, -EOPNOTSUPP,
 				    "%s: write-behind %s needs a write-intent bitmap (md has none)",
 				    md, want);
+	drain(x, dir);
 	/* Down to 0 while the flags of the turn before still stand. */
 	if (has && !backlog && strcmp(cur, "0") != 0) {
 		if ((r = sb_sys_write(bl, "0")) < 0)
@@ -163,6 +214,9 @@ static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, ui
 			continue;
 		bool on = listed(wm, e->d_name + 4);
 		snprintf(p, sizeof(p), "%s/%s/state", dir, e->d_name);
+		if (sb_sys_read(p, got, sizeof(got)) == 0 &&
+		    (strstr(got, "write_mostly") != NULL) == on)
+			continue;
 		r = sb_sys_write(p, on ? "writemostly" : "-writemostly");
 		if (r < 0) {
 			sb_exec_fail(x, r, "%s: cannot write %s: %s", p,
