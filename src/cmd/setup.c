@@ -520,7 +520,15 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 			    c->o.turn_ms);
 	} else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
-	if (c->switched)
+	if (c->switched && c->shared)
+		fprintf(out,
+			"one stack, switched: the variants differ only in md's write-mostly and "
+			"write-behind; each round builds one stack, each variant's workloads in a "
+			"directory of their own on it (mnt/vN), and runs every phase for every "
+			"variant in turn (%s order), md's member flags and backlog set through "
+			"sysfs before each turn\n",
+			c->n_var == 2 ? "ABBA" : "Williams");
+	else if (c->switched)
 		fprintf(
 		    out,
 		    "one stack, switched: the variants differ only in what a built stack can "
@@ -603,6 +611,10 @@ static void decide_layout(struct ctx *c)
 	}
 	if (switchable(c)) {
 		c->switched = true;
+		c->shared = true;
+		for (size_t i = 1; i < c->n_var; i++)
+			c->shared &=
+			    !sb_config_differ(&c->var[0].cfg, &c->var[i].cfg, "mount.options");
 		return;
 	}
 	c->layout_why = "the variants share the real devices and differ in more than mount "

@@ -73,8 +73,8 @@ static const char *member_role(const struct sb_side *sd, struct sb_exec *x, cons
  * under a number of its own with the values it replaces, so that a kill
  * between two turns is undone to the array as built. The members flagged
  * are those of the variant's write-mostly role. 0 or the exit code. */
-static int md_switch(struct sb_side *sd, struct sb_exec *x, size_t v, unsigned *base,
-		     json_object **failed)
+int sb_switch_md(struct sb_side *sd, struct sb_exec *x, size_t v, unsigned *base,
+		 json_object **failed)
 {
 	char wm[64], wb[32], p[PATH_MAX];
 	const char *md = sb_exec_var(x, "md");
@@ -110,7 +110,9 @@ static int md_switch(struct sb_side *sd, struct sb_exec *x, size_t v, unsigned *
 		closedir(d);
 	x->step_base = *base;
 	*base += 1;
+	x->quiet = true;
 	r = sb_exec_plan(x, &one);
+	x->quiet = false;
 	sb_layer_args_free(&sb_layer_md_switch, a);
 	if (r == 0)
 		return 0;
@@ -142,7 +144,7 @@ static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, siz
 	int r;
 
 	if ((differ(sd, from, v, "md.write-mostly") || differ(sd, from, v, "md.write-behind")) &&
-	    (r = md_switch(sd, x, v, base, failed)) != 0)
+	    (r = sb_switch_md(sd, x, v, base, failed)) != 0)
 		return r;
 	if (!differ(sd, from, v, "mount.options"))
 		return 0;
@@ -156,7 +158,9 @@ static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, siz
 	}
 	x->step_base = *base;
 	*base += 1;
+	x->quiet = true;
 	r = sb_exec_plan(x, &one);
+	x->quiet = false;
 	if (r == 0)
 		return 0;
 	sb_error("%s: %s", sd->variants[v].name, x->errmsg ? x->errmsg : strerror(-r));

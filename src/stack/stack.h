@@ -257,7 +257,8 @@ struct sb_exec {
 	/* The step failed because a safety check refused (a device held open
 	 * exclusively by another program, a loop directory on tmpfs): exit 3. */
 	bool refused;
-	bool udev;	     /* udevd runs: let it create nodes */
+	bool udev;  /* udevd runs: let it create nodes */
+	bool quiet; /* each step said with -v only (switches between turns: run.log has them) */
 	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
 };
 

@@ -41,7 +41,7 @@ if [ "${1:-}" = --inspect ]; then
 			grep -qw write_mostly "$m/state" && hdd_wm=$((hdd_wm + 1))
 		fi
 	done
-	echo "$line ssd_wm=$ssd_wm hdd_wm=$hdd_wm ssd_reads=$ssd_r hdd_reads=$hdd_r" >>"$2"
+	echo "$line ssd_wm=$ssd_wm hdd_wm=$hdd_wm ssd_reads=$ssd_r hdd_reads=$hdd_r cwd=${PWD##*/}" >>"$2"
 	exit 0
 fi
 
@@ -92,6 +92,11 @@ if [ "${1:-}" = --guest ]; then
 	# through sysfs between the turns, whose order result.json records.
 	[ "$(jq -r .profile.schedule.side_by_side.stacks /run/res1/result.json)" = 1 ] ||
 		vm_fail "the variants did not share one switched array"
+	# md's alone differ: phase by phase, each variant in its own directory
+	[ "$(jq -r .profile.schedule.side_by_side.switched /run/res1/result.json)" = md ] ||
+		vm_fail "not switched as md: $(jq -c .profile.schedule.side_by_side.switched /run/res1/result.json)"
+	[ "$(grep -o 'cwd=v[0-9]*' "$facts" | sort -u | wc -l)" = 3 ] ||
+		vm_fail "want each variant in a directory of its own: $(cat "$facts")"
 	read -ra turn_var <<<"$(jq -r '[.profile.schedule.side_by_side.turns[].variant] | map(tostring) | join(" ")' /run/res1/result.json)"
 	i=0
 	while read -r l; do
@@ -199,11 +204,14 @@ if [ "${1:-}" = --guest ]; then
 	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${HANG[@]}" --results /run/res-kill-sw \
 		>/run/out 2>&1 &
 	pid=$!
+	# (the workload's process is a child of the variant's own process,
+	# not of the run's)
 	for _ in $(seq 1 900); do
-		pgrep -P "$pid" -x sleep >/dev/null && break
+		pgrep -x -f "sleep 600" >/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
-	wl=$(pgrep -P "$pid" -x sleep) || { cat /run/out; vm_fail "no turn with the HDDs write-mostly: $(cat "$facts")"; }
+	wl=$(pgrep -x -f "sleep 600") || { cat /run/out; vm_fail "no turn with the HDDs write-mostly: $(cat "$facts")"; }
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	kill -9 "$wl" 2>/dev/null || true
