@@ -21,6 +21,7 @@ def t_cdf(t, df):
     return 0.5 + math.copysign(area, t)
 
 ratios, zs, held, dfs = [], [], [], []
+per_round = {}  # row label: [est_log * sqrt(R)] over trials, one round's effect each
 print("%-5s %-13s %9s %9s %5s %24s %28s  %s" % ("trial", "row", "est_log", "se_log", "df",
       "effect [95%]", "stack effect [95%]", "host"))
 for i in trials:
@@ -45,6 +46,7 @@ for i in trials:
             # the same tail area on the normal scale: SD 1 whatever the df
             zs.append(NormalDist().inv_cdf(min(max(t_cdf(t, e["df"]), 1e-12), 1 - 1e-12)))
             held.append(e["lo_pct"] <= 0 <= e["hi_pct"])
+            per_round.setdefault(row["label"], []).append(e["est_log"] * math.sqrt(e.get("rounds") or 1))
             print("%-5d %-13s %9.4f %9.4f %5.0f %24s %28s  %s" % (
                 i, row["label"][:13], e["est_log"], e["se_log"], e["df"],
                 "%+.1f%% [%+.1f, %+.1f]" % (e["est_pct"], e["lo_pct"], e["hi_pct"]),
@@ -65,3 +67,11 @@ print("  the same ratios as normal scores (through Student's t at their df): SD 
 if min(dfs) <= 2:
     print("  note: at df 2, est/se of an exact SE follows Student's t with 2 df, whose SD is infinite: the raw SD "
           "is not expected near 1, and the normal scores' SD is the calibration figure that can be")
+# The round floor: an A/A effect is 0 by design, so est_log * sqrt(R) over
+# the trials is one round's effect as the host makes it; its SD (about 0
+# mean) is what `report --round-floor` takes, here per row and the largest.
+fl = {k: 100 * math.expm1(math.sqrt(sum(x * x for x in v) / len(v))) for k, v in per_round.items() if len(v) >= 2}
+if fl:
+    print("  one round's effect, SD over the trials (report --round-floor PCT): " +
+          ", ".join("%s %.2f%%" % (k, v) for k, v in sorted(fl.items())) +
+          "; the largest: --round-floor %.2g" % max(fl.values()))

@@ -20,6 +20,7 @@ enum {
 	OPT_MERGE = 'm',
 	OPT_CORRECTION = 256,
 	OPT_ALPHA,
+	OPT_ROUND_FLOOR,
 	OPT_RESOLVE,
 	OPT_CHECK,
 	OPT_THRESHOLD,
@@ -104,6 +105,8 @@ static int on_opt(int key, const char *arg, void *ud)
 		return parse_num("alpha", arg, 0, 0.5, &a->opts.alpha);
 	case OPT_RESOLVE:
 		return parse_num("resolve", arg, 0, 1000, &a->opts.resolve_pct);
+	case OPT_ROUND_FLOOR:
+		return parse_num("round-floor", arg, 0, 1000, &a->opts.round_floor_pct);
 	case OPT_THRESHOLD:
 		if (strcmp(arg, "0") == 0) {
 			a->opts.check_pct = 1e-9; /* any significant regression */
@@ -371,6 +374,10 @@ int cmd_report(int argc, char **argv)
 	     "call an unmarked row equal when its whole interval lies within +-PCT% (default "
 	     "5), else 'not resolved', with the repeats that would resolve it"},
 	    {"resolve", OPT_RESOLVE, "PCT", "the same as --equal"},
+	    {"round-floor", OPT_ROUND_FLOOR, "PCT",
+	     "side by side: one round's effect varies by at least PCT% (SD) on this host, as "
+	     "its A/A calibration measured (bench/aa-calibration.py prints it); with few "
+	     "rounds, no interval is narrower"},
 	    {"all", OPT_ALL, NULL,
 	     "tables show every row (latency, %CPU), not only the headline and cost rows"},
 	    {"width", OPT_WIDTH, "N",

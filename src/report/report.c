@@ -315,6 +315,7 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 	r->alpha = o && o->alpha > 0 ? o->alpha : SB_STATS_ALPHA;
 	r->resolve_pct = o && o->resolve_pct > 0 ? o->resolve_pct : SB_REPORT_RESOLVE_PCT;
 	r->check_pct = o && o->check_pct > 0 ? o->check_pct : SB_REPORT_CHECK_PCT;
+	r->round_floor_pct = o && o->round_floor_pct > 0 ? o->round_floor_pct : 0;
 	r->all = o && o->all;
 	r->width = o && o->width ? o->width : SB_REPORT_WIDTH;
 	r->history_html = o ? o->history_html : NULL;

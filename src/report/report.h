@@ -124,6 +124,8 @@ struct sb_report {
 	size_t n_lat;
 	enum sb_correction correction;
 	double alpha, resolve_pct, check_pct;
+	double round_floor_pct; /* report --round-floor (0: none): floors side by side's
+				   round component (result/crossover.h) */
 	/* A set whose rounds `run --repeat auto` chose: its last look (the
 	 * rounds it ran) of at most seq_max; alpha is then what that look may
 	 * spend of alpha_nominal (sb_alpha_spend). seq_look 0: no such set. */
@@ -163,6 +165,8 @@ struct sb_report_opts {
 	bool by_host;	      /* --by host: columns by variant, hosts side by side */
 	enum sb_correction correction;
 	double alpha;		  /* 0: SB_STATS_ALPHA */
+	double round_floor_pct;	  /* side by side: the SD of one round's effect that the
+				     host's A/A calibration measured, in percent (0: none) */
 	double resolve_pct;	  /* 0: SB_REPORT_RESOLVE_PCT */
 	double check_pct;	  /* 0: SB_REPORT_CHECK_PCT */
 	bool all;		  /* --all: latency and %CPU rows in the tables too */

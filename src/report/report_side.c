@@ -290,7 +290,10 @@ static int row_fit(const struct sb_report *r, const struct sb_resultset *rs, con
 		o[i].variant = idx[o[i].variant];
 	sr->why = !has[base] ? SB_SIDE_NO_BASELINE : m < 2 ? SB_SIDE_ALONE : SB_SIDE_FITTED;
 	if (sr->why == SB_SIDE_FITTED) {
-		struct sb_xo_opts opt = {.baseline = idx[base], .alpha = r->alpha};
+		/* the floor: the variance (log scale) of one round's effect */
+		double fl = log1p(r->round_floor_pct / 100);
+		struct sb_xo_opts opt = {
+		    .baseline = idx[base], .alpha = r->alpha, .round_floor_var = fl * fl};
 		if ((ret = sb_xo_fit(o, n, &opt, &sr->fit)) < 0)
 			return ret;
 	}
@@ -512,6 +515,11 @@ void sb_report_side_text(const struct sb_report *r, FILE *f)
 			: sd->stacks == 1 ? "the variants switched on it between turns"
 					  : "each variant kept on its stack",
 			sd->crossover ? "variant + stack + round" : "variant + round");
+		if (r->round_floor_pct > 0)
+			fprintf(f,
+				"  round floor %g%% (the SD of one round's effect, the host's A/A "
+				"calibration: --round-floor)\n",
+				r->round_floor_pct);
 		if (!sd->has_base)
 			fprintf(f, "  no variant named %s here: nothing to compare with\n",
 				r->cols[r->baseline].variant);
@@ -619,6 +627,9 @@ json_object *sb_report_side_json(const struct sb_report *r)
 		    o, "model",
 		    json_object_new_string(sd->crossover ? "log figure ~ variant + stack + round"
 							 : "log figure ~ variant + round"));
+		json_object_object_add(
+		    o, "round_floor_pct",
+		    r->round_floor_pct > 0 ? json_object_new_double(r->round_floor_pct) : NULL);
 		json_object_object_add(
 		    o, "baseline",
 		    sd->has_base ? json_object_new_string(col_label(r, sd->base_col)) : NULL);

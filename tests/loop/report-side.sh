@@ -182,6 +182,60 @@ sys.exit(0 if r and all(not x["fitted"] and x["note"] for x in r) else 1)' <<<"$
 	fail "JSON of the rows not fitted: $OUT"
 pass_msg "too few rounds, a variant without figures: one short line, in text and JSON"
 
+# --round-floor PCT: the host's calibrated round component floors each
+# effect's SE at log(1 + PCT/100) / sqrt(R), df R - 1, where it is the
+# largest; checked against the report without it.
+expect_exit 0 "$STACKBENCH" report --format json "$SIDE"
+printf '%s\n' "$OUT" >"$SB_TMP/nofloor.json"
+for fl in 1 5 40; do
+	expect_exit 0 "$STACKBENCH" report --format json --round-floor $fl "$SIDE"
+	printf '%s\n' "$OUT" >"$SB_TMP/floor.json"
+	python3 - "$SB_TMP/nofloor.json" "$SB_TMP/floor.json" $fl <<'EOF2' || fail "--round-floor $fl: the intervals disagree with the floor"
+import json, math, sys
+a, b, fl = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), float(sys.argv[3])
+sa, sb = a["side_by_side"][0], b["side_by_side"][0]
+if sb["round_floor_pct"] != fl or sa["round_floor_pct"] is not None:
+    sys.exit(f"round_floor_pct: {sa['round_floor_pct']} without, {sb['round_floor_pct']} with")
+def t_cdf(x, df):
+    k = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    f = lambda u: k * (1 + u * u / df) ** (-(df + 1) / 2)
+    n, h = 20000, x / 20000
+    return 0.5 + (f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))) * h / 3
+def t_q(p, df):
+    lo, hi = 0.0, 1000.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+floored = 0
+for ra, rb in zip(sa["rows"], sb["rows"]):
+    ea, eb = ra["effects"][0], rb["effects"][0]
+    R = ea["rounds"]
+    se_fl = math.log1p(fl / 100) / math.sqrt(R)
+    want_se, want_df, want_from = (se_fl, R - 1, "floor") if se_fl > ea["se_log"] else (ea["se_log"], ea["df"], ea["se_from"])
+    floored += want_from == "floor"
+    t = t_q(1 - a["alpha"] / 2, want_df)
+    for k, want in (("se_log", want_se), ("df", want_df), ("est_log", ea["est_log"]),
+                    ("lo_pct", 100 * math.expm1(ea["est_log"] - t * want_se)),
+                    ("hi_pct", 100 * math.expm1(ea["est_log"] + t * want_se))):
+        if abs(eb[k] - want) > 1e-6 * max(1, abs(want)):
+            sys.exit(f"{rb['label']}: {k} {eb[k]}, want {want}")
+    if eb["se_from"] != want_from:
+        sys.exit(f"{rb['label']}: se_from {eb['se_from']}, want {want_from}")
+print(f"floor {fl}%: {floored} of {len(sb['rows'])} rows floored")
+EOF2
+done
+expect_exit 0 "$STACKBENCH" report --width 10000 --round-floor 5 "$SIDE"
+assert_contains "$OUT" "  round floor 5% (the SD of one round's effect, the host's A/A calibration: --round-floor)" "the floor's line"
+assert_contains "$OUT" "(t, 3 df, SE from floor)" "a row floored, with R - 1 df"
+# Two rounds crossed over: the floor gives the interval the rounds cannot.
+expect_exit 0 "$STACKBENCH" report --width 10000 --round-floor 10 "$G/side-2rounds"
+assert_contains "$OUT" "(t, 1 df, SE from floor)" "2 rounds with a floor"
+assert_not_contains "$OUT" "too few for an interval" "2 rounds with a floor"
+expect_exit 2 "$STACKBENCH" report --round-floor 0 "$SIDE"
+assert_contains "$OUT" "--round-floor '0': expected a number above 0" "--round-floor 0 refused"
+pass_msg "--round-floor: each effect's SE floored as the calibration says, 2 rounds given an interval"
+
 # A record that is not what run writes: refused, naming the member.
 python3 - "$SIDE" "$SB_TMP/bad.json" <<'EOF'
 import json, sys
