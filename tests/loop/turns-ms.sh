@@ -67,8 +67,10 @@ kind = dict(zip(first, ("psync read", "psync write", "uring read", "uring write"
 wl = {"psync": 0, "uring": 2}
 # round 2: each in turns again, or sent whole by the rule, saying why (a
 # loaded host may stretch a phase over a journal's commit, or slow the
-# io_uring drain past 1% of a turn); the psync reads never (nothing of
-# theirs can run outside their turns)
+# io_uring drain past 1% of a turn). The psync reads too: none of their
+# reads can run outside their turns, but the file system's journal can
+# commit in a stack's read phase (two CI runs under load: 10 and 50
+# cache flushes outside the turns), and the rule must then send it whole.
 sent = {w["step"]: w for w in sbs["whole"]}
 for s in first:
     if (1, s) in steps:
@@ -76,7 +78,11 @@ for s in first:
     elif s not in sent or sent[s]["from_round"] != 1 or "outside its turns" not in sent[s]["why"] \
             and "draining" not in sent[s]["why"]:
         bad.append("%s: not in turns in round 2, and not sent whole: %r" % (kind.get(s), sent.get(s)))
-if first and first[0] in sent: bad.append("the psync reads sent whole: %r" % sent[first[0]])
+leaked = set()  # steps the rule sent whole for what leaked out of their turns
+for st_, w in sent.items():
+    if "outside its turns" in w["why"]: leaked.add(st_)
+if first and first[0] in sent:
+    print("the psync reads sent whole from round 2: %r" % sent[first[0]])
 ops = {}
 for vi, v in enumerate(d["variants"]):
     for r, rep in enumerate(v["repeats"]):
@@ -106,15 +112,25 @@ for (r, s), ts in steps.items():
                 bad.append("%s: reads in own turns %d < the phase's %d" % (k, tu["ios"], n))
             # and none in the other's turns (io_uring: a handful of the
             # file system's own, under 0.05%)
-            if tu["ios_outside"] > (0 if k == "psync read" else tu["ios"] / 2000):
+            # (more only where the rule saw it and sent the phase whole)
+            if tu["ios_outside"] > (0 if k == "psync read" else tu["ios"] / 2000) and \
+                    not (r == 0 and s in leaked):
                 bad.append("%s: %d I/Os outside its turns" % (k, tu["ios_outside"]))
         if not (t["secs"] > 1.5): bad.append("secs %r" % t["secs"])
 if bad:
     print("\n".join(bad)); sys.exit(1)
 PY
 expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
-assert_contains "$OUT" "in turns of about 20 ms, the stacks' I/O outside their own turns: random read 0.00%" \
-	"the report: the phases in turns, none of the reads outside them"
+if python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["profile"]["schedule"]["side_by_side"]["whole"]
+sys.exit(0 if any(x["phase"] == "random read" and "outside its turns" in x["why"] for x in w) else 1)' "$SB_TMP/r/result.json"; then
+	assert_contains "$OUT" "in turns of about 20 ms, the stacks' I/O outside their own turns: random read " \
+		"the report: the phases in turns"
+	assert_contains "$OUT" "random read whole from round 2 (stack " "the report: the psync reads sent whole, and why"
+else
+	assert_contains "$OUT" "in turns of about 20 ms, the stacks' I/O outside their own turns: random read 0.00%" \
+		"the report: the phases in turns, none of the reads outside them"
+fi
 
 # A known difference, measured in turns: the test hook makes variant 1's
 # every read 30% slower (1/1.3: 23% fewer reads a second), an A/A pair
