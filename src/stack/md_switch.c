@@ -5,7 +5,10 @@
  * "-writemostly"; bitmap/backlog is the write-behind limit (0 to 16383),
  * which the kernel refuses, even 0, while no member is write-mostly: so
  * the limit drops to 0 before the flags go, and grows after they are set,
- * and it is written only when it changes. Every value is read back.
+ * and it is written only when it changes. Every value is read back. No
+ * write is in flight while they change: the switch waits for the members'
+ * queues to empty, then holds the array's writes in md (suspend_lo,
+ * suspend_hi) until the values are set (hold_writes says why).
  *
  * prepare reads what the array has before the begin record; undo puts
  * that back from the journal alone (a kill between two turns leaves the
@@ -19,6 +22,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -180,11 +184,43 @@ static void drain(struct sb_exec *x, const char *dir)
 		    sb_mono_s() - t0);
 }
 
+/* Holds the array's writes (on) or lets them go (off), through md's
+ * suspend_lo/suspend_hi: a write into [suspend_lo, suspend_hi) waits in md
+ * before it reaches raid1, and each store suspends the array until every
+ * request in flight is done, behind writes too. In Debian's 6.1, raid1
+ * decides at each member's completion, by that member's write-mostly flag
+ * as it is then, whether the write may be acknowledged: a flag changed
+ * with writes in flight can acknowledge one before the SSD has it, and
+ * free its pages under the I/O. Two CI runs hung in md's threads, a third
+ * had a later scenario's mkfs.xfs read its own metadata back corrupt, in
+ * the guest that had switched. So no write is in flight while a flag
+ * changes. 0 or -errno. */
+static int hold_writes(struct sb_exec *x, const char *dir, bool on)
+{
+	char p[PATH_MAX + 32], size[64] = "0";
+	int r;
+
+	snprintf(p, sizeof(p), "%s/../size", dir);
+	if (on && (r = sb_sys_read(p, size, sizeof(size))) < 0)
+		return r;
+	snprintf(p, sizeof(p), "%s/suspend_lo", dir);
+	if (on && (r = sb_sys_write(p, "0")) < 0)
+		return r;
+	snprintf(p, sizeof(p), "%s/suspend_hi", dir);
+	/* the array's size and suspend_hi are both in 512-byte sectors */
+	char hi[80];
+	snprintf(hi, sizeof(hi), "%llu", on ? strtoull(size, NULL, 10) + 8 : 0ull);
+	if ((r = sb_sys_write(p, hi)) < 0)
+		return r;
+	sb_exec_log(x, "%s: %s\n", p, hi);
+	return 0;
+}
+
 /* The array's members flagged as wm says, its backlog set to backlog;
  * every value read back, and only what differs written (each write of a
  * member's state updates md's superblock on every member). 0 or -errno
  * with x->errmsg set. */
-static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, uint64_t backlog)
+static int flip(struct sb_exec *x, const char *md, const struct sb_list *wm, uint64_t backlog)
 {
 	char dir[PATH_MAX], bl[PATH_MAX + 32], p[PATH_MAX + 300], cur[64] = "", want[32], got[256];
 	int r = md_dir(md, dir, sizeof(dir));
@@ -198,7 +234,6 @@ static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, ui
 		return sb_exec_fail(x, -EOPNOTSUPP,
 				    "%s: write-behind %s needs a write-intent bitmap (md has none)",
 				    md, want);
-	drain(x, dir);
 	/* Down to 0 while the flags of the turn before still stand. */
 	if (has && !backlog && strcmp(cur, "0") != 0) {
 		if ((r = sb_sys_write(bl, "0")) < 0)
@@ -245,6 +280,29 @@ static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, ui
 	return 0;
 }
 
+/* flip() with the array's writes held (hold_writes), once the members'
+ * queues are empty (drain): the writes are let go whatever flip did. */
+static int apply(struct sb_exec *x, const char *md, const struct sb_list *wm, uint64_t backlog)
+{
+	char dir[PATH_MAX];
+	int r = md_dir(md, dir, sizeof(dir));
+
+	if (r < 0)
+		return sb_exec_fail(x, r, "%s: no running md array to switch", md);
+	drain(x, dir);
+	if ((r = hold_writes(x, dir, true)) < 0) {
+		hold_writes(x, dir, false);
+		return sb_exec_fail(x, r, "%s: cannot hold its writes (suspend_lo, suspend_hi): %s",
+				    md, strerror(-r));
+	}
+	r = flip(x, md, wm, backlog);
+	int rr = hold_writes(x, dir, false);
+	if (r == 0 && rr < 0)
+		r = sb_exec_fail(x, rr, "%s: cannot let its writes go (suspend_hi 0): %s", md,
+				 strerror(-rr));
+	return r;
+}
+
 static int run(void *args, json_object *result, struct sb_exec *x)
 {
 	const struct sb_mdsw_args *a = args;
@@ -260,6 +318,8 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	/* The array stopped already (its own undo ran): nothing to put back. */
 	if (md_dir(a->md, dir, sizeof(dir)) < 0)
 		return SB_GONE;
+	/* killed with the writes held: let them go before anything else */
+	hold_writes(x, dir, false);
 	if (!a->has_old)
 		return 0;
 	return apply(x, a->md, &a->old_write_mostly, a->old_backlog);

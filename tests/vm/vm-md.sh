@@ -241,6 +241,12 @@ if [ "${1:-}" = --guest ]; then
 	$SB teardown 20261207-000000-1 >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; cat "$sw/journal"; vm_fail "teardown of the md-switch records alone exited $rc"; }
 	[ "$(md_state)" = "$built" ] || vm_fail "the switches' undo left $(md_state), mdadm built $built (killed at $killed)"
+	# each switch holds the array's writes (md's suspend_lo/hi) while the
+	# flags change, and lets them go
+	d=$(basename "$(realpath /dev/md/sb-*)")
+	[ "$(cat "/sys/block/$d/md/suspend_hi")" = 0 ] || vm_fail "the array's writes left held: suspend_hi $(cat "/sys/block/$d/md/suspend_hi")"
+	grep -q "md/suspend_hi: [1-9]" /run/res-kill-sw/run.log ||
+		vm_fail "run.log says no switch held the writes: $(grep -c md-switch /run/res-kill-sw/run.log) md-switch lines"
 	rc=0
 	$SB teardown --all >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "teardown --all after the switch exited $rc"; }
