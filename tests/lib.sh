@@ -68,9 +68,6 @@ new_loop() {
 	local f="$SB_TMP/$1.img" dev
 	truncate -s "$2" "$f"
 	dev=$(losetup --find --show "$f")
-	# Read-write, whatever an earlier user left on the node (blockdev
-	# --setro outlives the attachment: a test killed before its cleanup).
-	blockdev --setrw "$dev"
 	SB_LOOPS+=("$dev")
 	echo "$dev"
 }

@@ -112,8 +112,7 @@ static json_object *side_schedule(const struct ctx *c, json_object *sched)
 		json_object_object_add(o, "whole", json_object_new_array());
 	}
 	if (c->switched)
-		json_object_object_add(o, "switched",
-				       json_object_new_string(c->shared ? "md" : "mount.options"));
+		json_object_object_add(o, "switched", json_object_new_string("mount.options"));
 	json_object_object_add(o, "assignments", json_object_new_array());
 	json_object_object_add(o, "turns", json_object_new_array());
 	json_object_object_add(sched, "side_by_side", o);
@@ -157,10 +156,8 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 			     .turns = turns,
 			     .assignment = assign,
 			     .turn_ns = c->o.turn_ms * 1000000ull,
-			     .whole = whole,
-			     .shared = c->shared};
-	int r =
-	    c->switched && !c->shared ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
+			     .whole = whole};
+	int r = c->switched ? sb_switch_round(&sd, failed) : sb_side_round(&sd, failed);
 	for (size_t k = 0; k < n; k++)
 		json_object_array_add(round, json_object_new_int64((int64_t)active[k]));
 	*failed += r == SB_EXIT_FAILED;

@@ -452,38 +452,6 @@ static void print_cycle(const struct ctx *c, FILE *out)
 	}
 }
 
-/* The switches of one stack: to each variant's turn, what runs between
- * turns (where the turn before had other values), each step journaled
- * after the build's with its undo. */
-static void print_switches(struct ctx *c, FILE *out)
-{
-	fprintf(out, "  switches, each journaled after the build's steps with its undo (only "
-		     "what differs from the turn before runs):\n");
-	bool md = false, mnt = false;
-	for (size_t i = 1; i < c->n_var; i++) {
-		md |= sb_config_differ(&c->var[0].cfg, &c->var[i].cfg, "md.write-mostly") ||
-		      sb_config_differ(&c->var[0].cfg, &c->var[i].cfg, "md.write-behind");
-		mnt |= sb_config_differ(&c->var[0].cfg, &c->var[i].cfg, "mount.options");
-	}
-	for (size_t i = 0; i < c->n_var; i++) {
-		const struct sb_plan *p = &c->plans[i];
-		size_t m = 0;
-		fprintf(out, "    to variant %zu/%zu (%s):\n", i + 1, c->n_var, c->var[i].name);
-		if (md)
-			sb_md_switch_preview(p, out);
-		while (m < p->n && p->steps[m].kind != SB_STEP_MOUNT)
-			m++;
-		if (!mnt || m == p->n)
-			continue;
-		const struct sb_layer *l = sb_layer_get(SB_STEP_MOUNT);
-		_cleanup_free_ char *what = NULL, *undo = NULL;
-		if (l->describe(p->steps[m].args, &what, &undo) < 0)
-			continue;
-		fprintf(out, "      %-13s umount %s; %s\n", l->kind, p->mountpoint, what);
-		fprintf(out, "      %-13s %s\n", "undo:", undo);
-	}
-}
-
 void sb_ctx_print_plans(struct ctx *c, FILE *out)
 {
 	fprintf(out, "profile %s (%s): %zu variant%s\n", c->prof->name, c->prof->path, c->n_var,
@@ -520,15 +488,7 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 			    c->o.turn_ms);
 	} else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
-	if (c->switched && c->shared)
-		fprintf(out,
-			"one stack, switched: the variants differ only in md's write-mostly and "
-			"write-behind; each round builds one stack, each variant's workloads in a "
-			"directory of their own on it (mnt/vN), and runs every phase for every "
-			"variant in turn (%s order), md's member flags and backlog set through "
-			"sysfs before each turn\n",
-			c->n_var == 2 ? "ABBA" : "Williams");
-	else if (c->switched)
+	if (c->switched)
 		fprintf(
 		    out,
 		    "one stack, switched: the variants differ only in what a built stack can "
@@ -537,8 +497,6 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 		    "and switches between turns (the file system mounted again with the turn's "
 		    "options, md's member flags and backlog set through sysfs)\n",
 		    c->n_var == 2 ? "ABBA" : "Williams");
-	if (c->switched)
-		print_switches(c, out);
 	if (c->side)
 		print_cycle(c, out);
 	for (size_t i = 0; i < c->n_var; i++) {
@@ -611,10 +569,6 @@ static void decide_layout(struct ctx *c)
 	}
 	if (switchable(c)) {
 		c->switched = true;
-		c->shared = true;
-		for (size_t i = 1; i < c->n_var; i++)
-			c->shared &=
-			    !sb_config_differ(&c->var[0].cfg, &c->var[i].cfg, "mount.options");
 		return;
 	}
 	c->layout_why = "the variants share the real devices and differ in more than mount "

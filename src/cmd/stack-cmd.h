@@ -130,10 +130,6 @@ struct ctx {
 	/* Real devices, variants that differ only in mount options: one stack
 	 * per round, switched between turns (session/switch.c). */
 	bool switched;
-	/* ... and the same mount options: the one stack's file system stays
-	 * mounted, each variant's workloads in a directory of their own, md
-	 * switched phase by phase (session/side.c, shared). */
-	bool shared;
 	const char *layout_why;
 };
 

@@ -55,23 +55,6 @@ int sb_side_next_message(struct stack *s);
  * phase, done, or gone without its results. */
 void sb_side_turn_over(struct stack *s, int r);
 
-/* side.c: stack s of the round built into the journal j, its steps
- * numbered from base + 1. 0 or the exit code. */
-int sb_side_build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_journal *j,
-			unsigned base);
-
-/* side_shared.c (sd->shared): stack 0 built, the others views of it,
- * each stack's workloads in a directory of their own (mnt/vN); *made as
- * build_all. 0 or the exit code. */
-int sb_side_build_shared(struct sb_side *sd, struct stack *st, struct sb_journal *j, size_t *made);
-/* Before stack s's turn: the array switched to its variant (when shared
- * and not so already), the time in the turn's record t. 0, or the exit
- * code of a failed switch, which ends the round (every child killed). */
-int sb_side_switch_for(struct sb_side *sd, struct stack *st, size_t k, size_t s, json_object *t);
-/* After the turns: one integrity check of the shared stack, held by every
- * variant's repeat (its shared_by naming them). */
-void sb_side_check_shared(struct sb_side *sd, struct stack *st, size_t k);
-
 /* side_turns.c: the waiting stacks can take the step in millisecond
  * turns (--turn, every one at the same phase, which each can run so). */
 bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_t k, unsigned step);

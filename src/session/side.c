@@ -339,15 +339,11 @@ static void take_turn(struct sb_side *sd, struct stack *stacks, size_t k, size_t
 	json_object_object_add(t, "round", json_object_new_int((int)sd->round));
 	json_object_object_add(t, "step", json_object_new_int((int)step));
 	json_object_object_add(t, "position", json_object_new_int((int)pos));
-	json_object_object_add(t, "stack", json_object_new_int(sd->shared ? 0 : (int)st));
+	json_object_object_add(t, "stack", json_object_new_int((int)st));
 	json_object_object_add(t, "variant", json_object_new_int((int)s->var));
 	json_object_object_add(t, "phase", json_object_new_string(s->phase ? s->phase : "?"));
 	dprintf(s->vr.rs->log_fd, "== turn: round %u, step %u, stack %zu, variant %s, %s\n",
 		sd->round + 1, step + 1, st, s->vr.v->name, s->phase ? s->phase : "?");
-	if (sb_side_switch_for(sd, stacks, k, st, t) != 0) {
-		json_object_put(t);
-		return;
-	}
 	if (write(s->to, "g", 1) != 1) {
 		s->waiting = false;
 		json_object_put(t);
@@ -396,8 +392,8 @@ static void run_turns(struct sb_side *sd, struct stack *st, size_t k)
 
 /* Stack s of the round: its directory, its executor (its own run and id
  * variables, the shared journal, its own step numbers) and its build. */
-int sb_side_build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_journal *j,
-			unsigned base)
+static int build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_journal *j,
+		       unsigned base)
 {
 	struct sb_runstate *rs = sd->proto->rs;
 	int code;
@@ -579,11 +575,6 @@ static void add_repeats(struct sb_side *sd, struct stack *st, size_t k, int code
  * alone. One stack after another, the others idle. */
 static void check_all(struct sb_side *sd, struct stack *st, size_t k)
 {
-	if (sd->shared) {
-		if (st[0].built && !*sd->proto->stop)
-			sb_side_check_shared(sd, st, k);
-		return;
-	}
 	for (size_t s = 0; s < k && !*sd->proto->stop; s++)
 		if (st[s].built && !st[s].code)
 			st[s].integ = sb_integrity_after(
@@ -602,8 +593,6 @@ static int build_all(struct sb_side *sd, struct stack *st, struct sb_journal *j,
 	unsigned base = 0;
 	int code = 0;
 
-	if (sd->shared)
-		return sb_side_build_shared(sd, st, j, made);
 	for (size_t s = 0; s < k && !code; s++) {
 		size_t v = sd->active[sb_design_variant(k, sd->seed, sd->round, s)];
 		_cleanup_free_ char *now = sb_utc_stamp(2);
@@ -616,7 +605,7 @@ static int build_all(struct sb_side *sd, struct stack *st, struct sb_journal *j,
 		if (s)
 			st[s].vr.before_first_write = NULL;
 		*made = s + 1;
-		code = sb_side_build_stack(sd, &st[s], s, j, base);
+		code = build_stack(sd, &st[s], s, j, base);
 		base += (unsigned)sd->plans[v].n;
 		json_object *a = json_object_new_object();
 		json_object_object_add(a, "stack", json_object_new_int((int)s));
@@ -662,10 +651,8 @@ int sb_side_round(struct sb_side *sd, int *failed)
 			code = SB_EXIT_FAILED;
 		}
 	}
-	if (!code) {
+	if (!code)
 		run_turns(sd, st, k);
-		code = sd->switch_code;
-	}
 	for (size_t s = 0; s < made; s++) {
 		if (st[s].pid > 0 && st[s].waiting)
 			kill(st[s].pid, SIGKILL);

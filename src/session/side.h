@@ -26,17 +26,6 @@ struct sb_side {
 	/* array, kept over the rounds: the steps that run whole from a round
 	 * on, since their I/O did not stay in their turns (side_turns.c) */
 	json_object *whole;
-	/* Real devices, variants that differ only in md's write-mostly and
-	 * write-behind: one stack, built once, each variant's workloads in a
-	 * directory of their own on its file system, the array switched to
-	 * the turn's variant before each turn: phase by phase, as side by
-	 * side, on the one array (whole phases: no millisecond turns). */
-	bool shared;
-	/* shared: the variant (stack index) md has now, and the journal's next
-	 * step number for a switch */
-	size_t md_now;
-	unsigned step_next;
-	int switch_code; /* a switch failed: the exit code that ends the round */
 };
 
 /* Builds the round's stacks, runs their workloads in turns, tears them
@@ -51,10 +40,3 @@ int sb_side_round(struct sb_side *sd, int *failed);
  * run for every variant in turn, the file system mounted again with the
  * turn's options between turns. Same contract as sb_side_round. */
 int sb_switch_round(struct sb_side *sd, int *failed);
-
-struct sb_exec;
-/* md's write-mostly flags and write-behind limit switched on the running
- * array to variant v's (switch.c): a journaled step (md-switch) numbered
- * *base, which it advances. 0 or the exit code; the failure noted. */
-int sb_switch_md(struct sb_side *sd, struct sb_exec *x, size_t v, unsigned *base,
-		 json_object **failed);

@@ -40,9 +40,7 @@ bool sb_side_turned_step(const struct sb_side *sd, const struct stack *st, size_
 	const char *phase = NULL;
 	size_t n = 0;
 
-	/* On one shared array the stacks' I/O cannot be told apart: the rule
-	 * below could not hold a leak to account. */
-	if (!sd->turn_ns || sd->shared || runs_whole(sd, step))
+	if (!sd->turn_ns || runs_whole(sd, step))
 		return false;
 	for (size_t s = 0; s < k; s++) {
 		if (!st[s].waiting)

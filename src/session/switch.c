@@ -11,7 +11,6 @@
 #include "session/side.h"
 #include "session/design.h"
 #include "session/variant-int.h"
-#include "stack/layers.h"
 #include "stack/stack.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
@@ -69,58 +68,62 @@ static const char *member_role(const struct sb_side *sd, struct sb_exec *x, cons
 }
 
 /* md's write-mostly flags and write-behind limit as variant v has them,
- * on the running array: md's own step (stack/md_switch.c), journaled
- * under a number of its own with the values it replaces, so that a kill
- * between two turns is undone to the array as built. The members flagged
- * are those of the variant's write-mostly role. 0 or the exit code. */
-int sb_switch_md(struct sb_side *sd, struct sb_exec *x, size_t v, unsigned *base,
-		 json_object **failed)
+ * through sysfs on the running array: each member's state takes
+ * "writemostly" / "-writemostly", bitmap/backlog the limit, which the
+ * kernel refuses while no member is write-mostly (so the flags go first
+ * when it grows, last when it drops to 0). Each value is read back. The
+ * array's teardown stops it: nothing to restore. 0 or the exit code. */
+static int md_switch(struct sb_side *sd, struct sb_exec *x, size_t v, json_object **failed)
 {
-	char wm[64], wb[32], p[PATH_MAX];
+	char wm[64], wb[32], p[PATH_MAX], got[PATH_MAX + 400] = "";
 	const char *md = sb_exec_var(x, "md");
-	_cleanup_free_ char *name = md ? sb_sys_name(md) : NULL;
-	struct sb_mdsw_args *a = sb_layer_args_new(&sb_layer_md_switch);
-	struct sb_step step = {.kind = SB_STEP_MD_SWITCH, .args = a};
-	struct sb_plan one = {.steps = &step, .n = 1};
-	int r;
+	_cleanup_free_ char *real = md ? realpath(md, NULL) : NULL;
+	const char *name = real ? strrchr(real, '/') + 1 : NULL;
+	int r = 0;
 
-	if (!a)
-		return SB_EXIT_FAILED;
 	value_of(sd, v, "md.write-mostly", wm, sizeof(wm));
 	value_of(sd, v, "md.write-behind", wb, sizeof(wb));
 	if (!name) {
-		sb_layer_args_free(&sb_layer_md_switch, a);
 		sb_vrun_note_failure(failed, "switch", SB_EXIT_FAILED, "no md array to switch");
 		return SB_EXIT_FAILED;
 	}
-	a->md = strdup(md);
-	a->backlog = strtoull(wb, NULL, 10);
+	/* The kernel takes no backlog, not even 0, while no member is
+	 * write-mostly: it is written only when it changes, 0 while the
+	 * flags of the turn before are still set. */
+	char cur[32] = "";
+	snprintf(p, sizeof(p), "/sys/block/%s/md/bitmap/backlog", name);
+	bool grow = strcmp(wb, "0") != 0 && *wb;
+	bool has = sb_sys_read(p, cur, sizeof(cur)) >= 0;
+	if (!grow && has && strcmp(cur, "0") != 0 && (r = sb_sys_write(p, "0")) < 0)
+		snprintf(got, sizeof(got), "%s: %s", p, strerror(-r));
 	snprintf(p, sizeof(p), "/sys/block/%s/md", name);
 	DIR *d = opendir(p);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		const char *role =
-		    strncmp(e->d_name, "dev-", 4) == 0 ? member_role(sd, x, e->d_name + 4) : NULL;
-		if (role && strcmp(role, wm) == 0) {
-			char dev[300];
-			snprintf(dev, sizeof(dev), "/dev/%s", e->d_name + 4);
-			sb_list_add(&a->write_mostly, dev);
-		}
+	struct dirent *e;
+	while (r >= 0 && d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "dev-", 4) != 0)
+			continue;
+		const char *role = member_role(sd, x, e->d_name + 4);
+		bool want = role && strcmp(role, wm) == 0;
+		char sp[PATH_MAX + 300];
+		snprintf(sp, sizeof(sp), "%s/%s/state", p, e->d_name);
+		r = sb_sys_write(sp, want ? "writemostly" : "-writemostly");
+		if (r >= 0 && (sb_sys_read(sp, got, sizeof(got)) < 0 ||
+			       (strstr(got, "write_mostly") != NULL) != want))
+			r = -EIO;
+		if (r < 0)
+			snprintf(got, sizeof(got), "%s: %s", sp, strerror(-r));
 	}
 	if (d)
 		closedir(d);
-	x->step_base = *base;
-	*base += 1;
-	x->quiet = true;
-	r = sb_exec_plan(x, &one);
-	x->quiet = false;
-	sb_layer_args_free(&sb_layer_md_switch, a);
-	if (r == 0)
+	snprintf(p, sizeof(p), "/sys/block/%s/md/bitmap/backlog", name);
+	if (r >= 0 && grow && strcmp(cur, wb) != 0 && (r = sb_sys_write(p, wb)) < 0)
+		snprintf(got, sizeof(got), "%s: %s", p, strerror(-r));
+	if (r >= 0)
 		return 0;
 	sb_error("%s: cannot switch md to write-mostly %s, write-behind %s: %s",
-		 sd->variants[v].name, wm, wb, x->errmsg ? x->errmsg : strerror(-r));
-	sb_vrun_note_failure(failed, "switch", SB_EXIT_FAILED,
-			     x->errmsg ? x->errmsg : strerror(-r));
-	return *sd->proto->stop ? SB_EXIT_INTERRUPTED : SB_EXIT_FAILED;
+		 sd->variants[v].name, wm, wb, got);
+	sb_vrun_note_failure(failed, "switch", SB_EXIT_FAILED, got);
+	return SB_EXIT_FAILED;
 }
 
 struct one {
@@ -144,7 +147,7 @@ static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, siz
 	int r;
 
 	if ((differ(sd, from, v, "md.write-mostly") || differ(sd, from, v, "md.write-behind")) &&
-	    (r = sb_switch_md(sd, x, v, base, failed)) != 0)
+	    (r = md_switch(sd, x, v, failed)) != 0)
 		return r;
 	if (!differ(sd, from, v, "mount.options"))
 		return 0;
@@ -158,9 +161,7 @@ static int switch_to(struct sb_side *sd, struct sb_exec *x, const char *mnt, siz
 	}
 	x->step_base = *base;
 	*base += 1;
-	x->quiet = true;
 	r = sb_exec_plan(x, &one);
-	x->quiet = false;
 	if (r == 0)
 		return 0;
 	sb_error("%s: %s", sd->variants[v].name, x->errmsg ? x->errmsg : strerror(-r));

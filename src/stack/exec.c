@@ -17,23 +17,14 @@
 
 /* The registry: the order is the enum's. */
 static const struct sb_layer *const layers[SB_STEP_KIND_N] = {
-    [SB_STEP_LOOP] = &sb_layer_loop,
-    [SB_STEP_QUEUE] = &sb_layer_queue,
-    [SB_STEP_PRECOND] = &sb_layer_precond,
-    [SB_STEP_PART] = &sb_layer_part,
-    [SB_STEP_MD] = &sb_layer_md,
-    [SB_STEP_BCACHE] = &sb_layer_bcache,
-    [SB_STEP_PV] = &sb_layer_pv,
-    [SB_STEP_VG] = &sb_layer_vg,
-    [SB_STEP_LV] = &sb_layer_lv,
-    [SB_STEP_LVC_VGEXTEND] = &sb_layer_lvc_vgextend,
-    [SB_STEP_LVC_LV] = &sb_layer_lvc_lv,
-    [SB_STEP_LVC_CONVERT] = &sb_layer_lvc_convert,
-    [SB_STEP_MKFS] = &sb_layer_mkfs,
-    [SB_STEP_MOUNT] = &sb_layer_mount,
-    [SB_STEP_MEMCG] = &sb_layer_memcg,
-    [SB_STEP_SCEN] = &sb_layer_scen,
-    [SB_STEP_MD_SWITCH] = &sb_layer_md_switch,
+    [SB_STEP_LOOP] = &sb_layer_loop,	   [SB_STEP_QUEUE] = &sb_layer_queue,
+    [SB_STEP_PRECOND] = &sb_layer_precond, [SB_STEP_PART] = &sb_layer_part,
+    [SB_STEP_MD] = &sb_layer_md,	   [SB_STEP_BCACHE] = &sb_layer_bcache,
+    [SB_STEP_PV] = &sb_layer_pv,	   [SB_STEP_VG] = &sb_layer_vg,
+    [SB_STEP_LV] = &sb_layer_lv,	   [SB_STEP_LVC_VGEXTEND] = &sb_layer_lvc_vgextend,
+    [SB_STEP_LVC_LV] = &sb_layer_lvc_lv,   [SB_STEP_LVC_CONVERT] = &sb_layer_lvc_convert,
+    [SB_STEP_MKFS] = &sb_layer_mkfs,	   [SB_STEP_MOUNT] = &sb_layer_mount,
+    [SB_STEP_MEMCG] = &sb_layer_memcg,	   [SB_STEP_SCEN] = &sb_layer_scen,
 };
 
 /* Before main: the profile parser knows the layers' keys from here alone,
@@ -49,10 +40,10 @@ __attribute__((constructor)) static void keytabs_register(void)
  * lists: the mounted file system (its options, then its geometry), the
  * layers in the registry's order, every device's queue last. */
 static const enum sb_step_kind capture_order[] = {
-    SB_STEP_MOUNT,	  SB_STEP_MKFS,	     SB_STEP_LOOP,	  SB_STEP_PRECOND, SB_STEP_PART,
-    SB_STEP_MD,		  SB_STEP_BCACHE,    SB_STEP_PV,	  SB_STEP_VG,	   SB_STEP_LV,
-    SB_STEP_LVC_VGEXTEND, SB_STEP_LVC_LV,    SB_STEP_LVC_CONVERT, SB_STEP_MEMCG,   SB_STEP_SCEN,
-    SB_STEP_QUEUE,	  SB_STEP_MD_SWITCH,
+    SB_STEP_MOUNT,	 SB_STEP_MKFS,	SB_STEP_LOOP,	      SB_STEP_PRECOND,
+    SB_STEP_PART,	 SB_STEP_MD,	SB_STEP_BCACHE,	      SB_STEP_PV,
+    SB_STEP_VG,		 SB_STEP_LV,	SB_STEP_LVC_VGEXTEND, SB_STEP_LVC_LV,
+    SB_STEP_LVC_CONVERT, SB_STEP_MEMCG, SB_STEP_SCEN,	      SB_STEP_QUEUE,
 };
 _Static_assert(ARRAY_SIZE(capture_order) == SB_STEP_KIND_N, "every layer has its place");
 

@@ -308,10 +308,7 @@ static int run_step(struct sb_exec *x, const struct sb_layer *l, void *args, uns
 	x->steps_done = n;
 	l->describe(args, &what, &undo);
 	sb_exec_log(x, "== step %u: %s %s\n", n, l->kind, what ? what : "");
-	if (x->quiet)
-		sb_verbose("step %u/%zu: %s %s", n, total, l->kind, what ? what : "");
-	else
-		sb_info("step %u/%zu: %s %s", n, total, l->kind, what ? what : "");
+	sb_info("step %u/%zu: %s %s", n, total, l->kind, what ? what : "");
 	result = json_object_new_object();
 	struct sb_kmsg km;
 	sb_kmsg_begin(&km);

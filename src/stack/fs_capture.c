@@ -35,14 +35,8 @@ static void geometry(json_object *into, const char *dir, int log_fd)
 	if (sb_mount_at(dir, fstype, sizeof(fstype), source, sizeof(source)) < 0)
 		return;
 	if (strcmp(fstype, "xfs") == 0) {
-		/* A directory below the mount point (variants sharing one
-		 * stack each have one) is not one xfs_info takes: its device. */
 		const char *argv[] = {"xfs_info", dir, NULL};
-		if (!(out = sb_capture_run(argv, log_fd)) && source[0] == '/') {
-			argv[1] = source;
-			out = sb_capture_run(argv, log_fd);
-		}
-		if (out)
+		if ((out = sb_capture_run(argv, log_fd)))
 			o = sb_capture_parse_xfs_info(out);
 	} else if (strncmp(fstype, "ext", 3) == 0 && source[0] == '/') {
 		const char *argv[] = {"dumpe2fs", "-h", source, NULL};

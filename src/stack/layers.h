@@ -154,17 +154,3 @@ struct sb_memcg_args {
 	uint64_t bytes;
 	char *dir; /* set by prepare: PARENT/name in this process's memory hierarchy */
 };
-
-/* md_switch.c: md's write-mostly flags and write-behind limit switched on
- * the running array, between two variants' turns on one stack. The old
- * values are read before the begin record, so that undo puts them back
- * from the journal alone. */
-struct sb_mdsw_args {
-	char *md;		     /* the array */
-	struct sb_list write_mostly; /* its members to flag; the others are cleared */
-	uint64_t backlog;	     /* bitmap/backlog: md's write-behind limit */
-	/* set by prepare, restored by undo */
-	bool has_old;
-	struct sb_list old_write_mostly;
-	uint64_t old_backlog;
-};

@@ -33,8 +33,7 @@ enum sb_step_kind {
 	SB_STEP_MKFS,
 	SB_STEP_MOUNT,
 	SB_STEP_MEMCG,
-	SB_STEP_SCEN,	   /* scenario.c: degrade, rebuild */
-	SB_STEP_MD_SWITCH, /* md_switch.c: flags and backlog of a running array */
+	SB_STEP_SCEN, /* scenario.c: degrade, rebuild */
 	SB_STEP_KIND_N,
 };
 
@@ -206,8 +205,7 @@ enum {
 
 extern const struct sb_layer sb_layer_loop, sb_layer_queue, sb_layer_part, sb_layer_md, sb_layer_pv,
     sb_layer_vg, sb_layer_lv, sb_layer_lvc_vgextend, sb_layer_lvc_lv, sb_layer_lvc_convert,
-    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg, sb_layer_bcache,
-    sb_layer_md_switch;
+    sb_layer_mkfs, sb_layer_mount, sb_layer_precond, sb_layer_memcg, sb_layer_bcache;
 const struct sb_layer *sb_layer_get(enum sb_step_kind k);
 const struct sb_layer *sb_layer_by_name(const char *kind);
 /* Arguments of a layer: a zeroed struct of args_size, and its release. */
@@ -225,10 +223,6 @@ struct sb_plan {
 	size_t n;
 	char *mountpoint; /* "${run}/mnt" */
 };
-/* md_switch.c: plan's listing of the switch to p's variant on a running
- * array (its md-switch step and undo, from p's mdadm-create step), for
- * variants switched on one stack. 0, or -ENOENT when p makes no array. */
-int sb_md_switch_preview(const struct sb_plan *p, FILE *out);
 
 struct sb_journal;
 
@@ -257,8 +251,7 @@ struct sb_exec {
 	/* The step failed because a safety check refused (a device held open
 	 * exclusively by another program, a loop directory on tmpfs): exit 3. */
 	bool refused;
-	bool udev;  /* udevd runs: let it create nodes */
-	bool quiet; /* each step said with -v only (switches between turns: run.log has them) */
+	bool udev;	     /* udevd runs: let it create nodes */
 	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
 };
 

@@ -138,8 +138,7 @@ static void test_damaged(void **state)
 		int rc;
 		const char *want; /* in errmsg */
 	} cases[] = {
-	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\",\"devs\":"
-	     "["
+	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\",\"devs\":["
 	     "\"/dev/x\"]}}\n",
 	     -EBADMSG, "step 2 (mount): damaged record: 'dir': missing"},
 	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mkfs\",\"args\":{\"type\":\"xfs\",\"devs\":["
@@ -187,11 +186,10 @@ static void test_damaged(void **state)
 		f = fopen(path, "w");
 		fputs(HDR, f);
 		/* step 1: a valid mount record that undo would rmdir */
-		fprintf(
-		    f,
-		    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\","
-		    "\"dir\":\"%s\",\"devs\":[\"/dev/nonexistent\"]}}\n",
-		    mnt);
+		fprintf(f,
+			"{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\","
+			"\"dir\":\"%s\",\"devs\":[\"/dev/nonexistent\"]}}\n",
+			mnt);
 		for (const char *c = cases[i].rec; *c; c++) {
 			if (c[0] == '%' && c[1] == 's') {
 				fputs(rdir, f);
@@ -357,52 +355,6 @@ static void test_sha256(void **state)
 	}
 }
 
-/* md's switch between two turns, as a killed run's journal has it: each
- * record through md-switch's field table, and the undo it describes puts
- * back the values the record says it replaced (newest first: the array as
- * built). */
-static void test_md_switch_record(void **state)
-{
-	static const char j[] =
-	    HDR "{\"rec\":\"begin\",\"step\":5,\"kind\":\"md-switch\",\"args\":{\"md\":"
-		"\"/dev/md127\",\"write_mostly\":[\"/dev/loop4\",\"/dev/loop5\"],\"backlog\":16383,"
-		"\"has_old\":true,\"old_write_mostly\":[],\"old_backlog\":0}}\n"
-		"{\"rec\":\"done\",\"step\":5,\"result\":{}}\n"
-		"{\"rec\":\"begin\",\"step\":6,\"kind\":\"md-switch\",\"args\":{\"md\":"
-		"\"/dev/md127\",\"write_mostly\":[],\"backlog\":0,\"has_old\":true,"
-		"\"old_write_mostly\":[\"/dev/loop4\",\"/dev/loop5\"],\"old_backlog\":16383}}\n";
-	static const char *const want[][2] = {
-	    {"md /dev/md127: write-mostly /dev/loop4, /dev/loop5 (echo writemostly or -writemostly "
-	     "> "
-	     "/sys/block/<md>/md/dev-*/state); echo 16383 > /sys/block/<md>/md/bitmap/backlog",
-	     "md /dev/md127: write-mostly none, bitmap/backlog 0, as before"},
-	    {"md /dev/md127: write-mostly none (echo writemostly or -writemostly > "
-	     "/sys/block/<md>/md/dev-*/state); echo 0 > /sys/block/<md>/md/bitmap/backlog",
-	     "md /dev/md127: write-mostly /dev/loop4, /dev/loop5, bitmap/backlog 16383, as before"},
-	};
-	struct sb_jread r = {0};
-	(void)state;
-	assert_int_equal(sb_journal_parse(j, strlen(j), &r), 0);
-	assert_int_equal(r.n, 2);
-	assert_non_null(r.rec[0].result);
-	assert_null(r.rec[1].result); /* began: killed before its done record */
-	for (size_t i = 0; i < r.n; i++) {
-		const struct sb_layer *l = sb_layer_by_name(r.rec[i].kind);
-		assert_ptr_equal(l, sb_layer_get(SB_STEP_MD_SWITCH));
-		void *a = sb_layer_args_new(l);
-		char *err = NULL, *what = NULL, *undo = NULL;
-		assert_int_equal(
-		    sb_fields_from_json(l->fields, l->n_fields, a, r.rec[i].args, &err), 0);
-		assert_int_equal(l->describe(a, &what, &undo), 0);
-		assert_string_equal(what, want[i][0]);
-		assert_string_equal(undo, want[i][1]);
-		free(what);
-		free(undo);
-		sb_layer_args_free(l, a);
-	}
-	sb_jread_free(&r);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,7 +362,6 @@ int main(void)
 	    cmocka_unit_test(test_write_and_undo),
 	    cmocka_unit_test(test_damaged),
 	    cmocka_unit_test(test_fields_roundtrip),
-	    cmocka_unit_test(test_md_switch_record),
 	    cmocka_unit_test(test_path_inside),
 	    cmocka_unit_test(test_sha256),
 	};

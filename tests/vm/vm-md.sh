@@ -1,13 +1,11 @@
 #!/bin/bash
-# vm-seconds: 420 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
+# vm-seconds: 385 (usual guest time in make check, 2 cores, one guest CPU: contrib/vm/tier deals the scenarios to its guests by it)
 # md-raid1-ssd-2hdd for real, in the VM runner on an SSD and two throttled
 # HDDs (one boot): every variant runs on one array switched through md's
 # sysfs to the HDDs write-mostly and write-behind as the variant says (and,
 # with --rounds, on an array mdadm built so), xfs mounted with the profile's options,
 # the SSD serves the reads whatever the --devices order; failure at every
-# step (md's switch between turns too), kill -9 then teardown --all (also
-# in a switched turn: the switches' undo, from their journal records alone,
-# puts the array back as mdadm built it), and a member of an active array refused:
+# step, kill -9 then teardown --all, and a member of an active array refused:
 # each time nothing is left (no array, no md superblock, no mount). Also
 # lvm-hwraid6 --loop (md RAID6 over four loops under LVM). No udevd here;
 # vm-md-udev.sh runs the same with udevd.
@@ -41,17 +39,7 @@ if [ "${1:-}" = --inspect ]; then
 			grep -qw write_mostly "$m/state" && hdd_wm=$((hdd_wm + 1))
 		fi
 	done
-	echo "$line ssd_wm=$ssd_wm hdd_wm=$hdd_wm ssd_reads=$ssd_r hdd_reads=$hdd_r cwd=${PWD##*/}" >>"$2"
-	exit 0
-fi
-
-# --inspect-hang FACTS: --inspect, then, in the first turn with the HDDs
-# write-mostly (a switch from the array as built, which has none), hangs
-# until killed.
-if [ "${1:-}" = --inspect-hang ]; then
-	set -euo pipefail
-	bash "$0" --inspect "$2"
-	[[ " $(tail -1 "$2") " != *" hdd_wm=2 "* ]] || exec sleep 600
+	echo "$line ssd_wm=$ssd_wm hdd_wm=$hdd_wm ssd_reads=$ssd_r hdd_reads=$hdd_r" >>"$2"
 	exit 0
 fi
 
@@ -92,11 +80,6 @@ if [ "${1:-}" = --guest ]; then
 	# through sysfs between the turns, whose order result.json records.
 	[ "$(jq -r .profile.schedule.side_by_side.stacks /run/res1/result.json)" = 1 ] ||
 		vm_fail "the variants did not share one switched array"
-	# md's alone differ: phase by phase, each variant in its own directory
-	[ "$(jq -r .profile.schedule.side_by_side.switched /run/res1/result.json)" = md ] ||
-		vm_fail "not switched as md: $(jq -c .profile.schedule.side_by_side.switched /run/res1/result.json)"
-	[ "$(grep -o 'cwd=v[0-9]*' "$facts" | sort -u | wc -l)" = 3 ] ||
-		vm_fail "want each variant in a directory of its own: $(cat "$facts")"
 	read -ra turn_var <<<"$(jq -r '[.profile.schedule.side_by_side.turns[].variant] | map(tostring) | join(" ")' /run/res1/result.json)"
 	i=0
 	while read -r l; do
@@ -150,26 +133,6 @@ if [ "${1:-}" = --guest ]; then
 		vm_nothing_left "failure at step $s/$n" "${ALL[@]}"
 	done
 	echo "ok: failure at each of $n steps leaves nothing ($((SECONDS - t0))s)"
-	# Every variant on the one array: the step after the build is the
-	# first md switch. Failing it ends the run (exit 1); a kill -9 right
-	# after it acted (its done record not written) is undone by teardown.
-	t0=$SECONDS
-	ALLV=(-o workloads.run=command:true)
-	rc=0
-	STACKBENCH_FAIL_STEP=$((n + 1)) $SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${ALLV[@]}" \
-		--results /run/res-fail-sw >/run/out 2>&1 || rc=$?
-	[ $rc = 1 ] || { cat /run/out; vm_fail "STACKBENCH_FAIL_STEP=$((n + 1)) (the first switch): exit $rc, want 1"; }
-	grep -q "md-switch" /run/out || { cat /run/out; vm_fail "step $((n + 1)) was not md's switch"; }
-	vm_nothing_left "failure at the first md switch" "${ALL[@]}"
-	rc=0
-	STACKBENCH_KILL_STEP=$((n + 1)) $SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${ALLV[@]}" \
-		--results /run/res-kill-sw1 >/run/out 2>&1 || rc=$?
-	[ $rc = 137 ] || { cat /run/out; vm_fail "STACKBENCH_KILL_STEP=$((n + 1)): exit $rc, want 137 (killed)"; }
-	rc=0
-	$SB teardown --all >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; vm_fail "teardown --all after a kill in md's switch exited $rc"; }
-	vm_nothing_left "kill -9 in the first md switch, teardown --all" "${ALL[@]}"
-	echo "ok: failure at md's switch (step $((n + 1))), and kill -9 in it then teardown: nothing left ($((SECONDS - t0))s)"
 
 	# 3. kill -9 while the workload runs, then teardown --all (twice).
 	t0=$SECONDS
@@ -193,65 +156,6 @@ if [ "${1:-}" = --guest ]; then
 	$SB teardown --all >/run/out 2>&1 || rc=$?
 	[ $rc = 0 ] || { cat /run/out; vm_fail "second teardown --all exited $rc"; }
 	echo "ok: kill -9, teardown --all, twice ($((SECONDS - t0))s)"
-
-	# 3b. kill -9 in a turn after md's switch. The journal holds each
-	# switch (md-switch) with the values it replaced. Its undo, run from
-	# those records alone (a journal of just them), puts the array back as
-	# mdadm built it; teardown --all then leaves nothing.
-	t0=$SECONDS
-	: >"$facts"
-	HANG=(-o "workloads.run=command:bash $PWD/tests/vm/vm-md.sh --inspect-hang $facts")
-	$SB run "$PROFILE" --devices "$DEVS" --yes --quick "${FAST[@]}" "${HANG[@]}" --results /run/res-kill-sw \
-		>/run/out 2>&1 &
-	pid=$!
-	# (the workload's process is a child of the variant's own process,
-	# not of the run's)
-	for _ in $(seq 1 900); do
-		pgrep -x -f "sleep 600" >/dev/null && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	wl=$(pgrep -x -f "sleep 600") || { cat /run/out; vm_fail "no turn with the HDDs write-mostly: $(cat "$facts")"; }
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null || true
-	kill -9 "$wl" 2>/dev/null || true
-	md_state() { # the array's members write-mostly, and its backlog
-		local d n=0
-		d=$(basename "$(realpath /dev/md/sb-*)")
-		for m in /sys/block/"$d"/md/dev-*; do grep -qw write_mostly "$m/state" && n=$((n + 1)); done
-		echo "wm=$n backlog=$(cat "/sys/block/$d/md/bitmap/backlog")"
-	}
-	[ "$(compgen -G '/dev/md/sb-*' | wc -l)" = 1 ] || vm_fail "want one array of ours: $(ls -l /dev/md/)"
-	killed=$(md_state)
-	[[ "$killed" == "wm=2 "* ]] || vm_fail "killed in a write-mostly turn, but the array has $killed"
-	run_dir=$(dirname "$(compgen -G "$STACKBENCH_STATE_DIR/*/journal")")
-	j=$run_dir/journal
-	steps=$(jq -c '[select(.kind == "md-switch") | .step]' "$j" | jq -sc 'add')
-	[ "$steps" != "[]" ] && [ "$steps" != null ] || vm_fail "no md-switch record in the journal: $(cat "$j")"
-	built=$(jq -r 'select(.kind == "mdadm-create") | "wm=\(.args.write_mostly | length) backlog=\(.args.write_behind)"' "$j")
-	first=$(jq -r 'select(.kind == "md-switch") | "wm=\(.args.old_write_mostly | length) backlog=\(.args.old_backlog)"' "$j" | head -1)
-	[ "$first" = "$built" ] || vm_fail "the first switch journaled $first as the old values, mdadm built $built"
-	[ "$built" != "$killed" ] || vm_fail "built as $built, killed in the same state: the test shows nothing"
-	sw=$STACKBENCH_STATE_DIR/20261207-000000-1
-	mkdir -m 0700 "$sw"
-	: >"$sw/lock"
-	{ head -1 "$j"; jq -c --argjson s "$steps" 'select(.step != null and (.step as $n | $s | any(. == $n)))' "$j"; } >"$sw/journal"
-	chmod 0600 "$sw/journal"
-	rc=0
-	$SB teardown 20261207-000000-1 >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; cat "$sw/journal"; vm_fail "teardown of the md-switch records alone exited $rc"; }
-	[ "$(md_state)" = "$built" ] || vm_fail "the switches' undo left $(md_state), mdadm built $built (killed at $killed)"
-	# each switch holds the array's writes (md's suspend_lo/hi) while the
-	# flags change, and lets them go
-	d=$(basename "$(realpath /dev/md/sb-*)")
-	[ "$(cat "/sys/block/$d/md/suspend_hi")" = 0 ] || vm_fail "the array's writes left held: suspend_hi $(cat "/sys/block/$d/md/suspend_hi")"
-	grep -q "md/suspend_hi: [1-9]" /run/res-kill-sw/run.log ||
-		vm_fail "run.log says no switch held the writes: $(grep -c md-switch /run/res-kill-sw/run.log) md-switch lines"
-	rc=0
-	$SB teardown --all >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; vm_fail "teardown --all after the switch exited $rc"; }
-	vm_nothing_left "after kill -9 in a switched turn and teardown --all" "${ALL[@]}"
-	echo "ok: kill -9 after $(jq length <<<"$steps") md switch(es): undone to $built from the journal alone (killed at $killed), nothing left ($((SECONDS - t0))s)"
 
 	# 4. A member of an active array is refused (exit 3) and nothing is written.
 	mdadm --create /dev/md/sbsafety --run --level=1 --raid-devices=2 --assume-clean --metadata=1.2 \
