@@ -24,9 +24,30 @@ sys.exit(0 if 0 <= v < s < m else 1)' <<<"$text" || fail "the block is not betwe
 
 expect_exit 0 "$STACKBENCH" report --format json "$SIDE"
 json=$OUT
+# tdist.py: Student's t by Simpson's rule on the density (plain python, no
+# scipy), for both checks below
+cat >"$SB_TMP/tdist.py" <<'EOF'
+import math
+
+def t_cdf(x, df):
+    k = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    f = lambda u: k * (1 + u * u / df) ** (-(df + 1) / 2)
+    n, h = 20000, x / 20000
+    s = f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))
+    return 0.5 + s * h / 3
+
+def t_quantile(p, df):
+    lo, hi = 0.0, 1000.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+EOF
 # check.py JSON RESULT TEXT: the report's figures against a fit of its own
 cat >"$SB_TMP/check.py" <<'EOF'
-import json, math, sys
+import json, math, os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tdist import t_quantile
 
 rep = json.load(open(sys.argv[1]))
 res = json.load(open(sys.argv[2]))
@@ -48,21 +69,6 @@ def solve(a, b):
                 f = m[i][c] / m[c][c]
                 m[i] = [x - f * y for x, y in zip(m[i], m[c])]
     return [m[i][n] / m[i][i] for i in range(n)]
-
-def t_cdf(x, df):
-    """Student t by Simpson's rule on the density (plain python)."""
-    k = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
-    f = lambda u: k * (1 + u * u / df) ** (-(df + 1) / 2)
-    n, h = 20000, x / 20000
-    s = f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))
-    return 0.5 + s * h / 3
-
-def t_quantile(p, df):
-    lo, hi = 0.0, 1000.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-    return (lo + hi) / 2
 
 def pct(x):
     return 100 * math.expm1(x)
@@ -190,23 +196,14 @@ printf '%s\n' "$OUT" >"$SB_TMP/nofloor.json"
 for fl in 1 5 40; do
 	expect_exit 0 "$STACKBENCH" report --format json --round-floor $fl "$SIDE"
 	printf '%s\n' "$OUT" >"$SB_TMP/floor.json"
-	python3 - "$SB_TMP/nofloor.json" "$SB_TMP/floor.json" $fl <<'EOF2' || fail "--round-floor $fl: the intervals disagree with the floor"
+	python3 - "$SB_TMP/nofloor.json" "$SB_TMP/floor.json" $fl "$SB_TMP" <<'EOF2' || fail "--round-floor $fl: the intervals disagree with the floor"
 import json, math, sys
+sys.path.insert(0, sys.argv[4])
+from tdist import t_quantile as t_q
 a, b, fl = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), float(sys.argv[3])
 sa, sb = a["side_by_side"][0], b["side_by_side"][0]
 if sb["round_floor_pct"] != fl or sa["round_floor_pct"] is not None:
     sys.exit(f"round_floor_pct: {sa['round_floor_pct']} without, {sb['round_floor_pct']} with")
-def t_cdf(x, df):
-    k = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
-    f = lambda u: k * (1 + u * u / df) ** (-(df + 1) / 2)
-    n, h = 20000, x / 20000
-    return 0.5 + (f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))) * h / 3
-def t_q(p, df):
-    lo, hi = 0.0, 1000.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-    return (lo + hi) / 2
 floored = 0
 for ra, rb in zip(sa["rows"], sb["rows"]):
     ea, eb = ra["effects"][0], rb["effects"][0]
