@@ -5,10 +5,23 @@ host's state beside it (N.state). Per trial and headline row the fitted
 effect of the second variant against the first, which is 0 by design;
 pooled over rows and trials, the SD of est_log/se_log (target 0.8 to 1.25)
 and the share of 95% intervals that hold 0 (target 90% or more).
-  bench/aa-calibration.py DIR"""
-import json, math, os, statistics as st, sys
+With --save [FILE], it also keeps each row's round floor (below) as the
+host's (result/floor.h; default $STACKBENCH_STATE_DIR/round-floor.json, or
+/var/lib/stackbench/round-floor.json): every run side by side records it
+and its report floors those rows with it.
+  bench/aa-calibration.py DIR [--save [FILE]]"""
+import datetime, json, math, os, statistics as st, sys
 from statistics import NormalDist
-d = sys.argv[1]
+args = sys.argv[1:]
+save = None
+if "--save" in args:
+    i = args.index("--save")
+    save = args[i + 1] if i + 1 < len(args) else os.path.join(
+        os.environ.get("STACKBENCH_STATE_DIR") or "/var/lib/stackbench", "round-floor.json")
+    del args[i:i + 2]
+if len(args) != 1:
+    sys.exit(__doc__)
+d = args[0]
 trials = sorted((int(n[:-5]) for n in os.listdir(d) if n.endswith(".json")))
 
 def t_cdf(t, df):
@@ -75,3 +88,19 @@ if fl:
     print("  one round's effect, SD over the trials (report --round-floor PCT): " +
           ", ".join("%s %.2f%%" % (k, v) for k, v in sorted(fl.items())) +
           "; the largest: --round-floor %.2g" % max(fl.values()))
+if save:
+    if not fl:
+        sys.exit("aa-calibration: no row has two trials: nothing to save in %s" % save)
+    rows = {k: round(v, 3) for k, v in sorted(fl.items()) if 0 < v <= 100 and 0 < len(k) <= 200}
+    n = min(len(per_round[k]) for k in rows)
+    doc = {"version": 1, "rows": rows, "trials": max(2, min(n, 1000000)),
+           "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "how": "bench/aa-calibration.py %s" % os.path.abspath(d)[:150]}
+    tmp = "%s.%d" % (save, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, save)
+    print("  saved as the host's round floor: %s" % save)

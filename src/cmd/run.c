@@ -115,6 +115,8 @@ static json_object *side_schedule(const struct ctx *c, json_object *sched)
 		json_object_object_add(o, "switched", json_object_new_string("mount.options"));
 	json_object_object_add(o, "assignments", json_object_new_array());
 	json_object_object_add(o, "turns", json_object_new_array());
+	if (c->floor)
+		json_object_object_add(o, "round_floor", json_object_get(c->floor));
 	json_object_object_add(sched, "side_by_side", o);
 	return o;
 }

@@ -1,6 +1,7 @@
 /* Shared by plan and run: options, the profile with its overrides and
  * variants, the named devices matched to roles and checked, the plans. */
 #include "cmd/stack-cmd.h"
+#include "result/floor.h"
 #include "session/design.h"
 #include "stack/devlock.h"
 #include "stack/roles.h"
@@ -10,9 +11,11 @@
 #include "util/parse.h"
 #include "util/safefile.h"
 #include "util/size.h"
+#include "util/strutil.h"
 #include "workload/cpulist.h"
 #include "workload/workload.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
@@ -33,6 +36,8 @@ void sb_ctx_free(struct ctx *c)
 	sb_profile_free(c->prof);
 	free(c->profile_path);
 	free(c->o.ov);
+	json_object_put(c->floor);
+	free(c->floor_path);
 }
 
 static int load_profile(struct ctx *c, const char *arg)
@@ -488,6 +493,19 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 			    c->o.turn_ms);
 	} else if (c->layout_why)
 		fprintf(out, "rounds: one variant's stack at a time (%s)\n", c->layout_why);
+	if (c->floor) {
+		json_object *rows = json_object_object_get(c->floor, "rows");
+		size_t n = 0;
+		fputs("round floor (the host's A/A calibration, recorded with the schedule): ",
+		      out);
+		json_object_object_foreach(rows, label, v)
+		{
+			(void)v;
+			fprintf(out, "%s%s %g%%", n++ ? ", " : "", label,
+				sb_floor_pct(c->floor, label));
+		}
+		fprintf(out, " (%s)\n", c->floor_path);
+	}
 	if (c->switched)
 		fprintf(
 		    out,
@@ -573,6 +591,32 @@ static void decide_layout(struct ctx *c)
 	}
 	c->layout_why = "the variants share the real devices and differ in more than mount "
 			"options and md's write-mostly and write-behind: one stack at a time";
+}
+
+/* The host's round floor (result/floor.h), read where the variants run
+ * side by side or switched, before anything is built: one that is there
+ * but not valid is refused (exit 2), named with what was expected; none
+ * is no floor. */
+static int read_floor(struct ctx *c)
+{
+	_cleanup_free_ char *path = sb_asprintf("%s/%s", sb_state_dir(), SB_FLOOR_FILE);
+	_cleanup_free_ char *err = NULL;
+	if (!path)
+		return SB_EXIT_FAILED;
+	int r = sb_floor_read(path, &c->floor, &err);
+	if (r == -ENOENT)
+		return 0;
+	if (r == -EACCES) { /* plan by a user who cannot read the state directory */
+		sb_warn("%s: not readable here: the run's round floor is not shown", path);
+		return 0;
+	}
+	if (r < 0) {
+		sb_error("%s (the host's round floor: bench/aa-calibration.py --save writes it)",
+			 err ? err : strerror(-r));
+		return SB_EXIT_USAGE;
+	}
+	c->floor_path = TAKE_PTR(path);
+	return 0;
 }
 
 /* path made absolute and free of symlinks as far as it exists, the rest
@@ -698,5 +742,7 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 	r = build_plans(c);
 	if (r == 0)
 		decide_layout(c);
+	if (r == 0 && (c->side || c->switched))
+		r = read_floor(c);
 	return r || !c->o.loop ? r : check_loop_dir(c, enforce);
 }

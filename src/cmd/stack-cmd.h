@@ -131,6 +131,11 @@ struct ctx {
 	 * per round, switched between turns (session/switch.c). */
 	bool switched;
 	const char *layout_why;
+	/* Side by side or switched: the host's round floor (result/floor.h)
+	 * as read from the state directory before anything is built, recorded
+	 * in the schedule; NULL when none is kept. */
+	json_object *floor;
+	char *floor_path;
 };
 
 void sb_ctx_free(struct ctx *c);

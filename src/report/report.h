@@ -424,6 +424,7 @@ struct sb_report_side_row {
 	struct sb_xo_fit fit;		/* empty unless fitted */
 	struct sb_report_side_var *var; /* the set's other variants, in its order */
 	size_t n_var;
+	double floor_pct; /* the round floor its fit took (per cent; 0: none) */
 };
 
 struct sb_report_side {
@@ -445,6 +446,9 @@ struct sb_report_side {
 	size_t n_turned;
 	json_object
 	    *whole; /* the set's side_by_side.whole (borrowed): phases turned whole, and why */
+	/* the set's side_by_side.round_floor (borrowed, result/floor.h): the
+	 * host's floor that run recorded; NULL: none. --round-floor wins. */
+	json_object *floor;
 };
 
 /* The block after the verdict: a line per set and one per headline row,

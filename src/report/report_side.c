@@ -3,6 +3,7 @@
  * (result/crossover.h) against the report's baseline, for the text and
  * JSON reports. Older sets have no side_by_side record and get nothing. */
 #include "report/report-int.h"
+#include "result/floor.h"
 #include "util/json-get.h"
 #include "util/macro.h"
 #include "util/strutil.h"
@@ -146,7 +147,9 @@ static int sched_read(const struct sb_resultset *rs, json_object *side, struct s
 		return -EINVAL;
 	sd->stacks = (size_t)stacks;
 	sd->crossover = cross;
-	if (sb_jm_array(side, SIDE_PATH, "whole", SB_J_OPT, &sd->whole, why) < 0)
+	if (sb_jm_array(side, SIDE_PATH, "whole", SB_J_OPT, &sd->whole, why) < 0 ||
+	    sb_jm_object(side, SIDE_PATH, "round_floor", SB_J_OPT, &sd->floor, why) < 0 ||
+	    (sd->floor && sb_floor_check(sd->floor, SIDE_PATH ".round_floor", why) < 0))
 		return -EINVAL;
 	for (size_t i = 0; sd->whole && i < json_object_array_length(sd->whole); i++) {
 		json_object *w;
@@ -266,7 +269,7 @@ static int row_vars(const struct sb_report *r, const struct sb_resultset *rs, si
 }
 
 static int row_fit(const struct sb_report *r, const struct sb_resultset *rs, const struct sched *s,
-		   size_t base, struct sb_report_side_row *sr)
+		   size_t base, json_object *floor, struct sb_report_side_row *sr)
 {
 	size_t n_max = 0, n, m = 0;
 	int ret = -ENOMEM;
@@ -290,8 +293,12 @@ static int row_fit(const struct sb_report *r, const struct sb_resultset *rs, con
 		o[i].variant = idx[o[i].variant];
 	sr->why = !has[base] ? SB_SIDE_NO_BASELINE : m < 2 ? SB_SIDE_ALONE : SB_SIDE_FITTED;
 	if (sr->why == SB_SIDE_FITTED) {
-		/* the floor: the variance (log scale) of one round's effect */
-		double fl = log1p(r->round_floor_pct / 100);
+		/* the floor: the variance (log scale) of one round's effect,
+		 * --round-floor's or the one run recorded for the row */
+		sr->floor_pct = r->round_floor_pct > 0
+				    ? r->round_floor_pct
+				    : sb_floor_pct(floor, r->rows[sr->row].label);
+		double fl = log1p(sr->floor_pct / 100);
 		struct sb_xo_opts opt = {
 		    .baseline = idx[base], .alpha = r->alpha, .round_floor_var = fl * fl};
 		if ((ret = sb_xo_fit(o, n, &opt, &sr->fit)) < 0)
@@ -326,7 +333,7 @@ static int side_fit(struct sb_report *r, struct sb_report_side *sd, const struct
 			continue;
 		struct sb_report_side_row *sr = &sd->rows[sd->n_rows++];
 		sr->row = i;
-		int ret = row_fit(r, rs, s, base, sr);
+		int ret = row_fit(r, rs, s, base, sd->floor, sr);
 		if (ret < 0)
 			return ret;
 	}
@@ -501,6 +508,34 @@ static void turned_text(const struct sb_report_side *sd, FILE *f)
 	fputs("; every other phase whole\n", f);
 }
 
+/* The floor run recorded, with the rows it floored: "  round floor
+ * Random Read 1.07%, Random Write 0.78% (...)". Nothing when no row took
+ * one. */
+static void floor_text(const struct sb_report_side *sd, const struct sb_report *r, FILE *f)
+{
+	const char *measured = NULL;
+	int64_t trials = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; k < sd->n_rows; k++) {
+		const struct sb_report_side_row *sr = &sd->rows[k];
+		if (!(sr->floor_pct > 0))
+			continue;
+		fprintf(f, "%s%s %g%%", n++ ? ", " : "  round floor ", r->rows[sr->row].label,
+			sr->floor_pct);
+	}
+	if (!n)
+		return;
+	(void)sb_jm_str(sd->floor, "", "measured", SB_J_OPT, &measured, NULL);
+	(void)sb_jm_int(sd->floor, "", "trials", SB_J_OPT, 2, 1000000, &trials, NULL);
+	fputs(" (the SD of one round's effect: the host's A/A calibration", f);
+	if (trials)
+		fprintf(f, ", %" PRId64 " trials", trials);
+	if (measured)
+		fprintf(f, ", measured %s", measured);
+	fputs(", recorded by run; --round-floor overrides)\n", f);
+}
+
 void sb_report_side_text(const struct sb_report *r, FILE *f)
 {
 	for (size_t i = 0; i < r->n_side; i++) {
@@ -520,6 +555,8 @@ void sb_report_side_text(const struct sb_report *r, FILE *f)
 				"  round floor %g%% (the SD of one round's effect, the host's A/A "
 				"calibration: --round-floor)\n",
 				r->round_floor_pct);
+		else
+			floor_text(sd, r, f);
 		if (!sd->has_base)
 			fprintf(f, "  no variant named %s here: nothing to compare with\n",
 				r->cols[r->baseline].variant);
@@ -591,6 +628,8 @@ static json_object *row_json(const struct sb_report *r, const struct sb_report_s
 	json_object_object_add(o, "label", json_object_new_string(row->label));
 	json_object_object_add(o, "fitted", json_object_new_boolean(sr->why == SB_SIDE_FITTED));
 	json_object_object_add(o, "rounds", json_object_new_uint64(sr->rounds));
+	json_object_object_add(o, "round_floor_pct",
+			       sr->floor_pct > 0 ? json_object_new_double(sr->floor_pct) : NULL);
 	if (sr->why != SB_SIDE_FITTED) {
 		json_object_object_add(
 		    o, "note", json_object_new_string(why_str(sr->why, 0, buf, sizeof(buf))));
@@ -630,6 +669,8 @@ json_object *sb_report_side_json(const struct sb_report *r)
 		json_object_object_add(
 		    o, "round_floor_pct",
 		    r->round_floor_pct > 0 ? json_object_new_double(r->round_floor_pct) : NULL);
+		json_object_object_add(o, "round_floor",
+				       sd->floor ? json_object_get(sd->floor) : NULL);
 		json_object_object_add(
 		    o, "baseline",
 		    sd->has_base ? json_object_new_string(col_label(r, sd->base_col)) : NULL);

@@ -153,6 +153,11 @@ int sb_resultset_read(const char *path, struct sb_resultset **out, char **err);
 /* The same from text already read (file names it in messages). */
 int sb_resultset_parse(const char *buf, size_t len, const char *file, struct sb_resultset **out,
 		       char **err);
+/* One JSON object from text (NUL-terminated, len bytes), the line and
+ * column of a syntax error in the message; data after it, an empty or
+ * binary text are refused. 0, -EINVAL with *err naming file, -ENOMEM. */
+int sb_json_parse_text(const char *buf, size_t len, const char *file, json_object **out,
+		       char **err);
 /* The SB_RES_* flag of a name in result.json ("quick"...), 0 if unknown. */
 unsigned sb_result_flag_from_name(const char *name);
 /* For --check: over v's repeats, how many hold metric in their workload

@@ -403,8 +403,7 @@ int sb_wl_result_from_json(json_object *o, struct sb_wl_result **out, char **err
 	return wl_parse(o, "workload", out, err);
 }
 
-/* Parses text, with the line and column of a syntax error in the message. */
-static int parse_json(const char *buf, size_t len, const char *file, json_object **out, char **err)
+int sb_json_parse_text(const char *buf, size_t len, const char *file, json_object **out, char **err)
 {
 	size_t end, line = 1, col = 1;
 	enum json_tokener_error jerr;
@@ -658,7 +657,7 @@ int sb_resultset_parse(const char *buf, size_t len, const char *file, struct sb_
 	int r;
 
 	*out = NULL;
-	r = parse_json(buf, len, file, &o, err);
+	r = sb_json_parse_text(buf, len, file, &o, err);
 	if (r < 0)
 		return r;
 	rs = calloc(1, sizeof(*rs));

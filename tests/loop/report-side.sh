@@ -233,6 +233,58 @@ expect_exit 2 "$STACKBENCH" report --round-floor 0 "$SIDE"
 assert_contains "$OUT" "--round-floor '0': expected a number above 0" "--round-floor 0 refused"
 pass_msg "--round-floor: each effect's SE floored as the calibration says, 2 rounds given an interval"
 
+# The floor run recorded (side_by_side.round_floor: the host's file, per
+# row label): a row it names is floored as --round-floor would floor it,
+# one it does not name is not; --round-floor overrides it for every row.
+python3 - "$SIDE" "$SB_TMP/rec/result.json" <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+d["profile"]["schedule"]["side_by_side"]["round_floor"] = {
+    "version": 1, "rows": {"Random Read": 5}, "trials": 10, "measured": "2026-12-07T15:25:00Z"}
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+expect_exit 0 "$STACKBENCH" report --format json "$SB_TMP/rec"
+printf '%s\n' "$OUT" >"$SB_TMP/rec.json"
+expect_exit 0 "$STACKBENCH" report --format json --round-floor 5 "$SIDE"
+printf '%s\n' "$OUT" >"$SB_TMP/floor5.json"
+expect_exit 0 "$STACKBENCH" report --format json --round-floor 1 "$SB_TMP/rec"
+printf '%s\n' "$OUT" >"$SB_TMP/rec-opt1.json"
+expect_exit 0 "$STACKBENCH" report --format json --round-floor 1 "$SIDE"
+printf '%s\n' "$OUT" >"$SB_TMP/floor1.json"
+python3 - "$SB_TMP" <<'EOF' || fail "the recorded round floor: see above"
+import json, sys
+load = lambda n: json.load(open(f"{sys.argv[1]}/{n}.json"))["side_by_side"][0]
+rec, f5, no, o1, f1 = load("rec"), load("floor5"), load("nofloor"), load("rec-opt1"), load("floor1")
+bad = []
+if rec["round_floor_pct"] is not None or rec["round_floor"]["rows"] != {"Random Read": 5}:
+    bad.append(f"side: round_floor_pct {rec['round_floor_pct']}, round_floor {rec['round_floor']}")
+for row, r5, r0, ro, r1 in zip(rec["rows"], f5["rows"], no["rows"], o1["rows"], f1["rows"]):
+    want = r5 if row["label"] == "Random Read" else r0
+    if row["round_floor_pct"] != (5 if row["label"] == "Random Read" else None):
+        bad.append(f"{row['label']}: round_floor_pct {row['round_floor_pct']}")
+    if row["effects"] != want["effects"]:
+        bad.append(f"{row['label']}: {row['effects']} != {want['effects']}")
+    if ro["effects"] != r1["effects"] or ro["round_floor_pct"] != 1:
+        bad.append(f"{row['label']}: --round-floor 1 does not override the record")
+if not any(r["effects"][0]["se_from"] == "floor" for r in rec["rows"]):
+    bad.append("no row floored by the record")
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+EOF
+expect_exit 0 "$STACKBENCH" report --width 10000 "$SB_TMP/rec"
+assert_contains "$OUT" "  round floor Random Read 5% (the SD of one round's effect: the host's A/A calibration, 10 trials, measured 2026-12-07T15:25:00Z, recorded by run; --round-floor overrides)" "the recorded floor's line"
+assert_not_contains "$OUT" "Random Write 5%" "the floor's line names its rows only"
+python3 - "$SB_TMP/rec/result.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["profile"]["schedule"]["side_by_side"]["round_floor"]["rows"]["Random Read"] = 0
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+expect_exit 2 "$STACKBENCH" report "$SB_TMP/rec"
+assert_contains "$OUT" "profile.schedule.side_by_side.round_floor.rows.Random Read: expected a per cent above 0" "a recorded floor of 0 refused"
+pass_msg "the round floor run recorded: the rows it names floored, --round-floor overrides"
+
 # A record that is not what run writes: refused, naming the member.
 python3 - "$SIDE" "$SB_TMP/bad.json" <<'EOF'
 import json, sys

@@ -2,7 +2,8 @@
 # Variants side by side under --loop: every variant's stack built at once,
 # each phase run on every stack in turn (ABBA for two), the variants crossed
 # over the stacks from round to round, every turn in result.json; the plan
-# says so, --rounds keeps the old layout; the space of all stacks is checked
+# says so, --rounds keeps the old layout; the host's round floor recorded
+# (a bad one refused); the space of all stacks is checked
 # before anything is made; kill -9 in a turn leaves nothing after teardown.
 . "$SB_TOP/tests/lib.sh"
 need_loop
@@ -31,8 +32,22 @@ expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --rounds
 assert_contains "$OUT" "rounds: one variant's stack at a time (--rounds)" "plan --rounds"
 case "$OUT" in *"side by side:"*) fail "plan --rounds still says side by side" ;; esac
 
+# The host's round floor, kept in the state directory (bench/aa-calibration.py
+# --save): one that is not valid is refused before anything is made; a
+# valid one is recorded with the schedule and floors the report's rows.
+mkdir -p "$STACKBENCH_STATE_DIR" && chmod 700 "$STACKBENCH_STATE_DIR"
+FLOOR=$STACKBENCH_STATE_DIR/round-floor.json
+printf '{"version": 1, "rows": {"Random Read": -1}}\n' >"$FLOOR"
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --results "$SB_TMP/rf" -q
+assert_contains "$OUT" "$FLOOR: round_floor.rows.Random Read: -1 out of range" "a bad round floor refused"
+[ ! -e "$SB_TMP/rf" ] || fail "the refused run made its results: $(ls -A "$SB_TMP/rf")"
+nothing_left "after the bad round floor"
+printf '{"version": 1, "rows": {"Random Read": 2.5, "Random Write": 1.5}, "trials": 10}\n' >"$FLOOR"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick
+assert_contains "$OUT" "round floor (the host's A/A calibration, recorded with the schedule): Random Read 2.5%, Random Write 1.5% ($FLOOR)" "plan shows the floor"
 expect_exit 0 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 2 --seed 7 \
 	--results "$SB_TMP/r" </dev/null
+rm "$FLOOR"
 nothing_left "after the side-by-side run"
 # Progress as in rounds: a start line per variant and round, and each
 # phase's line naming its variant and round (from that stack's process).
@@ -55,6 +70,8 @@ if sbs["stacks"] != 2 or sbs["order"] != "abba": bad.append("design %r" % sbs)
 # crossover: each variant on each stack once over the cycle of 2 rounds
 seen = {(a["variant"], a["stack"]) for r in assign for a in r}
 if len(assign) != 2 or seen != {(0, 0), (0, 1), (1, 0), (1, 1)}: bad.append("assignments %r" % assign)
+if sbs.get("round_floor") != {"version": 1, "rows": {"Random Read": 2.5, "Random Write": 1.5}, "trials": 10}:
+    bad.append("round_floor %r" % sbs.get("round_floor"))
 steps = {}
 for t in turns:
     steps.setdefault((t["round"], t["step"]), []).append(t)
@@ -90,6 +107,7 @@ if bad:
 PY
 expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
 assert_contains "$OUT" "repeats: mount.options=noatime 2" "the report reads the set"
+assert_contains "$OUT" "  round floor Random Read 2.5%, Random Write 1.5% (the SD of one round's effect: the host's A/A calibration, 10 trials, recorded by run" "the recorded floor applied"
 
 expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --budget 10x
 assert_contains "$OUT" "--budget: expected a duration" "a bad --budget"

@@ -23,6 +23,7 @@
 #include "../../fuzz/fuzz_scen.c"
 #include "../../fuzz/fuzz_dmstatus.c"
 #include "../../fuzz/fuzz_bcache.c"
+#include "../../fuzz/fuzz_floor.c"
 #include "util/macro.h"
 
 #include <dirent.h>
@@ -52,6 +53,7 @@ static const struct {
 	{"scen", sb_fuzz_scen},
 	{"dmstatus", sb_fuzz_dmstatus},
 	{"bcache", sb_fuzz_bcache},
+	{"floor", sb_fuzz_floor},
 };
 
 static char *read_all(const char *path, size_t *len)
