@@ -148,8 +148,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f)
 	fprintf(f, " against ");
 	sb_html_esc(f, r->cols[r->cols[c].base].label);
 	fprintf(f, " <span class=\"unit\">(%zu against %zu repeats, %s)</span></h3>\n",
-		r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
-		v.paired ? "rounds paired" : "sets not run together: Welch");
+		r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep, sb_report_pairing_str(&v));
 	short_para(r, &v, f);
 	for (size_t k = 0; k < v.n_changed; k++) {
 		if (r->rows[v.changed[k]].headline)

@@ -373,6 +373,10 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 			if ((ret = sb_rep_fill_cell(&r->cols[c], &r->rows[i],
 						    &r->rows[i].cells[c])) < 0)
 				goto out;
+	/* the crossover fits first: a headline row's effect side by side is
+	 * its comparison (sb_rep_compare) */
+	if ((ret = sb_rep_side_build(r, err)) < 0)
+		goto out;
 	for (size_t c = 0; c < r->n_cols; c++) {
 		if (r->cols[c].base == c)
 			continue;
@@ -381,8 +385,6 @@ int sb_report_build(struct sb_resultset **sets, size_t n_sets, const struct sb_r
 		if ((ret = sb_rep_correct(r, c)) < 0)
 			goto out;
 	}
-	if ((ret = sb_rep_side_build(r, err)) < 0)
-		goto out;
 	for (size_t i = 0; i < r->n_lat; i++)
 		for (size_t c = 0; c < r->n_cols; c++)
 			if ((ret = sb_rep_fill_lat(&r->cols[c], &r->lat[i], &r->lat[i].cells[c],

@@ -298,8 +298,11 @@ struct sb_report_verdict {
 	size_t *unresolved, n_unresolved;
 	size_t *untested, n_untested; /* the baseline has the figure, the column not */
 	bool paired;		      /* every tested main row paired rounds */
+	bool crossover;		      /* some: by the crossover fit (side by side) */
 };
 int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_report_verdict *v);
+/* How the column's rows were compared, for its heading: "rounds paired"... */
+const char *sb_report_pairing_str(const struct sb_report_verdict *v);
 /* The verdict in one line, no newline ("in short" in the text and HTML):
  * where the stack has members, the role that served most of the reads
  * against the baseline's share; then of the headline rows the largest

@@ -33,6 +33,30 @@ static size_t pair_rounds(const struct sb_report *r, size_t bc, size_t c,
 	return n;
 }
 
+/* Side by side, the crossover fit is the comparison: it models the stack
+ * and the round that the pairs of rounds leave in the error (its t, df and
+ * interval; the spread is one round's, so that the repeats needed count
+ * rounds). */
+static void crossover_cmp(const struct sb_report *r, size_t c, const struct sb_report_row *row,
+			  struct sb_cmp *cmp)
+{
+	const struct sb_xo_effect *e = sb_rep_side_effect(r, (size_t)(row - r->rows), c);
+	if (!e)
+		return;
+	*cmp = (struct sb_cmp){.test = SB_TEST_CROSSOVER_LOG,
+			       .n = e->rounds,
+			       .change = e->pct,
+			       .lo = e->pct_lo,
+			       .hi = e->pct_hi,
+			       .p = e->p,
+			       .p_t = e->p,
+			       .p_rank = NAN,
+			       .spread = e->se * sqrt((double)e->rounds),
+			       .se = e->se,
+			       .df = e->df};
+	cmp->mde = sb_cmp_mde(cmp, r->alpha, SB_STATS_POWER);
+}
+
 void sb_rep_compare(const struct sb_report *r, size_t c, const struct sb_report_row *row)
 {
 	const struct sb_report_cell *base = &row->cells[r->cols[c].base];
@@ -55,6 +79,7 @@ void sb_rep_compare(const struct sb_report *r, size_t c, const struct sb_report_
 		sb_cmp_paired(a, b, np, r->alpha, SB_STATS_POWER, &cell->cmp);
 	else
 		cell->cmp = cell->welch;
+	crossover_cmp(r, c, row, &cell->cmp);
 	sb_welch_test(&base->st, &cell->st, &cell->w);
 	cell->w.p = cell->cmp.p;
 	cell->change = isfinite(cell->cmp.change) ? cell->cmp.change

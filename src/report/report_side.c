@@ -340,6 +340,24 @@ static int side_fit(struct sb_report *r, struct sb_report_side *sd, const struct
 	return 0;
 }
 
+const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t row, size_t col)
+{
+	for (size_t i = 0; i < r->n_side; i++) {
+		const struct sb_report_side *sd = &r->side[i];
+		if (!sd->has_base || sd->base_col != r->cols[col].base)
+			continue;
+		for (size_t k = 0; k < sd->n_rows; k++) {
+			const struct sb_report_side_row *sr = &sd->rows[k];
+			if (sr->row != row || sr->why != SB_SIDE_FITTED)
+				continue;
+			for (size_t v = 0; v < sr->n_var; v++)
+				if (sr->var[v].col == col && sr->var[v].why == SB_SIDE_FITTED)
+					return &sr->var[v].eff;
+		}
+	}
+	return NULL;
+}
+
 int sb_rep_side_build(struct sb_report *r, char **err)
 {
 	for (size_t i = 0; i < r->n_sets; i++) {

@@ -21,14 +21,14 @@ bool sb_report_row_shown(const struct sb_report *r, const struct sb_report_row *
 char *sb_report_row_tests(const struct sb_report *r, const struct sb_report_row *row, char *buf,
 			  size_t size)
 {
-	bool seen[SB_TEST_WELCH + 1] = {0};
+	bool seen[SB_TEST_CROSSOVER_LOG + 1] = {0};
 	size_t len = 0;
 	buf[0] = '\0';
 	for (size_t c = 0; c < r->n_cols; c++)
 		if (r->cols[c].base != c && row->cells[c].cmp.test != SB_TEST_NONE &&
 		    row->cells[c].cmp.n >= 2)
 			seen[row->cells[c].cmp.test] = true;
-	for (int t = SB_TEST_PAIRED_LOG; t <= SB_TEST_WELCH; t++)
+	for (int t = SB_TEST_PAIRED_LOG; t <= SB_TEST_CROSSOVER_LOG; t++)
 		if (seen[t] && len < size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "/" : "",
 						sb_test_name((enum sb_test)t));
@@ -118,6 +118,7 @@ int sb_report_verdict_build(const struct sb_report *r, size_t col, struct sb_rep
 		if (x->verdict == SB_VERDICT_NA)
 			continue;
 		v->paired &= sb_test_paired(x->cmp.test);
+		v->crossover |= x->cmp.test == SB_TEST_CROSSOVER_LOG;
 		if (x->significant)
 			v->changed[v->n_changed++] = i;
 		else if (x->verdict == SB_VERDICT_SAME)
@@ -528,6 +529,13 @@ void sb_report_verdict_short(const struct sb_report *r, FILE *f, const struct sb
 		fprintf(f, "%s%zu untested", sep, n_ut);
 }
 
+const char *sb_report_pairing_str(const struct sb_report_verdict *v)
+{
+	return !v->paired     ? "sets not run together: Welch"
+	       : v->crossover ? "headline rows by the crossover fit, the rest rounds paired"
+			      : "rounds paired";
+}
+
 static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char *pm)
 {
 	struct sb_report_verdict v;
@@ -537,7 +545,7 @@ static void verdict_col(const struct sb_report *r, size_t c, FILE *f, const char
 		return;
 	fprintf(f, "  %s against %s (%zu against %zu repeats, %s):\n", r->cols[c].label,
 		r->cols[r->cols[c].base].label, r->cols[c].n_rep, r->cols[r->cols[c].base].n_rep,
-		v.paired ? "rounds paired" : "sets not run together: Welch");
+		sb_report_pairing_str(&v));
 	fputs("    in short: ", f);
 	sb_report_verdict_short(r, f, &v, pm);
 	fputs("\n", f);

@@ -298,13 +298,15 @@ const char *sb_test_name(enum sb_test t)
 	    [SB_TEST_WELCH_LOG] = "welch-log",
 	    [SB_TEST_PAIRED_DIFF] = "paired-t",
 	    [SB_TEST_WELCH] = "welch",
+	    [SB_TEST_CROSSOVER_LOG] = "crossover-t-log",
 	};
 	return names[t];
 }
 
 bool sb_test_paired(enum sb_test t)
 {
-	return t == SB_TEST_PAIRED_LOG || t == SB_TEST_RANK_LOG || t == SB_TEST_PAIRED_DIFF;
+	return t == SB_TEST_PAIRED_LOG || t == SB_TEST_RANK_LOG || t == SB_TEST_PAIRED_DIFF ||
+	       t == SB_TEST_CROSSOVER_LOG;
 }
 
 void sb_cmp_clear(struct sb_cmp *c)
@@ -351,7 +353,7 @@ static void cmp_fill(struct sb_cmp *c, double est, double se, double df, double 
 double sb_cmp_mde(const struct sb_cmp *c, double alpha, double power)
 {
 	bool logs = c->test == SB_TEST_PAIRED_LOG || c->test == SB_TEST_RANK_LOG ||
-		    c->test == SB_TEST_WELCH_LOG;
+		    c->test == SB_TEST_WELCH_LOG || c->test == SB_TEST_CROSSOVER_LOG;
 	if (!isfinite(c->se) || !(c->df > 0) || !(alpha > 0 && alpha < 1))
 		return NAN;
 	if (c->se == 0)

@@ -91,15 +91,18 @@ bool sb_stats_significant(const struct sb_stats *a, const struct sb_stats *b,
  * Values that are not all positive cannot be logged: the same tests on the
  * raw differences are used, and the test says so. */
 enum sb_test {
-	SB_TEST_NONE = 0,    /* not tested */
-	SB_TEST_PAIRED_LOG,  /* paired t on per-round log ratios */
-	SB_TEST_RANK_LOG,    /* Wilcoxon signed rank on per-round log ratios */
-	SB_TEST_WELCH_LOG,   /* Welch's t on the logarithms */
-	SB_TEST_PAIRED_DIFF, /* paired t on per-round differences (values not all > 0) */
-	SB_TEST_WELCH,	     /* Welch's t on the raw values (values not all > 0) */
+	SB_TEST_NONE = 0,      /* not tested */
+	SB_TEST_PAIRED_LOG,    /* paired t on per-round log ratios */
+	SB_TEST_RANK_LOG,      /* Wilcoxon signed rank on per-round log ratios */
+	SB_TEST_WELCH_LOG,     /* Welch's t on the logarithms */
+	SB_TEST_PAIRED_DIFF,   /* paired t on per-round differences (values not all > 0) */
+	SB_TEST_WELCH,	       /* Welch's t on the raw values (values not all > 0) */
+	SB_TEST_CROSSOVER_LOG, /* t of the crossover fit (crossover.h): log figure ~
+				  variant + stack + round, side by side */
 };
 #define SB_PAIRED_RANK_MIN 6
-/* "paired-t-log", "signed-rank-log", "welch-log", "paired-t", "welch", "none" */
+/* "paired-t-log", "signed-rank-log", "welch-log", "paired-t", "welch",
+ * "crossover-t-log", "none" */
 const char *sb_test_name(enum sb_test t);
 /* Whether the test pairs rounds. */
 bool sb_test_paired(enum sb_test t);

@@ -233,6 +233,43 @@ expect_exit 2 "$STACKBENCH" report --round-floor 0 "$SIDE"
 assert_contains "$OUT" "--round-floor '0': expected a number above 0" "--round-floor 0 refused"
 pass_msg "--round-floor: each effect's SE floored as the calibration says, 2 rounds given an interval"
 
+# The verdict of a headline row side by side is the crossover fit's: the
+# cell's test, change, interval and p are the effect's (the correction
+# then adjusts that p); a row the fit gives no interval (2 rounds, no
+# floor) keeps the paired rounds.
+cat >"$SB_TMP/xo_cells.py" <<'EOF'
+import json, sys
+r = json.load(sys.stdin)
+sbs = r["side_by_side"][0]
+n = 0
+for sr in sbs["rows"]:
+    row = next(x for x in r["rows"] if x["spec"] == sr["spec"] and x["metric"] == sr["metric"])
+    for e in sr.get("effects") or []:
+        c = next(c for c in row["cells"] if c["variant"] == e["variant"])
+        if e.get("fitted"):
+            n += 1
+            got = (c["test"], c["change_pct"], c["diff_lo_pct"], c["diff_hi_pct"], c["p_value"])
+            want = ("crossover-t-log", e["est_pct"], e["lo_pct"], e["hi_pct"], e["p"])
+            if got[0] != want[0] or any(abs(a - b) > 1e-9 * max(1, abs(b)) for a, b in zip(got[1:], want[1:])):
+                sys.exit("%s: cell %r, effect %r" % (sr["label"], got, want))
+        elif c["test"] == "crossover-t-log":
+            sys.exit("%s: no interval side by side, yet the cell says crossover-t-log" % sr["label"])
+if n != int(sys.argv[1]):
+    sys.exit("%d cells by the crossover fit, want %s" % (n, sys.argv[1]))
+print("%d cells by the crossover fit" % n)
+EOF
+for s in "$SIDE" "$G/side-2rounds" "--round-floor 10 $G/side-2rounds"; do
+	read -r -a args <<<"$s"
+	expect_exit 0 "$STACKBENCH" report --format json "${args[@]}"
+	want=2
+	[ "$s" != "$G/side-2rounds" ] || want=0
+	python3 "$SB_TMP/xo_cells.py" $want <<<"$OUT" || fail "report $s: the verdict is not the crossover fit's"
+done
+expect_exit 0 "$STACKBENCH" report --width 10000 "$SIDE"
+assert_contains "$OUT" "(4 against 4 repeats, headline rows by the crossover fit, the rest rounds paired):" "the comparison says how it was tested"
+assert_contains "$OUT" "Random Read -2.1% [-9.1, +5.4] (crossover-t-log, p adj " "the verdict line of a row side by side"
+pass_msg "the verdict side by side: the crossover fit's effect, interval and p; paired rounds where it has no interval"
+
 # The floor run recorded (side_by_side.round_floor: the host's file, per
 # row label): a row it names is floored as --round-floor would floor it,
 # one it does not name is not; --round-floor overrides it for every row.
