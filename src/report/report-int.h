@@ -66,6 +66,8 @@ bool sb_rep_testable(const struct sb_report_cell *base, const struct sb_report_c
 int sb_rep_side_build(struct sb_report *r, char **err);
 /* The crossover fit's effect of column col against its base in row row,
  * when the two ran side by side in one set and the fit gave the effect an
- * interval; else NULL (the rounds are paired instead). */
-const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t row, size_t col);
+ * interval; else NULL (the rounds are paired instead). *cycle (when not
+ * NULL): the rounds of one crossover cycle (the stacks; 1 on one stack). */
+const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t row, size_t col,
+					      size_t *cycle);
 void sb_rep_side_free(struct sb_report *r);

@@ -40,7 +40,7 @@ static size_t pair_rounds(const struct sb_report *r, size_t bc, size_t c,
 static void crossover_cmp(const struct sb_report *r, size_t c, const struct sb_report_row *row,
 			  struct sb_cmp *cmp)
 {
-	const struct sb_xo_effect *e = sb_rep_side_effect(r, (size_t)(row - r->rows), c);
+	const struct sb_xo_effect *e = sb_rep_side_effect(r, (size_t)(row - r->rows), c, NULL);
 	if (!e)
 		return;
 	*cmp = (struct sb_cmp){.test = SB_TEST_CROSSOVER_LOG,
@@ -103,6 +103,20 @@ bool sb_report_row_main(const struct sb_report_row *row)
 	return (row->headline || row->cost) && (row->lat == SB_LAT_NONE || row->headline);
 }
 
+/* Side by side, rounds come in whole crossover cycles (each variant on
+ * each stack once): the repeats a crossover row needs, rounded up to them. */
+static size_t whole_cycles(const struct sb_report *r, const struct sb_report_row *row,
+			   const struct sb_report_cell *cell)
+{
+	size_t cycle = 1;
+	if (cell->cmp.test != SB_TEST_CROSSOVER_LOG || !cell->need || cell->need > SB_CMP_N_MAX ||
+	    !sb_rep_side_effect(r, (size_t)(row - r->rows), (size_t)(cell - row->cells), &cycle) ||
+	    cycle < 2)
+		return cell->need;
+	size_t n = (cell->need + cycle - 1) / cycle * cycle;
+	return n > SB_CMP_N_MAX ? SB_CMP_N_MAX + 1 : n;
+}
+
 static void decide(const struct sb_report *r, const struct sb_report_row *row,
 		   const struct sb_report_cell *base, struct sb_report_cell *cell, double alpha_row)
 {
@@ -146,6 +160,7 @@ static void decide(const struct sb_report *r, const struct sb_report_row *row,
 					cell->need_seen = true;
 				}
 			}
+			cell->need = whole_cycles(r, row, cell);
 		}
 	} else if (row->better == SB_BETTER_NONE)
 		cell->verdict = SB_VERDICT_DIFFERENT;

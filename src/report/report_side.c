@@ -340,7 +340,8 @@ static int side_fit(struct sb_report *r, struct sb_report_side *sd, const struct
 	return 0;
 }
 
-const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t row, size_t col)
+const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t row, size_t col,
+					      size_t *cycle)
 {
 	for (size_t i = 0; i < r->n_side; i++) {
 		const struct sb_report_side *sd = &r->side[i];
@@ -351,8 +352,11 @@ const struct sb_xo_effect *sb_rep_side_effect(const struct sb_report *r, size_t 
 			if (sr->row != row || sr->why != SB_SIDE_FITTED)
 				continue;
 			for (size_t v = 0; v < sr->n_var; v++)
-				if (sr->var[v].col == col && sr->var[v].why == SB_SIDE_FITTED)
+				if (sr->var[v].col == col && sr->var[v].why == SB_SIDE_FITTED) {
+					if (cycle)
+						*cycle = sd->crossover ? sd->stacks : 1;
 					return &sr->var[v].eff;
+				}
 		}
 	}
 	return NULL;

@@ -252,6 +252,9 @@ for sr in sbs["rows"]:
             want = ("crossover-t-log", e["est_pct"], e["lo_pct"], e["hi_pct"], e["p"])
             if got[0] != want[0] or any(abs(a - b) > 1e-9 * max(1, abs(b)) for a, b in zip(got[1:], want[1:])):
                 sys.exit("%s: cell %r, effect %r" % (sr["label"], got, want))
+            # unresolved: the rounds that would resolve it, in whole crossover cycles
+            if c.get("repeats_needed") is not None and c["repeats_needed"] % sbs["stacks"]:
+                sys.exit("%s: %r rounds needed, not whole cycles of %d" % (sr["label"], c["repeats_needed"], sbs["stacks"]))
         elif c["test"] == "crossover-t-log":
             sys.exit("%s: no interval side by side, yet the cell says crossover-t-log" % sr["label"])
 if n != int(sys.argv[1]):
