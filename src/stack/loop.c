@@ -3,9 +3,10 @@
  * the run directory as images/), never on tmpfs unless the user named that
  * directory on purpose, attached with LOOP_CONFIGURE, partition scanning
  * and direct I/O (so the host's page cache does not serve the "disk"), its
- * rotational flag set from the role (and a read-only flag an earlier user
- * left on the node cleared). The journal keeps the backing file's
- * st_dev/st_ino: undo detaches only loop devices backed by that very file. */
+ * rotational flag set from the role (and a read-only flag or a read-ahead
+ * an earlier user left on the node cleared, set back). The journal keeps
+ * the backing file's st_dev/st_ino: undo detaches only loop devices backed
+ * by that very file. */
 #include "stack/layers.h"
 #include "stack/plan.h"
 #include "util/log.h"
@@ -27,6 +28,9 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A new loop device's read-ahead (VM_READAHEAD_PAGES: 32 pages of 4 KiB) */
+#define SB_LOOP_READ_AHEAD_KB "128"
 
 #define A struct sb_loop_args
 static const struct sb_field fields[] = {
@@ -152,6 +156,25 @@ static int check_root(struct sb_exec *x, const char *root)
 				    "not a place for backing files",
 				    root, (unsigned)st.st_uid);
 	}
+	return 0;
+}
+
+/* A read-ahead stays with a loop device after it is detached: an earlier
+ * user's (another run's queue.read-ahead-kb, a test's) would change what
+ * buffered reads cost here, and side by side would copy it to every stack.
+ * Each starts at what the kernel gives a new one; the queue layer then
+ * sets the profile's. */
+static int reset_read_ahead(struct sb_exec *x, const char *dev)
+{
+	char path[PATH_MAX], was[32] = "";
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_ahead_kb", dev + 5);
+	if (sb_sys_read(path, was, sizeof(was)) < 0 || strcmp(was, SB_LOOP_READ_AHEAD_KB) == 0)
+		return 0;
+	int r = sb_sys_write(path, SB_LOOP_READ_AHEAD_KB);
+	if (r < 0)
+		return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb: %s", dev, strerror(-r));
+	sb_exec_log(x, "%s: read-ahead %s KiB, left by an earlier user: set to %s KiB\n", dev, was,
+		    SB_LOOP_READ_AHEAD_KB);
 	return 0;
 }
 
@@ -344,6 +367,8 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	r = sb_sys_write(path, a->rotational ? "1" : "0");
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot set rotational: %s", dev, strerror(-r));
+	if ((r = reset_read_ahead(x, dev)) < 0)
+		return r;
 	sb_result_var(result, a->var, dev);
 	return 0;
 }
