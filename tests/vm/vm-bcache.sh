@@ -60,6 +60,14 @@ if [ "${1:-}" = --guest ]; then
 			[ -z "$(blkid -p -o value -s TYPE "$d" 2>/dev/null)" ] || vm_fail "$1: blkid -p finds $(blkid -p "$d") on $d"
 		done
 	}
+	# why RESULTS: what a failed run's result.json and run.log say failed,
+	# on one line (a CI log keeps the tail of the output, and stderr goes
+	# to the top of /run/out, before the plan and the report)
+	why() {
+		local f
+		f=$(jq -c '[.variants[].repeats[].failed // empty]' "$1/result.json" 2>/dev/null || true)
+		echo "failed: ${f:-no result.json}; run.log: $(grep -h '^!!' "$1/run.log" 2>/dev/null | tail -3 | tr '\n' ' ')"
+	}
 	# want LINE WORD...: each word (a regex) in the line
 	want() {
 		local l=$1 w
@@ -103,7 +111,7 @@ if [ "${1:-}" = --guest ]; then
 	# (writethrough here; writeback over md below: one build each)
 	$SB run "$PROFILE" --devices "$SSD,$HDD" --yes --quick --results /run/res-bc -o "$INSPECT" \
 		-o bcache.mode=writethrough >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; vm_fail "bcache run exited $rc"; }
+	[ $rc = 0 ] || { cat /run/out; vm_fail "bcache run exited $rc: $(why /run/res-bc)"; }
 	cat "$facts"
 	[ "$(wc -l <"$facts")" = 1 ] || vm_fail "want 1 variant, the workload ran $(wc -l <"$facts") times"
 	h=${HDD#/dev/} s=${SSD#/dev/}
@@ -134,7 +142,7 @@ if [ "${1:-}" = --guest ]; then
 	rc=0
 	$SB run "$PROFILE" --devices "$SSD,$HDD,$HDD2" --yes --quick --results /run/res-bcmd "${MD[@]}" -o "$INSPECT" \
 		-o workloads.run=rand:16k,size=16M,direct=1,ops=512 >/run/out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /run/out; vm_fail "bcache over md exited $rc"; }
+	[ $rc = 0 ] || { cat /run/out; vm_fail "bcache over md exited $rc: $(why /run/res-bcmd)"; }
 	cat "$facts"
 	want "$(cat "$facts")" "mode=writeback" "backing=(md[0-9]+\+$s|$s\+md[0-9]+)"
 	# the shares look through bcache and md to the devices: the SSD and
