@@ -168,6 +168,14 @@ static bool side_round(struct ctx *c, struct sb_resultset *set, struct sb_vrun *
 	return true;
 }
 
+/* The images side by side kept from round to round, removed once no more
+ * rounds are run side by side (the last done, or fewer than two variants
+ * left): the exit code as run_rounds has it. */
+static int release_images(struct ctx *c, struct sb_vrun *vr, int code)
+{
+	return vr->images_kept ? sb_side_release(vr, &c->var[0], code) : code;
+}
+
 /* The rounds of a crossover cycle: the variants still running. */
 static size_t side_cycle(const struct ctx *c, const struct sb_resultset *set)
 {
@@ -240,6 +248,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 			more = 1;
 			goto looked;
 		}
+		code = release_images(c, vr, code);
 		for (size_t k = 0; k < c->n_var && !code; k++) {
 			size_t i = shuffle ? order[k] : k;
 			/* auto: whole rounds, so that every round pairs */
@@ -271,6 +280,7 @@ static int run_rounds(struct ctx *c, struct sb_resultset *set, struct sb_vrun *v
 		if (c->o.budget_ms && more && !code && whole)
 			more = budget_left(c, set, sched, t0, rep + 1, cycle);
 	}
+	code = release_images(c, vr, code);
 	sb_progress_done();
 	return code;
 }
@@ -657,6 +667,7 @@ static int run_variants(struct ctx *c, struct sb_runstate *rs, struct sb_results
 			     .slot_devs = c->dev ? devs : NULL,
 			     .n_slots = c->n_slots,
 			     .cpus = c->o.cpus,
+			     .keep_images = c->side,
 			     .loop_devices = &loop_devices,
 			     .before_first_write = recheck,
 			     .ud = c,

@@ -377,7 +377,7 @@ static int resolve_devices(struct ctx *c, bool enforce)
 	return r ? r : check_discard(c, enforce);
 }
 
-static int build_plans(struct ctx *c)
+static int build_plans(struct ctx *c, bool keep_images)
 {
 	const char *paths[65];
 	c->plans = calloc(c->n_var, sizeof(*c->plans));
@@ -390,7 +390,8 @@ static int build_plans(struct ctx *c)
 					.quick = c->o.quick,
 					.loop_dir = c->o.loop_dir,
 					.loop_dir_forced = c->o.loop_dir != NULL,
-					.cap_bytes = c->o.cap_cache ? c->o.ram : 0};
+					.cap_bytes = c->o.cap_cache ? c->o.ram : 0,
+					.keep_images = keep_images};
 		char *err = NULL;
 		int r;
 		if (!c->o.loop) {
@@ -478,7 +479,9 @@ void sb_ctx_print_plans(struct ctx *c, FILE *out)
 	if (c->side) {
 		fprintf(
 		    out,
-		    "side by side: %zu stacks built at once, each on images of its own; every "
+		    "side by side: %zu stacks built at once, each on images of its own, "
+		    "allocated in full and kept from round to round (mkfs without discard, so "
+		    "that their placement stays); every "
 		    "phase runs on each stack in turn (%s order, drawn per round from the seed); "
 		    "the variants change stacks from round to round (a full cycle: %zu rounds)\n",
 		    c->n_var, c->n_var == 2 ? "ABBA" : "Williams", c->n_var);
@@ -739,9 +742,18 @@ int sb_ctx_setup(struct ctx *c, const struct sb_cmdline *cl, int argc, char **ar
 		if (r)
 			return r;
 	}
-	r = build_plans(c);
+	r = build_plans(c, false);
 	if (r == 0)
 		decide_layout(c);
+	/* Side by side keeps each stack's images from round to round: planned
+	 * again so (mkfs without discard). */
+	if (r == 0 && c->side) {
+		for (size_t i = 0; i < c->n_var; i++)
+			sb_plan_free(&c->plans[i]);
+		free(c->plans);
+		c->plans = NULL;
+		r = build_plans(c, true);
+	}
 	if (r == 0 && (c->side || c->switched))
 		r = read_floor(c);
 	return r || !c->o.loop ? r : check_loop_dir(c, enforce);

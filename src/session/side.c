@@ -20,6 +20,7 @@
 #include "workload/progress.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -406,6 +407,7 @@ static int build_stack(struct sb_side *sd, struct stack *s, size_t n, struct sb_
 	}
 	sb_vrun_exec_init(&s->vr, &s->x, s->dir, s->id);
 	s->x.j = j;
+	s->x.keep_images = s->vr.keep_images;
 	s->x.step_base = base;
 	s->first = base + 1;
 	s->last = base + (unsigned)s->vr.plan->n;
@@ -639,7 +641,12 @@ int sb_side_round(struct sb_side *sd, int *failed)
 
 	if (!st)
 		return SB_EXIT_FAILED;
-	r = sb_journal_open(sd->proto->rs->journal, sd->proto->rs->run_id, &j);
+	/* The round before kept its images: their records are in the journal,
+	 * and this round's steps follow them. */
+	if (sd->proto->images_kept)
+		r = sb_journal_reopen(sd->proto->rs->journal, &j);
+	else
+		r = sb_journal_open(sd->proto->rs->journal, sd->proto->rs->run_id, &j);
 	if (r < 0) {
 		sb_error_errno(r, "%s: cannot create the journal", sd->proto->rs->journal);
 		free(st);
@@ -681,8 +688,11 @@ int sb_side_round(struct sb_side *sd, int *failed)
 		code = SB_EXIT_INTERRUPTED;
 	struct sb_vrun td = *sd->proto;
 	td.v = &sd->variants[st[0].var];
+	/* the images stay for the next round unless the run ends here */
+	td.keep_images = sd->proto->keep_images && !code;
 	code = sb_vrun_teardown(&td, code, &st[0].failed);
 	sd->proto->left_behind = td.left_behind;
+	sd->proto->images_kept = td.images_kept;
 	size_t ran[k], n_ran = 0;
 	for (size_t s = 0; s < made; s++)
 		if (st[s].built)
@@ -695,5 +705,27 @@ int sb_side_round(struct sb_side *sd, int *failed)
 	for (size_t s = 0; s < made; s++)
 		stack_release(&st[s]);
 	free(st);
+	return code;
+}
+
+int sb_side_release(struct sb_vrun *vr, const struct sb_pvariant *v, int code)
+{
+	struct sb_vrun fin = *vr;
+	json_object *failed = NULL;
+
+	if (!vr->images_kept)
+		return code;
+	fin.v = v;
+	fin.keep_images = false;
+	code = sb_vrun_teardown(&fin, code, &failed);
+	json_object_put(failed);
+	vr->left_behind = fin.left_behind;
+	vr->images_kept = false;
+	/* the stacks' directories, which held the links to the images */
+	for (size_t s = 0; !fin.left_behind && s < SB_DESIGN_MAX_K; s++) {
+		char d[PATH_MAX];
+		snprintf(d, sizeof(d), "%s/s%zu", vr->rs->run_dir, s);
+		(void)rmdir(d);
+	}
 	return code;
 }

@@ -35,6 +35,11 @@ struct sb_side {
  * signal, the teardown; vr->left_behind set as sb_vrun does). */
 int sb_side_round(struct sb_side *sd, int *failed);
 
+/* The images the rounds kept (vr->images_kept), removed: the last
+ * teardown, when no more rounds run side by side. v names the run in
+ * messages. Returns code, or the teardown's failure (vr->left_behind). */
+int sb_side_release(struct sb_vrun *vr, const struct sb_pvariant *v, int code);
+
 /* The same round on one stack (switch.c), for variants on real devices
  * that differ only in mount options: the stack built once, each workload
  * run for every variant in turn, the file system mounted again with the

@@ -297,9 +297,11 @@ int sb_vrun_teardown(struct sb_vrun *vr, int code, json_object **failed)
 	sb_exec_init(&u);
 	u.log_fd = rs->log_fd;
 	u.udev = rs->udev;
-	dprintf(rs->log_fd, "== teardown\n");
+	u.keep_images = vr->keep_images;
+	dprintf(rs->log_fd, "== teardown%s\n", vr->keep_images ? " (the images kept)" : "");
 	r = sb_exec_undo_journal(&u, rs->journal);
 	vr->left_behind = r < 0;
+	vr->images_kept = r == 0 && vr->keep_images && access(rs->journal, F_OK) == 0;
 	if (r < 0) {
 		sb_error("%s: teardown: %s (the journal is kept: run 'stackbench teardown %s')",
 			 vr->v->name, u.errmsg ? u.errmsg : strerror(-r), rs->run_id);

@@ -51,6 +51,11 @@ struct sb_vrun {
 	/* out: the teardown failed and the journal is kept (the run must not
 	 * go on to another variant over what is left) */
 	bool left_behind;
+	/* Side by side under --loop: each stack's images are kept from round
+	 * to round (sb_exec.keep_images); images_kept says the journal holds
+	 * them now (a round's teardown kept them), for the next round or the
+	 * last teardown (sb_vrun_teardown with keep_images false). */
+	bool keep_images, images_kept;
 };
 
 /* The time limit of every external program of a step (mkfs on a large disk

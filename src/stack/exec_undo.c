@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- undo from the journal ---- */
 
@@ -279,6 +280,41 @@ static int undo_one(struct sb_exec *x, const struct sb_jrec *rec, struct urec *u
 	return r;
 }
 
+/* keep_images: the journal, every step undone, holds only the loop steps
+ * whose images were kept (each file once, the newest record), so that a
+ * teardown after a kill before the next round removes them. */
+static int keep_journal(struct sb_exec *x, const char *path, const struct sb_jread *jr)
+{
+	const struct sb_jrec *keep[jr->n ? jr->n : 1];
+	size_t n = 0;
+	struct stat st;
+	int r;
+
+	for (size_t i = jr->n; i-- > 0;) {
+		const struct sb_jrec *rec = &jr->rec[i];
+		const char *file = sb_json_str(rec->args, "file");
+		bool seen = false;
+		if (strcmp(rec->kind, "loop") != 0 || !rec->result || !file ||
+		    lstat(file, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(sb_json_str(keep[k]->args, "file"), file) == 0;
+		if (!seen)
+			keep[n++] = rec;
+	}
+	if (!n)
+		return unlink(path) < 0 && errno != ENOENT
+			   ? sb_exec_fail(x, negerrno(), "%s: cannot remove: %s", path,
+					  strerror(errno))
+			   : 0;
+	r = sb_journal_rewrite(path, jr->run_id ? jr->run_id : "", keep, n);
+	if (r < 0)
+		return sb_exec_fail(x, r, "%s: cannot keep the images' records: %s", path,
+				    strerror(-r));
+	sb_exec_log(x, "journal: %zu image%s kept for the next round\n", n, n == 1 ? "" : "s");
+	return 0;
+}
+
 int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 {
 	struct sb_jread jr = {0};
@@ -326,6 +362,15 @@ int sb_exec_undo_journal(struct sb_exec *x, const char *path)
 		if ((first = undo_one(x, &jr.rec[i], &u[i], &mismatch, &first_msg)) < 0)
 			break; /* layers below still carry this one: a later teardown
 				* starts again from the top (every undo is idempotent) */
+	if (!first && !mismatch && x->keep_images) {
+		free(x->errmsg);
+		x->errmsg = NULL;
+		r = keep_journal(x, path, &jr);
+		free_urecs(u, jr.n);
+		sb_jread_free(&jr);
+		x->run_dir = NULL;
+		return r;
+	}
 	free_urecs(u, jr.n);
 	sb_jread_free(&jr);
 	x->run_dir = NULL;

@@ -674,7 +674,7 @@ static int fs_redundancy(const void *cfg, struct sb_redundancy *out)
 /* The profile's mkfs words, checked against this file system's own mkfs
  * (an option that takes a host path means another thing to each: -d, -r),
  * with what the run needs added: ext4 initialised up front, no discard
- * after a precondition. */
+ * after a precondition or on images kept from round to round. */
 static int fs_words(const struct fs_cfg *f, struct sb_pctx *b, struct sb_list *w)
 {
 	enum sb_fs_type t = fs_type(f);
@@ -689,7 +689,7 @@ static int fs_words(const struct fs_cfg *f, struct sb_pctx *b, struct sb_list *w
 	}
 	if (t == SB_FS_EXT4)
 		sb_ext4_no_lazy_init(w);
-	return b->preconditioned ? sb_mkfs_no_discard(t, w, b) : 0;
+	return b->preconditioned || b->in->keep_images ? sb_mkfs_no_discard(t, w, b) : 0;
 }
 
 /* btrfs over all (or N) units, other file systems on the first; without a

@@ -68,10 +68,11 @@ void sb_ext4_no_lazy_init(struct sb_list *w)
 }
 
 /* A preconditioned device must reach the workload as the precondition left
- * it: mkfs would otherwise discard it all again (every mkfs here does by
- * default). xfs and btrfs take -K; mke2fs takes nodiscard inside its -E. A
- * profile that asks for discard explicitly contradicts the precondition:
- * refused. */
+ * it, and an image kept from round to round side by side keeps its
+ * placement: mkfs would otherwise discard it all again (every mkfs here
+ * does by default; on a loop device a discard punches holes in the image). xfs and btrfs take -K;
+ * mke2fs takes nodiscard inside its -E. A profile that asks for discard explicitly contradicts the
+ * precondition: refused. */
 int sb_mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, struct sb_pctx *b)
 {
 	for (size_t i = 0; w->v && i < w->n; i++) {
@@ -85,10 +86,12 @@ int sb_mkfs_no_discard(enum sb_fs_type t, struct sb_list *w, struct sb_pctx *b)
 		if (v && strstr(v, "nodiscard"))
 			return 0;
 		if (v && strstr(v, "discard"))
-			return sb_plan_fail(b, -EINVAL,
-					    "fs.mkfs: '-E %s' discards the device again after "
-					    "devices.precondition (drop the discard word)",
-					    v);
+			return sb_plan_fail(
+			    b, -EINVAL, "fs.mkfs: '-E %s' discards the device again %s", v,
+			    b->preconditioned
+				? "after devices.precondition (drop the discard word)"
+				: "on the images side by side keeps from round to round, whose "
+				  "placement it would change (drop the discard word, or --rounds)");
 	}
 	if (t > SB_FS_EXT4)
 		sb_list_add(w, "-K");

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,32 +43,24 @@ static int append(struct sb_journal *j, json_object *o)
 	return fdatasync(j->fd) < 0 ? negerrno() : 0;
 }
 
-int sb_journal_open(const char *path, const char *run_id, struct sb_journal **out)
+/* The file's name must be durable too, or a crash could lose it. */
+static void sync_dir(const char *path)
 {
-	struct sb_journal *j;
 	_cleanup_free_ char *dir = strdup(path);
-	int fd, dfd, r;
-	char ts[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (!dir)
-		return -ENOMEM;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return negerrno();
-	/* The file's name must be durable too, or a crash could lose it. */
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = dir ? open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
-	j = calloc(1, sizeof(*j));
-	if (!j) {
-		close(fd);
-		return -ENOMEM;
-	}
-	j->fd = fd;
+}
+
+static int header(struct sb_journal *j, const char *run_id)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int r;
+
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object *h = json_object_new_object();
@@ -78,12 +71,78 @@ int sb_journal_open(const char *path, const char *run_id, struct sb_journal **ou
 	json_object_object_add(h, "created", json_object_new_string(ts));
 	r = append(j, h);
 	json_object_put(h);
+	return r;
+}
+
+int sb_journal_open(const char *path, const char *run_id, struct sb_journal **out)
+{
+	struct sb_journal *j;
+	int fd, r;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negerrno();
+	sync_dir(path);
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		close(fd);
+		return -ENOMEM;
+	}
+	j->fd = fd;
+	r = header(j, run_id);
 	if (r < 0) {
 		sb_journal_close(j);
 		unlink(path);
 		return r;
 	}
 	*out = j;
+	return 0;
+}
+
+int sb_journal_reopen(const char *path, struct sb_journal **out)
+{
+	struct sb_journal *j;
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return negerrno();
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		close(fd);
+		return -ENOMEM;
+	}
+	j->fd = fd;
+	*out = j;
+	return 0;
+}
+
+int sb_journal_rewrite(const char *path, const char *run_id, const struct sb_jrec *const *rec,
+		       size_t n)
+{
+	_cleanup_free_ char *tmp = NULL;
+	struct sb_journal j = {.fd = -1};
+	int r;
+
+	if (asprintf(&tmp, "%s.new", path) < 0)
+		return -ENOMEM;
+	j.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (j.fd < 0)
+		return negerrno();
+	r = header(&j, run_id);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		unsigned step = SB_JOURNAL_KEPT_STEP + (unsigned)i;
+		r = sb_journal_begin(&j, step, rec[i]->kind, rec[i]->args, rec[i]->ident);
+		if (r == 0)
+			r = sb_journal_done(&j, step, rec[i]->result);
+	}
+	close(j.fd);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = negerrno();
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	sync_dir(path);
 	return 0;
 }
 

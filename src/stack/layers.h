@@ -17,6 +17,9 @@ struct sb_loop_args {
 	bool rotational;
 	bool allow_tmpfs; /* the user named the loop directory on purpose */
 	char *var;
+	/* side by side: allocated in full and kept from round to round (the
+	 * run's executor keeps it: sb_exec.keep_images) */
+	bool keep;
 };
 
 struct sb_queue_args {

@@ -8,6 +8,7 @@
  * the backing file's st_dev/st_ino: undo detaches only loop devices backed
  * by that very file. */
 #include "stack/layers.h"
+#include "stack/loop-int.h"
 #include "stack/plan.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -15,6 +16,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -29,9 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A new loop device's read-ahead (VM_READAHEAD_PAGES: 32 pages of 4 KiB) */
-#define SB_LOOP_READ_AHEAD_KB "128"
-
 #define A struct sb_loop_args
 static const struct sb_field fields[] = {
     SB_FIELD(A, file, SB_FT_PATH, SB_FF_REQUIRED),
@@ -40,6 +39,7 @@ static const struct sb_field fields[] = {
     SB_FIELD(A, rotational, SB_FT_BOOL, 0),
     SB_FIELD(A, allow_tmpfs, SB_FT_BOOL, 0),
     SB_FIELD(A, var, SB_FT_STR, SB_FF_REQUIRED),
+    SB_FIELD(A, keep, SB_FT_BOOL, 0),
 };
 #undef A
 
@@ -56,12 +56,14 @@ static int describe(const void *args, char **what, char **undo)
 	char buf[16];
 
 	if (asprintf(what,
-		     "truncate -s %s %s/%s; losetup --find --show --partscan --direct-io=on "
+		     "%s %s %s/%s%s; losetup --find --show --partscan --direct-io=on "
 		     "%s/%s -> ${%s}; rotational=%d",
-		     sb_format_size(a->size, buf, sizeof(buf)), a->dir, base, a->dir, base, a->var,
-		     a->rotational) < 0 ||
-	    asprintf(undo, "losetup -d <device of %s/%s>; rm %s/%s", a->dir, base, a->dir, base) <
-		0)
+		     a->keep ? "fallocate -l" : "truncate -s",
+		     sb_format_size(a->size, buf, sizeof(buf)), a->dir, base,
+		     a->keep ? " (the first round; later ones attach it again)" : "", a->dir, base,
+		     a->var, a->rotational) < 0 ||
+	    asprintf(undo, "losetup -d <device of %s/%s>; rm %s/%s%s", a->dir, base, a->dir, base,
+		     a->keep ? " (after the last round)" : "") < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -159,123 +161,28 @@ static int check_root(struct sb_exec *x, const char *root)
 	return 0;
 }
 
-/* A read-ahead stays with a loop device after it is detached: an earlier
- * user's (another run's queue.read-ahead-kb, a test's) would change what
- * buffered reads cost here, and side by side would copy it to every stack.
- * Each starts at what the kernel gives a new one; the queue layer then
- * sets the profile's. */
-static int reset_read_ahead(struct sb_exec *x, const char *dev)
-{
-	char path[PATH_MAX], was[32] = "";
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_ahead_kb", dev + 5);
-	if (sb_sys_read(path, was, sizeof(was)) < 0 || strcmp(was, SB_LOOP_READ_AHEAD_KB) == 0)
-		return 0;
-	int r = sb_sys_write(path, SB_LOOP_READ_AHEAD_KB);
-	if (r < 0)
-		return sb_exec_fail(x, r, "%s: cannot set read_ahead_kb: %s", dev, strerror(-r));
-	sb_exec_log(x, "%s: read-ahead %s KiB, left by an earlier user: set to %s KiB\n", dev, was,
-		    SB_LOOP_READ_AHEAD_KB);
-	return 0;
-}
+/* The image file, made (or, keep_images, the one an earlier round kept):
+ * its fd, or -errno. */
+static int open_image(struct sb_exec *x, int dfd, const struct sb_loop_args *a, const char *base);
 
-static int attach(int file_fd, bool dio, char *dev, size_t len)
+/* keep_images: a new image allocated in full, so that its placement on
+ * the backing file system is fixed for the whole run (a file system that
+ * cannot allocate ahead, such as one without fallocate, fills it as it is
+ * written, as without). */
+static int allocate(struct sb_exec *x, int fd, const struct sb_loop_args *a, const char *base)
 {
-	_cleanup_close_ int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return negerrno();
-	/* Another program may take the free device first: try again. */
-	for (int tries = 0; tries < 20; tries++) {
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
-		_cleanup_close_ int fd = -1;
-		struct loop_config cfg = {.fd = (unsigned)file_fd};
-		int r;
-
-		if (n < 0)
-			return negerrno();
-		snprintf(dev, len, "/dev/loop%d", n);
-		r = sb_wait_node(dev, 2000, sb_udev_running());
-		if (r < 0)
-			return r;
-		fd = open(dev, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return negerrno();
-		cfg.info.lo_flags = LO_FLAGS_PARTSCAN | (dio ? LO_FLAGS_DIRECT_IO : 0);
-		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0)
-			return 0;
-		if (errno == EBUSY)
-			continue;
-		if (errno != EINVAL && errno != ENOTTY)
-			return negerrno();
-		/* Kernels before 5.8, or direct I/O refused at configure time: the
-		 * two-call way (direct I/O is then asked for afterwards). */
-		if (ioctl(fd, LOOP_SET_FD, file_fd) < 0) {
-			if (errno == EBUSY)
-				continue;
-			return negerrno();
-		}
-		cfg.info.lo_flags &= ~(unsigned)LO_FLAGS_DIRECT_IO;
-		if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info) < 0) {
-			int e = negerrno();
-			ioctl(fd, LOOP_CLR_FD, 0);
-			return e;
-		}
+	struct stat st;
+	if (fallocate(fd, 0, 0, (off_t)a->size) == 0 && fstat(fd, &st) == 0) {
+		sb_exec_log(x, "%s/%s: allocated in full, kept from round to round (inode %llu)\n",
+			    a->dir, base, (unsigned long long)st.st_ino);
 		return 0;
 	}
-	return -EBUSY;
-}
-
-static bool loop_dio(const char *dev)
-{
-	char p[96], buf[8];
-	snprintf(p, sizeof(p), "/sys/block/%s/loop/dio", dev + 5);
-	return sb_sys_read(p, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
-}
-
-/* Does direct I/O through the device work? A file system can take
- * O_DIRECT and fail every such I/O: overlayfs over tmpfs (the VM runner's
- * root) does, and mdadm then says only "Failed to write metadata". One
- * aligned read of the first block (the new image's zeros) tells. */
-static int dio_works(const char *dev)
-{
-	_cleanup_close_ int fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	void *buf = NULL;
-	int r = 0;
-	if (fd < 0)
-		return negerrno();
-	if (posix_memalign(&buf, 4096, 4096) != 0)
-		return -ENOMEM;
-	errno = 0;
-	if (pread(fd, buf, 4096, 0) != 4096)
-		r = errno ? negerrno() : -EIO;
-	free(buf);
-	return r;
-}
-
-/* A read-only flag on the node that an earlier user left (blockdev
- * --setro outlives the loop device it was set on: a test killed before
- * its cleanup left one) would fail every write to our device with EPERM,
- * mkfs's first. The device is ours now, attached read-write to our own
- * image: the flag is cleared, and run.log says so. 0 or -errno. */
-static int clear_stale_ro(struct sb_exec *x, const char *dev)
-{
-	_cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC);
-	int ro = 0, rw = 0;
-
-	if (fd < 0 || ioctl(fd, BLKROGET, &ro) < 0)
-		return sb_exec_fail(x, negerrno(), "%s: cannot read its read-only flag: %s", dev,
-				    strerror(errno));
-	if (!ro)
+	if (errno == EOPNOTSUPP) {
+		sb_exec_log(x, "%s/%s: cannot be allocated ahead here: sparse\n", a->dir, base);
 		return 0;
-	if (ioctl(fd, BLKROSET, &rw) < 0)
-		return sb_exec_fail(x, negerrno(),
-				    "%s: read-only (blockdev --setro left on the node by an "
-				    "earlier user), and cannot be set read-write: %s",
-				    dev, strerror(errno));
-	sb_exec_log(x,
-		    "%s: was read-only (blockdev --setro left on the node by an earlier "
-		    "user): set read-write for our image\n",
-		    dev);
-	return 0;
+	}
+	return sb_exec_fail(x, negerrno(), "%s/%s: cannot allocate %" PRIu64 " bytes: %s", a->dir,
+			    base, a->size, strerror(errno));
 }
 
 static int run(void *args, json_object *result, struct sb_exec *x)
@@ -313,11 +220,10 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 			return sb_exec_fail(x, -EEXIST, "%s exists and does not point at %s", link,
 					    a->dir);
 	}
-	fd = openat(dfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open_image(x, dfd, a, base);
 	if (fd < 0)
-		return sb_exec_fail(x, negerrno(), "%s/%s: cannot create: %s", a->dir, base,
-				    strerror(errno));
-	if (ftruncate(fd, (off_t)a->size) < 0 || fstat(fd, &st) < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
 		return sb_exec_fail(x, negerrno(), "%s/%s: cannot size: %s", a->dir, base,
 				    strerror(errno));
 	/* Known before the device exists, so that undo can tell our loop from
@@ -328,21 +234,21 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	json_object_object_add(b, "ino", json_object_new_int64((int64_t)st.st_ino));
 	json_object_object_add(result, "backing", b);
 
-	r = attach(fd, true, dev, sizeof(dev));
+	r = sb_loop_attach(fd, true, dev, sizeof(dev));
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s/%s: cannot attach a loop device: %s", a->dir, base,
 				    strerror(-r));
 	json_object_object_add(result, "dev", json_object_new_string(dev));
 	sb_exec_log(x, "%s/%s attached as %s\n", a->dir, base, dev);
-	if ((r = clear_stale_ro(x, dev)) < 0)
+	if ((r = sb_loop_clear_stale_ro(x, dev)) < 0)
 		return r;
-	if (!loop_dio(dev)) {
+	if (!sb_loop_dio(dev)) {
 		_cleanup_close_ int lfd = open(dev, O_RDONLY | O_CLOEXEC);
 		if (lfd >= 0)
 			ioctl(lfd, LOOP_SET_DIRECT_IO, 1UL);
 	}
-	bool dio = loop_dio(dev);
-	if (dio && (r = dio_works(dev)) < 0) {
+	bool dio = sb_loop_dio(dev);
+	if (dio && (r = sb_loop_dio_works(dev)) < 0) {
 		x->refused = true;
 		return sb_exec_fail(x, r,
 				    "refused: %s: direct I/O to its backing file in %s fails (%s): "
@@ -367,7 +273,7 @@ static int run(void *args, json_object *result, struct sb_exec *x)
 	r = sb_sys_write(path, a->rotational ? "1" : "0");
 	if (r < 0)
 		return sb_exec_fail(x, r, "%s: cannot set rotational: %s", dev, strerror(-r));
-	if ((r = reset_read_ahead(x, dev)) < 0)
+	if ((r = sb_loop_reset_read_ahead(x, dev)) < 0)
 		return r;
 	sb_result_var(result, a->var, dev);
 	return 0;
@@ -421,6 +327,7 @@ struct scan {
 	bool detach;
 	int err;
 	char *mismatch;
+	unsigned attached; /* loop devices on our inode */
 };
 
 static int detach(const char *dev, struct sb_exec *x)
@@ -494,6 +401,7 @@ static int scan(struct scan *s)
 		 * there is, as before identities were journaled. */
 		if (!same_ino && !(same_name && !s->known))
 			continue;
+		s->attached++;
 		if (!s->detach)
 			continue;
 		close(TAKE_FD(fd));
@@ -502,6 +410,62 @@ static int scan(struct scan *s)
 			s->err = sb_exec_fail(s->x, k, "%s: cannot detach: %s", dev, strerror(-k));
 	}
 	return s->err;
+}
+
+/* keep_images: the image an earlier round of this run kept, in our own
+ * private directory: a regular file of ours, linked once, attached to no
+ * loop device, sized as this step asks. */
+static int kept_image(struct sb_exec *x, int dfd, const struct sb_loop_args *a, const char *base)
+{
+	int fd = openat(dfd, base, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	struct scan s = {.a = a, .x = x, .known = true};
+
+	if (fd < 0)
+		return sb_exec_fail(x, negerrno(), "%s/%s: cannot open the kept image: %s", a->dir,
+				    base, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return sb_exec_fail(x, -EPERM, "%s/%s: not an image this run kept", a->dir, base);
+	}
+	s.dev = st.st_dev;
+	s.ino = st.st_ino;
+	(void)scan(&s);
+	free(s.mismatch);
+	if (s.attached) {
+		close(fd);
+		return sb_exec_fail(x, -EBUSY, "%s/%s: kept, but still attached to a loop device",
+				    a->dir, base);
+	}
+	if ((uint64_t)st.st_size != a->size && ftruncate(fd, (off_t)a->size) < 0) {
+		int r = sb_exec_fail(x, negerrno(), "%s/%s: cannot size: %s", a->dir, base,
+				     strerror(errno));
+		close(fd);
+		return r;
+	}
+	sb_exec_log(x, "%s/%s: the image kept from the round before (inode %llu)\n", a->dir, base,
+		    (unsigned long long)st.st_ino);
+	return fd;
+}
+
+static int open_image(struct sb_exec *x, int dfd, const struct sb_loop_args *a, const char *base)
+{
+	int r, fd = openat(dfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno == EEXIST && x->keep_images)
+		return kept_image(x, dfd, a, base);
+	if (fd < 0)
+		return sb_exec_fail(x, negerrno(), "%s/%s: cannot create: %s", a->dir, base,
+				    strerror(errno));
+	r = ftruncate(fd, (off_t)a->size) < 0
+		? sb_exec_fail(x, negerrno(), "%s/%s: cannot size: %s", a->dir, base,
+			       strerror(errno))
+	    : a->keep ? allocate(x, fd, a, base)
+		      : 0;
+	if (r < 0)
+		close(fd);
+	return r < 0 ? r : fd;
 }
 
 static int check(const void *args, json_object *result, struct sb_exec *x)
@@ -532,6 +496,13 @@ static int undo(const void *args, json_object *result, struct sb_exec *x)
 	free(s.mismatch);
 	if (r < 0)
 		return r;
+	/* Between rounds side by side: the image stays for the next round
+	 * (the journal keeps its record: sb_exec_undo_journal). */
+	if (x->keep_images && result && stat(a->file, &st) == 0 && s.known && st.st_ino == s.ino &&
+	    st.st_dev == s.dev) {
+		sb_exec_log(x, "%s: kept for the next round\n", a->file);
+		return 0;
+	}
 	/* The file, when it is still the one we made. */
 	if (stat(a->file, &st) == 0 && (!s.known || (st.st_ino == s.ino && st.st_dev == s.dev)) &&
 	    unlink(a->file) < 0 && errno != ENOENT)
@@ -624,6 +595,7 @@ static void loop_step(struct sb_pctx *b, const char *loop_dir, const char *var, 
 	a->rotational = rot;
 	a->allow_tmpfs = b->in->loop_dir_forced;
 	a->var = sb_plan_fmt("%s", var);
+	a->keep = b->in->keep_images;
 }
 
 /* --loop: an image the profile does not size holds the data set (plus a

@@ -253,6 +253,12 @@ struct sb_exec {
 	bool refused;
 	bool udev;	     /* udevd runs: let it create nodes */
 	const char *run_dir; /* undo: the journal's directory (set by sb_exec_undo_journal) */
+	/* Side by side under --loop, from round to round: a loop step attaches
+	 * the image an earlier round kept (else it makes one, allocated in
+	 * full), and an undo detaches the image but keeps it, the journal then
+	 * holding only the kept images' records (so that teardown still removes
+	 * them after a kill between rounds). */
+	bool keep_images;
 };
 
 /* ---- exec.c, exec_run.c, exec_undo.c ---- */
@@ -308,6 +314,15 @@ struct sb_jread {
 	unsigned bad_line; /* -EBADMSG: the line that is damaged (1-based) */
 };
 int sb_journal_open(const char *path, const char *run_id, struct sb_journal **out);
+/* The journal an earlier round left with its kept images' records, opened
+ * to append the next round's (no new header). */
+int sb_journal_reopen(const char *path, struct sb_journal **out);
+/* Replaces the journal at path (atomically: a new file renamed over it)
+ * with a header for run_id and the records rec[0..n-1], begun and done,
+ * numbered from SB_JOURNAL_KEPT_STEP up: what an undo kept. */
+#define SB_JOURNAL_KEPT_STEP 1000000u
+int sb_journal_rewrite(const char *path, const char *run_id, const struct sb_jrec *const *rec,
+		       size_t n);
 int sb_journal_begin(struct sb_journal *j, unsigned step, const char *kind, json_object *args,
 		     json_object *ident);
 int sb_journal_done(struct sb_journal *j, unsigned step, json_object *result);
@@ -347,6 +362,11 @@ struct sb_plan_in {
 	/* --cap-cache: the workloads' memory cgroup limit (0: none), made as
 	 * the plan's last step (stack/cgroup.c). */
 	uint64_t cap_bytes;
+	/* --loop, variants side by side: each stack's images are kept from
+	 * round to round (allocated in full once, so that their placement on
+	 * the backing file system stays), and nothing above may discard them
+	 * (mkfs without discard). */
+	bool keep_images;
 };
 struct sb_slot {
 	enum sb_role role;

@@ -4,7 +4,9 @@
 # over the stacks from round to round, every turn in result.json; the plan
 # says so, --rounds keeps the old layout; the host's round floor recorded
 # (a bad one refused); the space of all stacks is checked
-# before anything is made; kill -9 in a turn leaves nothing after teardown.
+# before anything is made; each stack's images allocated in full and kept
+# from round to round; kill -9 in a turn or between rounds leaves nothing
+# after teardown.
 . "$SB_TOP/tests/lib.sh"
 need_loop
 need_prog mkfs.ext4
@@ -109,6 +111,25 @@ expect_exit 0 "$STACKBENCH" report "$SB_TMP/r" --width 10000
 assert_contains "$OUT" "repeats: mount.options=noatime 2" "the report reads the set"
 assert_contains "$OUT" "  round floor Random Read 2.5%, Random Write 1.5% (the SD of one round's effect: the host's A/A calibration, 10 trials, recorded by run" "the recorded floor applied"
 
+# Each stack's image is allocated in full in the first round and kept for
+# the next (mkfs without discard, which on a loop device punches holes), so
+# that its placement on the disk stays; the run removes them at its end.
+assert_contains "$PLAN7" "allocated in full and kept from round to round (mkfs without discard" "plan: the images kept"
+assert_contains "$PLAN7" "lazy_journal_init=0,nodiscard" "plan: mkfs without discard"
+made=$(sed -n 's|^.*/\([^/]*-s[0-9]\)/any.img: allocated in full, kept from round to round (inode \([0-9]*\))$|\1 \2|p' "$SB_TMP/r/run.log" | sort)
+kept=$(sed -n 's|^.*/\([^/]*-s[0-9]\)/any.img: the image kept from the round before (inode \([0-9]*\))$|\1 \2|p' "$SB_TMP/r/run.log" | sort)
+assert_eq "$(wc -l <<<"$made")" 2 "round 1 allocates both stacks' images: $made"
+assert_eq "$kept" "$made" "round 2 attaches the images round 1 made, each on its stack"
+grep -q "^journal: 2 images kept for the next round$" "$SB_TMP/r/run.log" || fail "run.log: no round kept the images"
+# mkfs words asking for discard would undo that: refused side by side
+# (exit 2, before anything is made), accepted with --rounds.
+expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick -o "fs.mkfs=-E discard" --results "$SB_TMP/rd" -q
+assert_contains "$OUT" "discards the device again on the images side by side keeps from round to round" "mkfs discard refused side by side"
+[ ! -e "$SB_TMP/rd" ] || fail "the refused run made its results"
+expect_exit 0 "$STACKBENCH" plan "$SB_TMP/two.conf" --loop --quick --rounds -o "fs.mkfs=-E discard"
+assert_contains "$OUT" "mkfs.ext4 -F -q -E discard,lazy_itable_init=0,lazy_journal_init=0 " "--rounds: mkfs as the profile asks"
+[ -z "$(ls -A "$STACKBENCH_LOOP_DIR")" ] || fail "images left after the run: $(ls -AR "$STACKBENCH_LOOP_DIR")"
+
 expect_exit 2 "$STACKBENCH" run "$SB_TMP/two.conf" --loop --budget 10x
 assert_contains "$OUT" "--budget: expected a duration" "a bad --budget"
 
@@ -170,5 +191,24 @@ wait $pid 2>/dev/null || true
 expect_exit 0 "$STACKBENCH" teardown --all
 assert_contains "$OUT" "torn down" "teardown after kill -9 in a turn"
 nothing_left "after kill -9 in a turn and teardown"
+[ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
+
+# kill -9 between rounds, the images kept and nothing else built on them:
+# teardown --all removes them.
+"$STACKBENCH" run "$SB_TMP/two.conf" --loop --quick --repeat 6 -o "workloads.run=command:true" \
+	--results "$SB_TMP/r4" -q >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "^journal: 2 images kept for the next round$" "$SB_TMP/r4/run.log" 2>/dev/null && break
+	sleep 0.02
+done
+kill -9 $pid
+wait $pid 2>/dev/null || true
+grep -q "^journal: 2 images kept for the next round$" "$SB_TMP/r4/run.log" || fail "the killed run kept no images"
+[ -n "$(ls -A "$STACKBENCH_LOOP_DIR")" ] || fail "the killed run left no images to remove"
+expect_exit 0 "$STACKBENCH" teardown --all
+assert_contains "$OUT" "torn down" "teardown after kill -9 between rounds"
+nothing_left "after kill -9 between rounds and teardown"
+[ -z "$(ls -A "$STACKBENCH_LOOP_DIR")" ] || fail "images left after teardown: $(ls -AR "$STACKBENCH_LOOP_DIR")"
 [ -z "$(ls -A "$STACKBENCH_STATE_DIR")" ] || fail "state left: $(ls -A "$STACKBENCH_STATE_DIR")"
 pass_msg "side by side: plan, turns in ABBA order, crossover, records, space check, kill -9"

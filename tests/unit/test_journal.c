@@ -75,6 +75,20 @@ static void test_parse(void **state)
 	}
 }
 
+/* Step 1 begun: a mount of nothing on mnt (its undo removes the mount
+ * point, which needs no root when nothing is mounted). */
+static void begin_mount(struct sb_journal *j, const char *mnt)
+{
+	json_object *args = json_object_new_object();
+	json_object *devs = json_object_new_array();
+	json_object_array_add(devs, json_object_new_string("/dev/nonexistent"));
+	json_object_object_add(args, "dir", json_object_new_string(mnt));
+	json_object_object_add(args, "devs", devs);
+	json_object_object_add(args, "type", json_object_new_string("xfs"));
+	assert_int_equal(sb_journal_begin(j, 1, "mount", args, NULL), 0);
+	json_object_put(args);
+}
+
 /* Written records read back; a torn tail appended by hand is skipped and
  * undo still undoes the step that began (a mount record: the undo removes
  * the mount point, which needs no root when nothing is mounted). */
@@ -92,14 +106,7 @@ static void test_write_and_undo(void **state)
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	assert_int_equal(sb_journal_open(path, "run-7", &j), 0);
-	json_object *args = json_object_new_object();
-	json_object *devs = json_object_new_array();
-	json_object_array_add(devs, json_object_new_string("/dev/nonexistent"));
-	json_object_object_add(args, "dir", json_object_new_string(mnt));
-	json_object_object_add(args, "devs", devs);
-	json_object_object_add(args, "type", json_object_new_string("xfs"));
-	assert_int_equal(sb_journal_begin(j, 1, "mount", args, NULL), 0);
-	json_object_put(args);
+	begin_mount(j, mnt);
 	sb_journal_close(j);
 	/* A crash in the middle of the next record. */
 	f = fopen(path, "a");
@@ -126,6 +133,74 @@ static void test_write_and_undo(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* What an undo side by side keeps between rounds: the records rewritten
+ * from SB_JOURNAL_KEPT_STEP up under a new header (read back as begun and
+ * done, args and results whole), the next round's records appended after
+ * them by sb_journal_reopen; an undo in keep mode with no image left to
+ * keep (a mount record only) removes the journal as any undo does. */
+static void test_rewrite_keep(void **state)
+{
+	char dir[] = "/tmp/sbjournal-XXXXXX", path[300], mnt[300];
+	struct sb_jread r, again;
+	struct sb_journal *j;
+	struct sb_exec x;
+	struct stat st;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/journal", dir);
+	assert_int_equal(sb_journal_parse(HDR B1 D1 B2, strlen(HDR B1 D1 B2), &r), 0);
+	const struct sb_jrec *keep[] = {&r.rec[0]};
+	assert_int_equal(sb_journal_rewrite(path, r.run_id, keep, 1), 0);
+	assert_int_equal(sb_journal_read(path, &again), 0);
+	assert_int_equal(again.n, 1);
+	assert_int_equal(again.torn, 0);
+	assert_string_equal(again.run_id, "r1");
+	assert_int_equal(again.rec[0].step, SB_JOURNAL_KEPT_STEP);
+	assert_string_equal(again.rec[0].kind, "loop");
+	assert_string_equal(sb_json_str(again.rec[0].args, "file"), "/x/a.img");
+	assert_non_null(again.rec[0].result);
+	assert_string_equal(sb_json_str(again.rec[0].result, "dev"), "/dev/loop9");
+	sb_jread_free(&again);
+	sb_jread_free(&r);
+	char tmp[320];
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	assert_int_equal(stat(tmp, &st), -1); /* renamed over, not left beside */
+
+	/* the next round appends its steps after the kept ones */
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	assert_int_equal(sb_journal_reopen(path, &j), 0);
+	begin_mount(j, mnt);
+	sb_journal_close(j);
+	assert_int_equal(sb_journal_read(path, &again), 0);
+	assert_int_equal(again.n, 2);
+	assert_int_equal(again.rec[1].step, 1);
+	assert_string_equal(again.rec[1].kind, "mount");
+	sb_jread_free(&again);
+
+	/* keep mode changes nothing of the checks: the kept record (a loop
+	 * step without its dir, naming a file outside the journal's
+	 * directory) is refused, and with it the whole journal */
+	sb_exec_init(&x);
+	x.keep_images = true;
+	assert_int_equal(sb_exec_undo_journal(&x, path), -EBADMSG);
+	sb_exec_release(&x);
+	assert_int_equal(stat(mnt, &st), 0); /* nothing touched */
+
+	/* a journal of the mount alone: undone, and removed, nothing kept */
+	unlink(path);
+	assert_int_equal(sb_journal_open(path, "r2", &j), 0);
+	begin_mount(j, mnt);
+	sb_journal_close(j);
+	sb_exec_init(&x);
+	x.keep_images = true;
+	assert_int_equal(sb_exec_undo_journal(&x, path), 0);
+	sb_exec_release(&x);
+	assert_int_equal(stat(mnt, &st), -1);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* A journal with any damaged or out-of-place record is refused as a whole
  * before layer code sees it: the journal stays, and nothing is touched
  * (a mount point it names in its own directory still exists, a file
@@ -138,7 +213,8 @@ static void test_damaged(void **state)
 		int rc;
 		const char *want; /* in errmsg */
 	} cases[] = {
-	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\",\"devs\":["
+	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\",\"devs\":"
+	     "["
 	     "\"/dev/x\"]}}\n",
 	     -EBADMSG, "step 2 (mount): damaged record: 'dir': missing"},
 	    {"{\"rec\":\"begin\",\"step\":2,\"kind\":\"mkfs\",\"args\":{\"type\":\"xfs\",\"devs\":["
@@ -186,10 +262,11 @@ static void test_damaged(void **state)
 		f = fopen(path, "w");
 		fputs(HDR, f);
 		/* step 1: a valid mount record that undo would rmdir */
-		fprintf(f,
-			"{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\","
-			"\"dir\":\"%s\",\"devs\":[\"/dev/nonexistent\"]}}\n",
-			mnt);
+		fprintf(
+		    f,
+		    "{\"rec\":\"begin\",\"step\":1,\"kind\":\"mount\",\"args\":{\"type\":\"xfs\","
+		    "\"dir\":\"%s\",\"devs\":[\"/dev/nonexistent\"]}}\n",
+		    mnt);
 		for (const char *c = cases[i].rec; *c; c++) {
 			if (c[0] == '%' && c[1] == 's') {
 				fputs(rdir, f);
@@ -360,6 +437,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_write_and_undo),
+	    cmocka_unit_test(test_rewrite_keep),
 	    cmocka_unit_test(test_damaged),
 	    cmocka_unit_test(test_fields_roundtrip),
 	    cmocka_unit_test(test_path_inside),
