@@ -495,20 +495,11 @@ static int check_queues(struct sb_side *sd, struct stack *st, size_t k)
 	char p[256];
 
 	/* A test's hook (enter.c refuses it outside a test's state
-	 * directory): the last stack's first device reads ahead otherwise,
-	 * KB, or twice that where the first stack's already reads ahead KB
-	 * (a read-ahead stays with a loop device after it is detached, and
-	 * align_queues copies the first stack's to the others). */
-	char ra[32], ref0[32] = "", p0[256];
+	 * directory): the last stack's first device reads ahead otherwise. */
 	if (skew && *skew && k > 1 && vr->n_slots &&
-	    queue_path(st, k - 1, vr->slot_names[0], "read_ahead_kb", p, sizeof(p))) {
-		if (queue_path(st, 0, vr->slot_names[0], "read_ahead_kb", p0, sizeof(p0)))
-			(void)sb_sys_read(p0, ref0, sizeof(ref0));
-		unsigned long kb = strtoul(skew, NULL, 10);
-		snprintf(ra, sizeof(ra), "%lu", strtoul(ref0, NULL, 10) == kb ? 2 * kb : kb);
-		if (sb_sys_write(p, ra) < 0)
-			sb_warn("%s: not written", p);
-	}
+	    queue_path(st, k - 1, vr->slot_names[0], "read_ahead_kb", p, sizeof(p)) &&
+	    sb_sys_write(p, skew) < 0)
+		sb_warn("%s: not written", p);
 	for (size_t j = 0; j < vr->n_slots; j++)
 		for (size_t a = 0; a < ARRAY_SIZE(queue_attr); a++) {
 			char ref[128] = "", val[128] = "";
