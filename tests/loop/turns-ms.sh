@@ -106,14 +106,20 @@ for (r, s), ts in steps.items():
     for t in ts:
         tu = t["turned"]
         if k.endswith("read"):
-            # every read of the phase on its loop device in its own turns
+            # every read of the phase on its loop device in its own turns,
+            # but for one or two at a turn's edge: the kernel completes a
+            # read's bio (and wakes the reader, which then ends its turn)
+            # before it counts the request in diskstats, so the count at
+            # the switch can miss the last read and charge it to the next
+            # turn (1 of 39563 once in CI, under ASan)
             n = ops[(t["variant"], r, wl[k.split()[0]])]
-            if tu["ios"] < n:
+            edge = 2 if k == "psync read" else 0
+            if tu["ios"] + min(tu["ios_outside"], edge) < n:
                 bad.append("%s: reads in own turns %d < the phase's %d" % (k, tu["ios"], n))
             # and none in the other's turns (io_uring: a handful of the
             # file system's own, under 0.05%)
             # (more only where the rule saw it and sent the phase whole)
-            if tu["ios_outside"] > (0 if k == "psync read" else tu["ios"] / 2000) and \
+            if tu["ios_outside"] > (edge if k == "psync read" else tu["ios"] / 2000) and \
                     not (r == 0 and s in leaked):
                 bad.append("%s: %d I/Os outside its turns" % (k, tu["ios_outside"]))
         if not (t["secs"] > 1.5): bad.append("secs %r" % t["secs"])
